@@ -1,0 +1,1 @@
+//! Automatic differentiation as IR→IR transformations (being built; see issue 4).

@@ -1,0 +1,1 @@
+//! `#[derive(Tree)]` for structs of arrays (being built; see issue 4).

@@ -1,0 +1,1 @@
+//! Vectorising map as an IR→IR transformation (being built; see issue 4).

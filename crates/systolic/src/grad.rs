@@ -1,0 +1,1 @@
+//! `grad`, `value_and_grad`, `jvp`, `vjp`, `checkpoint` (being built; see issue 4).

@@ -1,0 +1,1 @@
+//! `vmap` (being built; see issue 4).
