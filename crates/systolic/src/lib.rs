@@ -27,6 +27,7 @@ mod dispatch;
 mod eager;
 mod element;
 mod error;
+mod grad;
 mod jit;
 pub mod lax;
 pub mod nn;
@@ -37,6 +38,7 @@ pub mod promote;
 pub mod random;
 mod trace;
 mod tree;
+mod vmap;
 
 pub use array::Array;
 pub use device::{client, default_device, device, devices};
