@@ -1,5 +1,6 @@
 //! Simulated TPU chips: the chip registry ([`chips`]), the TensorCore cost model ([`cost`],
-//! [`mxu`], [`vmem`], [`layout`]), and cost-only simulation of whole programs ([`simulate`]).
+//! [`mxu`], [`vmem`], [`layout`]), cost-only simulation of whole programs ([`simulate`]), and
+//! TPU numerics as an IR rewrite ([`numerics`]) for running programs on the host as a TPU would.
 //!
 //! Nobody here has a TPU, so the model answers from published figures: how long a program's
 //! kernels take on a chip (MXU, VPU and HBM time combined as a roofline), which bound each
@@ -17,6 +18,7 @@ pub mod interconnect;
 pub mod layout;
 pub mod memory;
 pub mod mxu;
+pub mod numerics;
 pub mod report;
 pub mod schedule;
 pub mod simulate;

@@ -26,6 +26,9 @@ pub struct MemoryPeak {
     pub at: String,
     /// Buffers live then (parameters and constants included), largest first.
     pub buffers: Vec<NamedBuffer>,
+    /// Bytes of the parameters among [`MemoryPeak::bytes`] (the caller's buffers, already in
+    /// HBM when the program runs).
+    pub param_bytes: u64,
 }
 
 /// Calls deeper than this stop adding their temporaries (recursion is not StableHLO).
@@ -91,15 +94,21 @@ fn peak_of(
     let assignment = assign_buffers(func);
     let live = Liveness::of(func);
     let mut resident: Vec<NamedBuffer> = vec![];
+    let mut param_bytes = 0;
     for (i, p) in assignment.placements.iter().enumerate() {
         let v = ValueId(i as u32);
-        let keep = match p {
-            Placement::Parameter(_) => with_params,
-            Placement::Constant => true,
-            _ => false,
+        let (keep, param) = match p {
+            Placement::Parameter(_) => (with_params, true),
+            Placement::Constant => (true, false),
+            _ => (false, false),
         };
         if keep {
-            resident.extend(named(func, v, prefix));
+            if let Some(b) = named(func, v, prefix) {
+                if param {
+                    param_bytes += b.bytes;
+                }
+                resident.push(b);
+            }
         }
     }
     let mut placed: Vec<Placed> = assignment
@@ -201,5 +210,6 @@ fn peak_of(
         bytes: resident_bytes + slab as u64,
         at,
         buffers,
+        param_bytes,
     }
 }
