@@ -1,0 +1,130 @@
+//! Reductions and window ops: reduce, reduce_window, select_and_scatter, sort, top_k.
+//!
+//! Bodies are scalar computations and are copied unchanged; the batch dimension is kept out of
+//! the reduced dimensions and windows. Batched init values are not supported (as in JAX).
+
+use crate::builder::{shift, BVal, Cx};
+use crate::Result;
+use systolic_ir::{Op, OpKind, Region};
+
+fn copy_regions(cx: &mut Cx, op: &Op) -> Result<Vec<Region>> {
+    op.regions.iter().map(|r| cx.copy_region(r)).collect()
+}
+
+fn no_batched_inits(cx: &Cx, inits: &[BVal]) -> Result<()> {
+    if inits.iter().any(BVal::batched) {
+        return Err(cx.err(
+            "batched init values are not supported (the init value must not depend on a mapped \
+             input)",
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn reduce(cx: &mut Cx, op: &Op, args: &[BVal], dims: &[i64]) -> Result<Vec<BVal>> {
+    let n = args.len() / 2;
+    no_batched_inits(cx, &args[n..])?;
+    let p = args[..n].iter().find_map(|a| a.bdim).unwrap_or(0);
+    let mut operands = vec![];
+    for &a in &args[..n] {
+        operands.push(cx.materialize(a, p)?);
+    }
+    operands.extend(args[n..].iter().map(|a| a.v));
+    let regions = copy_regions(cx, op)?;
+    let dimensions: Vec<i64> = dims.iter().map(|&d| shift(d, p)).collect();
+    let out = p - dims.iter().filter(|&&d| d < p as i64).count();
+    let rs = cx.emit(OpKind::Reduce { dimensions }, operands, regions, None)?;
+    Ok(rs.into_iter().map(|v| BVal::at(v, out)).collect())
+}
+
+fn front<T: Clone>(v: &Option<Vec<T>>, x: T) -> Option<Vec<T>> {
+    v.as_ref().map(|v| {
+        let mut out = vec![x];
+        out.extend(v.iter().cloned());
+        out
+    })
+}
+
+pub(crate) fn reduce_window(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal>> {
+    let OpKind::ReduceWindow {
+        window_dimensions,
+        window_strides,
+        base_dilations,
+        window_dilations,
+        padding,
+    } = &op.kind
+    else {
+        unreachable!()
+    };
+    let n = args.len() / 2;
+    no_batched_inits(cx, &args[n..])?;
+    let mut operands = vec![];
+    for &a in &args[..n] {
+        operands.push(cx.materialize(a, 0)?);
+    }
+    operands.extend(args[n..].iter().map(|a| a.v));
+    let mut wd = vec![1];
+    wd.extend(window_dimensions);
+    let kind = OpKind::ReduceWindow {
+        window_dimensions: wd,
+        window_strides: front(window_strides, 1),
+        base_dilations: front(base_dilations, 1),
+        window_dilations: front(window_dilations, 1),
+        padding: front(padding, (0, 0)),
+    };
+    let regions = copy_regions(cx, op)?;
+    let rs = cx.emit(kind, operands, regions, None)?;
+    Ok(rs.into_iter().map(|v| BVal::at(v, 0)).collect())
+}
+
+pub(crate) fn select_and_scatter(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal>> {
+    let OpKind::SelectAndScatter {
+        window_dimensions,
+        window_strides,
+        padding,
+    } = &op.kind
+    else {
+        unreachable!()
+    };
+    no_batched_inits(cx, &args[2..])?;
+    let x = cx.materialize(args[0], 0)?;
+    let s = cx.materialize(args[1], 0)?;
+    let mut wd = vec![1];
+    wd.extend(window_dimensions);
+    let kind = OpKind::SelectAndScatter {
+        window_dimensions: wd,
+        window_strides: front(window_strides, 1),
+        padding: front(padding, (0, 0)),
+    };
+    let regions = copy_regions(cx, op)?;
+    let rs = cx.emit(kind, vec![x, s, args[2].v], regions, None)?;
+    Ok(vec![BVal::at(rs[0], 0)])
+}
+
+pub(crate) fn sort(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal>> {
+    let OpKind::Sort {
+        dimension,
+        is_stable,
+    } = &op.kind
+    else {
+        unreachable!()
+    };
+    let p = args.iter().find_map(|a| a.bdim).unwrap_or(0);
+    let operands = args
+        .iter()
+        .map(|&a| cx.materialize(a, p))
+        .collect::<Result<Vec<_>>>()?;
+    let regions = copy_regions(cx, op)?;
+    let kind = OpKind::Sort {
+        dimension: shift(*dimension, p),
+        is_stable: *is_stable,
+    };
+    let rs = cx.emit(kind, operands, regions, None)?;
+    Ok(rs.into_iter().map(|v| BVal::at(v, p)).collect())
+}
+
+pub(crate) fn top_k(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal>> {
+    let x = cx.move_to(args[0], 0)?;
+    let rs = cx.emit(op.kind.clone(), vec![x], vec![], None)?;
+    Ok(rs.into_iter().map(|v| BVal::at(v, 0)).collect())
+}
