@@ -209,3 +209,28 @@ func.func @main(%x: tensor<3xf32>, %z: tensor<f32>) -> tensor<f32> {
         "{e}"
     );
 }
+
+#[test]
+fn sort_along_a_negative_dimension_and_multi_operand_reduce() {
+    let src = r#"
+func.func @main(%x: tensor<2x3xf32>, %y: tensor<2x3xi32>) -> (tensor<2x3xf32>, tensor<2x3xi32>, tensor<3xf32>, tensor<3xi32>) {
+  %s:2 = "stablehlo.sort"(%x, %y) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):
+    %p = stablehlo.compare GT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }) {dimension = -1 : i64, is_stable = true} : (tensor<2x3xf32>, tensor<2x3xi32>) -> (tensor<2x3xf32>, tensor<2x3xi32>)
+  %z = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zi = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.reduce(%x init: %z), (%y init: %zi) across dimensions = [0] : (tensor<2x3xf32>, tensor<2x3xi32>, tensor<f32>, tensor<i32>) -> (tensor<3xf32>, tensor<3xi32>)
+    reducer(%a: tensor<f32>, %b: tensor<f32>) (%c: tensor<i32>, %d: tensor<i32>) {
+      %m = stablehlo.maximum %a, %b : tensor<f32>
+      %n = stablehlo.add %c, %d : tensor<i32>
+      stablehlo.return %m, %n : tensor<f32>, tensor<i32>
+    }
+  return %s#0, %s#1, %r#0, %r#1 : tensor<2x3xf32>, tensor<2x3xi32>, tensor<3xf32>, tensor<3xi32>
+}"#;
+    check_src(
+        src,
+        &[&[Some(0), Some(0)], &[Some(2), None], &[None, Some(1)]],
+    );
+}

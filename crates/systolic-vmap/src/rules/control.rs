@@ -197,8 +197,8 @@ pub(crate) fn branch(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal>> {
     let n = op.results.len();
     let mut results = vec![];
     if is_if {
-        for j in 0..n {
-            results.push(cx.select_batched(p, outs[0][j], outs[1][j])?);
+        for (&t, &f) in outs[0].iter().zip(&outs[1]) {
+            results.push(cx.select_batched(p, t, f)?);
         }
     } else {
         let k = outs.len() as i64;

@@ -115,8 +115,14 @@ pub(crate) fn sort(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal>> {
         .map(|&a| cx.materialize(a, p))
         .collect::<Result<Vec<_>>>()?;
     let regions = copy_regions(cx, op)?;
+    let rank = cx.src_ty(op.operands[0])?.rank() as i64;
+    let dim = if *dimension < 0 {
+        dimension + rank
+    } else {
+        *dimension
+    };
     let kind = OpKind::Sort {
-        dimension: shift(*dimension, p),
+        dimension: shift(dim, p),
         is_stable: *is_stable,
     };
     let rs = cx.emit(kind, operands, regions, None)?;
