@@ -170,13 +170,23 @@ pub(crate) fn constant(tensor: Tensor, weak: bool) -> Array {
     Array::from_tensor_weak(tensor, weak)
 }
 
-/// The trace value of `a`: its own if traced by `t`, or a constant holding its data.
+/// The trace value of `a`: its own if traced by `t`; a captured parameter if it belongs to an
+/// enclosing trace (or is a large concrete array and `t` captures those); else a constant
+/// holding its data.
 pub(crate) fn lift(t: &mut trace::Trace, a: &Array) -> Result<ValueId> {
     match &a.inner.repr {
         Repr::Traced { trace, value } if *trace == t.id => Ok(*value),
+        Repr::Traced { trace, .. } if t.outer.contains(trace) => Ok(t.capture(a)),
         Repr::Traced { .. } => Err(Error::Trace(
-            "a traced array from another (finished or outer) jit trace was used".into(),
+            "a traced array from a finished jit trace was used (did it escape through a \
+             closure or a global?)"
+                .into(),
         )),
+        Repr::Concrete(_) | Repr::Pending(_)
+            if t.capture_concrete && a.size() > trace::SMALL_CONSTANT_ELEMENTS =>
+        {
+            Ok(t.capture(a))
+        }
         Repr::Concrete(b) => Ok(t.constant(b.to_tensor()?)),
         Repr::Pending(p) => Ok(t.constant(p.wait()?.to_tensor()?)),
         Repr::Failed(e) => Err(e.clone()),

@@ -3,15 +3,15 @@
 //! runtime, and run the cached executable on later calls.
 
 use crate::array::{describe, Array, Repr};
-use crate::bind::lift;
 use crate::device::{client, default_device};
 use crate::error::{Error, Result};
+use crate::staging::stage_with;
 use crate::trace;
 use crate::tree::Tree;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::marker::PhantomData;
-use systolic_ir::{Block, Module, Op, OpKind, Region, ReturnKind, TensorType, Type};
+use systolic_ir::{Module, TensorType};
 use systolic_runtime::{CompileOptions, Device, Executable};
 
 /// A traced function: the IR module and what the outputs look like.
@@ -33,6 +33,8 @@ impl<R> Lowered<R> {
 struct Entry<R> {
     lowered: Lowered<R>,
     exe: Executable,
+    /// Arrays the function read from outside (passed after the arguments).
+    captures: Vec<Array>,
 }
 
 /// A function compiled per abstract signature. Made by [`jit`].
@@ -68,15 +70,6 @@ pub fn jit<A: Tree, R: Tree, F: Fn(&A) -> R>(f: F) -> Jit<A, R, F> {
         traces: RefCell::new(0),
         last_miss: RefCell::new(None),
         _args: PhantomData,
-    }
-}
-
-/// Pops the trace even if the user function panics.
-struct TraceGuard(u64);
-
-impl Drop for TraceGuard {
-    fn drop(&mut self) {
-        trace::pop(self.0);
     }
 }
 
@@ -126,57 +119,40 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
         for l in &leaves {
             l.check()?;
         }
-        let device = leaves.first().map_or_else(default_device, |a| a.device());
-        self.trace(args, &leaves, device)
+        Ok(self.trace(args, &leaves, false)?.0)
     }
 
-    fn trace(&self, args: &A, leaves: &[Array], device: Device) -> Result<Lowered<R>> {
-        let id = trace::push(&self.name, device);
-        let guard = TraceGuard(id);
-        let tracers = trace::with_trace(id, |t| {
-            Ok(leaves
-                .iter()
-                .map(|a| {
-                    let v = t.param(a.ty());
-                    Array::make(
-                        a.ty().clone(),
-                        a.weak_type(),
-                        device,
-                        Repr::Traced {
-                            trace: id,
-                            value: v,
-                        },
-                    )
-                })
-                .collect::<Vec<_>>())
+    fn trace(
+        &self,
+        args: &A,
+        leaves: &[Array],
+        capture_concrete: bool,
+    ) -> Result<(Lowered<R>, Vec<Array>)> {
+        let mut template = None;
+        let staged = stage_with(&self.name, leaves, capture_concrete, |tracers| {
+            let traced_args = match args.rebuild(&mut tracers.iter().cloned()) {
+                Ok(a) => a,
+                Err(e) => return vec![Array::failed(e)],
+            };
+            let out = (self.f)(&traced_args);
+            let mut outs = vec![];
+            out.leaves(&mut outs);
+            template = Some(out);
+            outs
         })?;
-        let traced_args = args.rebuild(&mut tracers.into_iter())?;
-        let out = (self.f)(&traced_args);
-        let mut outs = vec![];
-        out.leaves(&mut outs);
-        let values = trace::with_trace(id, |t| {
-            outs.iter().map(|a| lift(t, a)).collect::<Result<Vec<_>>>()
-        })?;
-        let t = trace::pop(id).ok_or_else(|| Error::Trace("the jit trace was lost".into()))?;
-        std::mem::forget(guard);
+        let template =
+            template.ok_or_else(|| Error::Trace("the traced function returned nothing".into()))?;
         *self.traces.borrow_mut() += 1;
-        let mut func = t.func;
-        func.result_types = outs.iter().map(|a| Type::Tensor(a.ty().clone())).collect();
-        let mut ops = t.ops;
-        ops.push(Op::new(OpKind::Return(ReturnKind::Func), values, vec![]));
-        func.body = Region::single(Block {
-            args: t.params,
-            ops,
-        });
-        Ok(Lowered {
+        let lowered = Lowered {
             module: Module {
                 name: Some(format!("jit_{}", self.name)),
-                funcs: vec![func],
+                funcs: vec![staged.func],
                 ..Module::default()
             },
-            template: out,
-            out_weak: outs.iter().map(Array::weak_type).collect(),
-        })
+            template,
+            out_weak: staged.out_weak,
+        };
+        Ok((lowered, staged.captures))
     }
 
     /// Calls the function: from the cache when the abstract signature was seen, else traced
@@ -203,15 +179,20 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
                 eprintln!("{why}");
                 *self.last_miss.borrow_mut() = Some(why);
             }
-            let lowered = self.trace(args, &leaves, device)?;
+            let (lowered, captures) = self.trace(args, &leaves, true)?;
             let options = CompileOptions {
                 device: Some(device),
                 ..CompileOptions::no_disk_cache()
             };
             let exe = client().compile(&lowered.module, &options)?;
-            self.cache
-                .borrow_mut()
-                .insert(key.clone(), Entry { lowered, exe });
+            self.cache.borrow_mut().insert(
+                key.clone(),
+                Entry {
+                    lowered,
+                    exe,
+                    captures,
+                },
+            );
         }
         let cache = self.cache.borrow();
         let entry = cache
@@ -219,6 +200,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
             .ok_or_else(|| Error::Trace("jit cache entry vanished".into()))?;
         let buffers = leaves
             .iter()
+            .chain(&entry.captures)
             .map(|a| a.buffer())
             .collect::<Result<Vec<_>>>()?;
         let refs: Vec<&systolic_runtime::Buffer> = buffers.iter().collect();

@@ -37,6 +37,7 @@ mod ops;
 pub mod promote;
 pub mod random;
 mod trace;
+mod staging;
 mod tree;
 mod vmap;
 

@@ -5,6 +5,7 @@
 //! A trace owns the function being built; traced arrays name their trace by id and their value
 //! by `ValueId`, so a traced array used after its trace ended is reported, not misread.
 
+use crate::array::Array;
 use crate::body::Body;
 use crate::error::{Error, Result};
 use std::cell::RefCell;
@@ -19,7 +20,22 @@ pub(crate) struct Trace {
     pub(crate) params: Vec<ValueId>,
     pub(crate) ops: Vec<Op>,
     pub(crate) device: Device,
+    /// Ids of the traces this one is nested in (outermost first): their arrays may be used
+    /// here, and become [`Trace::captures`].
+    pub(crate) outer: Vec<u64>,
+    /// Arrays from outside the function (an enclosing trace's values, or concrete arrays when
+    /// [`Trace::capture_concrete`] is set) that the function reads, with the parameter each
+    /// became. They follow the ordinary parameters in the finished function.
+    pub(crate) captures: Vec<(ValueId, Array)>,
+    /// Whether concrete arrays read by the function (other than small ones) become parameters
+    /// rather than constants: a compiled function then takes them as arguments instead of
+    /// carrying their data in its text.
+    pub(crate) capture_concrete: bool,
 }
+
+/// Concrete arrays up to this many elements are staged as constants even when captures are on:
+/// constants that small help folding and cost nothing to carry.
+pub(crate) const SMALL_CONSTANT_ELEMENTS: usize = 16;
 
 thread_local! {
     static STACK: RefCell<Vec<Trace>> = const { RefCell::new(Vec::new()) };
@@ -31,12 +47,17 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 pub(crate) fn push(name: &str, device: Device) -> u64 {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     STACK.with(|s| {
-        s.borrow_mut().push(Trace {
+        let mut s = s.borrow_mut();
+        let outer = s.iter().map(|t| t.id).collect();
+        s.push(Trace {
             id,
             func: Func::new(name),
             params: vec![],
             ops: vec![],
             device,
+            outer,
+            captures: vec![],
+            capture_concrete: false,
         })
     });
     id
@@ -79,6 +100,20 @@ impl Trace {
     pub(crate) fn param(&mut self, ty: &TensorType) -> ValueId {
         let v = self.func.new_value(Type::Tensor(ty.clone()), None);
         self.params.push(v);
+        v
+    }
+
+    /// The parameter standing for `a`, an array from outside this function; made on first use.
+    pub(crate) fn capture(&mut self, a: &Array) -> ValueId {
+        if let Some((v, _)) = self
+            .captures
+            .iter()
+            .find(|(_, c)| std::sync::Arc::ptr_eq(&c.inner, &a.inner))
+        {
+            return *v;
+        }
+        let v = self.func.new_value(Type::Tensor(a.ty().clone()), None);
+        self.captures.push((v, a.clone()));
         v
     }
 
