@@ -49,3 +49,4 @@ pub use error::{Error, Result};
 pub use jit::{jit, Jit, Lowered};
 pub use ops::elementwise::{weak_float, weak_int};
 pub use tree::Tree;
+pub use vmap::{vmap, Axes, Vmap};
