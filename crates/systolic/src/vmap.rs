@@ -178,9 +178,9 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Vmap<A, R, F> {
     /// Calls the mapped function on batched arguments.
     ///
     /// ```
-    /// use systolic::{jit, lax, vmap, Array};
+    /// use systolic::{jit, numpy as np, vmap, Array};
     /// // Batched matrix-vector products, inside jit.
-    /// let mv = |(m, v): &(Array, Array)| lax::dot(m, v);
+    /// let mv = |(m, v): &(Array, Array)| np::matmul(m, v);
     /// let f = jit(move |mvs: &(Array, Array)| vmap(mv).call(mvs).unwrap());
     /// let ms = Array::from_vec(vec![1.0f32, 0.0, 0.0, 1.0, 2.0, 0.0, 0.0, 2.0], &[2, 2, 2]);
     /// let vs = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2]);
