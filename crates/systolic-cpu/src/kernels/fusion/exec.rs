@@ -64,6 +64,16 @@ impl Buffers {
         }
     }
 
+    /// Only the temporaries of `program` (its outputs left empty): for drivers that take the
+    /// last stage's stores themselves (a reduction's producer), so no output is allocated.
+    pub fn temps_only(program: &LoopProgram) -> Buffers {
+        let alloc = |t: &systolic_ir::TensorType| crate::pool::zeros(t.dtype, t.num_elements());
+        Buffers {
+            outputs: vec![],
+            temps: program.temp_types.iter().map(alloc).collect(),
+        }
+    }
+
     /// The results as buffers.
     pub fn into_results(self, program: &LoopProgram) -> Result<Vec<CpuBuffer>> {
         self.temps.into_iter().for_each(crate::pool::recycle);
@@ -229,6 +239,7 @@ pub fn step(stage: &Stage, env: &Env, instr: &Instr, regs: &mut [Reg], at: usize
             convert_body(body, inputs, regs, &mut out, n);
             regs[*dst] = out;
         }
+        Instr::Fold { .. } => unreachable!("a fold outside a row program"),
         Instr::Store { src, dest, .. } => {
             // SAFETY: this worker owns the block [at, at + n) of every destination, whose
             // length is the stage's element count.

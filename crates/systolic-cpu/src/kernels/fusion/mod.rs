@@ -11,6 +11,7 @@ pub mod kernel;
 pub mod plan;
 pub mod program;
 pub mod reduce;
+pub mod rows;
 pub mod view;
 
 pub use kernel::{lower, lower_block, LoopKernel};

@@ -9,6 +9,8 @@
 
 use super::elementwise::{self, Body};
 use super::program::{Access, Dest, Instr, LoopProgram, RegId, Source, Stage};
+use super::reduce::plan::RowFoldFn;
+use super::reduce::reducer::{recognise, row_fold};
 use super::reg::Lane;
 use super::view::View;
 use crate::buffer::CpuBuffer;
@@ -66,6 +68,28 @@ impl StageBuilder {
     }
 }
 
+/// The rows of a row program (see [`super::rows`]): reduces over the innermost `dims` of
+/// `input_shape` fold in the stage computing their input, one accumulator per row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RowSpace {
+    /// The shape every reduce of the block reads.
+    pub input_shape: Vec<i64>,
+    /// The reduced dimensions: the innermost ones, in order.
+    pub dims: Vec<i64>,
+}
+
+/// A reduce of a row program: its accumulators (one per row, starting from `init`) become
+/// temporary `temp` (of the reduce's result type) once the stage folding them has run.
+#[derive(Clone, Debug)]
+pub struct FoldSpec {
+    /// The temporary holding the reduce's result.
+    pub temp: usize,
+    /// A uniform access to the init value (an operand or a constant).
+    pub init: Access,
+    /// The accumulator dtype.
+    pub dtype: DType,
+}
+
 /// Plans `block`; `type_of` gives the tensor type of a value.
 pub fn plan(
     block: &BlockSpec,
@@ -83,6 +107,26 @@ pub fn plan_ordered(
     type_of: &dyn Fn(ValueId) -> Option<TensorType>,
     order: Option<&[usize]>,
 ) -> Plan<LoopProgram> {
+    Ok(plan_with(block, type_of, order, None)?.0)
+}
+
+/// Plans a block whose reduces all read `space.input_shape` over its innermost dimensions:
+/// each reduce becomes an [`Instr::Fold`] in the stage of its input and a temporary read by
+/// later stages (see [`super::rows`] for how such a program runs).
+pub fn plan_rows(
+    block: &BlockSpec,
+    type_of: &dyn Fn(ValueId) -> Option<TensorType>,
+    space: RowSpace,
+) -> Plan<(LoopProgram, Vec<FoldSpec>)> {
+    plan_with(block, type_of, None, Some(space))
+}
+
+fn plan_with(
+    block: &BlockSpec,
+    type_of: &dyn Fn(ValueId) -> Option<TensorType>,
+    order: Option<&[usize]>,
+    rows: Option<RowSpace>,
+) -> Plan<(LoopProgram, Vec<FoldSpec>)> {
     let mut p = Planner {
         type_of,
         vals: HashMap::new(),
@@ -90,6 +134,8 @@ pub fn plan_ordered(
         temp_types: vec![],
         stages: vec![],
         by_key: HashMap::new(),
+        rows,
+        folds: vec![],
     };
     let mut arg_types = Vec::with_capacity(block.args.len());
     for (i, &a) in block.args.iter().enumerate() {
@@ -112,7 +158,8 @@ pub fn plan_ordered(
         p.store_result(r, &ty, Dest::Output(i))?;
         result_types.push(ty);
     }
-    Ok(p.finish(arg_types, result_types, order))
+    let folds = std::mem::take(&mut p.folds);
+    Ok((p.finish(arg_types, result_types, order), folds))
 }
 
 struct Planner<'a> {
@@ -122,6 +169,9 @@ struct Planner<'a> {
     temp_types: Vec<TensorType>,
     stages: Vec<StageBuilder>,
     by_key: HashMap<(usize, Vec<i64>), usize>,
+    /// Set for row programs (reduces allowed).
+    rows: Option<RowSpace>,
+    folds: Vec<FoldSpec>,
 }
 
 impl Planner<'_> {
@@ -240,6 +290,9 @@ impl Planner<'_> {
     }
 
     fn op(&mut self, op: &Op) -> Plan<()> {
+        if let OpKind::Reduce { dimensions } = &op.kind {
+            return self.reduce(op, dimensions);
+        }
         let [result] = op.results.as_slice() else {
             unsupported!("{} with {} results", op.kind.name(), op.results.len());
         };
@@ -299,6 +352,70 @@ impl Planner<'_> {
             return Ok(());
         }
         self.elementwise(op, *result, &rty)
+    }
+
+    /// A one-input reduce over the row space's innermost dimensions with a simple reducer:
+    /// a fold in the stage of its input, its result a temporary of the next level.
+    fn reduce(&mut self, op: &Op, dimensions: &[i64]) -> Plan<()> {
+        let Some(space) = &self.rows else {
+            unsupported!("a reduce outside a row program");
+        };
+        let (input_shape, dims) = (space.input_shape.clone(), space.dims.clone());
+        let ([x, init], [result], [region]) = (
+            op.operands.as_slice(),
+            op.results.as_slice(),
+            op.regions.as_slice(),
+        ) else {
+            unsupported!("a reduce that is not one input, one init, one result");
+        };
+        let (xty, rty) = (self.ty(*x)?, self.ty(*result)?);
+        let mut sorted = dimensions.to_vec();
+        sorted.sort_unstable();
+        if xty.shape != input_shape || sorted != dims || xty.dtype != rty.dtype {
+            unsupported!("a reduce of {xty} over {dimensions:?} in rows of {input_shape:?}");
+        }
+        let Some(fold) = recognise(region).and_then(|s| row_fold(s, rty.dtype)) else {
+            unsupported!("a reducer with no row fold on {}", rty.dtype);
+        };
+        let init = match self.val(*init)? {
+            Val::View(v)
+                if v.shape.is_empty()
+                    && matches!(v.access.source, Source::Arg(_) | Source::Const(_)) =>
+            {
+                v.access
+            }
+            _ => unsupported!("a reduce init value that is not an operand or a constant"),
+        };
+        let (stage, reg) = match self.val(*x)? {
+            Val::Reg { stage, reg, .. } => (stage, reg),
+            Val::View(view) => {
+                let s = self.stage(view.level, &view.shape);
+                (s, self.load(s, &view))
+            }
+        };
+        if self.stages[stage].shape != input_shape {
+            unsupported!(
+                "a reduce input computed over {:?}",
+                self.stages[stage].shape
+            );
+        }
+        self.temp_types.push(rty.clone());
+        let temp = self.temp_types.len() - 1;
+        let acc = self.folds.len();
+        self.folds.push(FoldSpec {
+            temp,
+            init,
+            dtype: rty.dtype,
+        });
+        let s = &mut self.stages[stage];
+        s.body.push(Instr::Fold {
+            src: reg,
+            acc,
+            fold: RowFoldFn(fold),
+        });
+        let view = View::dense(Source::Temp(temp), rty.dtype, &rty.shape, s.level + 1);
+        self.vals.insert(*result, Val::View(view));
+        Ok(())
     }
 
     fn constant(&mut self, t: &Tensor) -> View {
@@ -488,9 +605,11 @@ fn finish_stage(s: StageBuilder, order: Option<&[usize]>) -> Stage {
         }
     }
     let dims = merge_dims(&shape, &mut body);
-    let (prologue, body): (Vec<Instr>, Vec<Instr>) = body
-        .into_iter()
-        .partition(|i| matches!(i, Instr::Load { access, .. } if access.is_uniform()));
+    let (prologue, body): (Vec<Instr>, Vec<Instr>) = body.into_iter().partition(|i| {
+        // Temporaries stay in the body: a row program fills them chunk by chunk.
+        matches!(i, Instr::Load { access, .. }
+                if access.is_uniform() && !matches!(access.source, Source::Temp(_)))
+    });
     let (prologue, body, regs) = allocate_registers(prologue, body, &s.regs);
     Stage {
         dims,
@@ -577,11 +696,11 @@ fn allocate_registers(
                 map.insert(*dst, new);
                 *dst = new;
             }
-            Instr::Store { .. } => {}
+            Instr::Store { .. } | Instr::Fold { .. } => {}
         }
         match instr {
             Instr::Apply { inputs, .. } => *inputs = renamed.clone(),
-            Instr::Store { src, .. } => *src = renamed[0],
+            Instr::Store { src, .. } | Instr::Fold { src, .. } => *src = renamed[0],
             Instr::Load { .. } => {}
         }
         for (old, new) in inputs.iter().zip(&renamed) {
@@ -598,6 +717,6 @@ fn reads(instr: &Instr) -> Vec<RegId> {
     match instr {
         Instr::Load { .. } => vec![],
         Instr::Apply { inputs, .. } => inputs.clone(),
-        Instr::Store { src, .. } => vec![*src],
+        Instr::Store { src, .. } | Instr::Fold { src, .. } => vec![*src],
     }
 }

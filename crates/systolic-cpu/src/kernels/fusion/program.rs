@@ -77,6 +77,16 @@ pub enum Instr {
         /// Register written (never one of the inputs).
         dst: RegId,
     },
+    /// Folds each row's part of the block into that row's accumulator (row programs only,
+    /// see [`super::rows`]): a reduce over the innermost dimensions of the stage's shape.
+    Fold {
+        /// Register read (the reduce's input).
+        src: RegId,
+        /// The accumulator (an index into the row program's folds).
+        acc: usize,
+        /// The fold.
+        fold: super::reduce::plan::RowFoldFn,
+    },
     /// Writes a register to a contiguous destination at the block's position.
     Store {
         /// Register read.

@@ -14,7 +14,9 @@ use rayon::prelude::*;
 /// Runs the plan on the kernel's operands.
 pub fn run(plan: &ReducePlan, args: &[&CpuBuffer]) -> Result<Vec<CpuBuffer>> {
     exec::check_args(&plan.producer, args)?;
-    let mut buffers = Buffers::new(&plan.producer);
+    // The producer's results are the reduce inputs, which the driver folds from registers:
+    // only its temporaries need memory.
+    let mut buffers = Buffers::temps_only(&plan.producer);
     let last = plan.producer.stages.len() - 1;
     for s in 0..last {
         exec::run_stage_at(&plan.producer, args, &mut buffers, s);
@@ -165,7 +167,7 @@ impl Driver<'_> {
             while r < reduced {
                 let n = BLOCK.min(reduced - r);
                 self.produce(&mut regs, row * reduced + r, n, |_, x| {
-                    fold(x, n, &mut acc, row - start)
+                    fold(x, 0, n, &mut acc, row - start)
                 });
                 r += n;
             }

@@ -46,11 +46,27 @@ pub fn lower_reduction_block(
     block: &BlockSpec,
     ctx: &LowerCtx,
 ) -> Option<Box<dyn Kernel>> {
-    let plan = plan_reduction(block, &|v| ctx.tensor_type(v).ok().cloned(), &|v| {
+    let type_of = |v| ctx.tensor_type(v).ok().cloned();
+    let plan = plan_reduction(block, &type_of, &|v| {
         ctx.constant(v).and_then(scalar_constant)
     })
-    .ok()?;
-    Some(Box::new(ReduceKernel { name, plan }))
+    .ok();
+    // A row program when the plain reduction cannot take the block (reduces feeding later
+    // work over the rows: softmax, layer norm) or would make a second pass over the rows for
+    // its epilogue.
+    let full_epilogue = plan.as_ref().is_some_and(|p| {
+        let full = p.kept * p.reduced;
+        p.reduced > 1
+            && p.epilogue
+                .as_ref()
+                .is_some_and(|e| e.stages.iter().any(|s| s.len == full))
+    });
+    if plan.is_none() || full_epilogue {
+        if let Ok(rows) = super::rows::plan_row_block(block, &type_of) {
+            return Some(Box::new(super::rows::RowKernel::new(name, rows)));
+        }
+    }
+    Some(Box::new(ReduceKernel { name, plan: plan? }))
 }
 
 /// A reduction kernel for a standalone `stablehlo.reduce` (`Ok(None)` when it has no native

@@ -60,8 +60,8 @@ pub fn recognise(region: &Region) -> Option<Simple> {
     })
 }
 
-/// Folds lanes `[0, n)` of `x` into lane `slot` of `acc`.
-pub type RowFold = fn(x: &Reg, n: usize, acc: &mut Reg, slot: usize);
+/// Folds lanes `[lo, lo + n)` of `x` into lane `slot` of `acc`.
+pub type RowFold = fn(x: &Reg, lo: usize, n: usize, acc: &mut Reg, slot: usize);
 
 /// The row fold of `simple` on `dtype`, when it has one (f32, f64, integers, booleans; bf16
 /// and f16 sums round after every step in the interpreter and use the general path).
@@ -70,10 +70,12 @@ pub fn row_fold(simple: Simple, dtype: DType) -> Option<RowFold> {
     macro_rules! float {
         ($t:ty) => {
             Some(match simple {
-                Add => |x, n, acc, k| fold_float::<$t>(x, n, acc, k, |a, b| (a + b), 0.0),
-                Mul => |x, n, acc, k| fold_float::<$t>(x, n, acc, k, |a, b| (a * b), 1.0),
-                Max => |x, n, acc, k| fold_float::<$t>(x, n, acc, k, max, <$t>::NEG_INFINITY),
-                Min => |x, n, acc, k| fold_float::<$t>(x, n, acc, k, min, <$t>::INFINITY),
+                Add => |x, lo, n, acc, k| fold_float::<$t>(x, lo, n, acc, k, |a, b| (a + b), 0.0),
+                Mul => |x, lo, n, acc, k| fold_float::<$t>(x, lo, n, acc, k, |a, b| (a * b), 1.0),
+                Max => {
+                    |x, lo, n, acc, k| fold_float::<$t>(x, lo, n, acc, k, max, <$t>::NEG_INFINITY)
+                }
+                Min => |x, lo, n, acc, k| fold_float::<$t>(x, lo, n, acc, k, min, <$t>::INFINITY),
                 And | Or => return None,
             })
         };
@@ -81,16 +83,24 @@ pub fn row_fold(simple: Simple, dtype: DType) -> Option<RowFold> {
     macro_rules! int {
         ($t:ty, $bits:expr) => {
             Some(match simple {
-                Add => |x, n, acc, k| fold_int::<$t, { $bits }>(x, n, acc, k, |a, b| a.wadd(b), 0),
-                Mul => |x, n, acc, k| fold_int::<$t, { $bits }>(x, n, acc, k, |a, b| a.wmul(b), 1),
-                Max => |x, n, acc, k| {
-                    fold_int::<$t, { $bits }>(x, n, acc, k, |a, b| a.max(b), <$t>::MIN)
+                Add => |x, lo, n, acc, k| {
+                    fold_int::<$t, { $bits }>(x, lo, n, acc, k, |a, b| a.wadd(b), 0)
                 },
-                Min => |x, n, acc, k| {
-                    fold_int::<$t, { $bits }>(x, n, acc, k, |a, b| a.min(b), <$t>::MAX)
+                Mul => |x, lo, n, acc, k| {
+                    fold_int::<$t, { $bits }>(x, lo, n, acc, k, |a, b| a.wmul(b), 1)
                 },
-                And => |x, n, acc, k| fold_int::<$t, { $bits }>(x, n, acc, k, |a, b| a & b, !0),
-                Or => |x, n, acc, k| fold_int::<$t, { $bits }>(x, n, acc, k, |a, b| a | b, 0),
+                Max => |x, lo, n, acc, k| {
+                    fold_int::<$t, { $bits }>(x, lo, n, acc, k, |a, b| a.max(b), <$t>::MIN)
+                },
+                Min => |x, lo, n, acc, k| {
+                    fold_int::<$t, { $bits }>(x, lo, n, acc, k, |a, b| a.min(b), <$t>::MAX)
+                },
+                And => {
+                    |x, lo, n, acc, k| fold_int::<$t, { $bits }>(x, lo, n, acc, k, |a, b| a & b, !0)
+                }
+                Or => {
+                    |x, lo, n, acc, k| fold_int::<$t, { $bits }>(x, lo, n, acc, k, |a, b| a | b, 0)
+                }
             })
         };
     }
@@ -110,8 +120,8 @@ pub fn row_fold(simple: Simple, dtype: DType) -> Option<RowFold> {
         DType::U32 => int!(u32, 32),
         DType::U64 => int!(u64, 64),
         DType::Bool => Some(match simple {
-            Add | Max | Or => |x, n, acc, k| fold_bool(x, n, acc, k, false),
-            Mul | Min | And => |x, n, acc, k| fold_bool(x, n, acc, k, true),
+            Add | Max | Or => |x, lo, n, acc, k| fold_bool(x, lo, n, acc, k, false),
+            Mul | Min | And => |x, lo, n, acc, k| fold_bool(x, lo, n, acc, k, true),
         }),
         DType::BF16 | DType::F16 => None,
     }
@@ -119,32 +129,38 @@ pub fn row_fold(simple: Simple, dtype: DType) -> Option<RowFold> {
 
 fn fold_float<T: FloatLane>(
     x: &Reg,
+    lo: usize,
     n: usize,
     acc: &mut Reg,
     slot: usize,
     op: impl Fn(T, T) -> T + Copy,
     identity: T,
 ) {
-    let folded = fold64(lanes::<T>(x, n), move |a, b| op(a.ftz(), b.ftz()), identity);
+    let folded = fold64(
+        &lanes::<T>(x, lo + n)[lo..],
+        move |a, b| op(a.ftz(), b.ftz()),
+        identity,
+    );
     let a = &mut T::of_mut(acc)[slot];
     *a = op(a.ftz(), folded).ftz();
 }
 
 fn fold_int<T: IntLane, const BITS: u32>(
     x: &Reg,
+    lo: usize,
     n: usize,
     acc: &mut Reg,
     slot: usize,
     op: impl Fn(T, T) -> T + Copy,
     identity: T,
 ) {
-    let folded = fold64(lanes::<T>(x, n), op, identity);
+    let folded = fold64(&lanes::<T>(x, lo + n)[lo..], op, identity);
     let a = &mut T::of_mut(acc)[slot];
     *a = wrap::<T, BITS>(op(*a, folded));
 }
 
-fn fold_bool(x: &Reg, n: usize, acc: &mut Reg, slot: usize, and: bool) {
-    let x = lanes::<bool>(x, n);
+fn fold_bool(x: &Reg, lo: usize, n: usize, acc: &mut Reg, slot: usize, and: bool) {
+    let x = &lanes::<bool>(x, lo + n)[lo..];
     let a = &mut lanes_mut::<bool>(acc, slot + 1)[slot];
     *a = if and {
         *a && x.iter().all(|&b| b)

@@ -1,0 +1,454 @@
+//! Row programs: a block whose reduces all fold the innermost dimensions of one shape (the
+//! *rows*), with elementwise work before, between and after them, over the rows or over one
+//! value per row (softmax: max → subtract → exp → sum → divide; layer norm: mean → variance →
+//! normalise). XLA's "softmax-like" multi-output fusions, done the CPU way: the rows are cut
+//! into chunks that fit in cache, and each chunk runs every stage of the program in turn, so
+//! a row is read from memory once and its later passes hit the cache. Chunks are spread over
+//! the cores.
+//!
+//! The program is an ordinary loop program (see [`super::plan::plan_rows`]) in which each
+//! reduce is an [`Instr::Fold`] in the stage computing its input, whose accumulators (one per
+//! row) become a temporary for the stages of the next level. A stage runs either over the
+//! rows' elements ("full") or over one element per row ("per row"). Temporaries live per
+//! worker and per chunk, which is sound because every temporary is read back at the positions
+//! of the same rows: a full temporary elementwise, a per-row one once per row (checked when
+//! planning; anything else is [`Unsupported`]).
+//!
+//! A fold sees each row in the same pieces whatever the chunking: a row of at most
+//! [`BLOCK`] elements whole, a longer one in blocks of [`BLOCK`] from its start (the order of
+//! the rows mode of plain reductions), so results do not depend on the number of threads.
+
+use super::access::{load, SharedDest};
+use super::exec::{self, step, Env, BLOCK, PARALLEL_MIN};
+use super::plan::{plan_rows, BlockSpec, FoldSpec, RowSpace, Unsupported};
+use super::program::{Access, Dest, Instr, LoopProgram, Source, Stage};
+use super::reg::{Lane, Reg};
+use crate::buffer::{CpuBuffer, Storage};
+use crate::error::{CpuError, Result};
+use crate::kernel::{Arg, Kernel};
+use rayon::prelude::*;
+use systolic_ir::{row_major_strides, OpKind, TensorType, ValueId};
+
+/// Elements of a row chunk (per full array): a chunk's rows and their temporaries stay in L2.
+pub const CHUNK: usize = 1 << 14;
+
+/// A planned row program.
+#[derive(Clone, Debug)]
+pub struct RowPlan {
+    program: LoopProgram,
+    folds: Vec<FoldSpec>,
+    rows: usize,
+    row_len: usize,
+    /// Per stage: over the rows' elements (true) or one element per row.
+    full: Vec<bool>,
+    /// Per stage: the folds whose accumulators it completes.
+    stage_folds: Vec<Vec<usize>>,
+    /// Per temporary: its elements per row (the row length, or 1).
+    per_row: Vec<usize>,
+}
+
+impl RowPlan {
+    /// The loop program (its reduces as folds).
+    pub fn program(&self) -> &LoopProgram {
+        &self.program
+    }
+
+    /// Number of rows and their length.
+    pub fn rows(&self) -> (usize, usize) {
+        (self.rows, self.row_len)
+    }
+}
+
+/// A compiled row program.
+#[derive(Debug)]
+pub struct RowKernel {
+    name: String,
+    plan: RowPlan,
+}
+
+impl RowKernel {
+    /// A kernel running `plan`, named `name` in logs and profiles.
+    pub fn new(name: String, plan: RowPlan) -> RowKernel {
+        RowKernel { name, plan }
+    }
+
+    /// The plan it runs.
+    pub fn plan(&self) -> &RowPlan {
+        &self.plan
+    }
+}
+
+impl Kernel for RowKernel {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn run(&self, args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>> {
+        let buffers: Vec<&CpuBuffer> = args.iter().map(|a| a.buffer()).collect();
+        let results = run(&self.plan, &buffers);
+        drop(buffers);
+        for a in args {
+            if let Some(b) = a.into_reusable() {
+                crate::pool::recycle(b.into_parts().1);
+            }
+        }
+        results
+    }
+}
+
+type Plan<T> = std::result::Result<T, Unsupported>;
+
+macro_rules! unsupported {
+    ($($arg:tt)*) => { return Err(Unsupported(format!($($arg)*))) };
+}
+
+/// Plans `block` as a row program: every reduce in it must read the same shape and reduce
+/// the same innermost dimensions with a simple reducer (see [`super::reduce::reducer`]).
+pub fn plan_row_block(
+    block: &BlockSpec,
+    type_of: &dyn Fn(ValueId) -> Option<TensorType>,
+) -> Plan<RowPlan> {
+    let Some(first) = block
+        .ops
+        .iter()
+        .find(|o| matches!(o.kind, OpKind::Reduce { .. }))
+    else {
+        unsupported!("no reduce in the block");
+    };
+    let OpKind::Reduce { dimensions } = &first.kind else {
+        unreachable!("found a reduce");
+    };
+    let Some(input) = first.operands.first().and_then(|&v| type_of(v)) else {
+        unsupported!("a reduce without a tensor input");
+    };
+    let rank = input.shape.len();
+    let mut dims = dimensions.clone();
+    dims.sort_unstable();
+    let trailing = dims
+        .iter()
+        .enumerate()
+        .all(|(k, &d)| d == (rank - dims.len() + k) as i64);
+    if dims.is_empty() || dims.len() > rank || !trailing {
+        unsupported!("reduce dimensions {dimensions:?} of {input} are not the innermost");
+    }
+    let size = |ds: &[i64]| -> usize { ds.iter().map(|&d| d.max(0) as usize).product() };
+    let split = rank - dims.len();
+    let rows = size(&input.shape[..split]);
+    let row_len = size(&input.shape[split..]);
+    let space = RowSpace {
+        input_shape: input.shape.clone(),
+        dims,
+    };
+    let (program, folds) = plan_rows(block, type_of, space)?;
+    let full_len = rows * row_len;
+    let full: Vec<bool> = program
+        .stages
+        .iter()
+        .map(|s| {
+            if s.len == full_len {
+                Ok(true)
+            } else if s.len == rows {
+                Ok(false)
+            } else {
+                Err(Unsupported(format!(
+                    "a stage of {} elements in {rows} rows of {row_len}",
+                    s.len
+                )))
+            }
+        })
+        .collect::<Plan<_>>()?;
+    let per_row: Vec<usize> = program
+        .temp_types
+        .iter()
+        .map(|t| match t.num_elements() {
+            n if n == full_len => Ok(row_len),
+            n if n == rows => Ok(1),
+            n => Err(Unsupported(format!(
+                "a temporary of {n} elements in {rows} rows of {row_len}"
+            ))),
+        })
+        .collect::<Plan<_>>()?;
+    let mut stage_folds = vec![vec![]; program.stages.len()];
+    for (s, stage) in program.stages.iter().enumerate() {
+        if stage.prologue.iter().any(
+            |i| matches!(i, Instr::Load { access, .. } if matches!(access.source, Source::Temp(_))),
+        ) {
+            unsupported!("a uniform load of a temporary");
+        }
+        for instr in &stage.body {
+            match instr {
+                Instr::Load { access, .. } => {
+                    if let Source::Temp(t) = access.source {
+                        let local = match (full[s], per_row[t] == row_len) {
+                            (true, true) | (false, false) => identity(&stage.dims, access),
+                            (true, false) => row_map(&stage.dims, access, row_len),
+                            (false, true) => false,
+                        };
+                        if !local && stage.len > 0 {
+                            unsupported!("temporary {t} is not read row by row");
+                        }
+                    }
+                }
+                Instr::Fold { acc, .. } => {
+                    if !full[s] {
+                        unsupported!("a fold over one element per row");
+                    }
+                    stage_folds[s].push(*acc);
+                }
+                Instr::Store {
+                    dest: Dest::Temp(t),
+                    ..
+                } => {
+                    if (per_row[*t] == row_len) != full[s] && row_len != 1 {
+                        unsupported!("temporary {t} stored from a stage of another kind");
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(RowPlan {
+        program,
+        folds,
+        rows,
+        row_len,
+        full,
+        stage_folds,
+        per_row,
+    })
+}
+
+/// Element `p` of the stage reads element `p` of the source.
+fn identity(dims: &[usize], access: &Access) -> bool {
+    let dense = row_major_strides(&dims.iter().map(|&d| d as i64).collect::<Vec<_>>());
+    access.offset == 0
+        && access.strides.len() == dims.len()
+        && dims
+            .iter()
+            .zip(access.strides.iter().zip(&dense))
+            .all(|(&d, (&s, &want))| d == 1 || s == want)
+}
+
+/// Element `p` of the stage reads element `p / row_len` of the source (its row's value).
+fn row_map(dims: &[usize], access: &Access, row_len: usize) -> bool {
+    if access.offset != 0 || access.strides.len() != dims.len() {
+        return false;
+    }
+    let mut inner = 1;
+    let mut k = dims.len();
+    while inner < row_len && k > 0 {
+        k -= 1;
+        inner *= dims[k];
+    }
+    if inner != row_len {
+        return false;
+    }
+    let outer = Access {
+        strides: access.strides[..k].to_vec(),
+        ..access.clone()
+    };
+    access.strides[k..].iter().all(|&s| s == 0) && identity(&dims[..k], &outer)
+}
+
+/// Runs a row program on the kernel's operands.
+pub fn run(plan: &RowPlan, args: &[&CpuBuffer]) -> Result<Vec<CpuBuffer>> {
+    let program = &plan.program;
+    exec::check_args(program, args)?;
+    let mut outputs: Vec<Storage> = program
+        .result_types
+        .iter()
+        .map(|t| crate::pool::zeros(t.dtype, t.num_elements()))
+        .collect();
+    {
+        let dests: Vec<SharedDest> = outputs
+            .iter_mut()
+            .zip(&program.result_types)
+            .map(|(s, t)| SharedDest::new(s, t.dtype))
+            .collect();
+        let rows = plan.rows;
+        let chunk = (CHUNK / plan.row_len.max(1)).max(1);
+        let chunks = rows.div_ceil(chunk);
+        let threads = rayon::current_num_threads();
+        let work = rows * plan.row_len.max(1);
+        let run_chunks = |first: usize, last: usize| {
+            let mut w = Worker::new(plan, args, chunk);
+            for c in first..last {
+                w.chunk(c * chunk, ((c + 1) * chunk).min(rows), &dests);
+            }
+        };
+        if work < PARALLEL_MIN || threads < 2 || chunks < 2 {
+            run_chunks(0, chunks);
+        } else {
+            let tasks = (threads * 4).min(chunks);
+            let per_task = chunks.div_ceil(tasks);
+            (0..chunks.div_ceil(per_task))
+                .into_par_iter()
+                .for_each(|t| run_chunks(t * per_task, ((t + 1) * per_task).min(chunks)));
+        }
+    }
+    outputs
+        .into_iter()
+        .zip(&program.result_types)
+        .map(|(s, t)| {
+            CpuBuffer::new(t.clone(), s).map_err(|e| CpuError::new(format!("row program: {e}")))
+        })
+        .collect()
+}
+
+/// One worker's registers, chunk-local temporaries and accumulators.
+struct Worker<'a> {
+    plan: &'a RowPlan,
+    args: &'a [&'a CpuBuffer],
+    env: Env<'a>,
+    regs: Vec<Vec<Reg>>,
+    temps: Vec<Storage>,
+    accs: Vec<Reg>,
+}
+
+impl<'a> Worker<'a> {
+    fn new(plan: &'a RowPlan, args: &'a [&'a CpuBuffer], chunk: usize) -> Worker<'a> {
+        let program = &plan.program;
+        let env = Env::reading(program, args, &[]);
+        let regs = program
+            .stages
+            .iter()
+            .map(|stage| {
+                let mut regs: Vec<Reg> = stage.regs.iter().map(|&l| Reg::new(l, BLOCK)).collect();
+                for instr in &stage.prologue {
+                    step(stage, &env, instr, &mut regs, 0, BLOCK);
+                }
+                regs
+            })
+            .collect();
+        let temps = program
+            .temp_types
+            .iter()
+            .zip(&plan.per_row)
+            .map(|(t, &k)| Storage::zeros(t.dtype, chunk * k))
+            .collect();
+        let accs = plan
+            .folds
+            .iter()
+            .map(|f| Reg::new(Lane::of(f.dtype), chunk))
+            .collect();
+        Worker {
+            plan,
+            args,
+            env,
+            regs,
+            temps,
+            accs,
+        }
+    }
+
+    /// Runs every stage over rows `[r0, r1)`.
+    fn chunk(&mut self, r0: usize, r1: usize, dests: &[SharedDest]) {
+        let plan = self.plan;
+        let program = &plan.program;
+        let c = plan.row_len;
+        let k = r1 - r0;
+        for (f, spec) in plan.folds.iter().enumerate() {
+            let source = match spec.init.source {
+                Source::Arg(i) => self.args[i].storage(),
+                Source::Const(i) => &program.constants[i],
+                _ => unreachable!("init values are operands or constants"),
+            };
+            let uniform = Access {
+                strides: vec![],
+                ..spec.init.clone()
+            };
+            load(&[], &uniform, Some(source), 0, k, &mut self.accs[f]);
+        }
+        for (s, stage) in program.stages.iter().enumerate() {
+            if plan.full[s] {
+                let base = r0 * c;
+                if c > 0 && c <= BLOCK {
+                    let per_block = BLOCK / c;
+                    let mut r = r0;
+                    while r < r1 {
+                        let m = per_block.min(r1 - r);
+                        self.block(s, stage, r * c, m * c, base, r0, dests);
+                        r += m;
+                    }
+                } else if c > BLOCK {
+                    for r in r0..r1 {
+                        let mut off = 0;
+                        while off < c {
+                            let n = BLOCK.min(c - off);
+                            self.block(s, stage, r * c + off, n, base, r0, dests);
+                            off += n;
+                        }
+                    }
+                }
+                for &f in &plan.stage_folds[s] {
+                    let spec = &plan.folds[f];
+                    let temp = SharedDest::new(&mut self.temps[spec.temp], spec.dtype);
+                    // SAFETY: the temporary is this worker's own, with room for a chunk.
+                    unsafe { temp.store(&self.accs[f], 0, k) };
+                }
+            } else {
+                let mut at = r0;
+                while at < r1 {
+                    let n = BLOCK.min(r1 - at);
+                    self.block(s, stage, at, n, r0, r0, dests);
+                    at += n;
+                }
+            }
+        }
+    }
+
+    /// Runs stage `s`'s body on elements `[at, at + n)`; `base` is the stage position of the
+    /// chunk's first element (where the chunk-local temporaries start), `r0` its first row.
+    #[allow(clippy::too_many_arguments)]
+    fn block(
+        &mut self,
+        s: usize,
+        stage: &Stage,
+        at: usize,
+        n: usize,
+        base: usize,
+        r0: usize,
+        dests: &[SharedDest],
+    ) {
+        let program = &self.plan.program;
+        let c = self.plan.row_len;
+        let regs = &mut self.regs[s];
+        for instr in &stage.body {
+            match instr {
+                Instr::Load { access, dst } => match access.source {
+                    Source::Temp(t) => load(
+                        &stage.dims,
+                        access,
+                        Some(&self.temps[t]),
+                        at - base,
+                        n,
+                        &mut regs[*dst],
+                    ),
+                    _ => step(stage, &self.env, instr, regs, at, n),
+                },
+                Instr::Fold { src, acc, fold } => {
+                    let acc = &mut self.accs[*acc];
+                    if c <= BLOCK {
+                        let first = at / c - r0;
+                        for j in 0..n / c {
+                            (fold.0)(&regs[*src], j * c, c, acc, first + j);
+                        }
+                    } else {
+                        (fold.0)(&regs[*src], 0, n, acc, at / c - r0);
+                    }
+                }
+                Instr::Store { src, dest, .. } => match *dest {
+                    // SAFETY: this worker owns rows [r0, r1) of every result.
+                    Dest::Output(i) => unsafe { dests[i].store(&regs[*src], at, n) },
+                    Dest::Temp(t) => {
+                        let dtype = program.temp_types[t].dtype;
+                        let temp = SharedDest::new(&mut self.temps[t], dtype);
+                        // SAFETY: the temporary is this worker's own, sized for a chunk.
+                        unsafe { temp.store(&regs[*src], at - base, n) };
+                    }
+                },
+                Instr::Apply { .. } => step(stage, &self.env, instr, regs, at, n),
+            }
+        }
+    }
+}

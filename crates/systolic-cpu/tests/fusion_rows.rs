@@ -1,0 +1,318 @@
+//! Row programs (reduces over the innermost dimensions whose results feed later work over the
+//! same rows: softmax, log-softmax, layer norm, cross-entropy) against the interpreter, on
+//! random inputs: shapes with 0, 1 and odd sizes, rows shorter and longer than a block, f32,
+//! f64 and bf16/f16 inputs computed in f32 (as JAX writes them).
+//!
+//! Sums are reassociated (blocks of 64 partial sums), so float results are compared within a
+//! relative tolerance; maxima and everything elementwise are exact or within an ulp or two.
+
+mod fusion_support;
+
+use fusion_support::{run_block, Rng};
+use systolic_cpu::kernels::fusion::plan::BlockSpec;
+use systolic_cpu::kernels::fusion::rows::plan_row_block;
+use systolic_ir::{DType, Data, Tensor, TensorType};
+
+fn ty(shape: &[i64], dtype: DType) -> String {
+    if shape.is_empty() {
+        format!("tensor<{dtype}>")
+    } else {
+        let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+        format!("tensor<{}x{dtype}>", dims.join("x"))
+    }
+}
+
+/// Softmax over the last dimension of `shape` (a block as the fusion pass makes it).
+fn softmax(shape: &[i64], dtype: DType) -> String {
+    let n = shape.len();
+    let outer = &shape[..n - 1];
+    let (t, k) = (ty(shape, dtype), ty(outer, dtype));
+    let bdims: Vec<String> = (0..n - 1).map(|d| d.to_string()).collect();
+    let bdims = bdims.join(", ");
+    format!(
+        "func.func @main(%x: {t}) -> {t} {{
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<{dtype}>
+  %zero = stablehlo.constant dense<0.0> : tensor<{dtype}>
+  %m = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [{last}] : ({t}, tensor<{dtype}>) -> {k}
+  %mb = stablehlo.broadcast_in_dim %m, dims = [{bdims}] : ({k}) -> {t}
+  %d = stablehlo.subtract %x, %mb : {t}
+  %e = stablehlo.exponential %d : {t}
+  %s = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [{last}] : ({t}, tensor<{dtype}>) -> {k}
+  %sb = stablehlo.broadcast_in_dim %s, dims = [{bdims}] : ({k}) -> {t}
+  %y = stablehlo.divide %e, %sb : {t}
+  return %y : {t}
+}}",
+        last = n - 1
+    )
+}
+
+/// JAX's layer norm over the last dimension, inputs of `dtype` computed in f32, with the
+/// per-row mean and reciprocal deviation as extra outputs (a multi-output row fusion).
+fn layer_norm(shape: &[i64], dtype: DType) -> String {
+    let n = shape.len();
+    let d = shape[n - 1];
+    let outer = &shape[..n - 1];
+    let mut kept1 = outer.to_vec();
+    kept1.push(1);
+    let (t, t32, k, k1) = (
+        ty(shape, dtype),
+        ty(shape, DType::F32),
+        ty(outer, DType::F32),
+        ty(&kept1, DType::F32),
+    );
+    let g = ty(&[d], DType::F32);
+    let bdims: Vec<String> = (0..n - 1).map(|d| d.to_string()).collect();
+    let bdims = bdims.join(", ");
+    let all: Vec<String> = (0..n).map(|d| d.to_string()).collect();
+    let all = all.join(", ");
+    format!(
+        "func.func @main(%x0: {t}, %g: {g}, %b: {g}) -> ({t}, {k1}, {k1}) {{
+  %x = stablehlo.convert %x0 : ({t}) -> {t32}
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %cnt = stablehlo.constant dense<{d}.0> : tensor<f32>
+  %eps = stablehlo.constant dense<9.99999974E-6> : tensor<f32>
+  %s = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [{last}] : ({t32}, tensor<f32>) -> {k}
+  %s1 = stablehlo.broadcast_in_dim %s, dims = [{bdims}] : ({k}) -> {k1}
+  %cntb = stablehlo.broadcast_in_dim %cnt, dims = [] : (tensor<f32>) -> {k1}
+  %mu = stablehlo.divide %s1, %cntb : {k1}
+  %mub = stablehlo.broadcast_in_dim %mu, dims = [{all}] : ({k1}) -> {t32}
+  %c = stablehlo.subtract %x, %mub : {t32}
+  %sq = stablehlo.multiply %c, %c : {t32}
+  %v = stablehlo.reduce(%sq init: %zero) applies stablehlo.add across dimensions = [{last}] : ({t32}, tensor<f32>) -> {k}
+  %v1 = stablehlo.broadcast_in_dim %v, dims = [{bdims}] : ({k}) -> {k1}
+  %var = stablehlo.divide %v1, %cntb : {k1}
+  %epsb = stablehlo.broadcast_in_dim %eps, dims = [] : (tensor<f32>) -> {k1}
+  %ve = stablehlo.add %var, %epsb : {k1}
+  %r = stablehlo.rsqrt %ve : {k1}
+  %rb = stablehlo.broadcast_in_dim %r, dims = [{all}] : ({k1}) -> {t32}
+  %nrm = stablehlo.multiply %c, %rb : {t32}
+  %gb = stablehlo.broadcast_in_dim %g, dims = [{last}] : ({g}) -> {t32}
+  %bb = stablehlo.broadcast_in_dim %b, dims = [{last}] : ({g}) -> {t32}
+  %y0 = stablehlo.multiply %nrm, %gb : {t32}
+  %y1 = stablehlo.add %y0, %bb : {t32}
+  %y = stablehlo.convert %y1 : ({t32}) -> {t}
+  return %y, %mu, %r : {t}, {k1}, {k1}
+}}",
+        last = n - 1
+    )
+}
+
+/// JAX's mean softmax cross-entropy's row part: log-softmax, one-hot of integer labels, the
+/// per-row sum of their product (the block `fusion` makes of `xent` minus the final mean).
+fn xent_rows(rows: i64, classes: i64) -> String {
+    let t = ty(&[rows, classes], DType::F32);
+    let k = ty(&[rows], DType::F32);
+    let k1 = ty(&[rows, 1], DType::F32);
+    let l = ty(&[rows], DType::I32);
+    let ti = ty(&[rows, classes], DType::I32);
+    let tb = ty(&[rows, classes], DType::Bool);
+    format!(
+        "func.func @main(%x: {t}, %labels: {l}) -> {k} {{
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %m = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : ({t}, tensor<f32>) -> {k}
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : ({k}) -> {t}
+  %d = stablehlo.subtract %x, %mb : {t}
+  %e = stablehlo.exponential %d : {t}
+  %s = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : ({t}, tensor<f32>) -> {k}
+  %s1 = stablehlo.broadcast_in_dim %s, dims = [0] : ({k}) -> {k1}
+  %ls = stablehlo.log %s1 : {k1}
+  %lsb = stablehlo.broadcast_in_dim %ls, dims = [0, 1] : ({k1}) -> {t}
+  %lp = stablehlo.subtract %d, %lsb : {t}
+  %io = stablehlo.iota dim = 1 : tensor<1x{classes}xi32>
+  %lb = stablehlo.broadcast_in_dim %labels, dims = [0] : ({l}) -> {ti}
+  %iob = stablehlo.broadcast_in_dim %io, dims = [0, 1] : (tensor<1x{classes}xi32>) -> {ti}
+  %eq = stablehlo.compare EQ, %lb, %iob, SIGNED : ({ti}, {ti}) -> {tb}
+  %oh = stablehlo.convert %eq : ({tb}) -> {t}
+  %p = stablehlo.multiply %oh, %lp : {t}
+  %r = stablehlo.reduce(%p init: %zero) applies stablehlo.add across dimensions = [1] : ({t}, tensor<f32>) -> {k}
+  return %r : {k}
+}}"
+    )
+}
+
+/// Moderate random values (normal-ish, scale 3) of `ty`.
+fn moderate(ty: &TensorType, rng: &mut Rng) -> Tensor {
+    let v: Vec<f64> = (0..ty.num_elements())
+        .map(|_| {
+            let u: f64 = (0..4)
+                .map(|_| (rng.next() >> 11) as f64 / (1u64 << 53) as f64)
+                .sum();
+            (u - 2.0) * 3.0
+        })
+        .collect();
+    Tensor::from_f64(ty.shape.clone(), ty.dtype, v).unwrap()
+}
+
+fn inputs_of(text: &str, seed: u64) -> Vec<Tensor> {
+    let module = systolic_ir::text::parse_module(text, "t").unwrap();
+    let func = module.func("main").unwrap();
+    let mut rng = Rng(seed);
+    func.param_types()
+        .iter()
+        .map(|t| {
+            let ty = t.as_tensor().unwrap();
+            if ty.dtype.is_float() {
+                moderate(ty, &mut rng)
+            } else {
+                // Labels: in range mostly, sometimes out of it (a zero one-hot row).
+                let n = ty.shape.last().copied().unwrap_or(1).max(1) as u64;
+                let classes = 1000.max(n);
+                let v: Vec<u64> = (0..ty.num_elements())
+                    .map(|_| rng.below(classes + 2))
+                    .collect();
+                Tensor::from_bits(ty.clone(), &v).unwrap()
+            }
+        })
+        .collect()
+}
+
+/// True when `text`'s body plans as a row program.
+fn is_row_program(text: &str) -> bool {
+    match row_plan_error(text) {
+        None => true,
+        Some(e) => {
+            eprintln!("not a row program: {e}");
+            false
+        }
+    }
+}
+
+/// Why `text`'s body does not plan as a row program.
+fn row_plan_error(text: &str) -> Option<String> {
+    let module = systolic_ir::text::parse_module(text, "t").unwrap();
+    let func = module.func("main").unwrap();
+    let ctx = systolic_cpu::LowerCtx::new(&module, func);
+    let body = func.body.entry().unwrap();
+    let ret = body.ops.last().unwrap();
+    let spec = BlockSpec {
+        args: &body.args,
+        ops: &body.ops,
+        results: &ret.operands,
+    };
+    plan_row_block(&spec, &|v| ctx.tensor_type(v).ok().cloned())
+        .err()
+        .map(|e| e.0)
+}
+
+/// Compares within `rel` of each row's largest magnitude (NaNs equal, exact zeros of empty
+/// sums included).
+fn assert_close(ours: &[Tensor], want: &[Tensor], rel: f64, what: &str) {
+    assert_eq!(ours.len(), want.len(), "{what}: result count");
+    for (k, (o, w)) in ours.iter().zip(want).enumerate() {
+        assert_eq!(o.ty(), w.ty(), "{what}: result {k} type");
+        let (Data::Float(a), Data::Float(b)) = (o.data(), w.data()) else {
+            assert_eq!(o, w, "{what}: result {k}");
+            continue;
+        };
+        let eps = match o.dtype() {
+            DType::BF16 => 1.0 / 128.0,
+            DType::F16 => 1.0 / 1024.0,
+            _ => 0.0,
+        };
+        for i in 0..a.len() {
+            if a[i].is_nan() && b[i].is_nan() {
+                continue;
+            }
+            let tol = (rel + eps) * b[i].abs().max(1.0);
+            assert!(
+                (a[i] - b[i]).abs() <= tol,
+                "{what}: result {k} element {i}: ours {}, interpreter {}",
+                a[i],
+                b[i]
+            );
+        }
+    }
+}
+
+const SHAPES: &[&[i64]] = &[
+    &[1, 1],
+    &[3, 1],
+    &[1, 7],
+    &[5, 33],
+    &[0, 9],
+    &[4, 0],
+    &[37, 1000],
+    &[2, 3, 129],
+    &[3, 1300],
+    &[70, 513],
+    &[300, 64],
+    &[257, 300],
+    &[7],
+];
+
+#[test]
+fn softmax_rows_match_the_interpreter() {
+    let mut seed = 1;
+    for shape in SHAPES {
+        for dtype in [DType::F32, DType::F64] {
+            let text = softmax(shape, dtype);
+            assert!(is_row_program(&text), "not a row program:\n{text}");
+            let inputs = inputs_of(&text, seed);
+            let (ours, want, _) = run_block(&text, seed, Some(inputs), true);
+            let rel = if dtype == DType::F64 { 1e-12 } else { 2e-6 };
+            assert_close(&ours, &want, rel, &format!("softmax {shape:?} {dtype}"));
+            seed += 1;
+        }
+    }
+}
+
+#[test]
+fn layer_norm_rows_match_the_interpreter() {
+    let mut seed = 100;
+    for shape in SHAPES {
+        for dtype in [DType::F32, DType::BF16, DType::F16] {
+            let text = layer_norm(shape, dtype);
+            assert!(is_row_program(&text), "not a row program:\n{text}");
+            let inputs = inputs_of(&text, seed);
+            let (ours, want, _) = run_block(&text, seed, Some(inputs), true);
+            assert_close(&ours, &want, 2e-5, &format!("layer norm {shape:?} {dtype}"));
+            seed += 1;
+        }
+    }
+}
+
+#[test]
+fn cross_entropy_rows_match_the_interpreter() {
+    for (seed, (rows, classes)) in [(1, 1), (3, 1), (0, 10), (5, 0), (17, 1000), (64, 2049)]
+        .into_iter()
+        .enumerate()
+    {
+        let text = xent_rows(rows, classes);
+        assert!(is_row_program(&text), "not a row program:\n{text}");
+        let inputs = inputs_of(&text, seed as u64);
+        let (ours, want, _) = run_block(&text, seed as u64, Some(inputs), true);
+        assert_close(&ours, &want, 1e-5, &format!("xent {rows}x{classes}"));
+    }
+}
+
+#[test]
+fn special_values_propagate_like_the_interpreter() {
+    // NaN, ±inf, -0 and huge values in rows: maxima are exact, NaN rows stay NaN.
+    let text = softmax(&[6, 50], DType::F32);
+    for seed in 0..4 {
+        let (ours, want, _) = run_block(&text, seed, None, true);
+        assert_close(&ours, &want, 2e-6, "softmax with special values");
+    }
+}
+
+#[test]
+fn blocks_that_are_not_row_programs_are_refused() {
+    // A reduce over the outer dimension, and a row value read transposed.
+    let outer = "func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %s = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<8x16xf32>, tensor<f32>) -> tensor<16xf32>
+  %sb = stablehlo.broadcast_in_dim %s, dims = [1] : (tensor<16xf32>) -> tensor<8x16xf32>
+  %y = stablehlo.divide %x, %sb : tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}";
+    assert!(!is_row_program(outer));
+    let crossed = "func.func @main(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %s = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<8x8xf32>, tensor<f32>) -> tensor<8xf32>
+  %sb = stablehlo.broadcast_in_dim %s, dims = [1] : (tensor<8xf32>) -> tensor<8x8xf32>
+  %y = stablehlo.divide %x, %sb : tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
+}";
+    assert!(!is_row_program(crossed));
+}
