@@ -1,1 +1,156 @@
-//! Automatic differentiation as IR→IR transformations (being built; see issue 4).
+//! Automatic differentiation as IR→IR transformations on [`systolic_ir::Func`].
+//!
+//! - [`jvp`]: forward mode. `f(x₁…xₙ) -> (y₁…yₘ)` becomes
+//!   `f_jvp(x₁…xₙ, ẋ₁…ẋₙ) -> (y₁…yₘ, ẏ₁…ẏₘ)`.
+//! - [`vjp`]: reverse mode. `f` becomes `f_vjp(x₁…xₙ, ȳ₁…ȳₘ) -> (y₁…yₘ, x̄ᵢ for i in wrt)`.
+//!
+//! Reverse mode is built as JAX builds it: the function is *linearized* (JVP rules emit the
+//! primal ops and, separately, ops linear in the tangents), the primal ops form the forward
+//! sweep (their values used by linear ops are the residuals), and the linear ops are
+//! *transposed* in reverse order (one transpose rule per linear op) into the backward sweep;
+//! cotangents of values used several times are summed. Control flow (`if`/`case`, `while`
+//! with a static trip count) and rematerialised groups have their own backward rules that
+//! recompute what they need. A final local DCE removes what the result does not use.
+//!
+//! One rule per op, by family, under `rules/`. Integer and boolean values carry no tangent: the
+//! cotangent of an integer input is zero (of its own dtype, where JAX would use `float0`), and
+//! cotangents passed for integer outputs are ignored.
+//!
+//! Rematerialisation ([`REMAT_ATTR`]): ops carrying the attribute `systolic.remat = <group>`
+//! (or calls to a function carrying it, when differentiating a module) are recomputed in the
+//! backward sweep from their inputs, passed through an `optimization_barrier` so CSE cannot
+//! merge the recomputation back into the forward sweep (XLA's approach).
+//!
+//! ```
+//! use systolic_ir::text::parse_module;
+//! let m = parse_module(
+//!     "func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {\n\
+//!        %0 = stablehlo.multiply %x, %x : tensor<3xf32>\n\
+//!        return %0 : tensor<3xf32>\n\
+//!      }",
+//!     "doc",
+//! ).unwrap();
+//! let df = systolic_autodiff::vjp(&m.funcs[0], &[0]).unwrap();
+//! // (x, ȳ) -> (x·x, 2·x·ȳ)
+//! assert_eq!(df.param_types().len(), 2);
+//! assert_eq!(df.result_types.len(), 2);
+//! ```
+
+#![warn(missing_docs)]
+
+mod ad;
+mod builder;
+mod dce;
+mod inline;
+mod rules;
+mod vjp;
+
+pub use dce::dce;
+pub use inline::inline_calls;
+
+use systolic_ir::{Func, Module};
+
+/// The attribute that marks an op (or a function, for calls to it) as rematerialised: its
+/// values are recomputed in the backward sweep instead of being saved. The value is an integer
+/// group id; ops of one group are recomputed together.
+pub const REMAT_ATTR: &str = "systolic.remat";
+
+/// Why a function could not be differentiated.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("autodiff: {message}")]
+pub struct Error {
+    /// What went wrong (names the op when an op has no rule).
+    pub message: String,
+}
+
+impl Error {
+    pub(crate) fn new(message: impl Into<String>) -> Error {
+        Error {
+            message: message.into(),
+        }
+    }
+}
+
+/// Forward mode: `f(x…) -> y…` becomes `f_jvp(x…, ẋ…) -> (y…, ẏ…)`; the tangent parameters and
+/// results have the types of the primal ones (integer ones are accepted and ignored as inputs,
+/// zero as outputs).
+///
+/// ```
+/// use systolic_ir::text::parse_module;
+/// let m = parse_module(
+///     "func.func @main(%x: tensor<f32>) -> tensor<f32> {\n\
+///        %0 = stablehlo.sine %x : tensor<f32>\n\
+///        return %0 : tensor<f32>\n\
+///      }",
+///     "doc",
+/// ).unwrap();
+/// let f = systolic_autodiff::jvp(&m.funcs[0]).unwrap();
+/// assert_eq!(f.param_types().len(), 2);
+/// let m2 = systolic_ir::Module { funcs: vec![f], ..Default::default() };
+/// let text = systolic_ir::text::print_module(&m2);
+/// assert!(text.contains("stablehlo.cosine"), "{text}");
+/// ```
+pub fn jvp(func: &Func) -> Result<Func, Error> {
+    ad::jvp_func(func)
+}
+
+/// Reverse mode: `f(x…) -> y…` becomes `f_vjp(x…, ȳ…) -> (y…, x̄ᵢ for i in wrt)`. `wrt` lists
+/// parameter positions; the cotangent parameters have the types of the results.
+///
+/// ```
+/// use systolic_ir::text::parse_module;
+/// let m = parse_module(
+///     "func.func @main(%x: tensor<2xf32>, %y: tensor<2xf32>) -> tensor<2xf32> {\n\
+///        %0 = stablehlo.add %x, %y : tensor<2xf32>\n\
+///        return %0 : tensor<2xf32>\n\
+///      }",
+///     "doc",
+/// ).unwrap();
+/// let f = systolic_autodiff::vjp(&m.funcs[0], &[1]).unwrap();
+/// assert_eq!(f.result_types.len(), 2); // x + y and ȳ
+/// ```
+pub fn vjp(func: &Func, wrt: &[usize]) -> Result<Func, Error> {
+    vjp::vjp_func(func, wrt)
+}
+
+/// [`jvp`] of function `name` of `module`, with its `func.call`s inlined first.
+pub fn jvp_in_module(module: &Module, name: &str) -> Result<Func, Error> {
+    jvp(&inline_calls(module, name)?)
+}
+
+/// [`vjp`] of function `name` of `module`, with its `func.call`s inlined first (calls to a
+/// function carrying [`REMAT_ATTR`] are rematerialised).
+///
+/// ```
+/// use systolic_ir::text::parse_module;
+/// let m = parse_module(
+///     "func.func @main(%x: tensor<f32>) -> tensor<f32> {\n\
+///        %0 = func.call @sq(%x) : (tensor<f32>) -> tensor<f32>\n\
+///        return %0 : tensor<f32>\n\
+///      }\n\
+///      func.func private @sq(%a: tensor<f32>) -> tensor<f32> {\n\
+///        %0 = stablehlo.multiply %a, %a : tensor<f32>\n\
+///        return %0 : tensor<f32>\n\
+///      }",
+///     "doc",
+/// ).unwrap();
+/// let f = systolic_autodiff::vjp_in_module(&m, "main", &[0]).unwrap();
+/// assert_eq!(f.result_types.len(), 2);
+/// ```
+pub fn vjp_in_module(module: &Module, name: &str, wrt: &[usize]) -> Result<Func, Error> {
+    vjp(&inline_calls(module, name)?, wrt)
+}
+
+/// Marks every op of `func` (nested ones included) as one rematerialisation group `group`
+/// (see [`REMAT_ATTR`]).
+pub fn mark_remat(func: &mut Func, group: i64) {
+    systolic_ir::walk::walk_ops_mut(&mut func.body, &mut |op, _| {
+        if !op.kind.is_terminator() {
+            op.attrs.retain(|a| a.name != REMAT_ATTR);
+            op.attrs.push(systolic_ir::NamedAttr::new(
+                REMAT_ATTR,
+                systolic_ir::Attribute::Int(group, None),
+            ));
+        }
+    });
+}

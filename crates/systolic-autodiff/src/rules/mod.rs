@@ -1,0 +1,109 @@
+//! One JVP rule and (for the ops JVP rules emit on tangents) one transpose rule per op, by
+//! family. A JVP rule sees the source op, the primal operands and results in the function
+//! being built, and the operands' tangents (`None` = zero); it emits primal coefficient ops
+//! and ops *linear* in the tangents, and returns the results' tangents. A transpose rule sees a
+//! linear op of the built function and its results' cotangents, and returns the cotangents of
+//! its linear operands (`lin[i]`).
+
+pub(crate) mod control;
+pub(crate) mod conv;
+pub(crate) mod dot;
+pub(crate) mod elementwise;
+pub(crate) mod indexing;
+pub(crate) mod reduce;
+pub(crate) mod shape;
+pub(crate) mod window;
+
+use crate::builder::{Builder, Res};
+use crate::Error;
+use systolic_ir::{Op, OpKind, ValueId};
+
+/// Tangents of `op`'s results.
+pub(crate) fn jvp(
+    b: &mut Builder,
+    op: &Op,
+    x: &[ValueId],
+    t: &[Option<ValueId>],
+    y: &mut [ValueId],
+) -> Res<Vec<Option<ValueId>>> {
+    use OpKind::*;
+    let one = |v: Option<ValueId>| Ok(vec![v]);
+    match &op.kind {
+        Unary(u) => one(elementwise::unary_jvp(b, *u, x[0], t[0], y[0])?),
+        Binary(o) => one(elementwise::binary_jvp(b, *o, x, t, y[0])?),
+        ChloUnary(u) => one(elementwise::chlo_unary_jvp(b, *u, x[0], t[0], y[0])?),
+        Compare { .. }
+        | Iota { .. }
+        | Constant(_)
+        | RngBitGenerator { .. }
+        | Rng { .. }
+        | BitcastConvert
+        | GetDimensionSize { .. }
+        | ReplicaId
+        | PartitionId => Ok(vec![None; op.results.len()]),
+        Select => one(elementwise::select_jvp(b, x, t)?),
+        Clamp => one(elementwise::clamp_jvp(b, x, t)?),
+        Convert => one(elementwise::convert_jvp(b, x[0], t[0], y[0])?),
+        ReducePrecision { .. } => one(elementwise::linear_same(b, op, t[0])?),
+        OptimizationBarrier => Ok(t.to_vec()),
+        BroadcastInDim { .. }
+        | Broadcast { .. }
+        | Reshape
+        | Transpose { .. }
+        | Slice { .. }
+        | Reverse { .. } => one(shape::unary_linear_jvp(b, op, t[0], y[0])?),
+        Pad { .. } => one(shape::pad_jvp(b, op, x, t)?),
+        Concatenate { dimension } => one(shape::concat_jvp(b, *dimension, x, t)?),
+        DynamicSlice { .. } => one(indexing::dynamic_slice_jvp(b, op, x, t)?),
+        DynamicUpdateSlice => one(indexing::dynamic_update_slice_jvp(b, x, t)?),
+        Gather { .. } => one(indexing::gather_jvp(b, op, x, t)?),
+        Scatter { .. } => indexing::scatter_jvp(b, op, x, t),
+        Sort { .. } => indexing::sort_jvp(b, op, x, t, y),
+        TopK { .. } => indexing::top_k_jvp(b, op, x, t, y),
+        Reduce { .. } => reduce::reduce_jvp(b, op, x, t, y),
+        ReduceWindow { .. } => window::reduce_window_jvp(b, op, x, t, y),
+        DotGeneral { .. } | Dot { .. } => one(dot::dot_jvp(b, op, x, t, y[0])?),
+        Convolution(_) => one(conv::conv_jvp(b, op, x, t, y[0])?),
+        _ => Err(unsupported(op, "differentiate")),
+    }
+}
+
+/// Cotangents of the linear operands of the linear op `op`.
+pub(crate) fn transpose(
+    b: &mut Builder,
+    op: &Op,
+    ct: &[Option<ValueId>],
+    lin: &[bool],
+) -> Res<Vec<Option<ValueId>>> {
+    use OpKind::*;
+    let Some(c) = ct.first().copied().flatten() else {
+        return Ok(vec![None; op.operands.len()]);
+    };
+    match &op.kind {
+        Unary(_) | Binary(_) | Convert | Select | ReducePrecision { .. } => {
+            elementwise::transpose(b, op, c, lin)
+        }
+        BroadcastInDim { .. }
+        | Reshape
+        | Transpose { .. }
+        | Slice { .. }
+        | Reverse { .. }
+        | Pad { .. }
+        | Concatenate { .. } => shape::transpose(b, op, c, lin),
+        DynamicSlice { .. } | DynamicUpdateSlice | Gather { .. } | Scatter { .. } => {
+            indexing::transpose(b, op, c, lin)
+        }
+        Reduce { .. } => reduce::transpose(b, op, c, lin),
+        ReduceWindow { .. } => window::transpose(b, op, c, lin),
+        DotGeneral { .. } => dot::transpose(b, op, c, lin),
+        Convolution(_) => conv::transpose(b, op, c, lin),
+        _ => Err(unsupported(op, "transpose")),
+    }
+}
+
+pub(crate) fn unsupported(op: &Op, what: &str) -> Error {
+    Error::new(format!(
+        "cannot {what} {}: no rule for this op",
+        op.kind.name()
+    ))
+}

@@ -1,0 +1,178 @@
+//! `reduce_window`: add (linear; transposed as a strided, padded window sum) and max/min
+//! (the tangent of the first element of each window equal to the result, picked window
+//! offset by window offset with strided slices of the padded operand).
+
+use crate::builder::{Builder, Res};
+use crate::Error;
+use systolic_ir::ComparisonDirection as Dir;
+use systolic_ir::{BinaryOp, DType, Op, OpKind, ValueId};
+
+struct Win {
+    dims: Vec<i64>,
+    strides: Vec<i64>,
+    base: Vec<i64>,
+    wdil: Vec<i64>,
+    padding: Vec<(i64, i64)>,
+}
+
+fn win(op: &Op) -> Win {
+    let OpKind::ReduceWindow {
+        window_dimensions,
+        window_strides,
+        base_dilations,
+        window_dilations,
+        padding,
+    } = &op.kind
+    else {
+        unreachable!()
+    };
+    let n = window_dimensions.len();
+    Win {
+        dims: window_dimensions.clone(),
+        strides: window_strides.clone().unwrap_or(vec![1; n]),
+        base: base_dilations.clone().unwrap_or(vec![1; n]),
+        wdil: window_dilations.clone().unwrap_or(vec![1; n]),
+        padding: padding.clone().unwrap_or(vec![(0, 0); n]),
+    }
+}
+
+pub(crate) fn reduce_window_jvp(
+    b: &mut Builder,
+    op: &Op,
+    x: &[ValueId],
+    t: &[Option<ValueId>],
+    y: &mut [ValueId],
+) -> Res<Vec<Option<ValueId>>> {
+    if op.results.len() != 1 {
+        return Err(Error::new(
+            "cannot differentiate a stablehlo.reduce_window of several operands",
+        ));
+    }
+    let Some(tv) = t[0] else {
+        return Ok(vec![None]);
+    };
+    if !b.dtype(y[0]).is_float() {
+        return Ok(vec![None]);
+    }
+    let rop = op
+        .regions
+        .first()
+        .and_then(super::reduce::reducer_op)
+        .ok_or_else(|| Error::new("cannot differentiate stablehlo.reduce_window with this body"))?;
+    match rop {
+        BinaryOp::Add => {
+            let zero = b.scalar(b.dtype(tv), 0.0)?;
+            let region = b.reducer(BinaryOp::Add, b.dtype(tv))?;
+            Ok(vec![Some(
+                b.emit_full(op.kind.clone(), vec![tv, zero], vec![region], None)?[0],
+            )])
+        }
+        BinaryOp::Maximum | BinaryOp::Minimum => {
+            Ok(vec![Some(chooser_jvp(b, op, x[0], x[1], tv, y[0])?)])
+        }
+        o => Err(Error::new(format!(
+            "cannot differentiate stablehlo.reduce_window with a `{}` body (add, max and min are supported)",
+            o.name()
+        ))),
+    }
+}
+
+fn chooser_jvp(
+    b: &mut Builder,
+    op: &Op,
+    x: ValueId,
+    init: ValueId,
+    t: ValueId,
+    y: ValueId,
+) -> Res<ValueId> {
+    let w = win(op);
+    let n = w.dims.len();
+    let lo: Vec<i64> = w.padding.iter().map(|p| p.0).collect();
+    let hi: Vec<i64> = w.padding.iter().map(|p| p.1).collect();
+    let interior: Vec<i64> = w.base.iter().map(|d| d - 1).collect();
+    let xp = b.pad(x, init, lo.clone(), hi.clone(), interior.clone())?;
+    let zero = b.scalar(b.dtype(t), 0.0)?;
+    let tp = b.pad(t, zero, lo, hi, interior)?;
+    let ys = b.shape(y);
+    let zeros = b.full_like(y, 0.0)?;
+    let mut found = b.full(&systolic_ir::TensorType::new(ys.clone(), DType::Bool), 0.0)?;
+    let mut acc: Option<ValueId> = None;
+    let total: i64 = w.dims.iter().product();
+    for k in 0..total {
+        // Window offset k as a multi-index, row-major.
+        let mut rem = k;
+        let mut off = vec![0i64; n];
+        for d in (0..n).rev() {
+            off[d] = rem % w.dims[d];
+            rem /= w.dims[d];
+        }
+        let start: Vec<i64> = (0..n).map(|d| off[d] * w.wdil[d]).collect();
+        let limit: Vec<i64> = (0..n)
+            .map(|d| {
+                if ys[d] == 0 {
+                    start[d]
+                } else {
+                    start[d] + (ys[d] - 1) * w.strides[d] + 1
+                }
+            })
+            .collect();
+        let xk = b.slice(xp, start.clone(), limit.clone(), w.strides.clone())?;
+        let tk = b.slice(tp, start, limit, w.strides.clone())?;
+        let eq = b.compare(Dir::Eq, xk, y)?;
+        let not_found = b.unary(systolic_ir::UnaryOp::Not, found)?;
+        let pick = b.binary(BinaryOp::And, eq, not_found)?;
+        found = b.binary(BinaryOp::Or, found, eq)?;
+        let s = b.select(pick, tk, zeros)?;
+        acc = b.add_opt(acc, Some(s))?;
+    }
+    acc.ok_or_else(|| Error::new("reduce_window with an empty window"))
+}
+
+fn dilate(d: i64, r: i64) -> i64 {
+    if d == 0 {
+        0
+    } else {
+        1 + r * (d - 1)
+    }
+}
+
+pub(crate) fn transpose(
+    b: &mut Builder,
+    op: &Op,
+    c: ValueId,
+    lin: &[bool],
+) -> Res<Vec<Option<ValueId>>> {
+    if op.operands.len() != 2
+        || lin[1]
+        || op.regions.first().and_then(super::reduce::reducer_op) != Some(BinaryOp::Add)
+    {
+        return Err(super::unsupported(op, "transpose"));
+    }
+    let w = win(op);
+    let n = w.dims.len();
+    let xs = b.shape(op.operands[0]);
+    let cs = b.shape(c);
+    let mut lo = vec![];
+    let mut hi = vec![];
+    for d in 0..n {
+        let ld = dilate(xs[d], w.base[d]);
+        let rd = dilate(w.dims[d], w.wdil[d]);
+        let od = dilate(cs[d], w.strides[d]);
+        let before = rd - w.padding[d].0 - 1;
+        lo.push(before);
+        hi.push(ld + rd - 1 - od - before);
+    }
+    let zero = b.scalar(b.dtype(c), 0.0)?;
+    let interior = w.strides.iter().map(|s| s - 1).collect();
+    let pc = b.pad(c, zero, lo, hi, interior)?;
+    let region = b.reducer(BinaryOp::Add, b.dtype(c))?;
+    let kind = OpKind::ReduceWindow {
+        window_dimensions: w.dims.clone(),
+        window_strides: Some(w.base.clone()),
+        base_dilations: None,
+        window_dilations: Some(w.wdil.clone()),
+        padding: None,
+    };
+    let r = b.emit_full(kind, vec![pc, zero], vec![region], None)?[0];
+    Ok(vec![Some(r), None])
+}

@@ -1,0 +1,777 @@
+//! Reverse mode: linearize (the JVP driver with fresh tangent seeds), split the emitted ops
+//! into the forward sweep (primal) and the linear ops (those reading a tangent), then walk the
+//! linear ops backwards applying transpose rules, summing cotangents of values used several
+//! times. Control flow and rematerialised groups have their own backward rules here.
+
+use crate::ad::{assemble, captured, is_float_type, Ad, Mode};
+use crate::builder::Res;
+use crate::rules;
+use crate::Error;
+use std::collections::{HashMap, HashSet};
+use systolic_ir::walk::{clone_op_from_arena, ValueMap};
+use systolic_ir::{
+    Attribute, Block, ComparisonDirection, DType, Func, Op, OpKind, Region, ReturnKind, Type,
+    ValueId,
+};
+
+/// The call target of the placeholder ops that stand for control flow in the linear program.
+const CUSTOM: &str = "systolic.ad.control";
+
+/// A control-flow op seen while linearizing: its backward rule runs at transposition.
+#[derive(Clone, Debug)]
+pub(crate) struct Custom {
+    /// The source op.
+    op: Op,
+    /// Source values whose tangents are the placeholder's operands, in order.
+    inputs: Vec<ValueId>,
+    /// For each input, the operand position it comes from (`None`: captured by a region).
+    in_pos: Vec<Option<usize>>,
+    /// For a while loop: the forward loop's stacked carries and the trip count.
+    stacks: Vec<ValueId>,
+    trip: i64,
+    counter: usize,
+}
+
+fn custom_index(op: &Op) -> Option<usize> {
+    match &op.kind {
+        OpKind::CustomCall {
+            call_target_name,
+            backend_config: Some(Attribute::Int(k, _)),
+            ..
+        } if call_target_name == CUSTOM => Some(*k as usize),
+        _ => None,
+    }
+}
+
+/// Records an active `if`/`case`/`while` in the linear program.
+pub(crate) fn linearize_control(ad: &mut Ad, op: &Op) -> Res<()> {
+    let mut inputs: Vec<ValueId> = vec![];
+    let mut in_pos = vec![];
+    if matches!(op.kind, OpKind::While) {
+        for (j, v) in op.operands.iter().enumerate() {
+            if ad.tangent.contains_key(v) {
+                inputs.push(*v);
+                in_pos.push(Some(j));
+            }
+        }
+    }
+    for v in captured(op) {
+        if ad.tangent.contains_key(&v) {
+            inputs.push(v);
+            in_pos.push(None);
+        }
+    }
+    let mut custom = Custom {
+        op: op.clone(),
+        inputs: inputs.clone(),
+        in_pos,
+        stacks: vec![],
+        trip: 0,
+        counter: 0,
+    };
+    if matches!(op.kind, OpKind::While) {
+        forward_while(ad, op, &mut custom)?;
+    } else {
+        ad.clone_primal(op)?;
+    }
+    let lin_in: Vec<ValueId> = inputs.iter().map(|v| ad.tangent[v]).collect();
+    let mut lin_out = vec![];
+    for &r in &op.results {
+        let ty = ad.src.value_type(r).clone();
+        if is_float_type(&ty) {
+            let v = ad.b.param(ty);
+            ad.tangent.insert(r, v);
+            lin_out.push(v);
+        }
+    }
+    let k = ad.customs.len();
+    ad.customs.push(custom);
+    ad.b.ops.push(Op::new(
+        OpKind::CustomCall {
+            call_target_name: CUSTOM.into(),
+            has_side_effect: false,
+            backend_config: Some(Attribute::Int(k as i64, None)),
+            api_version: 0,
+            called_computations: vec![],
+        },
+        lin_in,
+        lin_out,
+    ));
+    Ok(())
+}
+
+/// Reverse mode over a list of source ops: returns the cotangents of `seeds` given the
+/// cotangents `cts` of `outs`. The forward sweep and the backward sweep are emitted into
+/// `ad.b.ops`.
+pub(crate) fn vjp_block(
+    ad: &mut Ad,
+    ops: &[Op],
+    seeds: &[ValueId],
+    outs: &[ValueId],
+    cts: &[Option<ValueId>],
+) -> Res<Vec<Option<ValueId>>> {
+    let saved_tangent = std::mem::take(&mut ad.tangent);
+    let saved_mode = ad.mode;
+    ad.mode = Mode::Linearize;
+    let result = vjp_block_inner(ad, ops, seeds, outs, cts);
+    ad.tangent = saved_tangent;
+    ad.mode = saved_mode;
+    result
+}
+
+fn vjp_block_inner(
+    ad: &mut Ad,
+    ops: &[Op],
+    seeds: &[ValueId],
+    outs: &[ValueId],
+    cts: &[Option<ValueId>],
+) -> Res<Vec<Option<ValueId>>> {
+    let mut lin_seeds = vec![];
+    for &s in seeds {
+        let ty = ad.b.f.value_type(ad.p(s)?).clone();
+        let v = ad.b.param(ty);
+        ad.tangent.insert(s, v);
+        lin_seeds.push(v);
+    }
+    let start = ad.b.ops.len();
+    let top = ad.top_level;
+    if top {
+        ad.remat_tags.clear();
+        ad.remat_tags.resize(start, None);
+    }
+    ad.run_ops(ops)?;
+    let emitted = ad.b.ops.split_off(start);
+    let tags: Vec<Option<i64>> = if top {
+        let mut t = ad.remat_tags.split_off(start.min(ad.remat_tags.len()));
+        t.resize(emitted.len(), None);
+        t
+    } else {
+        vec![None; emitted.len()]
+    };
+    // Split into the forward sweep and the linear program.
+    let mut linear: HashSet<ValueId> = lin_seeds.iter().copied().collect();
+    let mut fwd: Vec<(Op, Option<i64>)> = vec![];
+    let mut lin_ops: Vec<(Op, Option<i64>)> = vec![];
+    for (op, tag) in emitted.into_iter().zip(tags) {
+        if custom_index(&op).is_some() || op.operands.iter().any(|v| linear.contains(v)) {
+            linear.extend(op.results.iter().copied());
+            lin_ops.push((op, tag));
+        } else {
+            fwd.push((op, tag));
+        }
+    }
+    ad.b.ops.extend(fwd.iter().map(|(o, _)| o.clone()));
+    // Seed the output cotangents.
+    let mut ct: HashMap<ValueId, ValueId> = HashMap::new();
+    for (o, c) in outs.iter().zip(cts) {
+        if let (Some(&tv), Some(c)) = (ad.tangent.get(o), c) {
+            if linear.contains(&tv) {
+                accumulate(ad, &mut ct, tv, *c)?;
+            }
+        }
+    }
+    // Backward sweep.
+    let mut remat: HashMap<i64, HashMap<ValueId, ValueId>> = HashMap::new();
+    for (op, tag) in lin_ops.iter().rev() {
+        let cts_out: Vec<Option<ValueId>> = op.results.iter().map(|r| ct.remove(r)).collect();
+        if cts_out.iter().all(Option::is_none) {
+            continue;
+        }
+        let cts_in = if let Some(k) = custom_index(op) {
+            custom_backward(ad, k, &cts_out)?
+        } else {
+            let mut op = op.clone();
+            if let Some(g) = tag {
+                if !remat.contains_key(g) {
+                    let subst = recompute_group(ad, &fwd, *g)?;
+                    remat.insert(*g, subst);
+                }
+                let subst = &remat[g];
+                for v in &mut op.operands {
+                    if let Some(n) = subst.get(v) {
+                        *v = *n;
+                    }
+                }
+            }
+            let lin: Vec<bool> = op.operands.iter().map(|v| linear.contains(v)).collect();
+            rules::transpose(&mut ad.b, &op, &cts_out, &lin)?
+        };
+        for (i, c) in cts_in.into_iter().enumerate() {
+            if let Some(c) = c {
+                let v = op.operands[i];
+                if linear.contains(&v) {
+                    accumulate(ad, &mut ct, v, c)?;
+                }
+            }
+        }
+    }
+    Ok(lin_seeds.iter().map(|v| ct.remove(v)).collect())
+}
+
+fn accumulate(ad: &mut Ad, ct: &mut HashMap<ValueId, ValueId>, v: ValueId, c: ValueId) -> Res<()> {
+    let want = ad.b.tt(v);
+    let mut c = c;
+    if ad.b.tt(c) != want {
+        if ad.b.shape(c) == want.shape {
+            c = ad.b.convert(c, want.dtype)?;
+        } else {
+            return Err(Error::new(format!(
+                "internal: cotangent of type {} for a value of type {want}",
+                ad.b.tt(c)
+            )));
+        }
+    }
+    let new = match ct.get(&v) {
+        Some(&old) => ad.b.add(old, c)?,
+        None => c,
+    };
+    ct.insert(v, new);
+    Ok(())
+}
+
+/// Emits the recomputation of remat group `g`'s forward ops from their inputs, passed
+/// through an `optimization_barrier`; returns forward value → recomputed value.
+fn recompute_group(
+    ad: &mut Ad,
+    fwd: &[(Op, Option<i64>)],
+    g: i64,
+) -> Res<HashMap<ValueId, ValueId>> {
+    let group: Vec<&Op> = fwd
+        .iter()
+        .filter(|(_, t)| *t == Some(g))
+        .map(|(o, _)| o)
+        .collect();
+    let mut defined: HashSet<ValueId> = HashSet::new();
+    let mut inputs: Vec<ValueId> = vec![];
+    for op in &group {
+        let mut uses: Vec<ValueId> = op.operands.clone();
+        uses.extend(captured(op));
+        for v in uses {
+            if !defined.contains(&v) && !inputs.contains(&v) {
+                inputs.push(v);
+            }
+        }
+        defined.extend(op.results.iter().copied());
+    }
+    let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
+    let mut map = ValueMap::new();
+    let tensor_inputs: Vec<ValueId> = inputs
+        .iter()
+        .copied()
+        .filter(|&v| matches!(ad.b.f.value_type(v), Type::Tensor(_)))
+        .collect();
+    if !tensor_inputs.is_empty() {
+        let outs = ad.b.emit_full(
+            OpKind::OptimizationBarrier,
+            tensor_inputs.clone(),
+            vec![],
+            None,
+        )?;
+        for (v, o) in tensor_inputs.iter().zip(outs) {
+            subst.insert(*v, o);
+        }
+    }
+    for &v in &inputs {
+        map.insert(v, subst.get(&v).copied().unwrap_or(v));
+    }
+    let arena = ad.b.f.values.clone();
+    for op in group {
+        let c = clone_op_from_arena(&arena, op, &mut ad.b.f, &mut map)
+            .map_err(|e| Error::new(format!("internal: remat: {}", e.message)))?;
+        for (r, n) in op.results.iter().zip(&c.results) {
+            subst.insert(*r, *n);
+        }
+        ad.b.ops.push(c);
+    }
+    Ok(subst)
+}
+
+fn custom_backward(
+    ad: &mut Ad,
+    k: usize,
+    cts_out: &[Option<ValueId>],
+) -> Res<Vec<Option<ValueId>>> {
+    let c = ad.customs[k].clone();
+    match c.op.kind {
+        OpKind::If | OpKind::Case => branch_backward(ad, &c, cts_out),
+        OpKind::While => while_backward(ad, &c, cts_out),
+        _ => Err(Error::new("internal: unknown control placeholder")),
+    }
+}
+
+/// Materialised cotangents of the float results of a source op.
+fn result_cts(
+    ad: &mut Ad,
+    op: &Op,
+    cts_out: &[Option<ValueId>],
+) -> Res<(Vec<usize>, Vec<ValueId>)> {
+    let mut pos = vec![];
+    let mut cts = vec![];
+    let mut k = 0;
+    for (i, &r) in op.results.iter().enumerate() {
+        if is_float_type(ad.src.value_type(r)) {
+            let c = match cts_out.get(k).copied().flatten() {
+                Some(c) => c,
+                None => {
+                    let ty = ad.b.tt(ad.p(r)?);
+                    ad.b.zeros(&ty)?
+                }
+            };
+            pos.push(i);
+            cts.push(c);
+            k += 1;
+        }
+    }
+    Ok((pos, cts))
+}
+
+/// Runs `f` with a fresh op list (not top level); returns the ops.
+fn in_region<R>(ad: &mut Ad, f: impl FnOnce(&mut Ad) -> Res<R>) -> Res<(Vec<Op>, R)> {
+    let saved = std::mem::take(&mut ad.b.ops);
+    let top = ad.top_level;
+    ad.top_level = false;
+    let r = f(ad);
+    ad.top_level = top;
+    let ops = std::mem::replace(&mut ad.b.ops, saved);
+    Ok((ops, r?))
+}
+
+/// `if`/`case`: a backward `case` on the same index whose branches recompute their forward
+/// values and return the cotangents of the captured values.
+fn branch_backward(
+    ad: &mut Ad,
+    c: &Custom,
+    cts_out: &[Option<ValueId>],
+) -> Res<Vec<Option<ValueId>>> {
+    let op = &c.op;
+    let (pos, cts) = result_cts(ad, op, cts_out)?;
+    let cts_opt: Vec<Option<ValueId>> = cts.iter().map(|&v| Some(v)).collect();
+    let mut regions = vec![];
+    for r in &op.regions {
+        let blk = r.entry().ok_or_else(|| Error::new("an empty branch"))?;
+        let ret = blk
+            .ops
+            .last()
+            .ok_or_else(|| Error::new("a branch without a terminator"))?;
+        let outs: Vec<ValueId> = pos.iter().map(|&i| ret.operands[i]).collect();
+        let (ops, rets) = in_region(ad, |ad| {
+            let res = vjp_block(ad, &blk.ops, &c.inputs, &outs, &cts_opt)?;
+            let mut rets = vec![];
+            for (i, r) in res.into_iter().enumerate() {
+                rets.push(match r {
+                    Some(v) => v,
+                    None => {
+                        let ty = ad.b.tt(ad.p(c.inputs[i])?);
+                        ad.b.zeros(&ty)?
+                    }
+                });
+            }
+            Ok(rets)
+        })?;
+        let mut ops = ops;
+        ops.push(Op::new(OpKind::Return(ReturnKind::Stablehlo), rets, vec![]));
+        regions.push(Region::single(Block { args: vec![], ops }));
+    }
+    let operands = op
+        .operands
+        .iter()
+        .map(|&v| ad.p(v))
+        .collect::<Res<Vec<_>>>()?;
+    let outs = ad.b.emit_full(op.kind.clone(), operands, regions, None)?;
+    Ok(outs.into_iter().map(Some).collect())
+}
+
+/// The static trip count of a while loop counting a carry from a constant up to a constant
+/// (or to a carry that stays a constant) by one: `(trip count, counter position)`.
+fn static_trip_count(ad: &Ad, op: &Op) -> Option<(i64, usize)> {
+    let cond = op.regions.first()?.entry()?;
+    let body = op.regions.get(1)?.entry()?;
+    let cmp = cond.ops.iter().find(|o| {
+        matches!(
+            o.kind,
+            OpKind::Compare {
+                direction: ComparisonDirection::Lt,
+                ..
+            }
+        )
+    })?;
+    let ret = cond.ops.last()?;
+    if ret.operands != cmp.results {
+        return None;
+    }
+    let k = cond.args.iter().position(|&a| a == cmp.operands[0])?;
+    let const_of = |v: ValueId, ops: &[Op]| -> Option<i64> {
+        ops.iter()
+            .find(|o| o.results.contains(&v))
+            .and_then(|o| match &o.kind {
+                OpKind::Constant(t) if t.num_elements() == 1 => match t.get(0) {
+                    systolic_ir::Scalar::Int(i) => Some(i),
+                    systolic_ir::Scalar::UInt(u) => Some(u as i64),
+                    _ => None,
+                },
+                _ => None,
+            })
+    };
+    let outer = |v: ValueId| -> Option<i64> {
+        let mut found = None;
+        if let Some(b) = ad.src.body.entry() {
+            systolic_ir::walk::walk_ops(&ad.src.body, &mut |o, _| {
+                if o.results.contains(&v) {
+                    if let OpKind::Constant(t) = &o.kind {
+                        if t.num_elements() == 1 {
+                            found = match t.get(0) {
+                                systolic_ir::Scalar::Int(i) => Some(i),
+                                systolic_ir::Scalar::UInt(u) => Some(u as i64),
+                                _ => None,
+                            };
+                        }
+                    }
+                }
+            });
+            let _ = b;
+        }
+        found
+    };
+    let limit = match const_of(cmp.operands[1], &cond.ops) {
+        Some(n) => n,
+        None => {
+            // The bound is a carry returned unchanged whose initial value is a constant.
+            let j = cond.args.iter().position(|&a| a == cmp.operands[1])?;
+            let bret = body.ops.last()?;
+            if bret.operands.get(j) != Some(&body.args[j]) {
+                return None;
+            }
+            outer(op.operands[j])?
+        }
+    };
+    let start = outer(op.operands[k])?;
+    // The body adds one to the counter.
+    let bret = body.ops.last()?;
+    let next = bret.operands.get(k)?;
+    let inc = body.ops.iter().find(|o| o.results.contains(next))?;
+    if !matches!(inc.kind, OpKind::Binary(systolic_ir::BinaryOp::Add)) {
+        return None;
+    }
+    let other = if inc.operands[0] == body.args[k] {
+        inc.operands[1]
+    } else if inc.operands[1] == body.args[k] {
+        inc.operands[0]
+    } else {
+        return None;
+    };
+    if const_of(other, &body.ops) != Some(1) {
+        return None;
+    }
+    Some(((limit - start).max(0), k))
+}
+
+/// The forward sweep of a while loop: the loop itself, also stacking every carry as it enters
+/// each iteration (the residuals of the backward loop).
+fn forward_while(ad: &mut Ad, op: &Op, c: &mut Custom) -> Res<()> {
+    let (trip, k) = static_trip_count(ad, op).ok_or_else(|| {
+        Error::new(
+            "reverse-mode differentiation of stablehlo.while needs a static trip count (a loop \
+             counting a carry by one between constants, as fori_loop with static bounds and \
+             scan lower to); use forward mode (jvp) for other loops",
+        )
+    })?;
+    c.trip = trip;
+    c.counter = k;
+    let n = op.operands.len();
+    let mut init = vec![];
+    for &v in &op.operands {
+        init.push(ad.p(v)?);
+    }
+    let mut stacks_init = vec![];
+    for &v in &init {
+        let t = ad.b.tt(v);
+        let mut s = vec![trip.max(1)];
+        s.extend(&t.shape);
+        let z = ad.b.zeros(&systolic_ir::TensorType::new(s, t.dtype))?;
+        stacks_init.push(z);
+    }
+    let start_counter = init[k];
+    let cond_src = op.regions[0]
+        .entry()
+        .ok_or_else(|| Error::new("empty cond"))?;
+    let body_src = op.regions[1]
+        .entry()
+        .ok_or_else(|| Error::new("empty body"))?;
+    // cond: the original one, ignoring the stacks.
+    let mut cargs = vec![];
+    for &a in &cond_src.args {
+        let v = ad.b.param(ad.src.value_type(a).clone());
+        ad.primal.insert(a, v);
+        cargs.push(v);
+    }
+    for &s in &stacks_init {
+        cargs.push(ad.b.param(ad.b.f.value_type(s).clone()));
+    }
+    let (cops, _) = in_region(ad, |ad| {
+        for o in &cond_src.ops {
+            if o.kind.is_terminator() {
+                let rets = o
+                    .operands
+                    .iter()
+                    .map(|&v| ad.p(v))
+                    .collect::<Res<Vec<_>>>()?;
+                ad.b.ops
+                    .push(Op::new(OpKind::Return(ReturnKind::Stablehlo), rets, vec![]));
+            } else {
+                ad.clone_primal(o)?;
+            }
+        }
+        Ok(())
+    })?;
+    // body: stack the carries at (counter - start), then the original body.
+    let mut bargs = vec![];
+    for &a in &body_src.args {
+        let v = ad.b.param(ad.src.value_type(a).clone());
+        ad.primal.insert(a, v);
+        bargs.push(v);
+    }
+    let mut sargs = vec![];
+    for &s in &stacks_init {
+        sargs.push(ad.b.param(ad.b.f.value_type(s).clone()));
+    }
+    let (bops, _) = in_region(ad, |ad| {
+        let it = ad.b.sub(bargs[k], start_counter)?;
+        let mut new_stacks = vec![];
+        for (j, &carry) in bargs.iter().enumerate() {
+            let t = ad.b.tt(carry);
+            let mut s1 = vec![1];
+            s1.extend(&t.shape);
+            let r = ad.b.reshape(carry, &s1)?;
+            let mut idx = vec![sargs[j], r, it];
+            let zero = ad.b.scalar(ad.b.dtype(it), 0.0)?;
+            idx.extend(std::iter::repeat_n(zero, t.shape.len()));
+            new_stacks.push(ad.b.emit(OpKind::DynamicUpdateSlice, idx)?);
+        }
+        for o in &body_src.ops {
+            if o.kind.is_terminator() {
+                let mut rets = o
+                    .operands
+                    .iter()
+                    .map(|&v| ad.p(v))
+                    .collect::<Res<Vec<_>>>()?;
+                rets.extend(new_stacks.iter().copied());
+                ad.b.ops
+                    .push(Op::new(OpKind::Return(ReturnKind::Stablehlo), rets, vec![]));
+            } else {
+                ad.clone_primal(o)?;
+            }
+        }
+        Ok(())
+    })?;
+    let mut cargs_all = cargs;
+    cargs_all.truncate(n + stacks_init.len());
+    let mut bargs_all = bargs;
+    bargs_all.extend(sargs);
+    let mut operands = init;
+    operands.extend(stacks_init);
+    let outs = ad.b.emit_full(
+        OpKind::While,
+        operands,
+        vec![
+            Region::single(Block {
+                args: cargs_all,
+                ops: cops,
+            }),
+            Region::single(Block {
+                args: bargs_all,
+                ops: bops,
+            }),
+        ],
+        None,
+    )?;
+    for (i, &r) in op.results.iter().enumerate() {
+        ad.primal.insert(r, outs[i]);
+    }
+    c.stacks = outs[n..].to_vec();
+    Ok(())
+}
+
+/// The backward loop: iterations in reverse, each reading its carries from the stacks and
+/// running the reverse mode of the body (recomputing its forward values); cotangents of the
+/// carries flow through the loop, those of captured values accumulate.
+fn while_backward(
+    ad: &mut Ad,
+    c: &Custom,
+    cts_out: &[Option<ValueId>],
+) -> Res<Vec<Option<ValueId>>> {
+    let op = &c.op;
+    let body = op.regions[1]
+        .entry()
+        .ok_or_else(|| Error::new("empty body"))?;
+    let (pos, cts) = result_cts(ad, op, cts_out)?;
+    // Captured active values (those of `inputs` that are not operands).
+    let caps: Vec<ValueId> = c
+        .inputs
+        .iter()
+        .zip(&c.in_pos)
+        .filter(|(_, p)| p.is_none())
+        .map(|(v, _)| *v)
+        .collect();
+    let mut cap_init = vec![];
+    for &v in &caps {
+        let ty = ad.b.tt(ad.p(v)?);
+        cap_init.push(ad.b.zeros(&ty)?);
+    }
+    let it_dtype = DType::I32;
+    let it0 = ad.b.scalar(it_dtype, (c.trip - 1) as f64)?;
+    let mut operands = vec![it0];
+    operands.extend(cts.iter().copied());
+    operands.extend(cap_init.iter().copied());
+    let types: Vec<Type> = operands
+        .iter()
+        .map(|&v| ad.b.f.value_type(v).clone())
+        .collect();
+    // cond: it >= 0
+    let cargs: Vec<ValueId> = types.iter().map(|t| ad.b.param(t.clone())).collect();
+    let (cops, ()) = in_region(ad, |ad| {
+        let zero = ad.b.scalar(it_dtype, 0.0)?;
+        let ge = ad.b.compare(ComparisonDirection::Ge, cargs[0], zero)?;
+        ad.b.ops.push(Op::new(
+            OpKind::Return(ReturnKind::Stablehlo),
+            vec![ge],
+            vec![],
+        ));
+        Ok(())
+    })?;
+    let bargs: Vec<ValueId> = types.iter().map(|t| ad.b.param(t.clone())).collect();
+    let np = pos.len();
+    let (bops, ()) = in_region(ad, |ad| {
+        let it = bargs[0];
+        // Carries of this iteration.
+        for (j, &a) in body.args.iter().enumerate() {
+            let stack = c.stacks[j];
+            let t = ad.b.tt(ad.b.f.params().first().copied().unwrap_or(stack));
+            let _ = t;
+            let st = ad.b.tt(stack);
+            let mut idx = vec![stack, it];
+            let zero = ad.b.scalar(it_dtype, 0.0)?;
+            idx.extend(std::iter::repeat_n(zero, st.shape.len() - 1));
+            let mut sizes = st.shape.clone();
+            sizes[0] = 1;
+            let s =
+                ad.b.emit(OpKind::DynamicSlice { slice_sizes: sizes }, idx)?;
+            let v = ad.b.reshape(s, &st.shape[1..])?;
+            ad.primal.insert(a, v);
+        }
+        let ret = body
+            .ops
+            .last()
+            .ok_or_else(|| Error::new("body without terminator"))?;
+        let outs: Vec<ValueId> = pos.iter().map(|&i| ret.operands[i]).collect();
+        let ct_in: Vec<Option<ValueId>> = bargs[1..1 + np].iter().map(|&v| Some(v)).collect();
+        let mut seeds: Vec<ValueId> = pos.iter().map(|&i| body.args[i]).collect();
+        seeds.extend(caps.iter().copied());
+        let res = vjp_block(ad, &body.ops, &seeds, &outs, &ct_in)?;
+        let mut rets = vec![];
+        let one = ad.b.scalar(it_dtype, 1.0)?;
+        rets.push(ad.b.sub(it, one)?);
+        for (i, r) in res.iter().enumerate() {
+            let prev = bargs[1 + i];
+            if i < np {
+                rets.push(match r {
+                    Some(v) => *v,
+                    None => ad.b.full_like(prev, 0.0)?,
+                });
+            } else {
+                rets.push(match r {
+                    Some(v) => ad.b.add(prev, *v)?,
+                    None => prev,
+                });
+            }
+        }
+        ad.b.ops
+            .push(Op::new(OpKind::Return(ReturnKind::Stablehlo), rets, vec![]));
+        Ok(())
+    })?;
+    let outs = ad.b.emit_full(
+        OpKind::While,
+        operands,
+        vec![
+            Region::single(Block {
+                args: cargs,
+                ops: cops,
+            }),
+            Region::single(Block {
+                args: bargs,
+                ops: bops,
+            }),
+        ],
+        None,
+    )?;
+    // Map back onto the placeholder's inputs.
+    let mut res = vec![];
+    let mut q = 0;
+    for p in &c.in_pos {
+        match p {
+            Some(j) => res.push(pos.iter().position(|p| p == j).map(|k| outs[1 + k])),
+            None => {
+                res.push(Some(outs[1 + np + q]));
+                q += 1;
+            }
+        }
+    }
+    Ok(res)
+}
+
+/// Reverse mode over a whole function.
+pub(crate) fn vjp_func(src: &Func, wrt: &[usize]) -> Res<Func> {
+    let body = src
+        .body
+        .entry()
+        .ok_or_else(|| Error::new(format!("@{} has no body", src.name)))?;
+    for &i in wrt {
+        if i >= body.args.len() {
+            return Err(Error::new(format!(
+                "wrt position {i} is out of range: @{} has {} parameters",
+                src.name,
+                body.args.len()
+            )));
+        }
+    }
+    let ret = body
+        .ops
+        .last()
+        .filter(|o| o.kind.is_terminator())
+        .ok_or_else(|| Error::new("the function has no return"))?;
+    let mut ad = Ad::new(src, Mode::Linearize);
+    let mut params = vec![];
+    for &p in &body.args {
+        let v = ad.b.param(src.value_type(p).clone());
+        ad.primal.insert(p, v);
+        params.push(v);
+    }
+    let mut cts = vec![];
+    for &o in &ret.operands {
+        let ty = src.value_type(o).clone();
+        let v = ad.b.param(ty.clone());
+        params.push(v);
+        cts.push(if is_float_type(&ty) { Some(v) } else { None });
+    }
+    let seeds: Vec<ValueId> = wrt
+        .iter()
+        .map(|&i| body.args[i])
+        .filter(|&a| is_float_type(src.value_type(a)))
+        .collect();
+    let res = vjp_block(&mut ad, &body.ops, &seeds, &ret.operands, &cts)?;
+    let mut returns = vec![];
+    for &o in &ret.operands {
+        returns.push(ad.p(o)?);
+    }
+    for &i in wrt {
+        let a = body.args[i];
+        let got = seeds.iter().position(|&s| s == a).and_then(|k| res[k]);
+        returns.push(match got {
+            Some(v) => v,
+            None => {
+                let ty = ad.b.tt(ad.p(a)?);
+                ad.b.zeros(&ty)?
+            }
+        });
+    }
+    assemble(src, ad.b, params, returns)
+}
