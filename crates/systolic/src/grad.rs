@@ -1,1 +1,426 @@
-//! `grad`, `value_and_grad`, `jvp`, `vjp`, `checkpoint` (being built; see issue 4).
+//! Automatic differentiation: [`grad`], [`value_and_grad`] (and their `_with_aux` forms),
+//! [`jvp`], [`vjp`] and [`checkpoint`], over pytrees ([`Tree`]).
+//!
+//! The user's function is staged into IR on its input leaves, transformed by
+//! `systolic_autodiff` (reverse mode: a forward sweep keeping residuals and a backward sweep of
+//! transposed ops; forward mode: tangents next to primals) and called on the inputs: compiled
+//! and run when they are concrete, inlined into the enclosing trace under [`jit`](crate::jit),
+//! another `grad` or `vmap`. So `jit(grad(f))` and `grad(grad(f))` work as in JAX.
+//!
+//! Arguments are differentiated as one pytree (JAX's `argnums=0` over a tuple); to hold some
+//! inputs fixed, close over them: `grad(|p: &Params| loss(p, &batch))`.
+
+use crate::array::Array;
+use crate::error::{Error, Result};
+use crate::staging::{call_func, stage};
+use crate::tree::Tree;
+use std::cell::RefCell;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicI64, Ordering};
+use systolic_ir::{Scalar, Tensor, TensorType};
+
+fn ad_err(what: &str, e: systolic_autodiff::Error) -> Error {
+    Error::op(what, e.message)
+}
+
+fn leaves_of<T: Tree>(t: &T) -> Vec<Array> {
+    let mut v = vec![];
+    t.leaves(&mut v);
+    v
+}
+
+/// A constant `x` of `ty` (staged under a trace, else on the default device).
+fn filled(ty: &TensorType, x: f64) -> Result<Array> {
+    let s = if ty.dtype.is_float() {
+        Scalar::Float(x)
+    } else if ty.dtype.is_bool() {
+        Scalar::Bool(x != 0.0)
+    } else if ty.dtype.is_unsigned_integer() {
+        Scalar::UInt(x as u64)
+    } else {
+        Scalar::Int(x as i64)
+    };
+    let scalar =
+        Tensor::splat(TensorType::scalar(ty.dtype), s).map_err(|e| Error::Host(format!("{e}")))?;
+    let c = crate::bind::constant(scalar, false);
+    if ty.shape.is_empty() {
+        return Ok(c);
+    }
+    Ok(crate::numpy::broadcast_to(&c, &ty.shape))
+}
+
+/// Stages `f` on the leaves of `args`; the closure's own errors are returned.
+fn stage_tree<A: Tree>(
+    name: &str,
+    args: &A,
+    f: impl FnOnce(&A) -> Result<Vec<Array>>,
+) -> Result<(crate::staging::Staged, Vec<Array>)> {
+    let leaves = leaves_of(args);
+    let failure = RefCell::new(None);
+    let staged = stage(name, &leaves, |tracers| {
+        let run = || -> Result<Vec<Array>> {
+            let a = args.rebuild(&mut tracers.iter().cloned())?;
+            f(&a)
+        };
+        match run() {
+            Ok(v) => v,
+            Err(e) => {
+                *failure.borrow_mut() = Some(e);
+                vec![]
+            }
+        }
+    })?;
+    if let Some(e) = failure.into_inner() {
+        return Err(e);
+    }
+    Ok((staged, leaves))
+}
+
+/// Reverse mode of `f` (a scalar first output, then auxiliary outputs with zero cotangent) at
+/// `args`: the outputs and the gradient leaves.
+fn value_and_grad_leaves<A: Tree>(
+    what: &str,
+    args: &A,
+    f: impl FnOnce(&A) -> Result<Vec<Array>>,
+) -> Result<(Vec<Array>, Vec<Array>)> {
+    let (staged, leaves) = stage_tree(what, args, f)?;
+    let out_ty = staged
+        .func
+        .result_types
+        .first()
+        .and_then(|t| t.as_tensor())
+        .cloned()
+        .ok_or_else(|| Error::op(what, "the function returned nothing"))?;
+    if !out_ty.shape.is_empty() || !out_ty.dtype.is_float() {
+        return Err(Error::op(
+            what,
+            format!(
+                "the function must return a float scalar to be differentiated, got {}",
+                crate::array::describe(&out_ty)
+            ),
+        ));
+    }
+    let n = leaves.len();
+    let wrt: Vec<usize> = (0..n).collect();
+    let df = systolic_autodiff::vjp(&staged.func, &wrt).map_err(|e| ad_err(what, e))?;
+    let mut call_args = leaves.clone();
+    call_args.extend(staged.captures.iter().cloned());
+    call_args.push(filled(&out_ty, 1.0)?);
+    for t in &staged.func.result_types[1..] {
+        let t = t
+            .as_tensor()
+            .ok_or_else(|| Error::op(what, "a non-tensor output"))?;
+        call_args.push(filled(t, 0.0)?);
+    }
+    let nout = staged.func.result_types.len();
+    let mut weak = staged.out_weak.clone();
+    weak.extend(leaves.iter().map(Array::weak_type));
+    let mut outs = call_func(&df, &call_args, &weak)?;
+    let grads = outs.split_off(nout);
+    Ok((outs, grads))
+}
+
+/// The gradient of a scalar function. Made by [`grad`].
+pub struct Grad<A, F> {
+    f: F,
+    _a: PhantomData<fn(&A)>,
+}
+
+/// `jax.grad`: the gradient of `f` (which returns a float scalar) with respect to every leaf
+/// of its argument, in the argument's structure.
+///
+/// ```
+/// use systolic::{grad, numpy as np, Array};
+/// // d/dx sum(x²) = 2x
+/// let g = grad(|x: &Array| np::sum(&(x * x), None, false));
+/// let x = Array::from_vec(vec![1.0f32, -2.0, 3.0], &[3]);
+/// assert_eq!(g.call(&x).unwrap().to_vec::<f32>().unwrap(), vec![2.0, -4.0, 6.0]);
+/// // Second derivative of x³ at 2: 6x = 12 (grad of grad).
+/// let d2 = grad(|x: &Array| grad(|y: &Array| &(y * y) * y).call(x).unwrap());
+/// assert_eq!(d2.call(&Array::scalar(2.0f32)).unwrap().to_vec::<f32>().unwrap(), vec![12.0]);
+/// ```
+pub fn grad<A: Tree, F: Fn(&A) -> Array>(f: F) -> Grad<A, F> {
+    Grad { f, _a: PhantomData }
+}
+
+impl<A: Tree, F: Fn(&A) -> Array> Grad<A, F> {
+    /// The gradient at `args` (eagerly, or staged into the active trace).
+    pub fn call(&self, args: &A) -> Result<A> {
+        let (_, grads) = value_and_grad_leaves("grad", args, |a| Ok(vec![(self.f)(a)]))?;
+        args.rebuild(&mut grads.into_iter())
+    }
+}
+
+/// The value and gradient of a scalar function. Made by [`value_and_grad`].
+pub struct ValueAndGrad<A, F> {
+    f: F,
+    _a: PhantomData<fn(&A)>,
+}
+
+/// `jax.value_and_grad`: `f`'s value and its gradient, from one forward and one backward
+/// sweep.
+///
+/// ```
+/// use systolic::{jit, numpy as np, value_and_grad, Array};
+/// // One SGD step on a least-squares loss, eagerly and under jit.
+/// let loss = |(w, x, y): &(Array, Array, Array)| {
+///     let r = &np::matmul(x, w) - y;
+///     np::sum(&(&r * &r), None, false)
+/// };
+/// let x = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2]);
+/// let y = Array::from_vec(vec![1.0f32, 1.0], &[2]);
+/// let w = Array::from_vec(vec![0.5f32, -0.5], &[2]);
+/// let (l, g) = value_and_grad(loss).call(&(w.clone(), x.clone(), y.clone())).unwrap();
+/// assert_eq!(l.to_vec::<f32>().unwrap(), vec![4.5]); // r = [-1.5, -1.5]
+/// assert_eq!(g.0.to_vec::<f32>().unwrap(), vec![-12.0, -18.0]); // 2 xᵀ r
+/// let step = jit(move |(w, x, y): &(Array, Array, Array)| {
+///     let (_, g) = value_and_grad(loss).call(&(w.clone(), x.clone(), y.clone())).unwrap();
+///     w - &(&g.0 * 0.01)
+/// });
+/// let w2 = step.call(&(w, x, y)).unwrap();
+/// let w2 = w2.to_vec::<f32>().unwrap();
+/// assert!((w2[0] - 0.62).abs() < 1e-6 && (w2[1] + 0.32).abs() < 1e-6, "{w2:?}");
+/// ```
+pub fn value_and_grad<A: Tree, F: Fn(&A) -> Array>(f: F) -> ValueAndGrad<A, F> {
+    ValueAndGrad { f, _a: PhantomData }
+}
+
+impl<A: Tree, F: Fn(&A) -> Array> ValueAndGrad<A, F> {
+    /// `(f(args), ∇f(args))`.
+    pub fn call(&self, args: &A) -> Result<(Array, A)> {
+        let (mut outs, grads) =
+            value_and_grad_leaves("value_and_grad", args, |a| Ok(vec![(self.f)(a)]))?;
+        Ok((outs.remove(0), args.rebuild(&mut grads.into_iter())?))
+    }
+}
+
+/// [`value_and_grad`] of a function returning `(scalar, aux)` (JAX's `has_aux=True`): the
+/// auxiliary outputs are returned, not differentiated. Made by [`value_and_grad_with_aux`].
+pub struct ValueAndGradAux<A, X, F> {
+    f: F,
+    _a: PhantomData<fn(&A) -> X>,
+}
+
+/// `jax.value_and_grad(f, has_aux=True)`.
+///
+/// ```
+/// use systolic::{numpy as np, value_and_grad_with_aux, Array};
+/// let f = |x: &Array| {
+///     let y = x * x;
+///     (np::sum(&y, None, false), y) // the squares ride along as aux
+/// };
+/// let x = Array::from_vec(vec![1.0f32, 2.0], &[2]);
+/// let ((v, aux), g) = value_and_grad_with_aux(f).call(&x).unwrap();
+/// assert_eq!(v.to_vec::<f32>().unwrap(), vec![5.0]);
+/// assert_eq!(aux.to_vec::<f32>().unwrap(), vec![1.0, 4.0]);
+/// assert_eq!(g.to_vec::<f32>().unwrap(), vec![2.0, 4.0]);
+/// ```
+pub fn value_and_grad_with_aux<A: Tree, X: Tree, F: Fn(&A) -> (Array, X)>(
+    f: F,
+) -> ValueAndGradAux<A, X, F> {
+    ValueAndGradAux { f, _a: PhantomData }
+}
+
+impl<A: Tree, X: Tree, F: Fn(&A) -> (Array, X)> ValueAndGradAux<A, X, F> {
+    /// `((f(args).0, aux), ∇f(args).0)`.
+    pub fn call(&self, args: &A) -> Result<((Array, X), A)> {
+        let template: RefCell<Option<X>> = RefCell::new(None);
+        let (mut outs, grads) = value_and_grad_leaves("value_and_grad", args, |a| {
+            let (v, aux) = (self.f)(a);
+            let mut out = vec![v];
+            aux.leaves(&mut out);
+            *template.borrow_mut() = Some(aux);
+            Ok(out)
+        })?;
+        let value = outs.remove(0);
+        let aux = template
+            .into_inner()
+            .ok_or_else(|| Error::op("value_and_grad", "no aux output"))?
+            .rebuild(&mut outs.into_iter())?;
+        Ok(((value, aux), args.rebuild(&mut grads.into_iter())?))
+    }
+}
+
+/// `jax.jvp`: `(f(primals), ∂f(primals)·tangents)` by forward mode; `tangents` has the
+/// structure of `primals`.
+///
+/// ```
+/// use systolic::{jvp, Array};
+/// let f = |x: &Array| x.clone() * x.clone();
+/// let x = Array::from_vec(vec![3.0f32], &[1]);
+/// let t = Array::from_vec(vec![1.0f32], &[1]);
+/// let (y, dy) = jvp(f, &x, &t).unwrap();
+/// assert_eq!(y.to_vec::<f32>().unwrap(), vec![9.0]);
+/// assert_eq!(dy.to_vec::<f32>().unwrap(), vec![6.0]);
+/// ```
+pub fn jvp<A: Tree, R: Tree>(f: impl Fn(&A) -> R, primals: &A, tangents: &A) -> Result<(R, R)> {
+    let template: RefCell<Option<R>> = RefCell::new(None);
+    let (staged, leaves) = stage_tree("jvp", primals, |a| {
+        let r = f(a);
+        let out = leaves_of(&r);
+        *template.borrow_mut() = Some(r);
+        Ok(out)
+    })?;
+    let tleaves = leaves_of(tangents);
+    if tleaves.len() != leaves.len() {
+        return Err(Error::op(
+            "jvp",
+            format!("{} tangents for {} primals", tleaves.len(), leaves.len()),
+        ));
+    }
+    for (p, t) in leaves.iter().zip(&tleaves) {
+        if p.ty() != t.ty() {
+            return Err(Error::op(
+                "jvp",
+                format!(
+                    "a tangent {} for a primal {}",
+                    crate::array::describe(t.ty()),
+                    crate::array::describe(p.ty())
+                ),
+            ));
+        }
+    }
+    let jf = systolic_autodiff::jvp(&staged.func).map_err(|e| ad_err("jvp", e))?;
+    let mut args = leaves.clone();
+    args.extend(staged.captures.iter().cloned());
+    args.extend(tleaves);
+    for c in &staged.captures {
+        args.push(filled(c.ty(), 0.0)?);
+    }
+    let mut weak = staged.out_weak.clone();
+    weak.extend(staged.out_weak.iter().copied());
+    let mut outs = call_func(&jf, &args, &weak)?;
+    let touts = outs.split_off(staged.out_weak.len());
+    let template = template
+        .into_inner()
+        .ok_or_else(|| Error::op("jvp", "no output"))?;
+    Ok((
+        template.rebuild(&mut outs.into_iter())?,
+        template.rebuild(&mut touts.into_iter())?,
+    ))
+}
+
+/// The pullback of a function at a point. Made by [`vjp`].
+pub struct Vjp<A, R> {
+    func: systolic_ir::Func,
+    args: Vec<Array>,
+    nout: usize,
+    in_weak: Vec<bool>,
+    primals: A,
+    _r: PhantomData<fn(&R)>,
+}
+
+/// `jax.vjp`: `f(primals)` and its pullback, which maps output cotangents (structured as the
+/// output) to input cotangents (structured as `primals`).
+///
+/// ```
+/// use systolic::{vjp, Array};
+/// let f = |(x, y): &(Array, Array)| x * y;
+/// let x = Array::from_vec(vec![2.0f32, 3.0], &[2]);
+/// let y = Array::from_vec(vec![5.0f32, 7.0], &[2]);
+/// let (out, pullback) = vjp(f, &(x, y)).unwrap();
+/// assert_eq!(out.to_vec::<f32>().unwrap(), vec![10.0, 21.0]);
+/// let (dx, dy) = pullback.call(&Array::from_vec(vec![1.0f32, 10.0], &[2])).unwrap();
+/// assert_eq!(dx.to_vec::<f32>().unwrap(), vec![5.0, 70.0]);
+/// assert_eq!(dy.to_vec::<f32>().unwrap(), vec![2.0, 30.0]);
+/// ```
+pub fn vjp<A: Tree + Clone, R: Tree>(f: impl Fn(&A) -> R, primals: &A) -> Result<(R, Vjp<A, R>)> {
+    let template: RefCell<Option<R>> = RefCell::new(None);
+    let (staged, leaves) = stage_tree("vjp", primals, |a| {
+        let r = f(a);
+        let out = leaves_of(&r);
+        *template.borrow_mut() = Some(r);
+        Ok(out)
+    })?;
+    let mut args = leaves.clone();
+    args.extend(staged.captures.iter().cloned());
+    let outs = call_func(&staged.func, &args, &staged.out_weak)?;
+    let nout = outs.len();
+    let wrt: Vec<usize> = (0..leaves.len()).collect();
+    let df = systolic_autodiff::vjp(&staged.func, &wrt).map_err(|e| ad_err("vjp", e))?;
+    let template = template
+        .into_inner()
+        .ok_or_else(|| Error::op("vjp", "no output"))?;
+    let out = template.rebuild(&mut outs.into_iter())?;
+    Ok((
+        out,
+        Vjp {
+            func: df,
+            args,
+            nout,
+            in_weak: leaves.iter().map(Array::weak_type).collect(),
+            primals: primals.clone(),
+            _r: PhantomData,
+        },
+    ))
+}
+
+impl<A: Tree, R: Tree> Vjp<A, R> {
+    /// The input cotangents for output cotangents `ct` (structured as the output). The forward
+    /// sweep runs again with the backward one.
+    pub fn call(&self, ct: &R) -> Result<A> {
+        let cts = leaves_of(ct);
+        if cts.len() != self.nout {
+            return Err(Error::op(
+                "vjp",
+                format!("{} cotangents for {} outputs", cts.len(), self.nout),
+            ));
+        }
+        let mut args = self.args.clone();
+        args.extend(cts);
+        let mut weak = vec![false; self.nout];
+        weak.extend(self.in_weak.iter().copied());
+        let mut outs = call_func(&self.func, &args, &weak)?;
+        let grads = outs.split_off(self.nout);
+        self.primals.rebuild(&mut grads.into_iter())
+    }
+}
+
+/// A function whose intermediate values are recomputed in the backward sweep instead of being
+/// kept. Made by [`checkpoint`].
+pub struct Checkpoint<A, R, F> {
+    f: F,
+    _t: PhantomData<fn(&A) -> R>,
+}
+
+static REMAT_GROUP: AtomicI64 = AtomicI64::new(1);
+
+/// `jax.checkpoint` (remat): `f` computes the same values, but when it is differentiated its
+/// intermediates are recomputed from its inputs in the backward sweep (behind an
+/// `optimization_barrier`, so the compiler does not merge the recomputation back) instead of
+/// being saved, trading compute for memory.
+///
+/// ```
+/// use systolic::{checkpoint, grad, numpy as np, Array};
+/// let block = checkpoint(|x: &Array| np::sin(&np::sin(x)));
+/// let g = grad(|x: &Array| np::sum(&block.call(x).unwrap(), None, false));
+/// let x = Array::from_vec(vec![0.5f32], &[1]);
+/// let want = (0.5f32.sin().cos() * 0.5f32.cos()) as f32;
+/// let got = g.call(&x).unwrap().to_vec::<f32>().unwrap()[0];
+/// assert!((got - want).abs() < 1e-6, "{got} {want}");
+/// ```
+pub fn checkpoint<A: Tree, R: Tree, F: Fn(&A) -> R>(f: F) -> Checkpoint<A, R, F> {
+    Checkpoint { f, _t: PhantomData }
+}
+
+impl<A: Tree, R: Tree, F: Fn(&A) -> R> Checkpoint<A, R, F> {
+    /// `f(args)`, marked for rematerialisation.
+    pub fn call(&self, args: &A) -> Result<R> {
+        let template: RefCell<Option<R>> = RefCell::new(None);
+        let (staged, leaves) = stage_tree("checkpoint", args, |a| {
+            let r = (self.f)(a);
+            let out = leaves_of(&r);
+            *template.borrow_mut() = Some(r);
+            Ok(out)
+        })?;
+        let mut func = staged.func;
+        systolic_autodiff::mark_remat(&mut func, REMAT_GROUP.fetch_add(1, Ordering::Relaxed));
+        let mut call_args = leaves;
+        call_args.extend(staged.captures.iter().cloned());
+        let outs = call_func(&func, &call_args, &staged.out_weak)?;
+        template
+            .into_inner()
+            .ok_or_else(|| Error::op("checkpoint", "no output"))?
+            .rebuild(&mut outs.into_iter())
+    }
+}

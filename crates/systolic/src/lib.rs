@@ -46,6 +46,10 @@ pub use device::{client, default_device, device, devices};
 pub use eager::eager_cache_len;
 pub use element::Element;
 pub use error::{Error, Result};
+pub use grad::{
+    checkpoint, grad, jvp, value_and_grad, value_and_grad_with_aux, vjp, Checkpoint, Grad,
+    ValueAndGrad, ValueAndGradAux, Vjp,
+};
 pub use jit::{jit, Jit, Lowered};
 pub use ops::elementwise::{weak_float, weak_int};
 pub use tree::Tree;
