@@ -295,3 +295,29 @@ fn captured_arrays_and_errors() {
         .unwrap_err();
     assert!(e.to_string().contains("in_axes has 1 entries"), "{e}");
 }
+
+#[test]
+fn vmap_over_prng_keys_equals_each_key_alone() {
+    use systolic::random;
+    let keys = random::split_array(&random::key(0), 5);
+    let normals = vmap(|k: &Array| random::normal(k, &[3], DType::F32))
+        .call(&keys)
+        .unwrap();
+    let splits = vmap(|k: &Array| random::split_array(k, 2))
+        .call(&keys)
+        .unwrap();
+    assert_eq!(normals.shape(), &[5, 3]);
+    assert_eq!(splits.shape(), &[5, 2, 2]);
+    let (nv, sv) = (
+        normals.to_vec::<f32>().unwrap(),
+        splits.to_vec::<u32>().unwrap(),
+    );
+    for (i, k) in random::split(&random::key(0), 5).iter().enumerate() {
+        let n = random::normal(k, &[3], DType::F32).to_vec::<f32>().unwrap();
+        for (a, b) in nv[i * 3..i * 3 + 3].iter().zip(&n) {
+            assert!((a - b).abs() <= 1e-6 * (1.0 + b.abs()), "{a} vs {b}");
+        }
+        let s = random::split_array(k, 2).to_vec::<u32>().unwrap();
+        assert_eq!(&sv[i * 4..i * 4 + 4], &s[..]);
+    }
+}
