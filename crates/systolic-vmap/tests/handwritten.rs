@@ -151,6 +151,11 @@ fn nested_vmap() {
         ("conv", vec![Some(0), None], vec![Some(0), Some(0)]),
         ("switch", vec![Some(0), None], vec![None, Some(0)]),
         ("rng_bit_generator", vec![Some(0)], vec![Some(1)]),
+        (
+            "batch_group_conv",
+            vec![Some(0), None],
+            vec![Some(0), Some(2)],
+        ),
         ("grouped_conv", vec![None, Some(0)], vec![Some(0), Some(0)]),
         ("sort", vec![Some(0), Some(0)], vec![Some(1), None]),
         (

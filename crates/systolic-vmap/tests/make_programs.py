@@ -25,6 +25,11 @@ def grouped_conv(x, w):
                                     dimension_numbers=("NCH", "OIH", "NCH"), feature_group_count=2)
 
 
+def batch_group_conv(x, w):
+    return lax.conv_general_dilated(x, w, (1,), [(1, 1)], dimension_numbers=("NCH", "OIH", "NCH"),
+                                    batch_group_count=2)
+
+
 def while_count(x, n):
     def cond(c):
         i, v = c
@@ -127,6 +132,7 @@ PROGRAMS = {
     "dot_t": (lambda a, b: jnp.einsum("ji,kj->ik", a, b), [S((4, 3)), S((5, 4))]),
     "conv": (conv, [S((1, 5, 5, 2)), S((3, 3, 2, 3))]),
     "grouped_conv": (grouped_conv, [S((2, 4, 7)), S((6, 2, 3))]),
+    "batch_group_conv": (batch_group_conv, [S((4, 3, 5)), S((4, 3, 2))]),
     "gather": (gather_take, [S((5, 3)), S((2,), i32)]),
     "gather2": (gather2, [S((3, 4)), S((3, 2), i32)]),
     "scatter_add": (scatter_add, [S((5, 3)), S((2,), i32), S((2, 3))]),

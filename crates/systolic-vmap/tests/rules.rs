@@ -14,6 +14,17 @@ fn argmax() {
 }
 
 #[test]
+fn batch_group_conv() {
+    check_all_axes("batch_group_conv");
+    let n = load("batch_group_conv")
+        .func("main")
+        .unwrap()
+        .params()
+        .len();
+    check("batch_group_conv", &vec![Some(0); n], &[Some(0)]);
+}
+
+#[test]
 fn batched_dot() {
     check_all_axes("batched_dot");
     let n = load("batched_dot").func("main").unwrap().params().len();

@@ -29,6 +29,27 @@ fn fold(cx: &mut Cx, b: BVal, dim: usize, before: bool) -> Result<ValueId> {
     cx.reshape(v, shape)
 }
 
+/// For an input with `batch_group_count = g`: folds the batch into the input's batch dimension
+/// `dim` inside each group (`[g, B, n/g]`), so every group keeps its examples together.
+fn fold_grouped(cx: &mut Cx, b: BVal, dim: usize, g: i64) -> Result<ValueId> {
+    let v = cx.move_to(b, 0)?;
+    let t = cx.ty(v)?;
+    let mut shape = t.shape.clone();
+    let n = shape[dim + 1];
+    shape[dim + 1] = n / g;
+    shape.insert(dim + 1, g);
+    let v = cx.reshape(v, shape)?;
+    // [B, pre.., g, n/g, post..] -> [pre.., g, B, n/g, post..]
+    let rank = t.rank() as i64 + 1;
+    let mut perm: Vec<i64> = (1..=dim as i64 + 1).collect();
+    perm.push(0);
+    perm.extend(dim as i64 + 2..rank);
+    let v = cx.transpose(v, perm)?;
+    let mut out: Vec<i64> = t.shape[1..].to_vec();
+    out[dim] *= cx.size;
+    cx.reshape(v, out)
+}
+
 /// Splits dimension `dim` of `v` into `[B, n]` (`b_outer`) or `[n, B]`.
 fn split(cx: &mut Cx, v: ValueId, dim: usize, b_outer: bool) -> Result<BVal> {
     let t = cx.ty(v)?;
@@ -56,25 +77,30 @@ pub(crate) fn convolution(
     let mut a = attrs.clone();
     let (lv, rv, how) = match (l.batched(), r.batched()) {
         (true, false) => {
-            if attrs.batch_group_count != 1 {
-                return Err(cx.err("a batched input with batch_group_count > 1 is not supported"));
-            }
-            let lv = fold(cx, l, dn.input_batch_dimension as usize, true)?;
+            let g = attrs.batch_group_count;
+            let lv = if g == 1 {
+                fold(cx, l, dn.input_batch_dimension as usize, true)?
+            } else {
+                fold_grouped(cx, l, dn.input_batch_dimension as usize, g)?
+            };
             (lv, r.v, 0)
         }
         (false, true) => {
             let rv = fold(cx, r, dn.kernel_output_feature_dimension as usize, false)?;
             (l.v, rv, 1)
         }
-        _ => {
-            if attrs.batch_group_count != 1 {
-                return Err(cx.err(
-                    "a batched input and kernel with batch_group_count > 1 are not supported",
-                ));
-            }
+        _ if attrs.batch_group_count == 1 => {
             let lv = fold(cx, l, dn.input_feature_dimension as usize, true)?;
             let rv = fold(cx, r, dn.kernel_output_feature_dimension as usize, true)?;
             a.feature_group_count *= cx.size;
+            (lv, rv, 2)
+        }
+        _ => {
+            // Batch groups already (so one feature group): one batch group per example and
+            // group, the batch outermost on the input's batch and the output features.
+            let lv = fold(cx, l, dn.input_batch_dimension as usize, true)?;
+            let rv = fold(cx, r, dn.kernel_output_feature_dimension as usize, true)?;
+            a.batch_group_count *= cx.size;
             (lv, rv, 2)
         }
     };
