@@ -242,3 +242,25 @@ func.func @main(%x: tensor<2x3xf32>, %y: tensor<2x3xi32>) -> (tensor<2x3xf32>, t
         &[&[Some(0), Some(0)], &[Some(2), None], &[None, Some(1)]],
     );
 }
+
+#[test]
+fn optimization_barrier_and_get_dimension_size() {
+    let src = r#"
+func.func @main(%x: tensor<2x3xf32>, %y: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<i32>) {
+  %b:2 = stablehlo.optimization_barrier %x, %y : tensor<2x3xf32>, tensor<3xf32>
+  %d = stablehlo.get_dimension_size %b#0, dim = 1 : (tensor<2x3xf32>) -> tensor<i32>
+  return %b#0, %b#1, %d : tensor<2x3xf32>, tensor<3xf32>, tensor<i32>
+}"#;
+    check_src(
+        src,
+        &[&[Some(1), None], &[None, Some(0)], &[Some(2), Some(1)]],
+    );
+}
+
+#[test]
+fn calls_are_inlined_by_vmap_module_and_named_by_vmap() {
+    let m = load("fori");
+    let e = systolic_vmap::vmap(&m.funcs[0], &[Some(0), None], 2, &[Some(0)]).unwrap_err();
+    assert!(e.to_string().contains("inline calls first"), "{e}");
+    check_module(&m, "main", &[Some(0), None], 2, &[Some(0)], 3);
+}

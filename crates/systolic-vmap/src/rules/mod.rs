@@ -92,6 +92,9 @@ pub(crate) fn batch(cx: &mut Cx, op: &Op, args: &[BVal], captures: bool) -> Resu
         If | Case => control::branch(cx, op, args),
         OptimizationBarrier => control::barrier(cx, args),
         RngBitGenerator { .. } => rng::rng_bit_generator(cx, op, args),
+        Call { callee } => Err(cx.err(format!(
+            "calls @{callee}: inline calls first (vmap_module does)"
+        ))),
         _ => Err(cx.err(
             "has no batching rule (it cannot take batched operands; only its unbatched use \
              is supported)",
