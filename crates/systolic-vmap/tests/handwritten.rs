@@ -188,7 +188,18 @@ func.func @main(%x: tensor<2xf32>, %y: tensor<2xf32>) -> tensor<2xf32> {
     assert!(text.contains("custom_call @my_kernel"), "{text}");
     let err = systolic_vmap::vmap(&m.funcs[0], &[None, Some(0)], 4, &[Some(0)]).unwrap_err();
     assert!(err.to_string().contains("stablehlo.custom_call"), "{err}");
-    assert!(err.to_string().contains("no batching rule"), "{err}");
+    assert!(
+        err.to_string().contains("@my_kernel has no batching rule"),
+        "{err}"
+    );
+    // Annotations pass batched values through.
+    let src = r#"
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %s = stablehlo.custom_call @Sharding(%x) {mhlo.sharding = "{replicated}"} : (tensor<2xf32>) -> tensor<2xf32>
+  %r = stablehlo.add %s, %s : tensor<2xf32>
+  return %r : tensor<2xf32>
+}"#;
+    check_module(&parse(src), "main", &[Some(1)], 3, &[Some(0)], 1);
 }
 
 #[test]

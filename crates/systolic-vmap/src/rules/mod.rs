@@ -4,6 +4,7 @@
 
 mod control;
 mod conv;
+mod custom;
 mod dot;
 mod elementwise;
 mod indexing;
@@ -92,6 +93,7 @@ pub(crate) fn batch(cx: &mut Cx, op: &Op, args: &[BVal], captures: bool) -> Resu
         If | Case => control::branch(cx, op, args),
         OptimizationBarrier => control::barrier(cx, args),
         RngBitGenerator { .. } => rng::rng_bit_generator(cx, op, args),
+        CustomCall { .. } => custom::custom_call(cx, op, args),
         Call { callee } => Err(cx.err(format!(
             "calls @{callee}: inline calls first (vmap_module does)"
         ))),
