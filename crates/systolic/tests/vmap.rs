@@ -321,3 +321,39 @@ fn vmap_over_prng_keys_equals_each_key_alone() {
         assert_eq!(&sv[i * 4..i * 4 + 4], &s[..]);
     }
 }
+
+#[test]
+fn closures_capturing_tracers_of_enclosing_traces() {
+    // Under jit: the mapped function reads a tracer of the jit trace.
+    let f = jit(|(x, w): &(Array, Array)| vmap(|r: &Array| r * w).call(x).unwrap());
+    let out = f
+        .call(&(rows(2, 3), Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3])))
+        .unwrap();
+    assert_eq!(
+        out.to_vec::<f32>().unwrap(),
+        vec![-1.0, -1.0, 0.0, 0.5, 2.0, 4.5]
+    );
+    // Nested: the inner mapped function reads the outer one's per-example value.
+    let a = Array::from_vec(vec![1.0f32, 2.0], &[2]);
+    let b = Array::from_vec(vec![3.0f32, 4.0, 5.0], &[3]);
+    let outer = vmap(|x: &Array| vmap(|y: &Array| x - y).call(&b).unwrap());
+    let o = outer.call(&a).unwrap();
+    assert_eq!(o.shape(), &[2, 3]);
+    assert_eq!(
+        o.to_vec::<f32>().unwrap(),
+        vec![-2.0, -3.0, -4.0, -1.0, -2.0, -3.0]
+    );
+    // The same inside jit.
+    let j = jit(|(a, b): &(Array, Array)| {
+        vmap(|x: &Array| vmap(|y: &Array| x - y).call(b).unwrap())
+            .call(a)
+            .unwrap()
+    });
+    assert_eq!(
+        j.call(&(a.clone(), b.clone()))
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap(),
+        o.to_vec::<f32>().unwrap()
+    );
+}
