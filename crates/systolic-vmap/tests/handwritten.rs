@@ -275,3 +275,17 @@ fn calls_are_inlined_by_vmap_module_and_named_by_vmap() {
     assert!(e.to_string().contains("inline calls first"), "{e}");
     check_module(&m, "main", &[Some(0), None], 2, &[Some(0)], 3);
 }
+
+#[test]
+#[ignore]
+fn show() {
+    let name = std::env::var("VMAP_SHOW").unwrap_or("mlp_loss_grad".into());
+    let m = load(&name);
+    let n = m.func("main").unwrap().params().len();
+    let mut axes = vec![None; n];
+    for a in std::env::var("VMAP_AXES").unwrap_or("0".into()).split(',') {
+        axes[a.parse::<usize>().unwrap()] = Some(0);
+    }
+    let f = systolic_vmap::vmap_module(&m, "main", &axes, 8, &[Some(0)]).unwrap();
+    println!("{}", systolic_ir::text::print_module(&as_main(f)));
+}
