@@ -13,7 +13,7 @@ use systolic_ir::{
 /// A value of the batched function and where its batch dimension is (`None`: not batched, the
 /// same for every example).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BVal {
+pub(crate) struct BVal {
     /// The value in the batched function.
     pub v: ValueId,
     /// The batch dimension, if batched.

@@ -11,6 +11,25 @@ const MAX_DEPTH: usize = 64;
 
 /// A copy of `module`'s function `entry` with every `func.call` (at any depth) replaced by the
 /// callee's body.
+///
+/// ```
+/// use systolic_ir::text::parse_module;
+/// let m = parse_module(
+///     "func.func @main(%x: tensor<f32>) -> tensor<f32> {
+///        %0 = func.call @sq(%x) : (tensor<f32>) -> tensor<f32>
+///        return %0 : tensor<f32>
+///      }
+///      func.func private @sq(%y: tensor<f32>) -> tensor<f32> {
+///        %0 = stablehlo.multiply %y, %y : tensor<f32>
+///        return %0 : tensor<f32>
+///      }",
+///     "calls",
+/// )
+/// .unwrap();
+/// let f = systolic_vmap::inline_calls(&m, "main").unwrap();
+/// let names: Vec<String> = f.body.blocks[0].ops.iter().map(|op| op.kind.name()).collect();
+/// assert_eq!(names, ["stablehlo.multiply", "func.return"]);
+/// ```
 pub fn inline_calls(module: &Module, entry: &str) -> Result<Func> {
     let f = module
         .func(entry)

@@ -5,7 +5,7 @@
 //! position, and every result gets one at its `out_axes` position.
 //!
 //! The transformation walks the function once, op by op, and keeps for every value whether it is
-//! batched and along which dimension ([`BVal`]). Each op has one batching rule (in `rules/`, one
+//! batched and along which dimension. Each op has one batching rule (in `rules/`, one
 //! file per op family) that moves the batch dimension where the rule wants it and emits the
 //! batched op. Values that do not depend on a batched input stay unbatched: their ops are copied
 //! unchanged. The approach follows JAX's batching interpreter (`jax/_src/interpreters/batching.py`
@@ -38,7 +38,6 @@ mod inline;
 mod rules;
 mod transform;
 
-pub use builder::BVal;
 pub use inline::inline_calls;
 pub use transform::{vmap, vmap_module};
 
@@ -54,7 +53,7 @@ pub struct VmapError {
 
 impl VmapError {
     /// An error about `op`.
-    pub fn new(op: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(op: impl Into<String>, message: impl Into<String>) -> Self {
         VmapError {
             op: op.into(),
             message: message.into(),
