@@ -357,3 +357,28 @@ fn closures_capturing_tracers_of_enclosing_traces() {
         o.to_vec::<f32>().unwrap()
     );
 }
+
+#[test]
+#[ignore]
+fn timing_of_repeated_eager_calls() {
+    let x = rows(64, 32);
+    let w = rows(32, 16);
+    let f = vmap(|r: &Array| np::tanh(&np::matmul(r, &w)));
+    f.call(&x).unwrap();
+    let t = std::time::Instant::now();
+    for _ in 0..100 {
+        f.call(&x).unwrap().block_until_ready().unwrap();
+    }
+    eprintln!("eager vmap call: {:?}", t.elapsed() / 100);
+    let j = jit(|x: &Array| {
+        vmap(|r: &Array| np::tanh(&np::matmul(r, &w)))
+            .call(x)
+            .unwrap()
+    });
+    j.call(&x).unwrap();
+    let t = std::time::Instant::now();
+    for _ in 0..100 {
+        j.call(&x).unwrap().block_until_ready().unwrap();
+    }
+    eprintln!("jit(vmap) call: {:?}", t.elapsed() / 100);
+}
