@@ -1,5 +1,6 @@
-//! Inlining of `func.call`s (JAX's lowerings call private functions, e.g. a `fori_loop` body),
-//! so that the batching rules see one function.
+//! Inlining of `func.call`s (JAX's lowerings call private functions, e.g. a `fori_loop` body)
+//! and of `stablehlo.composite`s (by their decomposition), so that the batching rules see one
+//! function.
 
 use crate::{Result, VmapError};
 use std::collections::HashMap;
@@ -9,8 +10,8 @@ use systolic_ir::{Func, Module, Op, OpKind, ValueId};
 /// Deepest call nesting inlined before reporting recursion.
 const MAX_DEPTH: usize = 64;
 
-/// A copy of `module`'s function `entry` with every `func.call` (at any depth) replaced by the
-/// callee's body.
+/// A copy of `module`'s function `entry` with every `func.call` and `stablehlo.composite` (at
+/// any depth) replaced by the body of the function it calls.
 ///
 /// ```
 /// use systolic_ir::text::parse_module;
@@ -66,7 +67,12 @@ fn inline_ops(
 ) -> Result<Vec<Op>> {
     let mut out = vec![];
     for mut op in ops {
-        if let OpKind::Call { callee } = &op.kind {
+        let callee = match &op.kind {
+            OpKind::Call { callee } => Some(callee),
+            OpKind::Composite { decomposition, .. } => Some(decomposition),
+            _ => None,
+        };
+        if let Some(callee) = callee {
             if depth >= MAX_DEPTH {
                 return Err(VmapError::new(
                     "func.call",

@@ -130,8 +130,8 @@ pub fn vmap(
     Ok(out)
 }
 
-/// [`vmap`] of function `entry` of `module`, with the functions it calls inlined first (JAX's
-/// lowerings call private functions).
+/// [`vmap`] of function `entry` of `module`, with the functions it calls (and the
+/// decompositions of its composites) inlined first (JAX's lowerings call private functions).
 ///
 /// ```
 /// use systolic_ir::text::parse_module;

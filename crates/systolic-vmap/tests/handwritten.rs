@@ -289,3 +289,17 @@ fn show() {
     let f = systolic_vmap::vmap_module(&m, "main", &axes, 8, &[Some(0)]).unwrap();
     println!("{}", systolic_ir::text::print_module(&as_main(f)));
 }
+
+#[test]
+fn composites_are_inlined_by_their_decomposition() {
+    let src = r#"
+func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %r = stablehlo.composite "my.square" %x {decomposition = @my.square} : (tensor<3xf32>) -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+func.func private @my.square(%y: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = stablehlo.multiply %y, %y : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}"#;
+    check_module(&parse(src), "main", &[Some(0)], 4, &[Some(1)], 2);
+}
