@@ -11,6 +11,23 @@
 //! unchanged. The approach follows JAX's batching interpreter (`jax/_src/interpreters/batching.py`
 //! and the per-primitive rules), done on the IR instead of on a trace.
 //!
+//! | family (file in `rules/`) | ops | how |
+//! |---|---|---|
+//! | `elementwise` | unary/binary (StableHLO and CHLO), compare, select, clamp, convert, reduce_precision, map, bitcast_convert | batch dim where the first batched operand has it; unbatched full-rank operands broadcast, scalar select/clamp operands kept |
+//! | `shape` | broadcast_in_dim, broadcast, reshape, transpose, slice, concatenate, pad (batched pad value: pad + mask select), reverse, get_dimension_size | batch dim kept or moved to the front |
+//! | `indexing` | dynamic_slice, dynamic_update_slice, gather, scatter | batched start indices → gather/scatter with batching dims (indices clamped as the dynamic ops do) |
+//! | `reduce` | reduce, reduce_window, select_and_scatter, sort, top_k | batch dim kept out of reduced dims and windows; batched init values: error |
+//! | `dot` | dot_general, dot | both batched: new batch dim; one side: a free dim of that side |
+//! | `conv` | convolution | input batched: folded into N; kernel: into output features; both: feature (or batch) groups |
+//! | `linalg` | cholesky, triangular_solve, fft | leading batch dim |
+//! | `control` | while, if, case, optimization_barrier | batched predicate: while runs while any example runs and selects carries; if/case run every branch and select |
+//! | `rng` | rng_bit_generator | a loop over examples (each gets what it would alone) |
+//! | `custom` | custom_call | annotations (Sharding, placement, layout) pass through; other targets: error |
+//!
+//! Ops with no rule (collectives, infeed/outfeed, batch_norm_*, the deprecated rng, tuples,
+//! opaque custom calls) are copied when none of their inputs is batched and are an error naming
+//! the op otherwise. [`vmap_module`] first inlines calls and composites.
+//!
 //! ```
 //! use systolic_ir::text::parse_module;
 //! let m = parse_module(
