@@ -1,5 +1,5 @@
 //! Every JAX-exported program of the repository's test data (systolic-ir's and the CLI's),
-//! batched with all parameters mapped (and, separately, only the first), checked on the
+//! batched with all parameters mapped (at axis 0, at their last axis, and only the first), checked on the
 //! interpreter against per-example runs. Programs with ops that have no rule (custom calls of
 //! LAPACK kernels, collectives) must fail with an error naming the op.
 
@@ -50,7 +50,12 @@ fn repository_programs() {
         let all = vec![Some(0); n];
         let mut first = vec![None; n];
         first[0] = Some(0);
-        for axes in [all, first] {
+        let last: Vec<Option<usize>> = f
+            .param_types()
+            .iter()
+            .map(|t| Some(t.as_tensor().unwrap().rank()))
+            .collect();
+        for axes in [all, first, last] {
             match systolic_vmap::vmap_module(&m, "main", &axes, 2, &[Some(0)]) {
                 Ok(_) => {
                     let r = std::panic::catch_unwind(|| {
