@@ -1,4 +1,4 @@
-//! Inlining `func.call`s, so a module as JAX exports it (with private helper functions) can be
+//! Inlining `func.call`s (and `stablehlo.composite`s, by their decomposition), so a module as JAX exports it (with private helper functions) can be
 //! differentiated as one function. Calls to a function that carries [`crate::REMAT_ATTR`] get
 //! their inlined ops marked as one rematerialisation group.
 
@@ -54,9 +54,14 @@ fn inline_region(
             for r in &mut op.regions {
                 inline_region(module, f, r, depth, group, renames)?;
             }
-            let OpKind::Call { callee } = &op.kind else {
-                ops.push(op);
-                continue;
+            // Calls, and composites by their decomposition.
+            let callee = match &op.kind {
+                OpKind::Call { callee } => callee,
+                OpKind::Composite { decomposition, .. } => decomposition,
+                _ => {
+                    ops.push(op);
+                    continue;
+                }
             };
             let g = module
                 .func(callee)

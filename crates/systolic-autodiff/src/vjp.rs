@@ -381,58 +381,51 @@ fn branch_backward(
     Ok(outs.into_iter().map(Some).collect())
 }
 
-/// The static trip count of a while loop counting a carry from a constant up to a constant
-/// (or to a carry that stays a constant) by one: `(trip count, counter position)`.
-fn static_trip_count(ad: &Ad, op: &Op) -> Option<(i64, usize)> {
+/// A loop counting a carry by ±1 between constants.
+struct Trip {
+    /// Iterations.
+    count: i64,
+    /// The counter's carry position.
+    counter: usize,
+    /// +1 when it counts up, -1 when it counts down.
+    dir: i64,
+}
+
+/// The value of a rank-0 integer constant defined anywhere in `ops` (nested regions too).
+fn int_constant(region: &Region, v: ValueId) -> Option<i64> {
+    let mut found = None;
+    systolic_ir::walk::walk_ops(region, &mut |o, _| {
+        if o.results.contains(&v) {
+            if let OpKind::Constant(t) = &o.kind {
+                if t.num_elements() == 1 {
+                    found = match t.get(0) {
+                        systolic_ir::Scalar::Int(i) => Some(i),
+                        systolic_ir::Scalar::UInt(u) => Some(u as i64),
+                        _ => None,
+                    };
+                }
+            }
+        }
+    });
+    found
+}
+
+/// The static trip count of a while loop whose condition compares a carry with a constant
+/// (or with a carry returned unchanged that starts as a constant) and whose body adds or
+/// subtracts one: what `fori_loop` with static bounds and `scan` lower to (and the backward
+/// loops this crate emits, so loops can be differentiated twice).
+fn static_trip_count(ad: &Ad, op: &Op) -> Option<Trip> {
+    use ComparisonDirection as D;
     let cond = op.regions.first()?.entry()?;
     let body = op.regions.get(1)?.entry()?;
-    let cmp = cond.ops.iter().find(|o| {
-        matches!(
-            o.kind,
-            OpKind::Compare {
-                direction: ComparisonDirection::Lt,
-                ..
-            }
-        )
-    })?;
     let ret = cond.ops.last()?;
-    if ret.operands != cmp.results {
+    let cmp = cond.ops.iter().find(|o| o.results == ret.operands)?;
+    let OpKind::Compare { direction, .. } = cmp.kind else {
         return None;
-    }
+    };
     let k = cond.args.iter().position(|&a| a == cmp.operands[0])?;
-    let const_of = |v: ValueId, ops: &[Op]| -> Option<i64> {
-        ops.iter()
-            .find(|o| o.results.contains(&v))
-            .and_then(|o| match &o.kind {
-                OpKind::Constant(t) if t.num_elements() == 1 => match t.get(0) {
-                    systolic_ir::Scalar::Int(i) => Some(i),
-                    systolic_ir::Scalar::UInt(u) => Some(u as i64),
-                    _ => None,
-                },
-                _ => None,
-            })
-    };
-    let outer = |v: ValueId| -> Option<i64> {
-        let mut found = None;
-        if let Some(b) = ad.src.body.entry() {
-            systolic_ir::walk::walk_ops(&ad.src.body, &mut |o, _| {
-                if o.results.contains(&v) {
-                    if let OpKind::Constant(t) = &o.kind {
-                        if t.num_elements() == 1 {
-                            found = match t.get(0) {
-                                systolic_ir::Scalar::Int(i) => Some(i),
-                                systolic_ir::Scalar::UInt(u) => Some(u as i64),
-                                _ => None,
-                            };
-                        }
-                    }
-                }
-            });
-            let _ = b;
-        }
-        found
-    };
-    let limit = match const_of(cmp.operands[1], &cond.ops) {
+    let cond_region = &op.regions[0];
+    let limit = match int_constant(cond_region, cmp.operands[1]) {
         Some(n) => n,
         None => {
             // The bound is a carry returned unchanged whose initial value is a constant.
@@ -441,42 +434,59 @@ fn static_trip_count(ad: &Ad, op: &Op) -> Option<(i64, usize)> {
             if bret.operands.get(j) != Some(&body.args[j]) {
                 return None;
             }
-            outer(op.operands[j])?
+            int_constant(&ad.src.body, op.operands[j])?
         }
     };
-    let start = outer(op.operands[k])?;
-    // The body adds one to the counter.
+    let start = int_constant(&ad.src.body, op.operands[k])?;
+    // The body adds or subtracts one.
     let bret = body.ops.last()?;
     let next = bret.operands.get(k)?;
     let inc = body.ops.iter().find(|o| o.results.contains(next))?;
-    if !matches!(inc.kind, OpKind::Binary(systolic_ir::BinaryOp::Add)) {
-        return None;
-    }
-    let other = if inc.operands[0] == body.args[k] {
-        inc.operands[1]
-    } else if inc.operands[1] == body.args[k] {
-        inc.operands[0]
-    } else {
-        return None;
+    let body_region = &op.regions[1];
+    let step = match inc.kind {
+        OpKind::Binary(systolic_ir::BinaryOp::Add) => {
+            let other = if inc.operands[0] == body.args[k] {
+                inc.operands[1]
+            } else if inc.operands[1] == body.args[k] {
+                inc.operands[0]
+            } else {
+                return None;
+            };
+            int_constant(body_region, other)?
+        }
+        OpKind::Binary(systolic_ir::BinaryOp::Subtract) if inc.operands[0] == body.args[k] => {
+            -int_constant(body_region, inc.operands[1])?
+        }
+        _ => return None,
     };
-    if const_of(other, &body.ops) != Some(1) {
-        return None;
-    }
-    Some(((limit - start).max(0), k))
+    let count = match (direction, step) {
+        (D::Lt, 1) => limit - start,
+        (D::Le, 1) => limit - start + 1,
+        (D::Gt, -1) => start - limit,
+        (D::Ge, -1) => start - limit + 1,
+        _ => return None,
+    };
+    Some(Trip {
+        count: count.max(0),
+        counter: k,
+        dir: step,
+    })
 }
 
 /// The forward sweep of a while loop: the loop itself, also stacking every carry as it enters
 /// each iteration (the residuals of the backward loop).
 fn forward_while(ad: &mut Ad, op: &Op, c: &mut Custom) -> Res<()> {
-    let (trip, k) = static_trip_count(ad, op).ok_or_else(|| {
+    let t = static_trip_count(ad, op).ok_or_else(|| {
         Error::new(
             "reverse-mode differentiation of stablehlo.while needs a static trip count (a loop \
              counting a carry by one between constants, as fori_loop with static bounds and \
              scan lower to); use forward mode (jvp) for other loops",
         )
     })?;
+    let (trip, k) = (t.count, t.counter);
     c.trip = trip;
     c.counter = k;
+    let dir = t.dir;
     let n = op.operands.len();
     let mut init = vec![];
     for &v in &op.operands {
@@ -535,7 +545,11 @@ fn forward_while(ad: &mut Ad, op: &Op, c: &mut Custom) -> Res<()> {
         sargs.push(ad.b.param(ad.b.f.value_type(s).clone()));
     }
     let (bops, _) = in_region(ad, |ad| {
-        let it = ad.b.sub(bargs[k], start_counter)?;
+        let it = if dir > 0 {
+            ad.b.sub(bargs[k], start_counter)?
+        } else {
+            ad.b.sub(start_counter, bargs[k])?
+        };
         let mut new_stacks = vec![];
         for (j, &carry) in bargs.iter().enumerate() {
             let t = ad.b.tt(carry);

@@ -274,6 +274,7 @@ fn jax_grad_goldens() {
     for f in &failures {
         eprintln!("{f}\n");
     }
+    eprintln!("checked {count} programs");
     assert!(
         failures.is_empty(),
         "{} of {count} cases failed",

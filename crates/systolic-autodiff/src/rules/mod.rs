@@ -10,6 +10,7 @@ pub(crate) mod conv;
 pub(crate) mod dot;
 pub(crate) mod elementwise;
 pub(crate) mod indexing;
+pub(crate) mod linalg;
 pub(crate) mod reduce;
 pub(crate) mod shape;
 pub(crate) mod window;
@@ -62,8 +63,11 @@ pub(crate) fn jvp(
         TopK { .. } => indexing::top_k_jvp(b, op, x, t, y),
         Reduce { .. } => reduce::reduce_jvp(b, op, x, t, y),
         ReduceWindow { .. } => window::reduce_window_jvp(b, op, x, t, y),
+        SelectAndScatter { .. } => window::select_and_scatter_jvp(b, op, x, t, y),
         DotGeneral { .. } | Dot { .. } => one(dot::dot_jvp(b, op, x, t, y[0])?),
         Convolution(_) => one(conv::conv_jvp(b, op, x, t, y[0])?),
+        TriangularSolve { .. } => one(linalg::triangular_solve_jvp(b, op, x, t, y[0])?),
+        Cholesky { .. } => one(linalg::cholesky_jvp(b, op, t, y[0])?),
         _ => Err(unsupported(op, "differentiate")),
     }
 }
@@ -94,9 +98,10 @@ pub(crate) fn transpose(
             indexing::transpose(b, op, c, lin)
         }
         Reduce { .. } => reduce::transpose(b, op, c, lin),
-        ReduceWindow { .. } => window::transpose(b, op, c, lin),
+        ReduceWindow { .. } | SelectAndScatter { .. } => window::transpose(b, op, c, lin),
         DotGeneral { .. } => dot::transpose(b, op, c, lin),
         Convolution(_) => conv::transpose(b, op, c, lin),
+        TriangularSolve { .. } => linalg::transpose(b, op, c, lin),
         _ => Err(unsupported(op, "transpose")),
     }
 }

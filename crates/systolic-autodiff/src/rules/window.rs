@@ -16,22 +16,34 @@ struct Win {
 }
 
 fn win(op: &Op) -> Win {
-    let OpKind::ReduceWindow {
-        window_dimensions,
-        window_strides,
-        base_dilations,
-        window_dilations,
-        padding,
-    } = &op.kind
-    else {
-        unreachable!()
-    };
+    let (window_dimensions, window_strides, base_dilations, window_dilations, padding) =
+        match &op.kind {
+            OpKind::ReduceWindow {
+                window_dimensions,
+                window_strides,
+                base_dilations,
+                window_dilations,
+                padding,
+            } => (
+                window_dimensions,
+                window_strides,
+                base_dilations.clone(),
+                window_dilations.clone(),
+                padding,
+            ),
+            OpKind::SelectAndScatter {
+                window_dimensions,
+                window_strides,
+                padding,
+            } => (window_dimensions, window_strides, None, None, padding),
+            _ => unreachable!(),
+        };
     let n = window_dimensions.len();
     Win {
         dims: window_dimensions.clone(),
         strides: window_strides.clone().unwrap_or(vec![1; n]),
-        base: base_dilations.clone().unwrap_or(vec![1; n]),
-        wdil: window_dilations.clone().unwrap_or(vec![1; n]),
+        base: base_dilations.unwrap_or(vec![1; n]),
+        wdil: window_dilations.unwrap_or(vec![1; n]),
         padding: padding.clone().unwrap_or(vec![(0, 0); n]),
     }
 }
@@ -68,7 +80,7 @@ pub(crate) fn reduce_window_jvp(
             )])
         }
         BinaryOp::Maximum | BinaryOp::Minimum => {
-            Ok(vec![Some(chooser_jvp(b, op, x[0], x[1], tv, y[0])?)])
+            Ok(vec![Some(chooser(b, &win(op), x[0], x[1], tv, y[0])?)])
         }
         o => Err(Error::new(format!(
             "cannot differentiate stablehlo.reduce_window with a `{}` body (add, max and min are supported)",
@@ -77,15 +89,16 @@ pub(crate) fn reduce_window_jvp(
     }
 }
 
-fn chooser_jvp(
+/// For each window of `x` (padded with `init`), the element of `t` where the first element
+/// equal to the window's result `y` is.
+fn chooser(
     b: &mut Builder,
-    op: &Op,
+    w: &Win,
     x: ValueId,
     init: ValueId,
     t: ValueId,
     y: ValueId,
 ) -> Res<ValueId> {
-    let w = win(op);
     let n = w.dims.len();
     let lo: Vec<i64> = w.padding.iter().map(|p| p.0).collect();
     let hi: Vec<i64> = w.padding.iter().map(|p| p.1).collect();
@@ -136,12 +149,120 @@ fn dilate(d: i64, r: i64) -> i64 {
     }
 }
 
+/// Whether a select_and_scatter picks maxima (true) or minima.
+fn picks_max(op: &Op) -> Option<bool> {
+    let blk = op.regions.first()?.entry()?;
+    blk.ops.iter().find_map(|o| match o.kind {
+        OpKind::Compare { direction, .. } => match direction {
+            Dir::Ge | Dir::Gt => Some(true),
+            Dir::Le | Dir::Lt => Some(false),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+fn scatter_adds(op: &Op) -> bool {
+    op.regions.get(1).and_then(super::reduce::reducer_op) == Some(BinaryOp::Add)
+}
+
+/// `select_and_scatter` (the transpose of max pooling) is linear in its source: its tangent
+/// scatters the source's tangent to the same places.
+pub(crate) fn select_and_scatter_jvp(
+    b: &mut Builder,
+    op: &Op,
+    x: &[ValueId],
+    t: &[Option<ValueId>],
+    y: &mut [ValueId],
+) -> Res<Vec<Option<ValueId>>> {
+    if t[1].is_none() && t[2].is_none() {
+        return Ok(vec![None]);
+    }
+    if picks_max(op).is_none() || !scatter_adds(op) {
+        return Err(Error::new(
+            "cannot differentiate stablehlo.select_and_scatter other than a max/min selection with an add scatter",
+        ));
+    }
+    let mut out = None;
+    if let Some(ts) = t[1] {
+        let cloned = b
+            .ops
+            .iter()
+            .rev()
+            .find(|o| o.results.as_slice() == &*y)
+            .cloned()
+            .ok_or_else(|| Error::new("internal: select_and_scatter clone not found"))?;
+        let r0 = b.copy_region(&cloned.regions[0])?;
+        let r1 = b.copy_region(&cloned.regions[1])?;
+        let zero = b.scalar(b.dtype(ts), 0.0)?;
+        out = Some(b.emit_full(op.kind.clone(), vec![x[0], ts, zero], vec![r0, r1], None)?[0]);
+    }
+    if let Some(ti) = t[2] {
+        let ys = b.shape(y[0]);
+        let bt = b.broadcast_in_dim(ti, &ys, &[])?;
+        out = b.add_opt(out, Some(bt))?;
+    }
+    Ok(vec![out])
+}
+
+fn select_and_scatter_transpose(
+    b: &mut Builder,
+    op: &Op,
+    c: ValueId,
+    lin: &[bool],
+) -> Res<Vec<Option<ValueId>>> {
+    let max = picks_max(op).ok_or_else(|| super::unsupported(op, "transpose"))?;
+    if lin[0] || !scatter_adds(op) {
+        return Err(super::unsupported(op, "transpose"));
+    }
+    let w = win(op);
+    let x = op.operands[0];
+    let dt = b.dtype(x);
+    let mut out = vec![None, None, None];
+    if lin[1] {
+        // The window results, then the cotangent at each window's chosen element.
+        let fill = b.scalar(
+            dt,
+            if max {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            },
+        )?;
+        let region = b.reducer(
+            if max {
+                BinaryOp::Maximum
+            } else {
+                BinaryOp::Minimum
+            },
+            dt,
+        )?;
+        let kind = OpKind::ReduceWindow {
+            window_dimensions: w.dims.clone(),
+            window_strides: Some(w.strides.clone()),
+            base_dilations: None,
+            window_dilations: None,
+            padding: Some(w.padding.clone()),
+        };
+        let y = b.emit_full(kind, vec![x, fill], vec![region], None)?[0];
+        out[1] = Some(chooser(b, &w, x, fill, c, y)?);
+    }
+    if lin[2] {
+        let all: Vec<i64> = (0..b.shape(c).len() as i64).collect();
+        out[2] = Some(b.reduce_sum(c, &all)?);
+    }
+    Ok(out)
+}
+
 pub(crate) fn transpose(
     b: &mut Builder,
     op: &Op,
     c: ValueId,
     lin: &[bool],
 ) -> Res<Vec<Option<ValueId>>> {
+    if matches!(op.kind, OpKind::SelectAndScatter { .. }) {
+        return select_and_scatter_transpose(b, op, c, lin);
+    }
     if op.operands.len() != 2
         || lin[1]
         || op.regions.first().and_then(super::reduce::reducer_op) != Some(BinaryOp::Add)

@@ -292,6 +292,40 @@ case(
 )(attention)
 
 
+# ---- second order: JAX's own backward programs, differentiated again (f64)
+case("hvp_mlp", *[rand(*a.shape) for a in CASES["prog_mlp"][1]])(
+    lambda *a: jax.grad(mlp_loss, argnums=(0, 2))(*a)
+)
+case("hvp_softmax_xent", rand(4, 6) * 3, np.array([0, 5, 2, 2], np.int32))(
+    jax.grad(softmax_xent)
+)
+case("hvp_layer_norm", rand(3, 8), rand(8), rand(8))(jax.grad(layer_norm, argnums=(0, 1)))
+case("hvp_conv_net", rand(3, 3, 2, 4) * 0.5, rand(2, 2, 4, 3) * 0.5, rand(2, 6, 6, 2))(
+    jax.grad(conv_net, argnums=(0, 1))
+)
+case("hvp_attention", rand(2, 4, 8), rand(2, 4, 8), rand(2, 4, 8), rand(8, 8) * 0.3)(
+    jax.grad(attention, argnums=(0, 3))
+)
+case("hvp_scan", rand(5), rand(2))(
+    jax.grad(
+        lambda xs, w: jnp.sum(
+            lax.scan(lambda c, x: (jnp.tanh(c * w[0] + x), c * x * w[1]), 0.3, xs)[1]
+        ),
+        argnums=(0, 1),
+    )
+)
+case("hvp_max_pool", rand(1, 6, 6, 2))(
+    jax.grad(
+        lambda x: jnp.sum(
+            jnp.sin(lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID"))
+        )
+    )
+)
+case("hvp_cumsum_pad", rand(3, 5))(
+    jax.grad(lambda x: jnp.sum(jnp.sin(jnp.cumsum(jnp.pad(x, ((1, 0), (2, 1))), axis=1))))
+)
+
+
 def tolist(a):
     a = np.asarray(a)
     return {"shape": list(a.shape), "dtype": str(a.dtype), "data": a.ravel().tolist()}

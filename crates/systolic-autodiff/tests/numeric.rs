@@ -1,0 +1,224 @@
+//! Finite-difference and consistency checks of rules with no JAX export on CPU (JAX lowers
+//! these to LAPACK custom calls): triangular_solve and cholesky; and of select_and_scatter
+//! (which JAX's max-pool gradients contain) and deprecated ops.
+
+use systolic_interp::{Interpreter, Value};
+use systolic_ir::text::parse_module;
+use systolic_ir::{DType, Data, Func, Module, Tensor};
+
+fn run(f: &Func, args: Vec<Tensor>) -> Vec<Tensor> {
+    let m = Module {
+        funcs: vec![f.clone()],
+        ..Module::default()
+    };
+    Interpreter::new(&m)
+        .call(&f.name, args.into_iter().map(Value::Tensor).collect())
+        .unwrap()
+        .into_iter()
+        .map(|v| v.into_tensor().unwrap())
+        .collect()
+}
+
+/// A deterministic pseudo-random f64 tensor.
+fn rand(shape: &[i64], seed: u64) -> Tensor {
+    let n: i64 = shape.iter().product();
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let v = (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        })
+        .collect();
+    Tensor::from_f64(shape.to_vec(), DType::F64, v).unwrap()
+}
+
+fn dot(a: &Tensor, b: &Tensor) -> f64 {
+    a.to_f64_vec()
+        .iter()
+        .zip(b.to_f64_vec())
+        .map(|(x, y)| x * y)
+        .sum()
+}
+
+fn shifted(x: &Tensor, t: &Tensor, e: f64) -> Tensor {
+    let v = x
+        .to_f64_vec()
+        .iter()
+        .zip(t.to_f64_vec())
+        .map(|(a, b)| a + e * b)
+        .collect();
+    Tensor::new(x.ty().clone(), Data::Float(v)).unwrap()
+}
+
+/// Checks forward mode against central differences and reverse mode against forward mode.
+fn check(text: &str, args: Vec<Tensor>) {
+    let m = parse_module(text, "numeric").unwrap();
+    let f = &m.funcs[0];
+    let n = args.len();
+    let tangents: Vec<Tensor> = args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| rand(a.shape(), 100 + i as u64))
+        .collect();
+    let jf = systolic_autodiff::jvp(f).unwrap();
+    let mut ins = args.clone();
+    ins.extend(tangents.iter().cloned());
+    let out = run(&jf, ins);
+    let nout = out.len() / 2;
+    let eps = 1e-6;
+    let plus = run(
+        f,
+        args.iter()
+            .zip(&tangents)
+            .map(|(a, t)| shifted(a, t, eps))
+            .collect(),
+    );
+    let minus = run(
+        f,
+        args.iter()
+            .zip(&tangents)
+            .map(|(a, t)| shifted(a, t, -eps))
+            .collect(),
+    );
+    for k in 0..nout {
+        let fd: Vec<f64> = plus[k]
+            .to_f64_vec()
+            .iter()
+            .zip(minus[k].to_f64_vec())
+            .map(|(p, m)| (p - m) / (2.0 * eps))
+            .collect();
+        let got = out[nout + k].to_f64_vec();
+        for (g, w) in got.iter().zip(&fd) {
+            assert!(
+                (g - w).abs() < 1e-5 * (1.0 + w.abs()),
+                "jvp {g} vs fd {w}\n{got:?}\n{fd:?}"
+            );
+        }
+    }
+    let wrt: Vec<usize> = (0..n).collect();
+    let df = systolic_autodiff::vjp(f, &wrt).unwrap();
+    let cts: Vec<Tensor> = out[..nout]
+        .iter()
+        .enumerate()
+        .map(|(k, o)| rand(o.shape(), 200 + k as u64))
+        .collect();
+    let mut ins = args.clone();
+    ins.extend(cts.iter().cloned());
+    let back = run(&df, ins);
+    let lhs: f64 = (0..n).map(|i| dot(&back[nout + i], &tangents[i])).sum();
+    let rhs: f64 = (0..nout).map(|k| dot(&cts[k], &out[nout + k])).sum();
+    assert!(
+        (lhs - rhs).abs() < 1e-9 * (1.0 + lhs.abs()),
+        "<vjp, t> = {lhs}, <ct, jvp> = {rhs}"
+    );
+}
+
+/// A well-conditioned lower-triangular-ish matrix (full: solves read one triangle).
+fn well_conditioned(n: i64, seed: u64) -> Tensor {
+    let r = rand(&[n, n], seed).to_f64_vec();
+    let v = (0..n * n)
+        .map(|i| {
+            let (a, b) = (i / n, i % n);
+            if a == b {
+                2.0 + r[i as usize].abs()
+            } else {
+                0.3 * r[i as usize]
+            }
+        })
+        .collect();
+    Tensor::from_f64(vec![n, n], DType::F64, v).unwrap()
+}
+
+#[test]
+fn triangular_solve_all_forms() {
+    for left in [true, false] {
+        for lower in [true, false] {
+            for (trans, unit) in [
+                ("NO_TRANSPOSE", false),
+                ("TRANSPOSE", true),
+                ("ADJOINT", false),
+            ] {
+                let bshape = if left { "3x2" } else { "2x3" };
+                let text = format!(
+                    r#"func.func @main(%a: tensor<3x3xf64>, %b: tensor<{bshape}xf64>) -> tensor<{bshape}xf64> {{
+  %0 = "stablehlo.triangular_solve"(%a, %b) {{left_side = {left}, lower = {lower}, unit_diagonal = {unit}, transpose_a = #stablehlo<transpose {trans}>}} : (tensor<3x3xf64>, tensor<{bshape}xf64>) -> tensor<{bshape}xf64>
+  return %0 : tensor<{bshape}xf64>
+}}"#
+                );
+                let b = if left {
+                    rand(&[3, 2], 7)
+                } else {
+                    rand(&[2, 3], 7)
+                };
+                check(&text, vec![well_conditioned(3, 3), b]);
+            }
+        }
+    }
+}
+
+#[test]
+fn cholesky_lower_and_upper() {
+    // A = M Mᵀ + 3 I, symmetric positive definite.
+    let m = rand(&[3, 3], 11).to_f64_vec();
+    let mut a = vec![0.0; 9];
+    for i in 0..3 {
+        for j in 0..3 {
+            a[i * 3 + j] = (0..3).map(|k| m[i * 3 + k] * m[j * 3 + k]).sum::<f64>()
+                + if i == j { 3.0 } else { 0.0 };
+        }
+    }
+    let a = Tensor::from_f64(vec![3, 3], DType::F64, a).unwrap();
+    for lower in [true, false] {
+        // Symmetrise the input so the perturbed matrix stays symmetric, as JAX's rule assumes.
+        let text = format!(
+            r#"func.func @main(%a: tensor<3x3xf64>) -> tensor<3x3xf64> {{
+  %t = stablehlo.transpose %a, dims = [1, 0] : (tensor<3x3xf64>) -> tensor<3x3xf64>
+  %s = stablehlo.add %a, %t : tensor<3x3xf64>
+  %0 = "stablehlo.cholesky"(%s) {{lower = {lower}}} : (tensor<3x3xf64>) -> tensor<3x3xf64>
+  %c = stablehlo.constant dense<0.0> : tensor<f64>
+  %z = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f64>) -> tensor<3x3xf64>
+  %r = stablehlo.iota dim = 0 : tensor<3x3xi32>
+  %k = stablehlo.iota dim = 1 : tensor<3x3xi32>
+  %m = stablehlo.compare {dir}, %r, %k : (tensor<3x3xi32>, tensor<3x3xi32>) -> tensor<3x3xi1>
+  %1 = stablehlo.select %m, %0, %z : tensor<3x3xi1>, tensor<3x3xf64>
+  return %1 : tensor<3x3xf64>
+}}"#,
+            dir = if lower { "GE" } else { "LE" }
+        );
+        check(&text, vec![a.clone()]);
+    }
+}
+
+#[test]
+fn select_and_scatter_is_linear_in_its_source() {
+    let text = r#"func.func @main(%x: tensor<4x6xf64>, %s: tensor<2x3xf64>) -> tensor<4x6xf64> {
+  %c = stablehlo.constant dense<0.0> : tensor<f64>
+  %0 = "stablehlo.select_and_scatter"(%x, %s, %c) ({
+  ^bb0(%a: tensor<f64>, %b: tensor<f64>):
+    %p = stablehlo.compare GE, %a, %b : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f64>, %b: tensor<f64>):
+    %p = stablehlo.add %a, %b : tensor<f64>
+    stablehlo.return %p : tensor<f64>
+  }) {window_dimensions = array<i64: 2, 2>, window_strides = array<i64: 2, 2>} : (tensor<4x6xf64>, tensor<2x3xf64>, tensor<f64>) -> tensor<4x6xf64>
+  %1 = stablehlo.multiply %0, %0 : tensor<4x6xf64>
+  return %1 : tensor<4x6xf64>
+}"#;
+    check(text, vec![rand(&[4, 6], 5), rand(&[2, 3], 6)]);
+}
+
+#[test]
+fn deprecated_dot_and_broadcast() {
+    let text = r#"func.func @main(%x: tensor<3x4xf64>, %y: tensor<4xf64>) -> tensor<2x3xf64> {
+  %0 = stablehlo.dot %x, %y : (tensor<3x4xf64>, tensor<4xf64>) -> tensor<3xf64>
+  %1 = stablehlo.broadcast %0, sizes = [2] : (tensor<3xf64>) -> tensor<2x3xf64>
+  %2 = stablehlo.multiply %1, %1 : tensor<2x3xf64>
+  return %2 : tensor<2x3xf64>
+}"#;
+    check(text, vec![rand(&[3, 4], 1), rand(&[4], 2)]);
+}
