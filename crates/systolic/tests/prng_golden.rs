@@ -1,6 +1,8 @@
 //! The PRNG against JAX 0.10.2 (`tests/data/prng_threefry_jax0.10.2.json`, copied from the
 //! workspace's shared goldens): keys, split, fold_in and bits bit-exact; uniform bit-exact;
-//! normal within 2 ulp (XLA:CPU's log1p inside erf_inv is not reproduced bit for bit).
+//! normal within 2 ulp (XLA:CPU's log1p inside erf_inv is not reproduced bit for bit);
+//! randint, bernoulli and permutation bit-exact, eagerly and under `jit`. The other
+//! distributions are tested in `prng_dists.rs` against `prng_extra_jax0.10.2.json`.
 
 use serde_json::Value;
 use systolic::{jit, random, Array};
@@ -173,4 +175,76 @@ fn draws_inside_jit_equal_eager_draws() {
         text.contains("chlo.erf_inv") || text.contains("erf_inv"),
         "{text}"
     );
+}
+
+#[test]
+fn randint_bernoulli_permutation_are_bit_exact_eager_and_jitted() {
+    for case in cases() {
+        let key = key_of(&case);
+        let seed = &case["seed"];
+        type Draw = fn(&Array) -> Array;
+        let int_draws: [(&str, Draw); 3] = [
+            ("randint_0_10_i32_6", |k| {
+                random::randint(k, &[6], 0, 10, DType::I32)
+            }),
+            ("randint_m5_100_i32_6", |k| {
+                random::randint(k, &[6], -5, 100, DType::I32)
+            }),
+            ("permutation_8", |k| random::permutation(k, 8)),
+        ];
+        for (name, f) in int_draws {
+            let want: Vec<i64> = case[name]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_i64().unwrap())
+                .collect();
+            let eager: Vec<i64> = f(&key)
+                .to_vec::<i32>()
+                .unwrap()
+                .into_iter()
+                .map(i64::from)
+                .collect();
+            assert_eq!(eager, want, "{name} seed {seed}");
+            let jitted: Vec<i64> = jit(f)
+                .call(&key)
+                .unwrap()
+                .to_vec::<i32>()
+                .unwrap()
+                .into_iter()
+                .map(i64::from)
+                .collect();
+            assert_eq!(jitted, want, "{name} seed {seed} (jit)");
+        }
+        let u8_draw = |k: &Array| random::randint(k, &[6], 0, 256, DType::U8);
+        let want: Vec<u8> = u32s(&case["randint_0_256_u8_6"])
+            .into_iter()
+            .map(|v| v as u8)
+            .collect();
+        assert_eq!(
+            u8_draw(&key).to_vec::<u8>().unwrap(),
+            want,
+            "u8 seed {seed}"
+        );
+        assert_eq!(
+            jit(u8_draw).call(&key).unwrap().to_vec::<u8>().unwrap(),
+            want
+        );
+        let b_draw = |k: &Array| random::bernoulli(k, 0.3, Some(&[6]));
+        let want: Vec<bool> = case["bernoulli_0.3_6"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_bool().unwrap())
+            .collect();
+        assert_eq!(
+            b_draw(&key).to_vec::<bool>().unwrap(),
+            want,
+            "bernoulli seed {seed}"
+        );
+        assert_eq!(
+            jit(b_draw).call(&key).unwrap().to_vec::<bool>().unwrap(),
+            want
+        );
+    }
 }

@@ -15,13 +15,28 @@
 //! assert_eq!(u.to_vec::<f32>().unwrap()[0], 0.9476670026779175);
 //! ```
 
+mod continuous;
+mod discrete;
+mod helpers;
+mod param;
 mod threefry;
+
+pub use continuous::{
+    cauchy, exponential, gumbel, laplace, logistic, lognormal, maxwell, pareto, rayleigh,
+    triangular, truncated_normal, weibull_min,
+};
+pub use discrete::{
+    bernoulli, categorical, categorical_without_replacement, choice, geometric, permutation,
+    permutation_array, rademacher, randint,
+};
+pub use param::Param;
 
 use crate::array::{describe, Array};
 use crate::error::Error;
 use crate::lax;
 use crate::numpy as np;
 use crate::ops::elementwise::{binary, chlo_unary, convert, weak_float, weak_int};
+use helpers::check_param_shapes;
 use systolic_ir::{BinaryOp, ChloUnaryOp, DType};
 use threefry::threefry2x32;
 
@@ -120,14 +135,36 @@ pub fn bits(key: &Array, shape: &[i64], dtype: DType) -> Array {
 
 /// `jax.random.uniform(key, shape, dtype, minval, maxval)` for f32, bf16 and f16: random
 /// mantissa bits under the exponent of 1.0, minus 1, scaled to `[minval, maxval)`.
-pub fn uniform(key: &Array, shape: &[i64], dtype: DType, minval: f64, maxval: f64) -> Array {
+///
+/// `minval` and `maxval` are [`Param`]s: Rust numbers (weakly typed, as Python scalars) or
+/// arrays that broadcast to `shape`; they are converted to `dtype` first, as JAX does.
+///
+/// ```
+/// use systolic::{random, Array};
+/// use systolic_ir::DType;
+/// let key = random::key(0);
+/// let u = random::uniform(&key, &[3], DType::F32, -2.0, 3.0);
+/// assert_eq!(u.to_vec::<f32>().unwrap(), vec![2.738335132598877, 2.892899513244629, -0.3385425806045532]);
+/// // Per-element bounds broadcast against the shape.
+/// let lo = Array::from_vec(vec![0.0f32, 10.0], &[2]);
+/// let v = random::uniform(&key, &[3, 2], DType::F32, &lo, 11.0).to_vec::<f32>().unwrap();
+/// assert!(v.chunks(2).all(|r| (0.0..11.0).contains(&r[0]) && (10.0..11.0).contains(&r[1])));
+/// ```
+pub fn uniform(
+    key: &Array,
+    shape: &[i64],
+    dtype: DType,
+    minval: impl Param,
+    maxval: impl Param,
+) -> Array {
+    const OP: &str = "random.uniform";
     let (uint, nbits, nmant, one_bits): (DType, i64, i64, i64) = match dtype {
         DType::F32 => (DType::U32, 32, 23, 0x3F80_0000),
         DType::BF16 => (DType::U16, 16, 7, 0x3F80),
         DType::F16 => (DType::U16, 16, 10, 0x3C00),
         d => {
             return Array::failed(Error::op(
-                "random.uniform",
+                OP,
                 format!(
                     "dtype must be float32, bfloat16 or float16, got {}",
                     d.numpy_name()
@@ -135,40 +172,45 @@ pub fn uniform(key: &Array, shape: &[i64], dtype: DType, minval: f64, maxval: f6
             ))
         }
     };
+    let lo = convert(OP, &minval.to_param(), dtype, false);
+    let hi = convert(OP, &maxval.to_param(), dtype, false);
+    if let Err(e) = check_param_shapes(OP, shape, &[&lo, &hi]) {
+        return Array::failed(e);
+    }
     // Fewer than 8 mantissa bits (bf16) draw 8 random bits, widened, as JAX does.
     let rng_bits = if nmant < 8 { 8 } else { nbits };
     let r = if rng_bits == nbits {
         bits(key, shape, uint)
     } else {
-        convert("random.uniform", &bits(key, shape, DType::U8), uint, false)
+        convert(OP, &bits(key, shape, DType::U8), uint, false)
     };
     let shifted = binary(
-        "random.uniform",
+        OP,
         BinaryOp::ShiftRightLogical,
         &r,
         &weak_int(rng_bits - nmant),
     );
-    let one = convert("random.uniform", &weak_int(one_bits), uint, false);
-    let fb = binary("random.uniform", BinaryOp::Or, &shifted, &one);
+    let one = convert(OP, &weak_int(one_bits), uint, false);
+    let fb = binary(OP, BinaryOp::Or, &shifted, &one);
     let floats = lax::bitcast_convert_type(&fb, dtype) - 1.0;
-    let lo = convert("random.uniform", &weak_float(minval), dtype, false);
-    let hi = convert("random.uniform", &weak_float(maxval), dtype, false);
-    // XLA:CPU contracts `floats * span + lo` into a fused multiply-add (one rounding). The
-    // product of two values of `dtype` is exact in the next wider float, so computing there
-    // and rounding once reproduces it (barring a double-rounding tie, vanishingly rare).
-    let wide = if dtype == DType::F32 {
-        DType::F64
-    } else {
-        DType::F32
-    };
-    let w = |x: &Array| convert("random.uniform", x, wide, false);
     let span = &hi - &lo;
-    let scaled = convert(
-        "random.uniform",
-        &(&(&w(&floats) * &w(&span)) + &w(&lo)),
-        dtype,
-        false,
-    );
+    // What XLA:CPU does with `floats * span + lo`, measured against JAX: in f32 and f16 it is
+    // one rounding (f32: a fused multiply-add; f16: computed in f32, rounded once to f16); in
+    // bf16 each op is computed in f32 and rounded to bf16, the product and the sum apart.
+    // One rounding is reproduced by computing in the next wider float, where the product of
+    // two values of `dtype` is exact (barring a double-rounding tie, vanishingly rare).
+    let scaled = match dtype {
+        DType::BF16 => &(&floats * &span) + &lo,
+        _ => {
+            let wide = if dtype == DType::F32 {
+                DType::F64
+            } else {
+                DType::F32
+            };
+            let w = |x: &Array| convert(OP, x, wide, false);
+            convert(OP, &(&(&w(&floats) * &w(&span)) + &w(&lo)), dtype, false)
+        }
+    };
     np::maximum(&lo, &scaled)
 }
 

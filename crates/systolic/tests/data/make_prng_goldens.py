@@ -1,0 +1,183 @@
+"""Records jax.random draws beyond the shared threefry goldens, for tests/prng_*.rs.
+
+Run with the JAX venv from the repository root:
+    /root/.cache/systolic-jax-venv/bin/python crates/systolic/tests/data/make_prng_goldens.py
+Writes crates/systolic/tests/data/prng_extra_jax0.10.2.json. Float results are stored as
+their bit patterns (uint32 for f32, uint16 for bf16/f16) so the tests can compare exactly.
+Each case names the function, its arguments (as the Rust tests pass them) and the result.
+"""
+
+import json
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+assert jax.config.jax_threefry_partitionable
+SEEDS = [0, 1, 42]
+
+
+def enc(x):
+    x = np.asarray(x)
+    if x.dtype == np.float32:
+        v = x.view(np.uint32)
+    elif x.dtype in (jnp.bfloat16, np.float16):
+        v = x.view(np.uint16)
+    elif x.dtype == np.bool_:
+        v = x.astype(np.int64)
+    else:
+        v = x.astype(np.int64)
+    return {"dtype": str(x.dtype), "shape": list(x.shape), "data": v.reshape(-1).tolist()}
+
+
+def arr(x, dtype):
+    x = np.asarray(x, dtype=dtype)
+    return enc(x)
+
+
+cases = []
+
+
+def case(fn, seed, result, **args):
+    cases.append({"fn": fn, "seed": seed, "args": args, "out": enc(result)})
+
+
+for seed in SEEDS:
+    key = jax.random.PRNGKey(seed)
+    R = jax.random
+
+    # uniform with array bounds (broadcast to the shape)
+    lo, hi = np.array([-1.0, 0.0, 2.0], np.float32), np.array([1.0, 0.5, 3.0], np.float32)
+    case("uniform", seed, R.uniform(key, (2, 3), jnp.float32, lo, hi),
+         shape=[2, 3], dtype="float32", minval=enc(lo), maxval=enc(hi))
+
+    for dt, (mn, mx) in [("float32", (0.1, 0.7)), ("float32", (-3.5, 1e3)),
+                         ("bfloat16", (-2.0, 3.0)), ("bfloat16", (0.1, 0.7)),
+                         ("float16", (-2.0, 3.0)), ("float16", (0.1, 0.7))]:
+        case("uniform", seed, R.uniform(key, (8,), dt, mn, mx), shape=[8], dtype=dt,
+             minval=mn, maxval=mx)
+
+    # truncated_normal
+    for dt in ["float32", "bfloat16", "float16"]:
+        case("truncated_normal", seed, R.truncated_normal(key, -1.0, 1.0, (5,), dt),
+             lower=-1.0, upper=1.0, shape=[5], dtype=dt)
+    case("truncated_normal", seed, R.truncated_normal(key, -3.0, 0.5, (7,)),
+         lower=-3.0, upper=0.5, shape=[7], dtype="float32")
+    lo, hi = np.array([-2.0, 0.0], np.float32), np.array([[0.5, 3.0], [1.0, 1.5]], np.float32)
+    case("truncated_normal", seed, R.truncated_normal(key, lo, hi),
+         lower=enc(lo), upper=enc(hi), shape=None, dtype="float32")
+    case("truncated_normal", seed, R.truncated_normal(key, lo, 2.5, (3, 2)),
+         lower=enc(lo), upper=2.5, shape=[3, 2], dtype="float32")
+
+    # randint
+    for (mn, mx, dt, shape) in [
+        (0, 10, "int32", [6]), (-5, 100, "int32", [2, 3]), (0, 256, "uint8", [6]),
+        (-128, 128, "int8", [6]), (-1000, 1000, "int8", [6]), (3, 3, "int32", [4]),
+        (7, 2, "int32", [4]), (-2**31, 2**31 - 1, "int32", [6]), (0, 65536, "uint16", [5]),
+        (100, 70000, "int16", [5]), (0, 2**31 - 1, "uint32", [5]), (-5, 2**31 - 1, "uint32", [5]), (5, 17, "uint32", [5]),
+        (-300, 7, "uint8", [5]), (0, 1, "int32", [3]),
+    ]:
+        case("randint", seed, R.randint(key, shape, mn, mx, dt),
+             shape=shape, minval=mn, maxval=mx, dtype=dt)
+    mn, mx = np.array([0, 10, -5], np.int32), np.array([[5], [20]], np.int32)
+    case("randint", seed, R.randint(key, (2, 3), mn, mx),
+         shape=[2, 3], minval=enc(mn), maxval=enc(mx), dtype="int32")
+
+    # bernoulli
+    case("bernoulli", seed, R.bernoulli(key, 0.3, (6,)), p=0.3, shape=[6])
+    case("bernoulli", seed, R.bernoulli(key, 0.5, (40,)), p=0.5, shape=[40])
+    p = np.array([0.1, 0.5, 0.9], np.float32)
+    case("bernoulli", seed, R.bernoulli(key, p), p=enc(p), shape=None)
+    case("bernoulli", seed, R.bernoulli(key, p, (2, 3)), p=enc(p), shape=[2, 3])
+    pb = np.array([0.25, 0.75], jnp.bfloat16)
+    case("bernoulli", seed, R.bernoulli(key, pb, (3, 2)), p=enc(pb), shape=[3, 2])
+
+    # gumbel
+    for dt in ["float32", "bfloat16", "float16"]:
+        case("gumbel", seed, R.gumbel(key, (6,), dt), shape=[6], dtype=dt)
+    case("gumbel", seed, R.gumbel(key, (2, 3)), shape=[2, 3], dtype="float32")
+
+    # categorical
+    logits = np.log(np.array([0.1, 0.2, 0.3, 0.4], np.float32))
+    case("categorical", seed, R.categorical(key, logits), logits=enc(logits), axis=-1,
+         shape=None)
+    case("categorical", seed, R.categorical(key, logits, shape=(8,)), logits=enc(logits),
+         axis=-1, shape=[8])
+    l2 = np.arange(12, dtype=np.float32).reshape(3, 4) * np.float32(0.25)
+    case("categorical", seed, R.categorical(key, l2, axis=-1), logits=enc(l2), axis=-1,
+         shape=None)
+    case("categorical", seed, R.categorical(key, l2, axis=0), logits=enc(l2), axis=0,
+         shape=None)
+    case("categorical", seed, R.categorical(key, l2, axis=1, shape=(2, 3)), logits=enc(l2),
+         axis=1, shape=[2, 3])
+    case("categorical", seed, R.categorical(key, l2, axis=0, shape=(5, 4)), logits=enc(l2),
+         axis=0, shape=[5, 4])
+    case("categorical_noreplace", seed,
+         R.categorical(key, l2, axis=1, shape=(2, 3), replace=False), logits=enc(l2), axis=1,
+         shape=[2, 3])
+
+    # permutation
+    for n in [1, 8, 10, 100, 2000]:
+        case("permutation_n", seed, R.permutation(key, n), n=n)
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    case("permutation_x", seed, R.permutation(key, x, 0), x=enc(x), axis=0, independent=False)
+    case("permutation_x", seed, R.permutation(key, x, 1), x=enc(x), axis=1, independent=False)
+    case("permutation_x", seed, R.permutation(key, x, 1, independent=True), x=enc(x), axis=1,
+         independent=True)
+    case("permutation_x", seed, R.permutation(key, x, 0, independent=True), x=enc(x), axis=0,
+         independent=True)
+    xi = np.arange(10, dtype=np.int32) * 3
+    case("permutation_x", seed, R.permutation(key, xi), x=enc(xi), axis=0, independent=False)
+
+    # choice
+    case("choice", seed, R.choice(key, 10, (5,)), a=10, shape=[5], replace=True, p=None,
+         axis=0)
+    case("choice", seed, R.choice(key, 10, (2, 3), replace=False), a=10, shape=[2, 3],
+         replace=False, p=None, axis=0)
+    p = np.array([0.1, 0.0, 0.3, 0.6, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], np.float32)
+    case("choice", seed, R.choice(key, 10, (6,), p=p), a=10, shape=[6], replace=True,
+         p=enc(p), axis=0)
+    p4 = np.array([0.1, 0.2, 0.3, 0.4], np.float32)
+    case("choice", seed, R.choice(key, 4, (3,), replace=False, p=p4), a=4, shape=[3],
+         replace=False, p=enc(p4), axis=0)
+    case("choice", seed, R.choice(key, x, (2,), axis=1), a=enc(x), shape=[2], replace=True,
+         p=None, axis=1)
+    case("choice", seed, R.choice(key, x, (3,), replace=False), a=enc(x), shape=[3],
+         replace=False, p=None, axis=0)
+    case("choice", seed, R.choice(key, x, (2, 2), p=p4), a=enc(x), shape=[2, 2],
+         replace=True, p=enc(p4), axis=0)
+    case("choice", seed, R.choice(key, x, (), axis=1), a=enc(x), shape=[], replace=True,
+         p=None, axis=1)
+
+    # simple closed-form distributions
+    for dt in ["float32", "bfloat16", "float16"]:
+        case("exponential", seed, R.exponential(key, (6,), dt), shape=[6], dtype=dt)
+        case("laplace", seed, R.laplace(key, (6,), dt), shape=[6], dtype=dt)
+        case("logistic", seed, R.logistic(key, (6,), dt), shape=[6], dtype=dt)
+        case("cauchy", seed, R.cauchy(key, (6,), dt), shape=[6], dtype=dt)
+    case("rademacher", seed, R.rademacher(key, (8,)), shape=[8], dtype="int32")
+    case("rademacher", seed, R.rademacher(key, (5,), jnp.float32), shape=[5], dtype="float32")
+    case("pareto", seed, R.pareto(key, 3.0, (6,)), b=3.0, shape=[6], dtype="float32")
+    case("rayleigh", seed, R.rayleigh(key, 2.0, (6,)), scale=2.0, shape=[6], dtype="float32")
+    case("weibull_min", seed, R.weibull_min(key, 2.0, 1.5, (6,)), scale=2.0,
+         concentration=1.5, shape=[6], dtype="float32")
+    case("lognormal", seed, R.lognormal(key, 0.5, (6,)), sigma=0.5, shape=[6],
+         dtype="float32")
+    case("maxwell", seed, R.maxwell(key, (6,)), shape=[6], dtype="float32")
+    case("geometric", seed, R.geometric(key, 0.3, (6,)), p=0.3, shape=[6], dtype="int32")
+    case("triangular", seed, R.triangular(key, -1.0, 0.5, 2.0, (6,)), left=-1.0, mode=0.5,
+         right=2.0, shape=[6], dtype="float32")
+
+out = {
+    "jax_version": jax.__version__,
+    "jax_threefry_partitionable": bool(jax.config.jax_threefry_partitionable),
+    "x64": bool(jax.config.jax_enable_x64),
+    "seeds": SEEDS,
+    "cases": cases,
+}
+path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prng_extra_jax0.10.2.json")
+with open(path, "w") as f:
+    json.dump(out, f, separators=(",", ":"))
+    f.write("\n")
+print(f"{len(cases)} cases -> {path}")
