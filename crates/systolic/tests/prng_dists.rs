@@ -62,6 +62,11 @@ fn decode(v: &Value) -> Array {
             &shape,
         ),
         DType::I32 => Array::from_vec(data.iter().map(|&b| b as i32).collect(), &shape),
+        DType::I16 => Array::from_vec(data.iter().map(|&b| b as i16).collect(), &shape),
+        DType::I8 => Array::from_vec(data.iter().map(|&b| b as i8).collect(), &shape),
+        DType::U32 => Array::from_vec(data.iter().map(|&b| b as u32).collect(), &shape),
+        DType::U16 => Array::from_vec(data.iter().map(|&b| b as u16).collect(), &shape),
+        DType::U8 => Array::from_vec(data.iter().map(|&b| b as u8).collect(), &shape),
         d => panic!("decode {d:?}"),
     }
 }

@@ -80,6 +80,16 @@ for seed in SEEDS:
     ]:
         case("randint", seed, R.randint(key, shape, mn, mx, dt),
              shape=shape, minval=mn, maxval=mx, dtype=dt)
+    # array bounds of other dtypes: full-range uint32, int8 bounds beyond int16's range
+    # clipped, float bounds truncated to int
+    mn, mx = np.array([0, 7], np.uint32), np.array([2**32 - 1, 9], np.uint32)
+    case("randint", seed, R.randint(key, (3, 2), mn, mx, jnp.uint32),
+         shape=[3, 2], minval=enc(mn), maxval=enc(mx), dtype="uint32")
+    mn, mx = np.array([-100, 5], np.int8), np.array([127, 6], np.int8)
+    case("randint", seed, R.randint(key, (2,), mn, mx, jnp.int16),
+         shape=[2], minval=enc(mn), maxval=enc(mx), dtype="int16")
+    case("randint", seed, R.randint(key, (4,), 1.7, 9.9), shape=[4], minval=1.7, maxval=9.9,
+         dtype="int32")
     mn, mx = np.array([0, 10, -5], np.int32), np.array([[5], [20]], np.int32)
     case("randint", seed, R.randint(key, (2, 3), mn, mx),
          shape=[2, 3], minval=enc(mn), maxval=enc(mx), dtype="int32")
@@ -92,6 +102,9 @@ for seed in SEEDS:
     case("bernoulli", seed, R.bernoulli(key, p, (2, 3)), p=enc(p), shape=[2, 3])
     pb = np.array([0.25, 0.75], jnp.bfloat16)
     case("bernoulli", seed, R.bernoulli(key, pb, (3, 2)), p=enc(pb), shape=[3, 2])
+
+    ph = np.array([0.2, 0.6], np.float16)
+    case("bernoulli", seed, R.bernoulli(key, ph), p=enc(ph), shape=None)
 
     # gumbel
     for dt in ["float32", "bfloat16", "float16"]:
@@ -113,6 +126,12 @@ for seed in SEEDS:
          axis=1, shape=[2, 3])
     case("categorical", seed, R.categorical(key, l2, axis=0, shape=(5, 4)), logits=enc(l2),
          axis=0, shape=[5, 4])
+    lb = (np.arange(6, dtype=np.float32) * 0.5).astype(jnp.bfloat16)
+    case("categorical", seed, R.categorical(key, lb, shape=(5,)), logits=enc(lb), axis=-1,
+         shape=[5])
+    case("categorical_noreplace", seed,
+         R.categorical(key, l2, axis=0, shape=(2, 4), replace=False), logits=enc(l2), axis=0,
+         shape=[2, 4])
     case("categorical_noreplace", seed,
          R.categorical(key, l2, axis=1, shape=(2, 3), replace=False), logits=enc(l2), axis=1,
          shape=[2, 3])
@@ -127,6 +146,11 @@ for seed in SEEDS:
          independent=True)
     case("permutation_x", seed, R.permutation(key, x, 0, independent=True), x=enc(x), axis=0,
          independent=True)
+    x3 = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
+    case("permutation_x", seed, R.permutation(key, x3, 1, independent=True), x=enc(x3),
+         axis=1, independent=True)
+    case("permutation_x", seed, R.permutation(key, x3, -1), x=enc(x3), axis=-1,
+         independent=False)
     xi = np.arange(10, dtype=np.int32) * 3
     case("permutation_x", seed, R.permutation(key, xi), x=enc(xi), axis=0, independent=False)
 
@@ -149,6 +173,11 @@ for seed in SEEDS:
          replace=True, p=enc(p4), axis=0)
     case("choice", seed, R.choice(key, x, (), axis=1), a=enc(x), shape=[], replace=True,
          p=None, axis=1)
+    p3 = np.array([0.5, 0.25, 0.25], np.float32)
+    case("choice", seed, R.choice(key, x, (2,), replace=False, p=p3, axis=1), a=enc(x),
+         shape=[2], replace=False, p=enc(p3), axis=1)
+    case("choice", seed, R.choice(key, 3, (2, 4), p=p3), a=3, shape=[2, 4], replace=True,
+         p=enc(p3), axis=0)
 
     # simple closed-form distributions
     for dt in ["float32", "bfloat16", "float16"]:
