@@ -4,9 +4,13 @@
 //! on the client's transfer thread and signals the buffer's ready event when done, so the host
 //! can prepare the next batch while the device is busy. Everything that reads a buffer waits for
 //! that event. A buffer donated to an execution is emptied and every handle to it reports so.
+//!
+//! On a simulated TPU a buffer also holds its share of the chip's HBM until it is dropped,
+//! deleted or donated, and reading it back to the host costs PCIe time on the device's clock.
 
 use crate::device::Device;
 use crate::error::{Result, RuntimeError};
+use crate::sim::HbmLease;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use systolic_cpu::CpuBuffer;
 use systolic_ir::{DType, Tensor, TensorType};
@@ -29,6 +33,8 @@ enum Slot {
 struct Shared {
     slot: Mutex<Slot>,
     ready: Condvar,
+    /// The buffer's HBM on a simulated TPU, given back when the data goes.
+    lease: Mutex<Option<HbmLease>>,
 }
 
 impl Shared {
@@ -36,6 +42,10 @@ impl Shared {
         // A panic while holding the lock cannot leave the slot half-written (each write is one
         // assignment), so a poisoned lock is still consistent.
         self.slot.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn release_memory(&self) {
+        self.lease.lock().unwrap_or_else(|p| p.into_inner()).take();
     }
 }
 
@@ -77,23 +87,37 @@ impl Completion {
 }
 
 impl Buffer {
-    /// A buffer whose data is already there (an execution's output).
+    /// A buffer whose data is already there (an execution's output; on a simulated TPU its
+    /// HBM was accounted for by the program).
     pub(crate) fn ready(data: CpuBuffer, device: Device) -> Buffer {
+        let lease = device.sim().map(|s| s.adopt(data.ty()));
+        Buffer::ready_in(data, device, lease)
+    }
+
+    /// A buffer whose data is already there, holding `lease` of its device's HBM.
+    pub(crate) fn ready_in(data: CpuBuffer, device: Device, lease: Option<HbmLease>) -> Buffer {
         Buffer {
             ty: data.ty().clone(),
             device,
             shared: Arc::new(Shared {
                 slot: Mutex::new(Slot::Ready(Arc::new(data))),
                 ready: Condvar::new(),
+                lease: Mutex::new(lease),
             }),
         }
     }
 
-    /// A buffer of type `ty` to be filled through the returned [`Completion`].
-    pub(crate) fn pending(ty: TensorType, device: Device) -> (Buffer, Completion) {
+    /// A buffer of type `ty` to be filled through the returned [`Completion`], holding
+    /// `lease` of its device's HBM.
+    pub(crate) fn pending(
+        ty: TensorType,
+        device: Device,
+        lease: Option<HbmLease>,
+    ) -> (Buffer, Completion) {
         let shared = Arc::new(Shared {
             slot: Mutex::new(Slot::Pending),
             ready: Condvar::new(),
+            lease: Mutex::new(lease),
         });
         let completion = Completion {
             shared: shared.clone(),
@@ -138,19 +162,32 @@ impl Buffer {
         self.data(String::new()).map(|_| ())
     }
 
-    /// Copies the array back to the host (waiting for it to be ready).
+    /// Copies the array back to the host (waiting for it to be ready). From a simulated TPU
+    /// the copy costs PCIe time on the device's clock.
     pub fn to_tensor(&self) -> Result<Tensor> {
-        Ok(self.data(String::new())?.to_tensor())
+        let data = self.data(String::new())?;
+        self.charge_to_host();
+        Ok(data.to_tensor())
     }
 
-    /// A host copy in the CPU backend's native layout.
+    /// A host copy in the CPU backend's native layout (from a simulated TPU: PCIe time on its
+    /// clock).
     pub fn to_cpu_buffer(&self) -> Result<CpuBuffer> {
-        Ok(self.data(String::new())?.as_ref().clone())
+        let data = self.data(String::new())?;
+        self.charge_to_host();
+        Ok(data.as_ref().clone())
+    }
+
+    fn charge_to_host(&self) {
+        if let Some(sim) = self.device.sim() {
+            sim.charge_from_device(self.ty.byte_size() as u64);
+        }
     }
 
     /// Frees the data now; every handle reports the buffer as donated afterwards.
     pub fn delete(&self) {
         *self.wait_slot() = Slot::Donated;
+        self.shared.release_memory();
     }
 
     /// A short description for errors: `tensor<2xf32> on cpu:0`.
@@ -202,6 +239,7 @@ impl Buffer {
         let mut slot = self.wait_slot();
         match std::mem::replace(&mut *slot, Slot::Donated) {
             Slot::Ready(data) => {
+                self.shared.release_memory();
                 Ok(Arc::try_unwrap(data).unwrap_or_else(|shared| shared.as_ref().clone()))
             }
             other => {

@@ -1,4 +1,9 @@
 //! The client: devices, host→device transfers, and compilation through the caches.
+//!
+//! A client has the host CPU (`cpu:0`, always first) and optionally simulated TPU chips
+//! (`tpu:v5e:0`, …; see [`crate::sim`]): [`Client::with_tpus`] names them,
+//! [`Client::with_default_tpus`] takes one of every chip whose figures are published, and
+//! [`Client::from_env`] reads `SYSTOLIC_TPUS`.
 
 use crate::buffer::Buffer;
 use crate::cache_key::CacheKey;
@@ -7,6 +12,7 @@ use crate::disk_cache::{DiskCache, Lookup};
 use crate::error::{Result, RuntimeError};
 use crate::executable::{CompileSource, Compiled, Executable};
 use crate::options::CompileOptions;
+use crate::sim::{self, CostCache};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{channel, Sender};
@@ -38,7 +44,13 @@ struct Inner {
     transfers: Sender<Job>,
     memory: Mutex<HashMap<CacheKey, Arc<Compiled>>>,
     stats: Mutex<CacheStats>,
+    costs: CostCache,
 }
+
+/// The environment variable [`Client::from_env`] reads: simulated TPUs as `CHIP[:COUNT]`
+/// separated by commas (`v5e,v5p:4`); empty or `none` for the CPU alone; unset for
+/// [`Client::with_default_tpus`].
+pub const TPUS_ENV: &str = "SYSTOLIC_TPUS";
 
 /// A runtime client: owns the devices, the transfer thread and the in-memory compile cache.
 /// Cloning gives another handle to the same client.
@@ -68,6 +80,89 @@ impl Client {
         Client::with_devices(vec![Device::new(DeviceKind::Cpu, 0)])
     }
 
+    /// The CPU and simulated TPU chips: `count` devices `tpu:CHIP:0…` of each `(chip, count)`
+    /// (chips by name or alias, as `systolic chips` lists them). Fails for an unknown chip or
+    /// one that does not publish a figure the device needs (PCIe bandwidth, HBM capacity and
+    /// bandwidth, bf16 peak).
+    ///
+    /// ```
+    /// let client = systolic_runtime::Client::with_tpus(&[("v5e", 1), ("v5p", 4)]).unwrap();
+    /// let names: Vec<String> = client.devices().iter().map(|d| d.to_string()).collect();
+    /// assert_eq!(names, ["cpu:0", "tpu:v5e:0", "tpu:v5p:0", "tpu:v5p:1", "tpu:v5p:2", "tpu:v5p:3"]);
+    /// assert_eq!(client.device("tpu:v5e").unwrap(), client.devices()[1]);
+    /// assert_eq!(client.device("tpu:v5p:3").unwrap().simulated_time(), Some(0.0));
+    /// assert!(systolic_runtime::Client::with_tpus(&[("tpu7x", 1)]).is_err());
+    /// ```
+    pub fn with_tpus(
+        tpus: &[(&str, usize)],
+    ) -> std::result::Result<Client, systolic_tpu::TpuError> {
+        let mut devices = vec![Device::new(DeviceKind::Cpu, 0)];
+        let mut seen: Vec<(&'static str, usize)> = vec![];
+        for &(name, count) in tpus {
+            let chip = systolic_tpu::chip(name)?;
+            let first = match seen.iter_mut().find(|(c, _)| *c == chip.name) {
+                Some((_, n)) => {
+                    *n += count;
+                    *n - count
+                }
+                None => {
+                    seen.push((chip.name, count));
+                    0
+                }
+            };
+            for index in first..first + count {
+                let id = sim::register(chip.clone(), index)?;
+                devices.push(Device::simulated(index, id));
+            }
+        }
+        Ok(Client::with_devices(devices))
+    }
+
+    /// The chips [`Client::with_default_tpus`] simulates: every chip of the registry that
+    /// publishes the figures a device needs (v3, v4, v5e, v5p, v6e; v2 and tpu7x lack a PCIe
+    /// figure).
+    pub fn default_tpu_chips() -> Vec<&'static str> {
+        systolic_tpu::all_chips()
+            .iter()
+            .filter(|c| sim::usable(c))
+            .map(|c| c.name)
+            .collect()
+    }
+
+    /// The CPU and one simulated device of every chip in [`Client::default_tpu_chips`].
+    ///
+    /// ```
+    /// let client = systolic_runtime::Client::with_default_tpus();
+    /// assert_eq!(client.devices()[0].to_string(), "cpu:0");
+    /// assert!(client.device("tpu:v5e:0").is_ok() && client.device("tpu:v6e:0").is_ok());
+    /// ```
+    pub fn with_default_tpus() -> Client {
+        let chips: Vec<(&str, usize)> = Client::default_tpu_chips()
+            .into_iter()
+            .map(|c| (c, 1))
+            .collect();
+        Client::with_tpus(&chips).unwrap_or_else(|_| Client::cpu())
+    }
+
+    /// The client `SYSTOLIC_TPUS` asks for ([`TPUS_ENV`]): unset, [`Client::with_default_tpus`];
+    /// empty or `none`, the CPU alone; else `CHIP[:COUNT],…`. A malformed value is an error
+    /// that says why.
+    pub fn from_env() -> std::result::Result<Client, String> {
+        match std::env::var(TPUS_ENV) {
+            Err(_) => Ok(Client::with_default_tpus()),
+            Ok(v) => {
+                let spec = parse_tpus(&v).map_err(|e| format!("{TPUS_ENV}={v}: {e}"))?;
+                Client::with_tpus(
+                    &spec
+                        .iter()
+                        .map(|(c, n)| (c.as_str(), *n))
+                        .collect::<Vec<_>>(),
+                )
+                .map_err(|e| format!("{TPUS_ENV}={v}: {e}"))
+            }
+        }
+    }
+
     fn with_devices(devices: Vec<Device>) -> Client {
         let (transfers, queue) = channel::<Job>();
         // The transfer thread ends when the last client handle (and so the sender) is dropped,
@@ -88,6 +183,7 @@ impl Client {
                 transfers,
                 memory: Mutex::new(HashMap::new()),
                 stats: Mutex::new(CacheStats::default()),
+                costs: CostCache::default(),
             }),
         }
     }
@@ -97,11 +193,15 @@ impl Client {
         &self.inner.devices
     }
 
-    /// The device named `name` (`cpu:0`).
+    /// The device named `name` (`cpu:0`, `tpu:v5p:3`; `tpu:v5e` is `tpu:v5e:0`).
     pub fn device(&self, name: &str) -> Result<Device> {
+        let wanted = match systolic_tpu::TpuDevice::parse(name) {
+            Ok(tpu) => tpu.to_string(),
+            Err(_) => name.to_string(),
+        };
         self.devices()
             .iter()
-            .find(|d| d.to_string() == name)
+            .find(|d| d.to_string() == wanted)
             .copied()
             .ok_or_else(|| self.no_device(name))
     }
@@ -124,9 +224,12 @@ impl Client {
 
     /// Starts copying `tensor` to `device` and returns at once; the buffer becomes ready when
     /// the transfer thread has converted it to the device's layout.
+    /// On a simulated TPU the copy takes HBM (failing when it does not fit) and costs PCIe
+    /// time on the device's clock.
     pub fn buffer_from_tensor(&self, tensor: Tensor, device: Device) -> Result<Buffer> {
         self.check_device(device)?;
-        let (buffer, completion) = Buffer::pending(tensor.ty().clone(), device);
+        let lease = self.transfer_in(tensor.ty(), device)?;
+        let (buffer, completion) = Buffer::pending(tensor.ty().clone(), device, lease);
         let job: Job = Box::new(move || {
             let converted = catch_unwind(AssertUnwindSafe(|| CpuBuffer::from_tensor(&tensor)))
                 .map_err(|_| "converting the host array failed".to_string());
@@ -139,10 +242,30 @@ impl Client {
     }
 
     /// Places a host buffer already in the CPU layout on `device`: on the CPU that is a move,
-    /// so the buffer is ready at once.
+    /// so the buffer is ready at once. On a simulated TPU it takes HBM (failing when it does
+    /// not fit) and costs PCIe time on the device's clock.
     pub fn buffer_from_host(&self, data: CpuBuffer, device: Device) -> Result<Buffer> {
         self.check_device(device)?;
-        Ok(Buffer::ready(data, device))
+        let lease = self.transfer_in(data.ty(), device)?;
+        Ok(Buffer::ready_in(data, device, lease))
+    }
+
+    /// A simulated device's HBM for a buffer of type `ty` copied in from the host, with the
+    /// PCIe time charged; nothing on the CPU.
+    fn transfer_in(
+        &self,
+        ty: &systolic_ir::TensorType,
+        device: Device,
+    ) -> Result<Option<sim::HbmLease>> {
+        let Some(sim) = device.sim() else {
+            return Ok(None);
+        };
+        let lease = sim.allocate(ty).map_err(|message| RuntimeError::Transfer {
+            device: device.to_string(),
+            message,
+        })?;
+        sim.charge_to_device(ty.byte_size() as u64);
+        Ok(Some(lease))
     }
 
     /// What the compile caches have done so far.
@@ -156,9 +279,41 @@ impl Client {
 
     /// Compiles `options.cpu.entry` of `module` for `options.device` (default: the first
     /// device), through the memory cache, then the disk cache, then the passes.
+    ///
+    /// For a simulated TPU the program is also costed on the chip (the TPU compile pipeline and
+    /// the cost model; a program whose peak exceeds HBM fails with `RESOURCE_EXHAUSTED`), and
+    /// the CPU backend compiles it rewritten to TPU numerics; executions then advance the
+    /// device's clock by the modelled step time ([`Executable::tpu_cost`]).
     pub fn compile(&self, module: &Module, options: &CompileOptions) -> Result<Executable> {
         let device = options.device.unwrap_or(self.devices()[0]);
         self.check_device(device)?;
+        let Some(chip) = device.chip() else {
+            return self.compile_keyed(module, options, device, None);
+        };
+        let key = CacheKey::new(
+            &systolic_ir::text::print_module(module),
+            &options.cpu,
+            device.kind(),
+        );
+        let cost = self
+            .inner
+            .costs
+            .get_or_cost(key.hex(), module, &options.cpu.entry, chip)?;
+        let numerics = systolic_tpu::numerics::with_tpu_numerics(module);
+        let mut exe = self.compile_keyed(&numerics, options, device, Some(key))?;
+        exe.tpu = Some(cost);
+        Ok(exe)
+    }
+
+    /// Compiles `module` for `device` through the caches under `key` (default: the key of
+    /// `module` itself).
+    fn compile_keyed(
+        &self,
+        module: &Module,
+        options: &CompileOptions,
+        device: Device,
+        key: Option<CacheKey>,
+    ) -> Result<Executable> {
         if options.cpu.dump_dir.is_some() {
             let (compiled, _) = self.compile_now(module, options)?;
             return Ok(Executable::new(
@@ -167,11 +322,13 @@ impl Client {
                 CompileSource::Compiled,
             ));
         }
-        let key = CacheKey::new(
-            &systolic_ir::text::print_module(module),
-            &options.cpu,
-            device.kind(),
-        );
+        let key = key.unwrap_or_else(|| {
+            CacheKey::new(
+                &systolic_ir::text::print_module(module),
+                &options.cpu,
+                device.kind(),
+            )
+        });
         if let Some(compiled) = self.memory().get(&key).cloned() {
             self.stats().memory_hits += 1;
             return Ok(Executable::new(
@@ -276,4 +433,41 @@ fn load_optimized(text: &str, name: &str, entry: &str) -> std::result::Result<Co
         None => "its module does not verify".to_string(),
     })?;
     Compiled::lower(&module, entry).map_err(|e| format!("its module does not lower: {e}"))
+}
+
+/// Parses `v5e,v5p:4` into chips and counts (a missing count is 1).
+fn parse_tpus(spec: &str) -> std::result::Result<Vec<(String, usize)>, String> {
+    let spec = spec.trim();
+    if spec.is_empty() || spec.eq_ignore_ascii_case("none") {
+        return Ok(vec![]);
+    }
+    spec.split(',')
+        .map(|item| {
+            let item = item.trim();
+            let item = item.strip_prefix("tpu:").unwrap_or(item);
+            match item.split_once(':') {
+                None => Ok((item.to_string(), 1)),
+                Some((chip, n)) => n
+                    .parse::<usize>()
+                    .map(|n| (chip.to_string(), n))
+                    .map_err(|_| format!("`{n}` is not a device count (write CHIP[:COUNT],…)")),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_tpus;
+
+    #[test]
+    fn tpu_lists() {
+        assert_eq!(parse_tpus("").unwrap(), vec![]);
+        assert_eq!(parse_tpus("none").unwrap(), vec![]);
+        assert_eq!(
+            parse_tpus("v5e, tpu:v5p:4").unwrap(),
+            vec![("v5e".to_string(), 1), ("v5p".to_string(), 4)]
+        );
+        assert!(parse_tpus("v5e:x").unwrap_err().contains("`x`"));
+    }
 }

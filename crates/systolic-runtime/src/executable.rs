@@ -99,6 +99,8 @@ pub struct Executable {
     device: Device,
     compiled: Arc<Compiled>,
     source: CompileSource,
+    /// On a simulated TPU: the program's modelled cost (see `sim.rs`).
+    pub(crate) tpu: Option<Arc<crate::sim::TpuProgram>>,
 }
 
 impl Executable {
@@ -107,6 +109,7 @@ impl Executable {
             device,
             compiled,
             source,
+            tpu: None,
         }
     }
 
@@ -154,19 +157,23 @@ impl Executable {
     /// ready when this returns.
     pub fn execute(&self, args: &[&Buffer]) -> Result<Vec<Buffer>> {
         self.check_args(args.iter().copied())?;
+        self.check_hbm()?;
         let data = args
             .iter()
             .enumerate()
             .map(|(i, b)| b.data(self.place(i)))
             .collect::<Result<Vec<_>>>()?;
         let inputs = data.iter().map(|d| ValueArg::Buffer(d.as_ref())).collect();
-        self.finish(self.compiled.program.run(inputs))
+        let outputs = self.finish(self.compiled.program.run(inputs));
+        self.advance_clock(&outputs);
+        outputs
     }
 
     /// Runs on `args`, donating them: their memory may hold the outputs, and every handle to
     /// them reports them as donated afterwards. A buffer given twice is an error.
     pub fn execute_donating(&self, args: Vec<Buffer>) -> Result<Vec<Buffer>> {
         self.check_args(args.iter())?;
+        self.check_hbm()?;
         for (i, a) in args.iter().enumerate() {
             if let Some(j) = args[..i].iter().position(|b| b.same_buffer(a)) {
                 return Err(RuntimeError::Execute {
@@ -191,7 +198,9 @@ impl Executable {
             .into_iter()
             .map(|b| ValueArg::Owned(RtValue::Buffer(b)))
             .collect();
-        self.finish(self.compiled.program.run(inputs))
+        let outputs = self.finish(self.compiled.program.run(inputs));
+        self.advance_clock(&outputs);
+        outputs
     }
 
     fn place(&self, index: usize) -> String {

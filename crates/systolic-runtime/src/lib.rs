@@ -39,6 +39,7 @@ pub mod executable;
 pub mod fingerprint;
 pub mod options;
 pub mod profile;
+pub mod sim;
 
 pub use buffer::Buffer;
 pub use client::{CacheStats, Client};
@@ -48,3 +49,4 @@ pub use error::{Result, RuntimeError};
 pub use executable::{CompileSource, Executable};
 pub use options::{CompileOptions, DiskCacheDir};
 pub use profile::{Profile, StepTime};
+pub use sim::{SimClock, TpuProgram};

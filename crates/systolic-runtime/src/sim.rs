@@ -1,0 +1,432 @@
+//! Simulated TPU devices: the state behind a `tpu:CHIP:INDEX` device.
+//!
+//! - **Numerics.** A program compiled for a TPU device is rewritten to TPU numerics
+//!   ([`systolic_tpu::numerics`]: f32 products at DEFAULT precision on bf16-rounded operands,
+//!   HIGH as three bf16 passes, bf16 accumulated in f32) and then compiled and run by the CPU
+//!   backend, so its numbers are real.
+//! - **Time.** Each device has a simulated clock. A host→device or device→host transfer
+//!   advances it by bytes / the chip's PCIe bandwidth; an execution by the cost model's step
+//!   time of the program ([`systolic_tpu::simulate`] on the TPU-compiled module). Everything
+//!   runs one after the other on the clock: transfers do not overlap compute.
+//! - **Memory.** Every live buffer on the device takes its TPU-padded size of the chip's HBM.
+//!   A transfer that does not fit fails; compiling a program whose own peak exceeds HBM fails;
+//!   executing one whose temporaries do not fit beside the device's live buffers fails. The
+//!   errors say `RESOURCE_EXHAUSTED` and name the largest buffers.
+
+use crate::buffer::Buffer;
+use crate::error::{Result, RuntimeError};
+use crate::executable::Executable;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use systolic_compiler::PipelineOptions;
+use systolic_ir::{Module, TensorType};
+use systolic_tpu::error::NamedBuffer;
+use systolic_tpu::layout::padded_bytes;
+use systolic_tpu::memory::{function_peak, MemoryPeak};
+use systolic_tpu::{ChipSpec, SimOptions, SimReport, TpuError};
+
+/// How many buffers a resource-exhausted error names.
+const BUFFERS_NAMED: usize = 5;
+
+/// A device's simulated clock and what advanced it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SimClock {
+    /// Seconds in all: compute plus transfers.
+    pub time_s: f64,
+    /// Modelled step time of all executions.
+    pub compute_s: f64,
+    /// PCIe time of host→device transfers.
+    pub host_to_device_s: f64,
+    /// PCIe time of device→host transfers.
+    pub device_to_host_s: f64,
+    /// Executions run.
+    pub executions: u64,
+    /// Bytes copied to the device.
+    pub bytes_to_device: u64,
+    /// Bytes copied from the device.
+    pub bytes_from_device: u64,
+}
+
+/// A live buffer in a device's HBM.
+#[derive(Clone, Debug)]
+struct LiveBuffer {
+    ty: TensorType,
+    bytes: u64,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    clock: SimClock,
+    live: HashMap<u64, LiveBuffer>,
+    live_bytes: u64,
+    next_id: u64,
+}
+
+/// One simulated chip.
+#[derive(Debug)]
+pub struct SimDevice {
+    /// The generation.
+    pub chip: ChipSpec,
+    /// The device's name (`tpu:v5e:0`).
+    pub name: String,
+    pcie_bandwidth: f64,
+    hbm_capacity: u64,
+    state: Mutex<State>,
+}
+
+fn registry() -> &'static Mutex<Vec<&'static SimDevice>> {
+    static REGISTRY: OnceLock<Mutex<Vec<&'static SimDevice>>> = OnceLock::new();
+    REGISTRY.get_or_init(Default::default)
+}
+
+/// The simulated device with id `id` (ids start at 1; 0 is "not simulated").
+pub(crate) fn lookup(id: u32) -> Option<&'static SimDevice> {
+    if id == 0 {
+        return None;
+    }
+    let devices = registry().lock().unwrap_or_else(|p| p.into_inner());
+    devices.get(id as usize - 1).copied()
+}
+
+fn missing(chip: &ChipSpec, figure: &'static str, needed_for: &'static str) -> TpuError {
+    TpuError::MissingFigure {
+        chip: chip.name,
+        figure,
+        needed_for,
+    }
+}
+
+/// Registers a new simulated chip `chip` as `tpu:CHIP:index` and returns its id. The chip must
+/// publish what the device needs: PCIe bandwidth (transfers), HBM capacity and bandwidth and
+/// the bf16 peak (the cost model).
+pub(crate) fn register(chip: ChipSpec, index: usize) -> std::result::Result<u32, TpuError> {
+    let pcie_bandwidth = chip
+        .pcie_bandwidth
+        .value
+        .ok_or_else(|| missing(&chip, "PCIe bandwidth", "host transfers"))?;
+    let hbm_capacity =
+        chip.hbm_bytes
+            .value
+            .ok_or_else(|| missing(&chip, "HBM capacity", "device memory"))? as u64;
+    chip.hbm_bandwidth
+        .value
+        .ok_or_else(|| missing(&chip, "HBM bandwidth", "memory time"))?;
+    chip.peak_bf16_flops
+        .value
+        .ok_or_else(|| missing(&chip, "bf16 peak", "compute time"))?;
+    let device: &'static SimDevice = Box::leak(Box::new(SimDevice {
+        name: format!("tpu:{}:{index}", chip.name),
+        chip,
+        pcie_bandwidth,
+        hbm_capacity,
+        state: Mutex::new(State::default()),
+    }));
+    let mut devices = registry().lock().unwrap_or_else(|p| p.into_inner());
+    devices.push(device);
+    Ok(devices.len() as u32)
+}
+
+/// True when `chip` publishes every figure a simulated device needs.
+pub(crate) fn usable(chip: &ChipSpec) -> bool {
+    chip.pcie_bandwidth.value.is_some()
+        && chip.hbm_bytes.value.is_some()
+        && chip.hbm_bandwidth.value.is_some()
+        && chip.peak_bf16_flops.value.is_some()
+}
+
+impl SimDevice {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The clock now.
+    pub fn clock(&self) -> SimClock {
+        self.state().clock
+    }
+
+    /// Bytes of HBM live buffers take.
+    pub fn live_bytes(&self) -> u64 {
+        self.state().live_bytes
+    }
+
+    /// HBM capacity in bytes.
+    pub fn hbm_capacity(&self) -> u64 {
+        self.hbm_capacity
+    }
+
+    /// Advances the clock by a host→device copy of `bytes`.
+    pub(crate) fn charge_to_device(&self, bytes: u64) {
+        let s = bytes as f64 / self.pcie_bandwidth;
+        let mut st = self.state();
+        st.clock.host_to_device_s += s;
+        st.clock.time_s += s;
+        st.clock.bytes_to_device += bytes;
+    }
+
+    /// Advances the clock by a device→host copy of `bytes`.
+    pub(crate) fn charge_from_device(&self, bytes: u64) {
+        let s = bytes as f64 / self.pcie_bandwidth;
+        let mut st = self.state();
+        st.clock.device_to_host_s += s;
+        st.clock.time_s += s;
+        st.clock.bytes_from_device += bytes;
+    }
+
+    fn charge_execution(&self, seconds: f64) {
+        let mut st = self.state();
+        st.clock.compute_s += seconds;
+        st.clock.time_s += seconds;
+        st.clock.executions += 1;
+    }
+
+    /// The live buffers, largest first, named `buffer #id`.
+    fn largest_live(st: &State) -> Vec<NamedBuffer> {
+        let mut list: Vec<(u64, &LiveBuffer)> = st.live.iter().map(|(&k, v)| (k, v)).collect();
+        list.sort_by(|a, b| b.1.bytes.cmp(&a.1.bytes).then(a.0.cmp(&b.0)));
+        list.into_iter()
+            .take(BUFFERS_NAMED)
+            .map(|(id, b)| NamedBuffer {
+                name: format!("live buffer #{id}"),
+                ty: systolic_ir::Type::Tensor(b.ty.clone()).to_string(),
+                bytes: b.bytes,
+            })
+            .collect()
+    }
+
+    fn exhausted(&self, needed: u64, at: String, mut largest: Vec<NamedBuffer>) -> String {
+        largest.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+        largest.truncate(BUFFERS_NAMED);
+        TpuError::ResourceExhausted {
+            chip: self.chip.name,
+            needed,
+            capacity: self.hbm_capacity,
+            at: format!("{at} on {}", self.name),
+            largest,
+        }
+        .to_string()
+    }
+
+    /// Takes HBM for a buffer of type `ty`, or says why it does not fit.
+    pub(crate) fn allocate(
+        &'static self,
+        ty: &TensorType,
+    ) -> std::result::Result<HbmLease, String> {
+        let bytes = padded_bytes(ty);
+        let mut st = self.state();
+        if st.live_bytes + bytes > self.hbm_capacity {
+            let mut largest = Self::largest_live(&st);
+            largest.push(NamedBuffer {
+                name: "the new buffer".into(),
+                ty: systolic_ir::Type::Tensor(ty.clone()).to_string(),
+                bytes,
+            });
+            let needed = st.live_bytes + bytes;
+            drop(st);
+            return Err(self.exhausted(needed, "a transfer".into(), largest));
+        }
+        Ok(self.lease(&mut st, ty, bytes))
+    }
+
+    /// Takes HBM for a buffer whose memory the program already accounted for (an output).
+    pub(crate) fn adopt(&'static self, ty: &TensorType) -> HbmLease {
+        let mut st = self.state();
+        self.lease(&mut st, ty, padded_bytes(ty))
+    }
+
+    fn lease(&'static self, st: &mut State, ty: &TensorType, bytes: u64) -> HbmLease {
+        st.next_id += 1;
+        let id = st.next_id;
+        st.live.insert(
+            id,
+            LiveBuffer {
+                ty: ty.clone(),
+                bytes,
+            },
+        );
+        st.live_bytes += bytes;
+        HbmLease { device: self, id }
+    }
+
+    fn release(&self, id: u64) {
+        let mut st = self.state();
+        if let Some(b) = st.live.remove(&id) {
+            st.live_bytes -= b.bytes;
+        }
+    }
+}
+
+/// A buffer's share of its device's HBM, given back when dropped.
+#[derive(Debug)]
+pub(crate) struct HbmLease {
+    device: &'static SimDevice,
+    id: u64,
+}
+
+impl Drop for HbmLease {
+    fn drop(&mut self) {
+        self.device.release(self.id);
+    }
+}
+
+/// A program's modelled cost on one chip: the simulation report and its memory peak.
+#[derive(Debug)]
+pub struct TpuProgram {
+    /// The cost model's report (step time, per-kernel times, bounds, MXU utilisation).
+    pub report: SimReport,
+    /// The program's HBM peak (parameters included; [`MemoryPeak::param_bytes`] says how much
+    /// of it they are).
+    pub peak: MemoryPeak,
+}
+
+impl TpuProgram {
+    /// Costs `entry` of `module` on `chip`: the TPU compile pipeline, then the cost model.
+    /// Fails with `RESOURCE_EXHAUSTED` when the program's own peak exceeds HBM.
+    pub(crate) fn cost(module: &Module, entry: &str, chip: &ChipSpec) -> Result<TpuProgram> {
+        let compile_error = |e: TpuError| RuntimeError::Compile(format!("tpu:{}: {e}", chip.name));
+        let compiled = systolic_tpu::compile::compile(module, PipelineOptions::default())
+            .map_err(compile_error)?;
+        let options = SimOptions {
+            entry: entry.to_string(),
+            ..SimOptions::default()
+        };
+        let report = systolic_tpu::simulate(&compiled, chip, &options).map_err(compile_error)?;
+        let func = compiled
+            .func(entry)
+            .ok_or_else(|| RuntimeError::Compile(format!("no function @{entry}")))?;
+        let peak = function_peak(&compiled, func);
+        Ok(TpuProgram { report, peak })
+    }
+
+    /// Modelled seconds of one execution.
+    pub fn step_time_s(&self) -> f64 {
+        self.report.time_s
+    }
+
+    /// Product FLOPs over (step time × the chip's bf16 peak): how busy the MXUs are over the
+    /// whole step.
+    pub fn mxu_utilization(&self) -> f64 {
+        if self.report.time_s <= 0.0 {
+            return 0.0;
+        }
+        let busy: f64 = self
+            .report
+            .ops
+            .iter()
+            .filter_map(|k| k.mxu_utilization.map(|u| u * k.time_s))
+            .sum();
+        busy / self.report.time_s
+    }
+
+    /// Bytes the program needs beyond its parameters (temporaries and results) at its peak.
+    pub fn temporary_bytes(&self) -> u64 {
+        self.peak.bytes.saturating_sub(self.peak.param_bytes)
+    }
+}
+
+/// Memoised costs of programs per chip, keyed by the compile-cache key and the chip.
+#[derive(Debug, Default)]
+pub(crate) struct CostCache {
+    map: Mutex<HashMap<(String, &'static str), Arc<TpuProgram>>>,
+}
+
+impl CostCache {
+    pub(crate) fn get_or_cost(
+        &self,
+        key: &str,
+        module: &Module,
+        entry: &str,
+        chip: &ChipSpec,
+    ) -> Result<Arc<TpuProgram>> {
+        let k = (key.to_string(), chip.name);
+        if let Some(p) = self.map.lock().unwrap_or_else(|p| p.into_inner()).get(&k) {
+            return Ok(p.clone());
+        }
+        let program = Arc::new(TpuProgram::cost(module, entry, chip)?);
+        self.map
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(k, program.clone());
+        Ok(program)
+    }
+}
+
+impl Executable {
+    /// The modelled cost of one execution on the simulated TPU (`None` on the CPU): step time,
+    /// MXU utilisation, and per kernel its time and bound.
+    pub fn tpu_cost(&self) -> Option<&TpuProgram> {
+        self.tpu.as_deref()
+    }
+
+    /// Checks that the program's temporaries fit in HBM beside the device's live buffers.
+    pub(crate) fn check_hbm(&self) -> Result<()> {
+        let (Some(program), Some(sim)) = (&self.tpu, self.device().sim()) else {
+            return Ok(());
+        };
+        let temporaries = program.temporary_bytes();
+        let st = sim.state();
+        let needed = st.live_bytes + temporaries;
+        if needed <= sim.hbm_capacity {
+            return Ok(());
+        }
+        let mut largest = SimDevice::largest_live(&st);
+        drop(st);
+        largest.extend(
+            program
+                .peak
+                .buffers
+                .iter()
+                .filter(|b| !b.name.starts_with("%arg"))
+                .cloned(),
+        );
+        Err(RuntimeError::Execute {
+            entry: self.entry().to_string(),
+            message: sim.exhausted(
+                needed,
+                format!("@{} ({})", self.entry(), program.peak.at),
+                largest,
+            ),
+        })
+    }
+
+    /// Advances the device's clock by one execution's modelled time.
+    pub(crate) fn advance_clock(&self, outputs: &Result<Vec<Buffer>>) {
+        if let (Some(program), Some(sim), Ok(_)) = (&self.tpu, self.device().sim(), outputs) {
+            sim.charge_execution(program.step_time_s());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leases_count_padded_bytes_and_overflow_names_buffers() {
+        let chip = systolic_tpu::chip("v5e").unwrap();
+        let id = register(chip, 7).unwrap();
+        let dev = lookup(id).unwrap();
+        let small = TensorType::new(vec![3], systolic_ir::DType::F32);
+        let lease = dev.allocate(&small).unwrap();
+        // A rank-1 array pads to whole 128-lane rows.
+        assert_eq!(dev.live_bytes(), padded_bytes(&small));
+        drop(lease);
+        assert_eq!(dev.live_bytes(), 0);
+        let huge = TensorType::new(vec![80000, 80000], systolic_ir::DType::F32);
+        let err = dev.allocate(&huge).unwrap_err();
+        assert!(err.contains("RESOURCE_EXHAUSTED"), "{err}");
+        assert!(err.contains("tensor<80000x80000xf32>"), "{err}");
+        assert!(err.contains("tpu:v5e:7"), "{err}");
+    }
+
+    #[test]
+    fn pcie_charges() {
+        let chip = systolic_tpu::chip("v6e").unwrap();
+        let pcie = chip.pcie_bandwidth.value.unwrap();
+        let dev = lookup(register(chip, 0).unwrap()).unwrap();
+        dev.charge_to_device(1 << 20);
+        dev.charge_from_device(1 << 10);
+        let c = dev.clock();
+        assert_eq!(c.bytes_to_device, 1 << 20);
+        assert!((c.time_s - ((1 << 20) + (1 << 10)) as f64 / pcie).abs() < 1e-15);
+    }
+}
