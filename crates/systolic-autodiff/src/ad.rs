@@ -34,6 +34,8 @@ pub(crate) struct Ad<'s> {
     pub(crate) remat_tags: Vec<Option<i64>>,
     /// Whether `b.ops` is the top-level list (remat tags are only kept there).
     pub(crate) top_level: bool,
+    /// How often each source value is used.
+    uses: Vec<u32>,
 }
 
 /// True for element types that carry tangents.
@@ -78,6 +80,7 @@ impl<'s> Ad<'s> {
             customs: vec![],
             remat_tags: vec![],
             top_level: true,
+            uses: systolic_ir::walk::use_counts(src),
         }
     }
 
@@ -148,6 +151,19 @@ impl<'s> Ad<'s> {
                 Mode::Jvp => rules::control::jvp(self, op),
                 Mode::Linearize => crate::vjp::linearize_control(self, op),
             };
+        }
+        if matches!(op.kind, OpKind::Reduce { .. } | OpKind::ReduceWindow { .. })
+            && op.results.len() > 1
+            && op.results.iter().any(|&r| {
+                is_float_type(self.src.value_type(r))
+                    && self.uses.get(r.index()).copied().unwrap_or(0) > 0
+            })
+        {
+            return Err(Error::new(format!(
+                "cannot differentiate a {} of several operands whose float results are used \
+                 (argmax-style reductions are differentiable only through their indices)",
+                op.kind.name()
+            )));
         }
         let x = op
             .operands

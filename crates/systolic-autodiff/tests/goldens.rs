@@ -18,6 +18,8 @@ fn tensor(j: &Json) -> Tensor {
     let dtype = match j["dtype"].as_str().unwrap() {
         "float64" => DType::F64,
         "float32" => DType::F32,
+        "bfloat16" => DType::BF16,
+        "float16" => DType::F16,
         "int32" => DType::I32,
         "int64" => DType::I64,
         "bool" => DType::Bool,
@@ -209,7 +211,11 @@ fn check_case(c: &Json) -> Result<(), String> {
     }
     // Central differences (f64 programs).
     // (u_convert rounds through f32: not smooth at the scale of the differences.)
-    if args.iter().all(|a| a.dtype() != DType::F32) && name != "u_convert" {
+    if args
+        .iter()
+        .all(|a| !a.dtype().is_float() || a.dtype() == DType::F64)
+        && name != "u_convert"
+    {
         let eps = 1e-6;
         let shift = |s: f64| -> Vec<Tensor> {
             args.iter()

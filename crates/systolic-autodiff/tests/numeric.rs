@@ -222,3 +222,39 @@ fn deprecated_dot_and_broadcast() {
 }"#;
     check(text, vec![rand(&[3, 4], 1), rand(&[4], 2)]);
 }
+
+#[test]
+fn reduce_product_with_zeros() {
+    let text = r#"func.func @main(%x: tensor<3x4x2xf64>) -> tensor<4xf64> {
+  %c = stablehlo.constant dense<1.5> : tensor<f64>
+  %0 = stablehlo.reduce(%x init: %c) applies stablehlo.multiply across dimensions = [0, 2] : (tensor<3x4x2xf64>, tensor<f64>) -> tensor<4xf64>
+  return %0 : tensor<4xf64>
+}"#;
+    let mut v = rand(&[3, 4, 2], 9).to_f64_vec();
+    v[0] = 0.0; // one zero in column 0
+    v[3] = 0.0; // two zeros in column 1
+    v[11] = 0.0;
+    let x = Tensor::from_f64(vec![3, 4, 2], DType::F64, v).unwrap();
+    check(text, vec![x]);
+}
+
+#[test]
+fn variadic_reduce_with_used_values_is_refused() {
+    let text = r#"func.func @main(%x: tensor<4xf64>, %i: tensor<4xi32>) -> tensor<f64> {
+  %c = stablehlo.constant dense<0.0> : tensor<f64>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %0:2 = stablehlo.reduce(%x init: %c), (%i init: %z) across dimensions = [0] : (tensor<4xf64>, tensor<4xi32>, tensor<f64>, tensor<i32>) -> (tensor<f64>, tensor<i32>)
+   reducer(%a: tensor<f64>, %b: tensor<f64>) (%p: tensor<i32>, %q: tensor<i32>) {
+    %s = stablehlo.add %a, %b : tensor<f64>
+    %t = stablehlo.add %p, %q : tensor<i32>
+    stablehlo.return %s, %t : tensor<f64>, tensor<i32>
+  }
+  return %0#0 : tensor<f64>
+}"#;
+    let m = parse_module(text, "variadic").unwrap();
+    let e = systolic_autodiff::vjp(&m.funcs[0], &[0]).unwrap_err();
+    assert!(
+        e.message.contains("stablehlo.reduce of several operands"),
+        "{e}"
+    );
+}

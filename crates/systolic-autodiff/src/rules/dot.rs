@@ -100,8 +100,9 @@ fn side(
         lhs_contracting_dimensions: ct_other_free,
         rhs_contracting_dimensions: other_free.clone(),
     };
-    let cc = b.convert(c, dtype)?;
-    let other = b.convert(other, dtype)?;
+    // Mixed precision (e.g. a bf16 product accumulated in f32): the f32 cotangent meets the
+    // bf16 operand and the result is rounded once to this side's type, as JAX does.
+    let cc = c;
     let prec = if prec.len() == 2 && !this_first {
         vec![prec[1], prec[0]]
     } else {

@@ -77,14 +77,81 @@ pub(crate) fn reduce_jvp(
             }
             None => None,
         },
+        BinaryOp::Multiply => match t[0] {
+            Some(tv) => Some(prod_jvp(b, x[0], x[1], tv, dimensions, &kept, &ys)?),
+            None => None,
+        },
         o => {
             return Err(Error::new(format!(
-                "cannot differentiate stablehlo.reduce with a `{}` body (add, max and min are supported)",
+                "cannot differentiate stablehlo.reduce with a `{}` body (add, multiply, max and min are supported)",
                 o.name()
             )))
         }
     };
     Ok(vec![tang])
+}
+
+/// Exclusive running products along axis 1 of a `[b, n]` array (1 first).
+fn exclusive_cumprod(b: &mut Builder, x: ValueId) -> Res<ValueId> {
+    let s = b.shape(x);
+    let n = s[1];
+    let dt = b.dtype(x);
+    let one = b.scalar(dt, 1.0)?;
+    let shifted = b.pad(x, one, vec![0, 1], vec![0, -1], vec![0, 0])?;
+    let region = b.reducer(BinaryOp::Multiply, dt)?;
+    Ok(b.emit_full(
+        OpKind::ReduceWindow {
+            window_dimensions: vec![1, n],
+            window_strides: None,
+            base_dilations: None,
+            window_dilations: None,
+            padding: Some(vec![(0, 0), (n - 1, 0)]),
+        },
+        vec![shifted, one],
+        vec![region],
+        None,
+    )?[0])
+}
+
+/// The tangent of a product: Σᵢ ṫᵢ·Πⱼ≠ᵢ xⱼ, with the products of the other elements formed
+/// from running products before and after each element (no division, so zeros are fine).
+fn prod_jvp(
+    b: &mut Builder,
+    x: ValueId,
+    init: ValueId,
+    t: ValueId,
+    dims: &[i64],
+    kept: &[i64],
+    ys: &[i64],
+) -> Res<ValueId> {
+    let xs = b.shape(x);
+    let perm: Vec<i64> = kept.iter().chain(dims).copied().collect();
+    let rows: i64 = kept.iter().map(|&d| xs[d as usize]).product();
+    let n: i64 = dims.iter().map(|&d| xs[d as usize]).product();
+    let xt = b.transpose(x, &perm)?;
+    let xr = b.reshape(xt, &[rows, n])?;
+    let tt = b.transpose(t, &perm)?;
+    let tr = b.reshape(tt, &[rows, n])?;
+    let pre = exclusive_cumprod(b, xr)?;
+    let rev = b.emit(
+        OpKind::Reverse {
+            dimensions: vec![1],
+        },
+        vec![xr],
+    )?;
+    let suf_r = exclusive_cumprod(b, rev)?;
+    let suf = b.emit(
+        OpKind::Reverse {
+            dimensions: vec![1],
+        },
+        vec![suf_r],
+    )?;
+    let others = b.mul(pre, suf)?;
+    let ib = b.broadcast_in_dim(init, &[rows, n], &[])?;
+    let coef = b.mul(others, ib)?;
+    let m = b.mul(tr, coef)?;
+    let s = b.reduce_sum(m, &[1])?;
+    b.reshape(s, ys)
 }
 
 pub(crate) fn transpose(

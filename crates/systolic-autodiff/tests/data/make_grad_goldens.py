@@ -133,6 +133,10 @@ case("reduce_sum", rand(3, 4))(lambda x: jnp.sum(x * x, axis=1))
 case("reduce_max", rand(3, 4))(lambda x: jnp.max(x, axis=0))
 case("reduce_min", rand(3, 4, 2))(lambda x: jnp.min(x, axis=(0, 2)))
 case("reduce_max_ties", np.array([1.0, 3.0, 3.0]))(lambda x: jnp.max(x))
+case("reduce_prod", rand(3, 4))(lambda x: jnp.prod(x, axis=1))
+case("reduce_prod_zeros", np.array([[0.0, 2.0, 3.0], [0.0, 0.0, 1.5], [1.0, -2.0, 0.5]]))(
+    lambda x: jnp.prod(x, axis=1)
+)
 case("argmax", rand(3, 4))(lambda x: x[jnp.arange(3), jnp.argmax(x, axis=1)])
 case("mean_var", rand(4, 5))(lambda x: jnp.var(x, axis=1) + jnp.mean(x))
 case("cumsum", rand(3, 5))(lambda x: jnp.cumsum(x, axis=1))
@@ -292,6 +296,19 @@ case(
 )(attention)
 
 
+# ---- low precision (bf16/f16 programs, tolerance as JAX's own tests)
+bf16 = jnp.bfloat16
+case("bf16_mlp", rand(4, 8).astype(bf16), rand(8, 6).astype(bf16), rand(6).astype(bf16), tol=2e-2)(
+    lambda x, w, b: jnp.sum(jnp.tanh(jnp.dot(x, w, preferred_element_type=jnp.float32) + b))
+)
+case("f16_softmax", rand(3, 5).astype(np.float16), tol=2e-3)(
+    lambda x: jnp.sum(jax.nn.softmax(x, axis=-1) * jnp.arange(5.0, dtype=np.float16))
+)
+case("bf16_to_f32", rand(6).astype(bf16), tol=1e-2)(
+    lambda x: jnp.sum(jnp.sin(x.astype(jnp.float32)) * 2.0)
+)
+
+
 # ---- second order: JAX's own backward programs, differentiated again (f64)
 case("hvp_mlp", *[rand(*a.shape) for a in CASES["prog_mlp"][1]])(
     lambda *a: jax.grad(mlp_loss, argnums=(0, 2))(*a)
@@ -328,11 +345,12 @@ case("hvp_cumsum_pad", rand(3, 5))(
 
 def tolist(a):
     a = np.asarray(a)
-    return {"shape": list(a.shape), "dtype": str(a.dtype), "data": a.ravel().tolist()}
+    data = a.astype(np.float64) if a.dtype in (jnp.bfloat16, np.float16) else a
+    return {"shape": list(a.shape), "dtype": str(a.dtype), "data": data.ravel().tolist()}
 
 
 def is_float(a):
-    return np.issubdtype(np.asarray(a).dtype, np.floating)
+    return jnp.issubdtype(np.asarray(a).dtype, jnp.floating)
 
 
 out = []
