@@ -116,6 +116,12 @@ impl Array {
     }
 
     /// An array from host values and a shape, on `device`.
+    ///
+    /// ```
+    /// let device = systolic::devices()[0];
+    /// let a = systolic::Array::from_vec_on(vec![1.0f64, 2.0], &[2], device);
+    /// assert_eq!(a.device(), device);
+    /// ```
     pub fn from_vec_on<T: Element>(values: Vec<T>, shape: &[i64], device: Device) -> Array {
         let ty = TensorType::new(shape.to_vec(), T::DTYPE);
         if shape.iter().any(|&d| d < 0) || ty.num_elements() != values.len() {
@@ -181,47 +187,102 @@ impl Array {
     }
 
     /// The shape.
+    ///
+    /// ```
+    /// assert_eq!(systolic::Array::from_vec(vec![0i8; 6], &[2, 3]).shape(), &[2, 3]);
+    /// ```
     pub fn shape(&self) -> &[i64] {
         &self.inner.ty.shape
     }
 
     /// The number of dimensions.
+    ///
+    /// ```
+    /// assert_eq!(systolic::Array::from_vec(vec![0i8; 6], &[2, 3]).ndim(), 2);
+    /// assert_eq!(systolic::Array::scalar(1u8).ndim(), 0);
+    /// ```
     pub fn ndim(&self) -> usize {
         self.inner.ty.shape.len()
     }
 
     /// The number of elements.
+    ///
+    /// ```
+    /// assert_eq!(systolic::Array::from_vec(vec![0i8; 6], &[2, 3]).size(), 6);
+    /// ```
     pub fn size(&self) -> usize {
         self.inner.ty.num_elements()
     }
 
     /// The element type.
+    ///
+    /// ```
+    /// use systolic::Array;
+    /// assert_eq!(Array::scalar(1.0f64).dtype(), systolic_ir::DType::F64);
+    /// assert_eq!((&Array::scalar(1i32) + 0.5).dtype(), systolic_ir::DType::F32); // JAX promotion
+    /// ```
     pub fn dtype(&self) -> DType {
         self.inner.ty.dtype
     }
 
     /// The shape and element type.
+    ///
+    /// ```
+    /// let a = systolic::Array::from_vec(vec![1u32, 2], &[2]);
+    /// assert_eq!(a.ty(), &systolic_ir::TensorType::new(vec![2], systolic_ir::DType::U32));
+    /// ```
     pub fn ty(&self) -> &TensorType {
         &self.inner.ty
     }
 
     /// True for weakly typed arrays (from Rust scalars), which take the dtype of the strongly
     /// typed operand they meet.
+    ///
+    /// ```
+    /// use systolic::Array;
+    /// let x = Array::scalar(1.0f32);
+    /// assert!(!x.weak_type());
+    /// assert!(systolic::weak_float(2.0).weak_type());
+    /// assert!(!(&x * 2.0).weak_type());
+    /// ```
     pub fn weak_type(&self) -> bool {
         self.inner.weak
     }
 
     /// The device the array lives (or will live) on.
+    ///
+    /// ```
+    /// assert_eq!(systolic::Array::scalar(1.0f32).device(), systolic::default_device());
+    /// ```
     pub fn device(&self) -> Device {
         self.inner.device
     }
 
     /// True while the array is a value of a `jit` trace rather than data.
+    ///
+    /// ```
+    /// use systolic::{jit, Array};
+    /// let x = Array::scalar(1.0f32);
+    /// assert!(!x.is_traced());
+    /// jit(|x: &Array| {
+    ///     assert!(x.is_traced());
+    ///     x.clone()
+    /// })
+    /// .call(&x)
+    /// .unwrap();
+    /// ```
     pub fn is_traced(&self) -> bool {
         matches!(self.inner.repr, Repr::Traced { .. })
     }
 
     /// The first error of the op chain that made this array, if any.
+    ///
+    /// ```
+    /// use systolic::{numpy as np, Array};
+    /// let bad = np::reshape(&Array::from_vec(vec![1.0f32; 6], &[6]), &[4, 2]);
+    /// assert!(bad.error().unwrap().to_string().contains("reshape"));
+    /// assert!(Array::scalar(1.0f32).error().is_none());
+    /// ```
     pub fn error(&self) -> Option<&Error> {
         match &self.inner.repr {
             Repr::Failed(e) => Some(e),
@@ -250,6 +311,13 @@ impl Array {
 
     /// The runtime buffer of a concrete array (waiting for the op that makes it, if it is
     /// still running).
+    ///
+    /// ```
+    /// let a = systolic::Array::from_vec(vec![1.0f32, 2.0], &[2]);
+    /// let b = (&a + 1.0).buffer().unwrap();
+    /// assert_eq!(b.shape(), &[2]);
+    /// assert_eq!(b.to_tensor().unwrap(), systolic_ir::Tensor::from_f32(vec![2], vec![2.0, 3.0]));
+    /// ```
     pub fn buffer(&self) -> Result<Buffer> {
         match &self.inner.repr {
             Repr::Concrete(b) => Ok(b.clone()),
@@ -262,18 +330,45 @@ impl Array {
         }
     }
 
-    /// Waits until the array's data is computed and on its device.
+    /// Waits until the array's data is computed and on its device; the error of the
+    /// computation if it failed.
     ///
     /// ```
     /// let a = systolic::Array::from_vec(vec![1.0f32; 4], &[4]);
-    /// a.block_until_ready().unwrap();
+    /// let b = &a * 3.0; // queued: eager ops dispatch asynchronously
+    /// b.block_until_ready().unwrap();
+    /// assert!(b.is_ready());
     /// ```
     pub fn block_until_ready(&self) -> Result<&Array> {
         self.buffer()?.block_until_ready()?;
         Ok(self)
     }
 
+    /// True when reading the data would not wait: the op or `jit` call that makes it has
+    /// finished (successfully or not) and its data is on the device (`jax.Array.is_ready`).
+    /// Always false for a traced array.
+    ///
+    /// ```
+    /// let a = systolic::Array::from_vec(vec![1.0f32; 4], &[4]);
+    /// let b = &a + 1.0;
+    /// b.block_until_ready().unwrap();
+    /// assert!(b.is_ready());
+    /// ```
+    pub fn is_ready(&self) -> bool {
+        match &self.inner.repr {
+            Repr::Concrete(b) => b.is_ready(),
+            Repr::Pending(p) => p.is_done() && p.wait().map_or(true, |b| b.is_ready()),
+            Repr::Traced { .. } => false,
+            Repr::Failed(_) => true,
+        }
+    }
+
     /// The data as an IR tensor (exact per-dtype values).
+    ///
+    /// ```
+    /// let a = systolic::Array::from_vec(vec![true, false], &[2]);
+    /// assert_eq!(a.to_tensor().unwrap().ty().dtype, systolic_ir::DType::Bool);
+    /// ```
     pub fn to_tensor(&self) -> Result<Tensor> {
         Ok(self.buffer()?.to_tensor()?)
     }

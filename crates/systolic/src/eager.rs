@@ -4,7 +4,7 @@
 
 use crate::body::Body;
 use crate::device::client;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use systolic_ir::{Block, Func, Module, Op, OpKind, Region, ReturnKind, TensorType, Type};
@@ -57,7 +57,8 @@ pub(crate) fn single_op_module(
     }
 }
 
-/// Runs one op on `args` (all on `device`).
+/// Runs one op on `args` (all on `device`). A compilation or execution failure is an error of
+/// the op (`stablehlo.add: runtime: …`), since it surfaces later, when a result is read.
 pub(crate) fn run(
     kind: &OpKind,
     args: &[&Buffer],
@@ -79,12 +80,15 @@ pub(crate) fn run(
                 device: Some(device),
                 ..CompileOptions::no_disk_cache()
             };
-            let exe = client().compile(&module, &options)?;
+            let exe = client()
+                .compile(&module, &options)
+                .map_err(|e| Error::op(&kind.name(), Error::from(e).to_string()))?;
             if let Ok(mut c) = CACHE.lock() {
                 c.get_or_insert_with(HashMap::new).insert(key, exe.clone());
             }
             exe
         }
     };
-    Ok(exe.execute(args)?)
+    exe.execute(args)
+        .map_err(|e| Error::op(&kind.name(), Error::from(e).to_string()))
 }

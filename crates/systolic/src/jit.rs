@@ -1,20 +1,34 @@
 //! `jit`: trace a function over pytrees of arrays into an IR module once per abstract
-//! signature (tree structure, shapes, dtypes, weak types, device), compile it through the
-//! runtime, and run the cached executable on later calls.
+//! signature (tree structure with its static values, shapes, dtypes, weak types, device),
+//! compile it through the runtime, and run the cached executable on later calls.
+//!
+//! Calls are asynchronous, as JAX dispatches: tracing and compiling happen in the caller, the
+//! execution is queued on the dispatch thread (`dispatch.rs`, shared with eager ops, so the
+//! order of all calls and ops is kept) and the call returns at once with arrays still being
+//! computed. Arguments that are still being computed are waited for by the worker, not the
+//! caller; a failure shows when a result is read.
 
-use crate::array::{describe, Array, Repr};
+use crate::array::{describe, Array};
 use crate::device::{client, default_device};
+use crate::dispatch;
 use crate::error::{Error, Result};
 use crate::staging::stage_with;
 use crate::trace;
-use crate::tree::Tree;
+use crate::tree::{Tree, TreeDef};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::marker::PhantomData;
-use systolic_ir::{Module, TensorType};
+use systolic_ir::{Module, TensorType, Type};
 use systolic_runtime::{CompileOptions, Device, Executable};
 
-/// A traced function: the IR module and what the outputs look like.
+/// A traced function: the IR module and what the outputs look like. Made by [`Jit::lower`].
+///
+/// ```
+/// use systolic::{jit, Array};
+/// let lowered = jit(|x: &Array| x * x).lower(&Array::from_vec(vec![1.0f32, 2.0], &[2])).unwrap();
+/// assert_eq!(lowered.module.funcs[0].name, "main");
+/// assert!(lowered.as_text().contains("tensor<2xf32>"));
+/// ```
 pub struct Lowered<R> {
     /// The traced program, entry `@main`.
     pub module: Module,
@@ -25,8 +39,67 @@ pub struct Lowered<R> {
 impl<R> Lowered<R> {
     /// The module as StableHLO text (the form `systolic run` reads), like JAX's
     /// `jit(f).lower(x).as_text()`.
+    ///
+    /// ```
+    /// use systolic::{jit, Array};
+    /// let text = jit(|x: &Array| x + 1.0).lower(&Array::scalar(1.0f32)).unwrap().as_text();
+    /// assert!(text.contains("func.func") && text.contains("stablehlo.add"), "{text}");
+    /// ```
     pub fn as_text(&self) -> String {
         systolic_ir::text::print_module(&self.module)
+    }
+}
+
+/// What a cache entry was traced for, kept to explain later misses.
+struct Signature {
+    def: TreeDef,
+    /// Per leaf: `float32[2]`, with `~` when weakly typed.
+    avals: Vec<String>,
+    device: Device,
+}
+
+impl Signature {
+    fn new(def: TreeDef, leaves: &[Array], device: Device) -> Signature {
+        let avals = leaves
+            .iter()
+            .map(|a| {
+                format!(
+                    "{}{}",
+                    describe(a.ty()),
+                    if a.weak_type() { "~" } else { "" }
+                )
+            })
+            .collect();
+        Signature { def, avals, device }
+    }
+
+    /// The cache key: the structure's text (static values included), the leaves' abstract
+    /// values and the device.
+    fn key(&self) -> String {
+        format!("{} | {} | {}", self.def, self.avals.join(" "), self.device)
+    }
+
+    /// How `now` differs from `self`: the total size of the differences (a static value or a
+    /// leaf type 1, the device 5, a structure 10) and one line per difference (at most
+    /// `limit`).
+    fn differences(&self, now: &Signature, limit: usize) -> (u32, Vec<String>) {
+        let mut out = self.def.diff(&now.def, "args", limit);
+        if out.is_empty() {
+            // Same structure: the leaves correspond one to one.
+            for ((path, old), new) in now.def.paths().iter().zip(&self.avals).zip(&now.avals) {
+                if old != new && out.len() < limit {
+                    out.push((1, format!("`args{path}` changed from {old} to {new}")));
+                }
+            }
+        }
+        if self.device != now.device && out.len() < limit {
+            out.push((
+                5,
+                format!("the device changed from {} to {}", self.device, now.device),
+            ));
+        }
+        let size = out.iter().map(|d| d.0).sum();
+        (size, out.into_iter().map(|d| d.1).collect())
     }
 }
 
@@ -35,9 +108,23 @@ struct Entry<R> {
     exe: Executable,
     /// Arrays the function read from outside (passed after the arguments).
     captures: Vec<Array>,
+    out_types: Vec<TensorType>,
+    signature: Signature,
 }
 
 /// A function compiled per abstract signature. Made by [`jit`].
+///
+/// Static arguments are part of the argument tree: wrap them in [`Static`](crate::Static) (or
+/// mark struct fields `#[tree(static)]`), and their values join the cache key.
+///
+/// ```
+/// use systolic::{jit, Array, Static};
+/// let scale = jit(|(x, k): &(Array, Static<f64>)| x * k.0);
+/// let x = Array::from_vec(vec![1.0f32, 2.0], &[2]);
+/// assert_eq!(scale.call(&(x.clone(), Static(3.0))).unwrap().to_vec::<f32>().unwrap(), vec![3.0, 6.0]);
+/// assert_eq!(scale.call(&(x, Static(0.5))).unwrap().to_vec::<f32>().unwrap(), vec![0.5, 1.0]);
+/// assert_eq!(scale.trace_count(), 2);
+/// ```
 pub struct Jit<A, R, F> {
     f: F,
     name: String,
@@ -49,6 +136,10 @@ pub struct Jit<A, R, F> {
 }
 
 /// Wraps `f` so that calls trace it once per abstract signature and run compiled code.
+///
+/// The argument is one [`Tree`] (use a tuple for several arguments); so is the result.
+/// [`Static`](crate::Static) parts of the argument are static arguments (JAX's
+/// `static_argnums`): the function sees their values, and a new value re-traces.
 ///
 /// ```
 /// use systolic::{jit, Array};
@@ -73,30 +164,73 @@ pub fn jit<A: Tree, R: Tree, F: Fn(&A) -> R>(f: F) -> Jit<A, R, F> {
     }
 }
 
-fn signature(structure: &str, leaves: &[Array], device: Device) -> String {
-    let parts: Vec<String> = leaves
-        .iter()
-        .map(|a| {
-            format!(
-                "{}{}",
-                describe(a.ty()),
-                if a.weak_type() { "~" } else { "" }
-            )
-        })
-        .collect();
-    format!("{structure} | {} | {device}", parts.join(" "))
-}
-
 impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
-    /// Prints (to stderr) and records why each call that re-traces missed the cache.
+    /// Names the function: the lowered module is `@jit_<name>` and errors of its executions
+    /// name `jit(<name>)` (the entry function stays `@main`, as in JAX).
+    ///
+    /// ```
+    /// use systolic::{jit, Array};
+    /// let f = jit(|x: &Array| x * 2.0).named("double");
+    /// assert_eq!(f.name(), "double");
+    /// let lowered = f.lower(&Array::scalar(1.0f32)).unwrap();
+    /// assert_eq!(lowered.module.name.as_deref(), Some("jit_double"));
+    /// ```
+    pub fn named(mut self, name: &str) -> Self {
+        self.name = name.to_string();
+        self
+    }
+
+    /// The function's name (`main` unless [`Jit::named`]).
+    ///
+    /// ```
+    /// assert_eq!(systolic::jit(|x: &systolic::Array| x.clone()).name(), "main");
+    /// ```
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Prints (to stderr) and records why each call that re-traces missed the cache: which
+    /// static value, argument type, tree structure or device differs from the closest
+    /// signature seen before (JAX's `jax_explain_cache_misses`).
+    ///
+    /// ```
+    /// use systolic::{jit, Array, Static};
+    /// let f = jit(|(x, n): &(Array, Static<u32>)| x * f64::from(n.0)).explain_cache_misses(true);
+    /// let x = Array::scalar(1.0f32);
+    /// f.call(&(x.clone(), Static(2))).unwrap();
+    /// f.call(&(x, Static(3))).unwrap();
+    /// let why = f.last_cache_miss().unwrap();
+    /// assert!(why.contains("static value `args[1]` changed from 2 to 3"), "{why}");
+    /// ```
     pub fn explain_cache_misses(mut self, on: bool) -> Self {
         self.explain = on;
         self
     }
 
-    /// How many times the function was traced.
+    /// How many times the function was traced (for [`Jit::call`], once per new signature).
+    ///
+    /// ```
+    /// use systolic::{jit, Array};
+    /// let f = jit(|x: &Array| x + 1.0);
+    /// f.call(&Array::scalar(1.0f32)).unwrap();
+    /// f.call(&Array::scalar(5.0f32)).unwrap();
+    /// assert_eq!(f.trace_count(), 1);
+    /// ```
     pub fn trace_count(&self) -> usize {
         *self.traces.borrow()
+    }
+
+    /// How many signatures are compiled and cached.
+    ///
+    /// ```
+    /// use systolic::{jit, Array};
+    /// let f = jit(|x: &Array| x + 1.0);
+    /// f.call(&Array::scalar(1.0f32)).unwrap();
+    /// f.call(&Array::scalar(1i32)).unwrap();
+    /// assert_eq!(f.cache_len(), 2);
+    /// ```
+    pub fn cache_len(&self) -> usize {
+        self.cache.borrow().len()
     }
 
     /// Why the last re-trace happened (with [`Jit::explain_cache_misses`]).
@@ -106,13 +240,21 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
     /// let f = jit(|x: &Array| x * 2.0).explain_cache_misses(true);
     /// f.call(&Array::from_vec(vec![1.0f32], &[1])).unwrap();
     /// f.call(&Array::from_vec(vec![1.0f32, 2.0], &[2])).unwrap();
-    /// assert!(f.last_cache_miss().unwrap().contains("float32[2]"));
+    /// let why = f.last_cache_miss().unwrap();
+    /// assert!(why.contains("`args` changed from float32[1] to float32[2]"), "{why}");
     /// ```
     pub fn last_cache_miss(&self) -> Option<String> {
         self.last_miss.borrow().clone()
     }
 
-    /// Traces `f` on the abstract values of `args` (data is not read).
+    /// Traces `f` on the abstract values of `args` (data is not read) into a module that runs
+    /// on its own: arrays the function reads from outside are embedded as constants.
+    ///
+    /// ```
+    /// use systolic::{jit, Array};
+    /// let lowered = jit(|x: &Array| x.clone()).lower(&Array::from_vec(vec![1i32, 2], &[2])).unwrap();
+    /// assert!(lowered.as_text().contains("tensor<2xi32>"));
+    /// ```
     pub fn lower(&self, args: &A) -> Result<Lowered<R>> {
         let mut leaves = vec![];
         args.leaves(&mut leaves);
@@ -129,7 +271,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
         capture_concrete: bool,
     ) -> Result<(Lowered<R>, Vec<Array>)> {
         let mut template = None;
-        let staged = stage_with(&self.name, leaves, capture_concrete, |tracers| {
+        let staged = stage_with("main", leaves, capture_concrete, |tracers| {
             let traced_args = match args.rebuild(&mut tracers.iter().cloned()) {
                 Ok(a) => a,
                 Err(e) => return vec![Array::failed(e)],
@@ -155,8 +297,45 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
         Ok((lowered, staged.captures))
     }
 
+    /// Records (and prints) why `now` missed the cache.
+    fn explain_miss(&self, now: &Signature) {
+        let cache = self.cache.borrow();
+        let closest = cache
+            .values()
+            .map(|e| e.signature.differences(now, 4))
+            .min();
+        let Some((_, diffs)) = closest else {
+            return;
+        };
+        let why = format!(
+            "jit({}) cache miss (closest of {} cached signatures): {}",
+            self.name,
+            cache.len(),
+            diffs.join("; ")
+        );
+        eprintln!("{why}");
+        *self.last_miss.borrow_mut() = Some(why);
+    }
+
     /// Calls the function: from the cache when the abstract signature was seen, else traced
     /// and compiled first. Under another trace it is inlined (traced into the outer function).
+    ///
+    /// The call is asynchronous: it returns once the execution is queued, with arrays that are
+    /// still being computed (arguments still being computed are waited for on the dispatch
+    /// thread). Reading a result (`to_vec`, [`Array::block_until_ready`]) waits for it and
+    /// reports a failure of the execution as an error of `jit(<name>)`. Errors found before
+    /// running (bad arguments, tracing, compilation) are returned at once.
+    ///
+    /// ```
+    /// use systolic::{jit, Array};
+    /// let step = jit(|x: &Array| &(x * 0.5) + 1.0);
+    /// let mut x = Array::from_vec(vec![0.0f32; 4], &[4]);
+    /// for _ in 0..20 {
+    ///     x = step.call(&x).unwrap(); // returns before the step has run
+    /// }
+    /// x.block_until_ready().unwrap();
+    /// assert!((x.to_vec::<f32>().unwrap()[0] - 2.0).abs() < 1e-5);
+    /// ```
     pub fn call(&self, args: &A) -> Result<R> {
         if trace::current().is_some() {
             return Ok((self.f)(args));
@@ -167,17 +346,27 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
             l.check()?;
         }
         let device = leaves.first().map_or_else(default_device, |a| a.device());
-        let key = signature(&args.structure(), &leaves, device);
+        let paths = || args.def().paths();
+        if let Some((i, other)) = leaves
+            .iter()
+            .enumerate()
+            .find(|(_, a)| a.device() != device)
+        {
+            return Err(Error::op(
+                &format!("jit({})", self.name),
+                format!(
+                    "argument `args{}` is on {} and `args{}` on {device}; device_put one of them",
+                    paths().get(i).map_or("", String::as_str),
+                    other.device(),
+                    paths().first().map_or("", String::as_str),
+                ),
+            ));
+        }
+        let signature = Signature::new(args.def(), &leaves, device);
+        let key = signature.key();
         if !self.cache.borrow().contains_key(&key) {
-            if self.explain && !self.cache.borrow().is_empty() {
-                let seen: Vec<String> = self.cache.borrow().keys().cloned().collect();
-                let why = format!(
-                    "jit cache miss: signature [{key}] differs from the {} seen: [{}]",
-                    seen.len(),
-                    seen.join("], [")
-                );
-                eprintln!("{why}");
-                *self.last_miss.borrow_mut() = Some(why);
+            if self.explain {
+                self.explain_miss(&signature);
             }
             let (lowered, captures) = self.trace(args, &leaves, true)?;
             let options = CompileOptions {
@@ -185,12 +374,28 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
                 ..CompileOptions::no_disk_cache()
             };
             let exe = client().compile(&lowered.module, &options)?;
+            let out_types = lowered
+                .module
+                .funcs
+                .first()
+                .map(|f| {
+                    f.result_types
+                        .iter()
+                        .filter_map(|t| match t {
+                            Type::Tensor(t) => Some(t.clone()),
+                            _ => None,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
             self.cache.borrow_mut().insert(
                 key.clone(),
                 Entry {
                     lowered,
                     exe,
                     captures,
+                    out_types,
+                    signature,
                 },
             );
         }
@@ -198,20 +403,61 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
         let entry = cache
             .get(&key)
             .ok_or_else(|| Error::Trace("jit cache entry vanished".into()))?;
-        let buffers = leaves
-            .iter()
-            .chain(&entry.captures)
-            .map(|a| a.buffer())
-            .collect::<Result<Vec<_>>>()?;
-        let refs: Vec<&systolic_runtime::Buffer> = buffers.iter().collect();
-        let outs = entry.exe.execute(&refs)?;
-        let arrays = outs
-            .into_iter()
-            .zip(&entry.lowered.out_weak)
-            .map(|(b, &weak)| {
-                let ty: TensorType = b.ty().clone();
-                Array::make(ty, weak, device, Repr::Concrete(b))
-            });
-        entry.lowered.template.rebuild(&mut arrays.into_iter())
+        let mut inputs = leaves;
+        inputs.extend(entry.captures.iter().cloned());
+        let outs = dispatch::execute(
+            &format!("jit({})", self.name),
+            entry.exe.clone(),
+            inputs,
+            &entry.out_types,
+            &entry.lowered.out_weak,
+            device,
+        );
+        entry.lowered.template.rebuild(&mut outs.into_iter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dispatch::tests::hold_queue;
+    use std::time::Instant;
+
+    #[test]
+    fn calls_return_before_the_queue_runs_them_and_keep_their_order() {
+        let f = jit(|x: &Array| &(x * 2.0) + 1.0);
+        let x0 = Array::from_vec(vec![0.0f32, 1.0], &[2]);
+        f.call(&x0).unwrap().block_until_ready().unwrap(); // trace and compile now
+        let hold = hold_queue();
+        let start = Instant::now();
+        let mut x = x0;
+        for _ in 0..100 {
+            x = f.call(&x).unwrap();
+        }
+        let elapsed = start.elapsed();
+        // Nothing ran yet: the worker is held, and the caller did not wait for it.
+        assert!(!x.is_ready());
+        drop(hold);
+        let got = x.to_vec::<f32>().unwrap();
+        // x -> 2x + 1, 100 times: x_100 = 2^100 (x_0 + 1) - 1.
+        assert_eq!(got, vec![2f32.powi(100) - 1.0, 2f32.powi(101) - 1.0]);
+        assert!(x.is_ready());
+        assert!(
+            elapsed.as_secs_f64() < 5.0,
+            "100 queued calls took {elapsed:?}"
+        );
+    }
+
+    #[test]
+    fn eager_ops_and_jit_calls_interleave_in_order() {
+        let f = jit(|x: &Array| x * 3.0);
+        let mut x = Array::from_vec(vec![1.0f32], &[1]);
+        let hold = hold_queue();
+        for _ in 0..5 {
+            x = &f.call(&x).unwrap() - 1.0; // the eager op reads the pending jit result
+        }
+        drop(hold);
+        // 1 -> 2 -> 5 -> 14 -> 41 -> 122
+        assert_eq!(x.to_vec::<f32>().unwrap(), vec![122.0]);
     }
 }

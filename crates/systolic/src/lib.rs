@@ -19,6 +19,9 @@
 
 #![warn(missing_docs)]
 
+// `#[derive(Tree)]` expands to `::systolic::…` paths; this makes them resolve inside the crate too.
+extern crate self as systolic;
+
 mod array;
 mod bind;
 mod body;
@@ -52,5 +55,19 @@ pub use grad::{
 };
 pub use jit::{jit, Jit, Lowered};
 pub use ops::elementwise::{weak_float, weak_int};
-pub use tree::Tree;
+/// Derives [`Tree`](trait@Tree) for a struct or enum; fields marked `#[tree(static)]` are part
+/// of the structure (and the jit cache key), `#[tree(skip)]` ones are neither leaves nor
+/// structure.
+///
+/// ```
+/// use systolic::{jit, Array, Tree};
+/// #[derive(Tree, Clone)]
+/// struct Layer { w: Array, b: Array, #[tree(static)] act: &'static str }
+/// let layer = Layer { w: Array::scalar(2.0f32), b: Array::scalar(1.0f32), act: "relu" };
+/// assert_eq!(layer.structure(), r#"Layer{w:*,b:*,act:static "relu"}"#);
+/// let f = jit(|l: &Layer| &l.w + &l.b);
+/// assert_eq!(f.call(&layer).unwrap().to_vec::<f32>().unwrap(), vec![3.0]);
+/// ```
+pub use systolic_derive::Tree;
+pub use tree::{tree_leaves, tree_map, Static, Tree, TreeDef};
 pub use vmap::{vmap, Axes, Vmap};

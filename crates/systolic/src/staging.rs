@@ -10,6 +10,7 @@
 use crate::array::{describe, Array, Repr};
 use crate::bind::lift;
 use crate::device::{client, default_device};
+use crate::dispatch;
 use crate::error::{Error, Result};
 use crate::trace;
 use systolic_ir::walk::{clone_op, ValueMap};
@@ -121,6 +122,9 @@ fn tensor_types(types: &[Type]) -> Vec<TensorType> {
 /// Calls `func` on `args`: inlined into the active trace if there is one, else compiled (the
 /// runtime caches executables by the module's fingerprint) and run on the arguments' device.
 /// `out_weak` gives the weak-type flag of each result.
+///
+/// The run is asynchronous, like a `jit` call: it is queued on the dispatch thread and the
+/// results are pending arrays; a failure of the run shows when they are read.
 #[allow(dead_code)] // grad and vmap call it; they land in the next commits
 pub(crate) fn call_func(func: &Func, args: &[Array], out_weak: &[bool]) -> Result<Vec<Array>> {
     for a in args {
@@ -179,17 +183,15 @@ pub(crate) fn call_func(func: &Func, args: &[Array], out_weak: &[bool]) -> Resul
         ..CompileOptions::no_disk_cache()
     };
     let exe = client().compile(&module, &options)?;
-    let buffers = args.iter().map(Array::buffer).collect::<Result<Vec<_>>>()?;
-    let refs: Vec<&systolic_runtime::Buffer> = buffers.iter().collect();
-    let outs = exe.execute(&refs)?;
-    Ok(outs
-        .into_iter()
-        .enumerate()
-        .map(|(i, b)| {
-            let ty = b.ty().clone();
-            Array::make(ty, weak(i), device, Repr::Concrete(b))
-        })
-        .collect())
+    let weak: Vec<bool> = (0..out_types.len()).map(weak).collect();
+    Ok(dispatch::execute(
+        &format!("jit({})", func.name),
+        exe,
+        args.to_vec(),
+        &out_types,
+        &weak,
+        device,
+    ))
 }
 
 /// Copies `func`'s body into trace `t` with its parameters bound to `args`; returns the values

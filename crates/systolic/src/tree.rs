@@ -1,11 +1,30 @@
-//! Pytrees: the nested containers of arrays that `jit` takes and returns. A [`Tree`] lists its
-//! array leaves in a fixed order and rebuilds itself from new leaves; its structure (and any
-//! static parts) feed the jit cache key.
+//! Pytrees: the nested containers of arrays that `jit` takes and returns, as in JAX.
+//!
+//! A [`Tree`] lists its array leaves in a fixed order, rebuilds itself from new leaves, and
+//! describes its structure as a [`TreeDef`]: the containers, their field names and keys, and
+//! the values of its static parts ([`Static`] values, `#[tree(static)]` fields). Two trees with
+//! equal `TreeDef`s and leaves of equal shapes, dtypes and weak types trace to the same program,
+//! which is what the jit cache key says.
+//!
+//! Implementations exist for [`Array`], `()`, tuples up to 12, `Vec`, `[T; N]`, `Option`,
+//! `Box`/`Rc`/`Arc`, `BTreeMap` and `HashMap` (keys in sorted order), `PhantomData` and
+//! [`Static`]; `#[derive(Tree)]` writes them for structs and enums.
 
 use crate::array::Array;
 use crate::error::{Error, Result};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::hash::{BuildHasher, Hash};
+use std::marker::PhantomData;
+use std::rc::Rc;
+use std::sync::Arc;
 
 /// A container of arrays that `jit` can flatten and rebuild.
+///
+/// Write it with `#[derive(Tree)]` (see [`derive@Tree`]) for your own structs and enums.
+/// An implementation must list its leaves ([`Tree::leaves`]) in the order of the
+/// [`TreeDef::Leaf`] nodes of its [`Tree::def`], and [`Tree::rebuild`] must take them back in
+/// that order.
 ///
 /// ```
 /// use systolic::{Array, Tree};
@@ -14,14 +33,255 @@ use crate::error::{Error, Result};
 /// t.leaves(&mut leaves);
 /// assert_eq!(leaves.len(), 2);
 /// assert_eq!(t.structure(), "(*,[*],None)");
+/// let doubled = t.rebuild(&mut leaves.iter().map(|l| l * 2)).unwrap();
+/// assert_eq!(doubled.1[0].to_vec::<i32>().unwrap(), vec![4]);
 /// ```
 pub trait Tree: Sized {
     /// Appends the array leaves, in order.
     fn leaves(&self, out: &mut Vec<Array>);
-    /// A copy of `self` with its leaves taken from `leaves` in order.
+    /// A copy of `self` with its leaves taken from `leaves` in order (static parts are cloned).
     fn rebuild(&self, leaves: &mut dyn Iterator<Item = Array>) -> Result<Self>;
-    /// The shape of the container (not of the arrays), as part of the jit cache key.
-    fn structure(&self) -> String;
+    /// The structure: containers, field names, keys and static values (not the arrays).
+    fn def(&self) -> TreeDef;
+    /// The structure as text, part of the jit cache key: `(*,[*],None)`.
+    ///
+    /// ```
+    /// use systolic::{Array, Static, Tree};
+    /// assert_eq!((Array::scalar(1.0f32), Static(3)).structure(), "(*,static 3)");
+    /// ```
+    fn structure(&self) -> String {
+        self.def().to_string()
+    }
+}
+
+/// The structure of a [`Tree`] without its arrays, like JAX's `PyTreeDef`.
+///
+/// Printed compactly (`Mlp{layers:[Layer{w:*,b:*}],act:static "relu"}`); [`TreeDef::paths`] names
+/// every leaf with a key path (`.layers[0].w`) for messages.
+///
+/// ```
+/// use systolic::{Array, Static, Tree, TreeDef};
+/// let t = (Array::scalar(1.0f32), Static("relu"));
+/// assert_eq!(
+///     t.def(),
+///     TreeDef::Tuple(String::new(), vec![TreeDef::Leaf, TreeDef::Static("\"relu\"".into())])
+/// );
+/// assert_eq!(t.def().paths(), vec!["[0]".to_string()]);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TreeDef {
+    /// An array leaf, printed `*`.
+    Leaf,
+    /// A static value (its `Debug` text), printed `static <text>`.
+    Static(String),
+    /// A tuple-like node: a plain tuple (empty name, `(a,b)`), a tuple struct or enum variant
+    /// (`Name(a,b)`), or, without children, a unit struct or variant (`Name`; `()` when the name
+    /// is empty too).
+    Tuple(String, Vec<TreeDef>),
+    /// A struct or enum variant with named fields: `Name{a:…,b:…}`.
+    Struct(String, Vec<(String, TreeDef)>),
+    /// A sequence (`Vec`, `[T; N]`): `[a,b]`.
+    List(Vec<TreeDef>),
+    /// A map, keys (their `Debug` text) in sorted order: `{k:…}`.
+    Map(Vec<(String, TreeDef)>),
+}
+
+impl TreeDef {
+    /// The number of array leaves.
+    ///
+    /// ```
+    /// use systolic::{Array, Tree};
+    /// assert_eq!(vec![(Array::scalar(1.0f32), Array::scalar(2.0f32))].def().num_leaves(), 2);
+    /// ```
+    pub fn num_leaves(&self) -> usize {
+        let mut n = 0;
+        self.walk("", &mut |_, d| n += usize::from(matches!(d, TreeDef::Leaf)));
+        n
+    }
+
+    /// The key path of every leaf, in leaf order: `[0]` for tuple and list positions, `.name`
+    /// for fields (`.0` for tuple-struct fields), `[key]` for map keys.
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use systolic::{Array, Tree};
+    /// let m = BTreeMap::from([("w", vec![Array::scalar(1.0f32)])]);
+    /// assert_eq!(m.def().paths(), vec![r#"["w"][0]"#.to_string()]);
+    /// ```
+    pub fn paths(&self) -> Vec<String> {
+        let mut out = vec![];
+        self.walk("", &mut |p, d| {
+            if matches!(d, TreeDef::Leaf) {
+                out.push(p.to_string());
+            }
+        });
+        out
+    }
+
+    /// The key path and text of every static value, in order.
+    ///
+    /// ```
+    /// use systolic::{Array, Static, Tree};
+    /// let t = (Array::scalar(1.0f32), Static(0.5f32));
+    /// assert_eq!(t.def().statics(), vec![("[1]".to_string(), "0.5".to_string())]);
+    /// ```
+    pub fn statics(&self) -> Vec<(String, String)> {
+        let mut out = vec![];
+        self.walk("", &mut |p, d| {
+            if let TreeDef::Static(s) = d {
+                out.push((p.to_string(), s.clone()));
+            }
+        });
+        out
+    }
+
+    /// Calls `f` on every node with its key path, parents first.
+    fn walk(&self, path: &str, f: &mut dyn FnMut(&str, &TreeDef)) {
+        f(path, self);
+        for (key, child) in self.children() {
+            child.walk(&format!("{path}{key}"), f);
+        }
+    }
+
+    /// The children with the key each adds to a path.
+    fn children(&self) -> Vec<(String, &TreeDef)> {
+        match self {
+            TreeDef::Leaf | TreeDef::Static(_) => vec![],
+            TreeDef::Tuple(name, c) => c
+                .iter()
+                .enumerate()
+                .map(|(i, d)| {
+                    let key = if name.is_empty() {
+                        format!("[{i}]")
+                    } else {
+                        format!(".{i}")
+                    };
+                    (key, d)
+                })
+                .collect(),
+            TreeDef::List(c) => c
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (format!("[{i}]"), d))
+                .collect(),
+            TreeDef::Struct(_, c) => c.iter().map(|(k, d)| (format!(".{k}"), d)).collect(),
+            TreeDef::Map(c) => c.iter().map(|(k, d)| (format!("[{k}]"), d)).collect(),
+        }
+    }
+
+    /// The first differences between `self` (before) and `now`, at most `limit`, each naming
+    /// the key path (`root` names the tree: `args`): a changed static value, or a different
+    /// container. Each comes with its size: 1 for a static value, 10 for a structure change.
+    pub(crate) fn diff(&self, now: &TreeDef, root: &str, limit: usize) -> Vec<(u32, String)> {
+        let mut out = vec![];
+        diff_into(root, self, now, limit, &mut out);
+        out
+    }
+}
+
+fn diff_into(path: &str, old: &TreeDef, new: &TreeDef, limit: usize, out: &mut Vec<(u32, String)>) {
+    if out.len() >= limit || old == new {
+        return;
+    }
+    let same_shape = match (old, new) {
+        (TreeDef::Tuple(a, x), TreeDef::Tuple(b, y)) => a == b && x.len() == y.len(),
+        (TreeDef::Struct(a, x), TreeDef::Struct(b, y)) => {
+            a == b && x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.0 == q.0)
+        }
+        (TreeDef::List(x), TreeDef::List(y)) => x.len() == y.len(),
+        (TreeDef::Map(x), TreeDef::Map(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.0 == q.0)
+        }
+        _ => false,
+    };
+    if same_shape {
+        for ((key, a), (_, b)) in old.children().into_iter().zip(new.children()) {
+            diff_into(&format!("{path}{key}"), a, b, limit, out);
+        }
+        return;
+    }
+    out.push(match (old, new) {
+        (TreeDef::Static(a), TreeDef::Static(b)) => {
+            (1, format!("static value `{path}` changed from {a} to {b}"))
+        }
+        _ => (
+            10,
+            format!("tree structure at `{path}` changed from {old} to {new}"),
+        ),
+    });
+}
+
+fn join<T>(items: &[T], f: &mut fmt::Formatter<'_>, each: impl Fn(&T) -> String) -> fmt::Result {
+    let parts: Vec<String> = items.iter().map(each).collect();
+    f.write_str(&parts.join(","))
+}
+
+impl fmt::Display for TreeDef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TreeDef::Leaf => f.write_str("*"),
+            TreeDef::Static(s) => write!(f, "static {s}"),
+            TreeDef::Tuple(name, c) if c.is_empty() && !name.is_empty() => f.write_str(name),
+            TreeDef::Tuple(name, c) => {
+                write!(f, "{name}(")?;
+                join(c, f, |d| d.to_string())?;
+                f.write_str(")")
+            }
+            TreeDef::Struct(name, c) => {
+                write!(f, "{name}{{")?;
+                join(c, f, |(k, d)| format!("{k}:{d}"))?;
+                f.write_str("}")
+            }
+            TreeDef::List(c) => {
+                f.write_str("[")?;
+                join(c, f, |d| d.to_string())?;
+                f.write_str("]")
+            }
+            TreeDef::Map(c) => {
+                f.write_str("{")?;
+                join(c, f, |(k, d)| format!("{k}:{d}"))?;
+                f.write_str("}")
+            }
+        }
+    }
+}
+
+/// A static part of a tree: not an array leaf but part of its structure, like an argument in
+/// JAX's `static_argnums`. Its `Debug` text goes into the [`TreeDef`] and so into the jit cache
+/// key: a call with another value re-traces, and the function sees the value itself (not a
+/// tracer), so it may branch on it or use it as a shape.
+///
+/// `Debug` must tell apart values that trace differently (every std type's does).
+///
+/// ```
+/// use systolic::{jit, numpy as np, Array, Static};
+/// // `n` is static: a Rust integer the function uses as a shape.
+/// let f = jit(|(x, n): &(Array, Static<i64>)| np::sum(&np::reshape(x, &[**n, -1]), Some(&[1]), false));
+/// let x = Array::from_vec((0..6).map(|i| i as f32).collect(), &[6]);
+/// assert_eq!(f.call(&(x.clone(), Static(2))).unwrap().to_vec::<f32>().unwrap(), vec![3.0, 12.0]);
+/// assert_eq!(f.call(&(x.clone(), Static(3))).unwrap().to_vec::<f32>().unwrap(), vec![1.0, 5.0, 9.0]);
+/// assert_eq!(f.trace_count(), 2); // a new static value re-traces
+/// f.call(&(x, Static(2))).unwrap();
+/// assert_eq!(f.trace_count(), 2); // a seen one does not
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Static<T>(pub T);
+
+impl<T> std::ops::Deref for Static<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: fmt::Debug + Clone> Tree for Static<T> {
+    fn leaves(&self, _: &mut Vec<Array>) {}
+    fn rebuild(&self, _: &mut dyn Iterator<Item = Array>) -> Result<Self> {
+        Ok(self.clone())
+    }
+    fn def(&self) -> TreeDef {
+        TreeDef::Static(format!("{:?}", self.0))
+    }
 }
 
 impl Tree for Array {
@@ -33,8 +293,8 @@ impl Tree for Array {
             .next()
             .ok_or_else(|| Error::Trace("too few leaves to rebuild a tree".into()))
     }
-    fn structure(&self) -> String {
-        "*".into()
+    fn def(&self) -> TreeDef {
+        TreeDef::Leaf
     }
 }
 
@@ -43,8 +303,18 @@ impl Tree for () {
     fn rebuild(&self, _: &mut dyn Iterator<Item = Array>) -> Result<Self> {
         Ok(())
     }
-    fn structure(&self) -> String {
-        "()".into()
+    fn def(&self) -> TreeDef {
+        TreeDef::Tuple(String::new(), vec![])
+    }
+}
+
+impl<T: ?Sized> Tree for PhantomData<T> {
+    fn leaves(&self, _: &mut Vec<Array>) {}
+    fn rebuild(&self, _: &mut dyn Iterator<Item = Array>) -> Result<Self> {
+        Ok(PhantomData)
+    }
+    fn def(&self) -> TreeDef {
+        TreeDef::Tuple("PhantomData".into(), vec![])
     }
 }
 
@@ -55,9 +325,26 @@ impl<T: Tree> Tree for Vec<T> {
     fn rebuild(&self, leaves: &mut dyn Iterator<Item = Array>) -> Result<Self> {
         self.iter().map(|t| t.rebuild(leaves)).collect()
     }
-    fn structure(&self) -> String {
-        let parts: Vec<String> = self.iter().map(Tree::structure).collect();
-        format!("[{}]", parts.join(","))
+    fn def(&self) -> TreeDef {
+        TreeDef::List(self.iter().map(Tree::def).collect())
+    }
+}
+
+impl<T: Tree, const N: usize> Tree for [T; N] {
+    fn leaves(&self, out: &mut Vec<Array>) {
+        self.iter().for_each(|t| t.leaves(out));
+    }
+    fn rebuild(&self, leaves: &mut dyn Iterator<Item = Array>) -> Result<Self> {
+        let items = self
+            .iter()
+            .map(|t| t.rebuild(leaves))
+            .collect::<Result<Vec<T>>>()?;
+        items
+            .try_into()
+            .map_err(|_| Error::Trace("rebuilding a fixed-size array".into()))
+    }
+    fn def(&self) -> TreeDef {
+        TreeDef::List(self.iter().map(Tree::def).collect())
     }
 }
 
@@ -70,11 +357,83 @@ impl<T: Tree> Tree for Option<T> {
     fn rebuild(&self, leaves: &mut dyn Iterator<Item = Array>) -> Result<Self> {
         self.as_ref().map(|t| t.rebuild(leaves)).transpose()
     }
-    fn structure(&self) -> String {
+    fn def(&self) -> TreeDef {
         match self {
-            Some(t) => format!("Some({})", t.structure()),
-            None => "None".into(),
+            Some(t) => TreeDef::Tuple("Some".into(), vec![t.def()]),
+            None => TreeDef::Tuple("None".into(), vec![]),
         }
+    }
+}
+
+macro_rules! pointer_tree {
+    ($($ptr:ident),+) => {$(
+        /// Transparent: the structure of the pointee.
+        impl<T: Tree> Tree for $ptr<T> {
+            fn leaves(&self, out: &mut Vec<Array>) {
+                (**self).leaves(out)
+            }
+            fn rebuild(&self, leaves: &mut dyn Iterator<Item = Array>) -> Result<Self> {
+                (**self).rebuild(leaves).map($ptr::new)
+            }
+            fn def(&self) -> TreeDef {
+                (**self).def()
+            }
+        }
+    )+};
+}
+
+pointer_tree!(Box, Rc, Arc);
+
+/// Keys in sorted order; each key's `Debug` text is part of the structure.
+impl<K: Ord + Clone + fmt::Debug, T: Tree> Tree for BTreeMap<K, T> {
+    fn leaves(&self, out: &mut Vec<Array>) {
+        self.values().for_each(|t| t.leaves(out));
+    }
+    fn rebuild(&self, leaves: &mut dyn Iterator<Item = Array>) -> Result<Self> {
+        self.iter()
+            .map(|(k, t)| Ok((k.clone(), t.rebuild(leaves)?)))
+            .collect()
+    }
+    fn def(&self) -> TreeDef {
+        TreeDef::Map(
+            self.iter()
+                .map(|(k, t)| (format!("{k:?}"), t.def()))
+                .collect(),
+        )
+    }
+}
+
+fn sorted<K: Ord, T, S>(map: &HashMap<K, T, S>) -> Vec<(&K, &T)> {
+    let mut entries: Vec<(&K, &T)> = map.iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    entries
+}
+
+/// Keys in sorted order (not the map's iteration order), so that the leaf order is
+/// deterministic; each key's `Debug` text is part of the structure.
+impl<K, T, S> Tree for HashMap<K, T, S>
+where
+    K: Ord + Hash + Clone + fmt::Debug,
+    T: Tree,
+    S: BuildHasher + Clone,
+{
+    fn leaves(&self, out: &mut Vec<Array>) {
+        sorted(self).into_iter().for_each(|(_, t)| t.leaves(out));
+    }
+    fn rebuild(&self, leaves: &mut dyn Iterator<Item = Array>) -> Result<Self> {
+        let mut map = HashMap::with_capacity_and_hasher(self.len(), self.hasher().clone());
+        for (k, t) in sorted(self) {
+            map.insert(k.clone(), t.rebuild(leaves)?);
+        }
+        Ok(map)
+    }
+    fn def(&self) -> TreeDef {
+        TreeDef::Map(
+            sorted(self)
+                .into_iter()
+                .map(|(k, t)| (format!("{k:?}"), t.def()))
+                .collect(),
+        )
     }
 }
 
@@ -87,9 +446,8 @@ macro_rules! tuple_tree {
             fn rebuild(&self, leaves: &mut dyn Iterator<Item = Array>) -> Result<Self> {
                 Ok(($(self.$idx.rebuild(leaves)?,)+))
             }
-            fn structure(&self) -> String {
-                let parts: Vec<String> = vec![$(self.$idx.structure()),+];
-                format!("({})", parts.join(","))
+            fn def(&self) -> TreeDef {
+                TreeDef::Tuple(String::new(), vec![$(self.$idx.def()),+])
             }
         }
     };
@@ -100,3 +458,89 @@ tuple_tree!(A 0, B 1);
 tuple_tree!(A 0, B 1, C 2);
 tuple_tree!(A 0, B 1, C 2, D 3);
 tuple_tree!(A 0, B 1, C 2, D 3, E 4);
+tuple_tree!(A 0, B 1, C 2, D 3, E 4, F 5);
+tuple_tree!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+tuple_tree!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+tuple_tree!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+tuple_tree!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+tuple_tree!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+tuple_tree!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+
+/// The leaves of `tree`, in order (`jax.tree_util.tree_leaves`).
+///
+/// ```
+/// use systolic::{tree_leaves, Array, Static};
+/// let leaves = tree_leaves(&(Array::scalar(1.0f32), Static("x"), vec![Array::scalar(2.0f32)]));
+/// assert_eq!(leaves.len(), 2);
+/// ```
+pub fn tree_leaves<T: Tree>(tree: &T) -> Vec<Array> {
+    let mut out = vec![];
+    tree.leaves(&mut out);
+    out
+}
+
+/// `tree` with `f` applied to every leaf (`jax.tree_util.tree_map`); static parts are kept.
+///
+/// ```
+/// use systolic::{tree_map, Array, Static};
+/// let params = (Array::scalar(1.0f32), Static(7u8));
+/// let scaled = tree_map(&params, |a| a * 3.0).unwrap();
+/// assert_eq!(scaled.0.to_vec::<f32>().unwrap(), vec![3.0]);
+/// assert_eq!(*scaled.1, 7);
+/// ```
+pub fn tree_map<T: Tree>(tree: &T, f: impl FnMut(&Array) -> Array) -> Result<T> {
+    let leaves = tree_leaves(tree);
+    let mapped: Vec<Array> = leaves.iter().map(f).collect();
+    let n = mapped.len();
+    let mut it = mapped.into_iter();
+    let out = tree.rebuild(&mut it)?;
+    if it.next().is_some() {
+        return Err(Error::Trace(format!(
+            "tree_map: the tree took fewer than its {n} leaves back"
+        )));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{jit, Array, Static, Tree};
+
+    // The derive names `::systolic::…`, which resolves inside the crate too.
+    #[derive(Tree, Clone)]
+    struct Scaled {
+        x: Array,
+        #[tree(static)]
+        k: i32,
+    }
+
+    #[test]
+    fn derive_works_inside_the_crate() {
+        let s = Scaled {
+            x: Array::from_vec(vec![1.0f32, 2.0], &[2]),
+            k: 3,
+        };
+        assert_eq!(s.structure(), "Scaled{x:*,k:static 3}");
+        let f = jit(|s: &Scaled| &s.x * f64::from(s.k));
+        assert_eq!(f.call(&s).unwrap().to_vec::<f32>().unwrap(), vec![3.0, 6.0]);
+    }
+
+    #[test]
+    fn diff_names_the_changed_static_value_and_structure() {
+        let a = (Static(1), vec![Array::scalar(1.0f32)]).def();
+        let b = (Static(2), vec![Array::scalar(1.0f32)]).def();
+        let c = (Static(1), vec![Array::scalar(1.0f32); 2]).def();
+        assert_eq!(
+            a.diff(&b, "args", 4),
+            vec![(1, "static value `args[0]` changed from 1 to 2".to_string())]
+        );
+        assert_eq!(
+            a.diff(&c, "args", 4),
+            vec![(
+                10,
+                "tree structure at `args[1]` changed from [*] to [*,*]".to_string()
+            )]
+        );
+        assert!(a.diff(&a, "args", 4).is_empty());
+    }
+}
