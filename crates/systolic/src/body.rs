@@ -25,6 +25,32 @@ pub(crate) enum Body {
     /// `(a, b) -> a < b` on scalars of `dtype` (an ascending sort's comparator).
     #[allow(dead_code)]
     LessThan(DType),
+    /// Any straight-line program over rank-0 values (comparators, scatter combiners, user
+    /// reducers built by `ops::region`).
+    Graph(Graph),
+}
+
+/// A region as data: rank-0 block arguments, ops numbered after them (one result each), and
+/// the values returned. Value `i < args.len()` is argument `i`; value `args.len() + j` is the
+/// result of `ops[j]`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Graph {
+    /// The dtypes of the block arguments.
+    pub(crate) args: Vec<DType>,
+    /// Each op: kind, operand values, result dtype.
+    pub(crate) ops: Vec<(OpKind, Vec<usize>, DType)>,
+    /// The values returned.
+    pub(crate) results: Vec<usize>,
+}
+
+impl Graph {
+    fn dtype(&self, v: usize) -> DType {
+        if v < self.args.len() {
+            self.args[v]
+        } else {
+            self.ops[v - self.args.len()].2
+        }
+    }
 }
 
 impl Body {
@@ -44,6 +70,13 @@ impl Body {
                 let i = Type::tensor(vec![], *index);
                 RegionSignature::new(vec![v.clone(), i.clone(), v.clone(), i.clone()], vec![v, i])
             }
+            Body::Graph(g) => RegionSignature::new(
+                g.args.iter().map(|d| Type::tensor(vec![], *d)).collect(),
+                g.results
+                    .iter()
+                    .map(|&r| Type::tensor(vec![], g.dtype(r)))
+                    .collect(),
+            ),
         }
     }
 
@@ -51,6 +84,9 @@ impl Body {
     pub(crate) fn build(&self, func: &mut Func) -> Region {
         if let Body::ArgBest { dtype, index, max } = self {
             return build_arg_best(func, *dtype, *index, *max);
+        }
+        if let Body::Graph(g) = self {
+            return build_graph(func, g);
         }
         let (dtype, kind, out) = match self {
             Body::Reducer(op, d) => (*d, OpKind::Binary(*op), *d),
@@ -62,7 +98,7 @@ impl Body {
                 },
                 DType::Bool,
             ),
-            Body::ArgBest { .. } => unreachable!("built above"),
+            Body::ArgBest { .. } | Body::Graph(_) => unreachable!("built above"),
         };
         let a = func.new_value(Type::tensor(vec![], dtype), None);
         let b = func.new_value(Type::tensor(vec![], dtype), None);
@@ -125,4 +161,26 @@ fn build_arg_best(func: &mut Func, dtype: DType, index: DType, max: bool) -> Reg
         args: vec![acc_v, acc_i, x_v, x_i],
         ops,
     })
+}
+
+fn build_graph(func: &mut Func, g: &Graph) -> Region {
+    let mut values: Vec<ValueId> = g
+        .args
+        .iter()
+        .map(|d| func.new_value(Type::tensor(vec![], *d), None))
+        .collect();
+    let args = values.clone();
+    let mut ops = vec![];
+    for (kind, operands, dtype) in &g.ops {
+        let r = func.new_value(Type::tensor(vec![], *dtype), None);
+        let ins = operands.iter().map(|&i| values[i]).collect();
+        ops.push(Op::new(kind.clone(), ins, vec![r]));
+        values.push(r);
+    }
+    ops.push(Op::new(
+        OpKind::Return(ReturnKind::Stablehlo),
+        g.results.iter().map(|&i| values[i]).collect(),
+        vec![],
+    ));
+    Region::single(Block { args, ops })
 }

@@ -5,10 +5,19 @@ use crate::bind::bind1;
 use crate::ops::elementwise::convert;
 use systolic_ir::{DType, OpKind};
 
+pub use crate::ops::conv::{conv_general_dilated, ConvDimensions};
 pub use crate::ops::creation::iota;
+pub use crate::ops::indexing::{gather, scatter, scatter_with, GatherScatterMode, ScatterOp};
 pub use crate::ops::linalg::dot_general;
-pub use crate::ops::shape::{reshape, slice, transpose};
+pub use crate::ops::region::{RegionBuilder, Var};
+pub use crate::ops::shape::{reshape, rev, slice, transpose};
+pub use crate::ops::sort::{sort, sort_key_val, top_k};
+pub use crate::ops::window::{
+    cummax, cummin, lax_cumprod as cumprod, lax_cumsum as cumsum, reduce, reduce_window,
+    reduce_window_with, Padding, Window,
+};
 pub use systolic_ir::DotDimensionNumbers;
+pub use systolic_ir::{GatherDimensionNumbers, ScatterDimensionNumbers};
 
 /// `lax.convert_element_type(x, dtype)`.
 ///
@@ -118,34 +127,38 @@ pub fn pad(x: &Array, padding_value: &Array, config: &[(i64, i64, i64)]) -> Arra
     )
 }
 
-/// `lax.rev(x, dimensions)`: reverses the listed dimensions.
-///
-/// ```
-/// let x = systolic::Array::from_vec(vec![1i32, 2, 3], &[3]);
-/// assert_eq!(systolic::lax::rev(&x, &[0]).to_vec::<i32>().unwrap(), vec![3, 2, 1]);
-/// ```
-pub fn rev(x: &Array, dimensions: &[i64]) -> Array {
-    bind1(
-        "rev",
-        OpKind::Reverse {
-            dimensions: dimensions.to_vec(),
-        },
-        &[x],
-        None,
-        x.weak_type(),
-    )
+/// JAX's `_dynamic_slice_indices`: a negative start counts from the end of its dimension.
+fn normalize_starts(x: &Array, starts: &[Array]) -> Vec<Array> {
+    starts
+        .iter()
+        .enumerate()
+        .map(|(d, s)| {
+            let n = x.shape().get(d).copied().unwrap_or(0);
+            if s.error().is_some() || s.dtype().kind() != systolic_ir::DTypeKind::Signed {
+                return s.clone();
+            }
+            let zero = convert("dynamic_slice", &crate::weak_int(0), s.dtype(), false);
+            let dim = convert("dynamic_slice", &crate::weak_int(n), s.dtype(), false);
+            let neg = crate::numpy::less(s, &zero);
+            crate::numpy::where_(&neg, &crate::numpy::add(s, &dim), s)
+        })
+        .collect()
 }
 
-/// `lax.dynamic_slice(x, starts, sizes)`: starts are rank-0 integer arrays (traced or not),
-/// clamped so the slice stays in bounds.
+/// `lax.dynamic_slice(x, starts, sizes)`: starts are rank-0 integer arrays (traced or not);
+/// a negative start counts from the end, then starts are clamped so the slice stays in
+/// bounds.
 ///
 /// ```
 /// use systolic::{lax, Array};
 /// let x = Array::from_vec(vec![1i32, 2, 3, 4, 5], &[5]);
 /// let s = lax::dynamic_slice(&x, &[Array::scalar(4i32)], &[2]);
 /// assert_eq!(s.to_vec::<i32>().unwrap(), vec![4, 5]); // start clamped to 3
+/// let e = lax::dynamic_slice(&x, &[Array::scalar(-2i32)], &[2]);
+/// assert_eq!(e.to_vec::<i32>().unwrap(), vec![4, 5]); // -2 counts from the end
 /// ```
 pub fn dynamic_slice(x: &Array, starts: &[Array], sizes: &[i64]) -> Array {
+    let starts = &normalize_starts(x, starts);
     let mut operands = vec![x];
     operands.extend(starts.iter());
     bind1(
@@ -160,7 +173,7 @@ pub fn dynamic_slice(x: &Array, starts: &[Array], sizes: &[i64]) -> Array {
 }
 
 /// `lax.dynamic_update_slice(x, update, starts)`: `x` with `update` written at `starts`
-/// (clamped in bounds).
+/// (negative starts count from the end; then clamped in bounds).
 ///
 /// ```
 /// use systolic::{lax, Array};
@@ -170,6 +183,7 @@ pub fn dynamic_slice(x: &Array, starts: &[Array], sizes: &[i64]) -> Array {
 /// assert_eq!(y.to_vec::<i32>().unwrap(), vec![0, 7, 8, 0]);
 /// ```
 pub fn dynamic_update_slice(x: &Array, update: &Array, starts: &[Array]) -> Array {
+    let starts = &normalize_starts(x, starts);
     let mut operands = vec![x, update];
     operands.extend(starts.iter());
     bind1(

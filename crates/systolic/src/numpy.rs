@@ -13,9 +13,17 @@ use crate::ops::elementwise::{binary, chlo_unary, compare, convert, select, to_i
 use systolic_ir::{BinaryOp, ChloUnaryOp, ComparisonDirection, DType, UnaryOp};
 
 pub use crate::ops::creation::{arange, arange_f, eye, full, linspace, ones, zeros};
+pub use crate::ops::einsum::einsum;
+pub use crate::ops::indexing::{at, index, take, take_along_axis, At, Idx, TakeMode};
 pub use crate::ops::linalg::{dot, matmul};
+pub use crate::ops::pad::{pad, PadMode};
 pub use crate::ops::reduce::{argmax, argmin, max, mean, min, sum};
-pub use crate::ops::shape::{broadcast_to, concatenate, expand_dims, reshape, stack, transpose};
+pub use crate::ops::shape::{
+    broadcast_to, concatenate, expand_dims, flip, moveaxis, repeat, reshape, roll, split,
+    squeeze_axes, stack, swapaxes, tile, transpose, Split,
+};
+pub use crate::ops::sort::{argsort, sort_np as sort};
+pub use crate::ops::window::{cumprod, cumsum};
 
 macro_rules! binary_fn {
     ($(#[$doc:meta])* $name:ident, $op:ident) => {

@@ -9,7 +9,7 @@ use systolic_ir::{
     BinaryOp, ComparisonDirection, DType, DTypeKind, OpKind, Scalar, Tensor, TensorType,
 };
 
-fn scalar_of(dtype: DType, value: f64) -> Scalar {
+pub(crate) fn scalar_of(dtype: DType, value: f64) -> Scalar {
     match dtype.kind() {
         DTypeKind::Bool => Scalar::Bool(value != 0.0),
         DTypeKind::Signed => Scalar::Int(value as i64),

@@ -1,8 +1,15 @@
 //! Op implementations shared by the [`numpy`](crate::numpy) and [`lax`](crate::lax)
 //! namespaces, one module per family.
 
+pub(crate) mod conv;
 pub(crate) mod creation;
+pub(crate) mod einsum;
 pub(crate) mod elementwise;
+pub(crate) mod indexing;
 pub(crate) mod linalg;
+pub(crate) mod pad;
 pub(crate) mod reduce;
+pub(crate) mod region;
 pub(crate) mod shape;
+pub(crate) mod sort;
+pub(crate) mod window;

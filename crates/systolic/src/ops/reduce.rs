@@ -34,7 +34,7 @@ pub(crate) fn norm_axes(op: &str, x: &Array, axes: Option<&[i64]>) -> Result<Vec
     Ok(out)
 }
 
-fn init_value(op: BinaryOp, dtype: DType) -> Scalar {
+pub(crate) fn init_value(op: BinaryOp, dtype: DType) -> Scalar {
     use BinaryOp::*;
     match (op, dtype.kind()) {
         (Add, systolic_ir::DTypeKind::Float) => Scalar::Float(0.0),

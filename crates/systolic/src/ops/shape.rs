@@ -144,3 +144,314 @@ pub fn stack(xs: &[&Array], axis: i64) -> Array {
         Err(e) => Array::failed(e),
     }
 }
+
+/// `lax.rev(x, dimensions)`: reverses the listed dimensions.
+///
+/// ```
+/// let x = systolic::Array::from_vec(vec![1i32, 2, 3], &[3]);
+/// assert_eq!(systolic::lax::rev(&x, &[0]).to_vec::<i32>().unwrap(), vec![3, 2, 1]);
+/// ```
+pub fn rev(x: &Array, dimensions: &[i64]) -> Array {
+    bind1(
+        "rev",
+        OpKind::Reverse {
+            dimensions: dimensions.to_vec(),
+        },
+        &[x],
+        None,
+        x.weak_type(),
+    )
+}
+
+/// `axis` normalised against rank `n` (negative counts from the end), or an error naming
+/// `op` and `x`.
+pub(crate) fn norm_axis(op: &str, x: &Array, axis: i64, n: usize) -> Result<usize, Error> {
+    let n = n as i64;
+    let a = if axis < 0 { axis + n } else { axis };
+    if (0..n).contains(&a) {
+        Ok(a as usize)
+    } else {
+        Err(Error::op(
+            op,
+            format!(
+                "axis {axis} is out of range for {} (rank {n})",
+                describe(x.ty())
+            ),
+        ))
+    }
+}
+
+fn or_fail(r: Result<Array, Error>) -> Array {
+    r.unwrap_or_else(Array::failed)
+}
+
+/// `jnp.flip(x, axis)`: reverses `axis` (all axes when `None`).
+///
+/// ```
+/// use systolic::{numpy as np, Array};
+/// let x = Array::from_vec(vec![1i32, 2, 3, 4], &[2, 2]);
+/// assert_eq!(np::flip(&x, Some(&[-1])).to_vec::<i32>().unwrap(), vec![2, 1, 4, 3]);
+/// assert_eq!(np::flip(&x, None).to_vec::<i32>().unwrap(), vec![4, 3, 2, 1]);
+/// ```
+pub fn flip(x: &Array, axis: Option<&[i64]>) -> Array {
+    if let Err(e) = x.check() {
+        return Array::failed(e);
+    }
+    match crate::ops::reduce::norm_axes("flip", x, axis) {
+        Ok(a) => rev(x, &a),
+        Err(e) => Array::failed(e),
+    }
+}
+
+/// `jnp.moveaxis(x, source, destination)`.
+///
+/// ```
+/// let x = systolic::numpy::zeros(&[2, 3, 4], systolic_ir::DType::F32);
+/// assert_eq!(systolic::numpy::moveaxis(&x, 0, -1).shape(), &[3, 4, 2]);
+/// ```
+pub fn moveaxis(x: &Array, source: i64, destination: i64) -> Array {
+    or_fail((|| {
+        x.check()?;
+        let s = norm_axis("moveaxis", x, source, x.ndim())?;
+        let d = norm_axis("moveaxis", x, destination, x.ndim())?;
+        let mut perm: Vec<i64> = (0..x.ndim() as i64).filter(|&i| i != s as i64).collect();
+        perm.insert(d, s as i64);
+        Ok(transpose(x, Some(&perm)))
+    })())
+}
+
+/// `jnp.swapaxes(x, a, b)`.
+///
+/// ```
+/// let x = systolic::numpy::zeros(&[2, 3, 4], systolic_ir::DType::F32);
+/// assert_eq!(systolic::numpy::swapaxes(&x, 0, -1).shape(), &[4, 3, 2]);
+/// ```
+pub fn swapaxes(x: &Array, a: i64, b: i64) -> Array {
+    or_fail((|| {
+        x.check()?;
+        let a = norm_axis("swapaxes", x, a, x.ndim())?;
+        let b = norm_axis("swapaxes", x, b, x.ndim())?;
+        let mut perm: Vec<i64> = (0..x.ndim() as i64).collect();
+        perm.swap(a, b);
+        Ok(transpose(x, Some(&perm)))
+    })())
+}
+
+/// `jnp.roll(x, shift, axis)`: elements shifted cyclically along `axis` (the flattened
+/// array when `None`).
+///
+/// ```
+/// use systolic::{numpy as np, Array};
+/// let x = Array::from_vec(vec![1i32, 2, 3, 4, 5], &[5]);
+/// assert_eq!(np::roll(&x, 2, Some(0)).to_vec::<i32>().unwrap(), vec![4, 5, 1, 2, 3]);
+/// assert_eq!(np::roll(&x, -1, None).to_vec::<i32>().unwrap(), vec![2, 3, 4, 5, 1]);
+/// ```
+pub fn roll(x: &Array, shift: i64, axis: Option<i64>) -> Array {
+    or_fail((|| {
+        x.check()?;
+        let Some(axis) = axis else {
+            let flat = reshape(x, &[x.size() as i64]);
+            return Ok(reshape(&roll(&flat, shift, Some(0)), x.shape()));
+        };
+        let a = norm_axis("roll", x, axis, x.ndim())?;
+        let n = x.shape()[a];
+        if n == 0 {
+            return Ok(x.clone());
+        }
+        let s = shift.rem_euclid(n);
+        if s == 0 {
+            return Ok(x.clone());
+        }
+        let both = concatenate(&[x, x], a as i64);
+        let mut start = vec![0; x.ndim()];
+        let mut limit = both.shape().to_vec();
+        start[a] = n - s;
+        limit[a] = 2 * n - s;
+        Ok(slice(&both, &start, &limit, None))
+    })())
+}
+
+/// `jnp.tile(x, reps)`.
+///
+/// ```
+/// use systolic::{numpy as np, Array};
+/// let x = Array::from_vec(vec![1i32, 2], &[2]);
+/// let t = np::tile(&x, &[2, 2]);
+/// assert_eq!(t.shape(), &[2, 4]);
+/// assert_eq!(t.to_vec::<i32>().unwrap(), vec![1, 2, 1, 2, 1, 2, 1, 2]);
+/// ```
+pub fn tile(x: &Array, reps: &[i64]) -> Array {
+    or_fail((|| {
+        x.check()?;
+        if reps.iter().any(|&r| r < 0) {
+            return Err(Error::op(
+                "tile",
+                format!("reps {reps:?} must be non-negative"),
+            ));
+        }
+        let n = x.ndim().max(reps.len());
+        let mut shape = vec![1i64; n - x.ndim()];
+        shape.extend_from_slice(x.shape());
+        let mut r = vec![1i64; n - reps.len()];
+        r.extend_from_slice(reps);
+        // Broadcast to (r0, s0, r1, s1, ...) then merge pairs.
+        let x1 = reshape(x, &shape);
+        let mut big = vec![];
+        let mut dims = vec![];
+        for i in 0..n {
+            big.push(r[i]);
+            big.push(shape[i]);
+            dims.push(2 * i as i64 + 1);
+        }
+        let b = bind1(
+            "tile",
+            OpKind::BroadcastInDim {
+                broadcast_dimensions: dims,
+            },
+            &[&x1],
+            Some(TensorType::new(big, x.dtype())),
+            x.weak_type(),
+        );
+        let out: Vec<i64> = (0..n).map(|i| r[i] * shape[i]).collect();
+        Ok(reshape(&b, &out))
+    })())
+}
+
+/// `jnp.repeat(x, repeats, axis)` with one repeat count for every element (the flattened
+/// array when `axis` is `None`).
+///
+/// ```
+/// use systolic::{numpy as np, Array};
+/// let x = Array::from_vec(vec![1i32, 2, 3, 4], &[2, 2]);
+/// assert_eq!(np::repeat(&x, 2, Some(1)).to_vec::<i32>().unwrap(), vec![1, 1, 2, 2, 3, 3, 4, 4]);
+/// assert_eq!(np::repeat(&x, 2, None).shape(), &[8]);
+/// ```
+pub fn repeat(x: &Array, repeats: i64, axis: Option<i64>) -> Array {
+    or_fail((|| {
+        x.check()?;
+        if repeats < 0 {
+            return Err(Error::op(
+                "repeat",
+                format!("repeats must be non-negative, got {repeats}"),
+            ));
+        }
+        let Some(axis) = axis else {
+            let flat = reshape(x, &[x.size() as i64]);
+            return Ok(repeat(&flat, repeats, Some(0)));
+        };
+        let a = norm_axis("repeat", x, axis, x.ndim())?;
+        let mut big = x.shape().to_vec();
+        big.insert(a + 1, repeats);
+        let dims: Vec<i64> = (0..x.ndim())
+            .map(|i| if i <= a { i as i64 } else { i as i64 + 1 })
+            .collect();
+        let b = bind1(
+            "repeat",
+            OpKind::BroadcastInDim {
+                broadcast_dimensions: dims,
+            },
+            &[x],
+            Some(TensorType::new(big, x.dtype())),
+            x.weak_type(),
+        );
+        let mut out = x.shape().to_vec();
+        out[a] *= repeats;
+        Ok(reshape(&b, &out))
+    })())
+}
+
+/// `jnp.split(x, sections, axis)`: `Sections(n)` equal parts, or `Indices([i, j, …])` cut
+/// points (clipped to the axis, as numpy).
+///
+/// ```
+/// use systolic::{numpy as np, numpy::Split, Array};
+/// let x = Array::from_vec(vec![1i32, 2, 3, 4, 5, 6], &[6]);
+/// let p = np::split(&x, Split::Sections(3), 0).unwrap();
+/// assert_eq!(p[1].to_vec::<i32>().unwrap(), vec![3, 4]);
+/// let q = np::split(&x, Split::Indices(vec![1, 4]), -1).unwrap();
+/// assert_eq!(q.iter().map(|a| a.shape()[0]).collect::<Vec<_>>(), vec![1, 3, 2]);
+/// assert!(np::split(&x, Split::Sections(4), 0).unwrap_err().to_string().contains("split"));
+/// ```
+pub fn split(x: &Array, sections: Split, axis: i64) -> Result<Vec<Array>, Error> {
+    x.check()?;
+    let a = norm_axis("split", x, axis, x.ndim())?;
+    let n = x.shape()[a];
+    let cuts: Vec<i64> = match sections {
+        Split::Sections(k) => {
+            if k <= 0 || n % k != 0 {
+                return Err(Error::op(
+                    "split",
+                    format!(
+                        "array split does not result in an equal division: axis {axis} of {} \
+                         into {k} sections",
+                        describe(x.ty())
+                    ),
+                ));
+            }
+            (1..k).map(|i| i * n / k).collect()
+        }
+        Split::Indices(v) => v
+            .iter()
+            .map(|&i| if i < 0 { (i + n).max(0) } else { i.min(n) })
+            .collect(),
+    };
+    let mut bounds = vec![0];
+    bounds.extend(cuts);
+    bounds.push(n);
+    Ok(bounds
+        .windows(2)
+        .map(|w| {
+            let mut start = vec![0; x.ndim()];
+            let mut limit = x.shape().to_vec();
+            start[a] = w[0];
+            limit[a] = w[1].max(w[0]);
+            slice(x, &start, &limit, None)
+        })
+        .collect())
+}
+
+/// How [`split`] cuts: into equal sections, or at indices.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Split {
+    /// `n` equal sections (the axis length must divide).
+    Sections(i64),
+    /// Cut points along the axis.
+    Indices(Vec<i64>),
+}
+
+/// `jnp.squeeze(x, axis)`: removes the listed size-1 dimensions (every size-1 dimension when
+/// `None`).
+///
+/// ```
+/// let x = systolic::numpy::zeros(&[1, 2, 1], systolic_ir::DType::F32);
+/// assert_eq!(systolic::numpy::squeeze_axes(&x, None).shape(), &[2]);
+/// assert_eq!(systolic::numpy::squeeze_axes(&x, Some(&[-1])).shape(), &[1, 2]);
+/// assert!(systolic::numpy::squeeze_axes(&x, Some(&[1])).check().is_err());
+/// ```
+pub fn squeeze_axes(x: &Array, axis: Option<&[i64]>) -> Array {
+    or_fail((|| {
+        x.check()?;
+        let axes: Vec<usize> = match axis {
+            None => (0..x.ndim()).filter(|&i| x.shape()[i] == 1).collect(),
+            Some(a) => a
+                .iter()
+                .map(|&d| norm_axis("squeeze", x, d, x.ndim()))
+                .collect::<Result<_, _>>()?,
+        };
+        if let Some(&bad) = axes.iter().find(|&&i| x.shape()[i] != 1) {
+            return Err(Error::op(
+                "squeeze",
+                format!(
+                    "cannot select an axis to squeeze out which has size not equal to one: \
+                     axis {bad} of {}",
+                    describe(x.ty())
+                ),
+            ));
+        }
+        let s: Vec<i64> = (0..x.ndim())
+            .filter(|i| !axes.contains(i))
+            .map(|i| x.shape()[i])
+            .collect();
+        Ok(reshape(x, &s))
+    })())
+}
