@@ -3,7 +3,7 @@
 
 use systolic_interp::{Interpreter, Value};
 use systolic_ir::text::{parse_module, print_module};
-use systolic_ir::{Func, Module, OpKind, Tensor};
+use systolic_ir::{DType, Func, Module, OpKind, Tensor};
 
 fn module(text: &str) -> Module {
     parse_module(text, "test").unwrap()
@@ -91,8 +91,8 @@ fn remat_recomputes_behind_a_barrier() {
         .unwrap();
     assert_eq!(later_sine.operands, body[barrier].results);
     // Same numbers.
-    let x = Tensor::from_f64(vec![4], systolic_ir::DType::F64, vec![0.1, -0.7, 1.3, 2.0]).unwrap();
-    let ct = Tensor::from_f64(vec![], systolic_ir::DType::F64, vec![1.5]).unwrap();
+    let x = Tensor::from_f64(vec![4], DType::F64, vec![0.1, -0.7, 1.3, 2.0]).unwrap();
+    let ct = Tensor::from_f64(vec![], DType::F64, vec![1.5]).unwrap();
     assert_eq!(
         run(&remat, vec![x.clone(), ct.clone()]),
         run(&plain, vec![x, ct])
@@ -141,8 +141,8 @@ func.func @main(%x: tensor<2xf64>) -> tensor<2xf64> {
 }"#,
     );
     let df = systolic_autodiff::vjp(&m.funcs[0], &[0]).unwrap();
-    let x = Tensor::from_f64(vec![2], systolic_ir::DType::F64, vec![3.0, -1.0]).unwrap();
-    let ct = Tensor::from_f64(vec![2], systolic_ir::DType::F64, vec![1.0, 2.0]).unwrap();
+    let x = Tensor::from_f64(vec![2], DType::F64, vec![3.0, -1.0]).unwrap();
+    let ct = Tensor::from_f64(vec![2], DType::F64, vec![1.0, 2.0]).unwrap();
     let out = run(&df, vec![x, ct]);
     assert_eq!(out[1], vec![7.0, -2.0]); // (2x + 1)·ȳ
 }
@@ -160,10 +160,10 @@ func.func @main(%x: tensor<3xf64>, %i: tensor<3xi32>) -> (tensor<3xf64>, tensor<
 }"#,
     );
     let df = systolic_autodiff::vjp(&m.funcs[0], &[0, 1]).unwrap();
-    let x = Tensor::from_f64(vec![3], systolic_ir::DType::F64, vec![1.5, 2.5, -3.5]).unwrap();
-    let i = Tensor::from_i64(vec![3], systolic_ir::DType::I32, vec![1, 2, 3]).unwrap();
-    let ct = Tensor::from_f64(vec![3], systolic_ir::DType::F64, vec![1.0, 1.0, 1.0]).unwrap();
-    let cti = Tensor::from_i64(vec![3], systolic_ir::DType::I32, vec![5, 5, 5]).unwrap();
+    let x = Tensor::from_f64(vec![3], DType::F64, vec![1.5, 2.5, -3.5]).unwrap();
+    let i = Tensor::from_i64(vec![3], DType::I32, vec![1, 2, 3]).unwrap();
+    let ct = Tensor::from_f64(vec![3], DType::F64, vec![1.0, 1.0, 1.0]).unwrap();
+    let cti = Tensor::from_i64(vec![3], DType::I32, vec![5, 5, 5]).unwrap();
     let out = run(&df, vec![x, i, ct, cti]);
     assert_eq!(out[2], vec![1.0, 2.0, 3.0]);
     assert_eq!(out[3], vec![0.0, 0.0, 0.0]);
@@ -197,7 +197,36 @@ func.func @main(%x: tensor<3xf64>) -> tensor<3xf64> {
 }"#,
     );
     let df = systolic_autodiff::vjp(&m.funcs[0], &[0]).unwrap();
-    let x = Tensor::from_f64(vec![3], systolic_ir::DType::F64, vec![1.0, -2.0, 0.5]).unwrap();
+    let x = Tensor::from_f64(vec![3], DType::F64, vec![1.0, -2.0, 0.5]).unwrap();
     let out = run(&df, vec![x.clone(), x]);
     assert_eq!(out[1], vec![0.0, 0.0, 0.0]);
+}
+
+#[test]
+fn random_bits_carry_no_gradient() {
+    // Dropout-like: y = x * mask with mask from rng_bit_generator; x̄ = ȳ * mask.
+    let m = module(
+        r#"
+func.func @main(%x: tensor<6xf64>, %s: tensor<2xui64>) -> (tensor<6xf64>, tensor<2xui64>) {
+  %st, %bits = stablehlo.rng_bit_generator %s, algorithm = THREE_FRY : (tensor<2xui64>) -> (tensor<2xui64>, tensor<6xui32>)
+  %one = stablehlo.constant dense<1> : tensor<6xui32>
+  %b = stablehlo.and %bits, %one : tensor<6xui32>
+  %m = stablehlo.convert %b : (tensor<6xui32>) -> tensor<6xf64>
+  %y = stablehlo.multiply %x, %m : tensor<6xf64>
+  return %y, %st : tensor<6xf64>, tensor<2xui64>
+}"#,
+    );
+    let df = systolic_autodiff::vjp(&m.funcs[0], &[0, 1]).unwrap();
+    let x = Tensor::from_f64(vec![6], DType::F64, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    let s = Tensor::from_u64(vec![2], DType::U64, vec![7, 9]).unwrap();
+    let ct = Tensor::from_f64(vec![6], DType::F64, vec![10.0; 6]).unwrap();
+    let cs = Tensor::from_u64(vec![2], DType::U64, vec![1, 1]).unwrap();
+    let out = run(&df, vec![x, s, ct, cs]);
+    let (y, gx, gs) = (&out[0], &out[2], &out[3]);
+    for i in 0..6 {
+        let mask = y[i] / (i as f64 + 1.0);
+        assert!(mask == 0.0 || mask == 1.0);
+        assert_eq!(gx[i], 10.0 * mask);
+    }
+    assert_eq!(gs, &vec![0.0, 0.0]);
 }

@@ -343,6 +343,29 @@ case("hvp_cumsum_pad", rand(3, 5))(
 )
 
 
+case("conv_batch_group", rand(4, 3, 5, 5), rand(6, 3, 3, 3))(
+    lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME", batch_group_count=2)
+)
+case("hvp_conv_grouped", rand(2, 4, 5, 5), rand(6, 2, 3, 3))(
+    jax.grad(
+        lambda x, w: jnp.sum(
+            jnp.sin(lax.conv_general_dilated(x, w, (1, 1), "SAME", feature_group_count=2))
+        ),
+        argnums=(0, 1),
+    )
+)
+case("hvp_conv_strided", rand(2, 3, 7, 7), rand(4, 3, 3, 2))(
+    jax.grad(
+        lambda x, w: jnp.sum(
+            jnp.tanh(
+                lax.conv_general_dilated(x, w, (2, 2), [(1, 0), (2, 1)], rhs_dilation=(1, 2))
+            )
+        ),
+        argnums=(0, 1),
+    )
+)
+
+
 def tolist(a):
     a = np.asarray(a)
     data = a.astype(np.float64) if a.dtype in (jnp.bfloat16, np.float16) else a
