@@ -3,7 +3,9 @@
 //! - [`Array`]: shape, dtype, weak-type flag, device; Rust operators with numpy broadcasting
 //!   and JAX's type promotion ([`promote`]).
 //! - [`numpy`] and [`lax`]: the two op namespaces.
-//! - [`jit`]: trace a function over pytrees ([`Tree`]) into the IR, compile, cache.
+//! - [`jit`]: trace a function over pytrees ([`Tree`](trait@Tree), `#[derive(Tree)]`) into the
+//!   IR, compile, cache per signature; [`Static`] values are static arguments. Calls dispatch
+//!   asynchronously, like eager ops.
 //! - [`random`]: JAX's threefry2x32 PRNG, bit-exact, as traceable ops.
 //! - Eager execution: ops on concrete arrays run at once as cached single-op executables.
 //!

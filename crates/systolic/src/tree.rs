@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 /// A container of arrays that `jit` can flatten and rebuild.
 ///
-/// Write it with `#[derive(Tree)]` (see [`derive@Tree`]) for your own structs and enums.
+/// Write it with `#[derive(Tree)]` (see [`derive@crate::Tree`]) for your own structs and enums.
 /// An implementation must list its leaves ([`Tree::leaves`]) in the order of the
 /// [`TreeDef::Leaf`] nodes of its [`Tree::def`], and [`Tree::rebuild`] must take them back in
 /// that order.

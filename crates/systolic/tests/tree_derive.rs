@@ -49,6 +49,19 @@ struct Tagged<T, S> {
 }
 
 #[derive(Tree, Clone)]
+#[tree(bound = "T: Tree + Clone")]
+struct Bounded<T> {
+    items: Vec<T>,
+}
+
+#[derive(Tree, Clone)]
+struct View<'a, const N: usize> {
+    xs: [Array; N],
+    #[tree(static)]
+    name: &'a str,
+}
+
+#[derive(Tree, Clone)]
 enum Activation {
     Relu,
     Scale(Array),
@@ -191,6 +204,22 @@ fn tuple_unit_and_generic_structs() {
     assert_eq!(t.structure(), "Tagged{value:*,tag:static ('a', 2)}");
     let g = jit(|t: &Tagged<Array, (char, u8)>| &t.value * f64::from(t.tag.1));
     assert_eq!(f32s(&g.call(&t).unwrap()), vec![2.0]);
+}
+
+#[test]
+fn explicit_bounds_lifetimes_and_const_generics() {
+    let b = Bounded {
+        items: vec![(v(&[1.0]), Static(1))],
+    };
+    assert_eq!(b.structure(), "Bounded{items:[(*,static 1)]}");
+    let name = String::from("pair");
+    let view = View {
+        xs: [v(&[1.0]), v(&[2.0])],
+        name: &name,
+    };
+    assert_eq!(view.structure(), r#"View{xs:[*,*],name:static "pair"}"#);
+    let f = jit(|w: &View<'_, 2>| &w.xs[0] - &w.xs[1]);
+    assert_eq!(f32s(&f.call(&view).unwrap()), vec![-1.0]);
 }
 
 #[test]
