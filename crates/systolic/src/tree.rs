@@ -253,6 +253,11 @@ impl fmt::Display for TreeDef {
 ///
 /// `Debug` must tell apart values that trace differently (every std type's does).
 ///
+/// Bare Rust numbers and strings are deliberately not trees: JAX traces a Python scalar argument
+/// as a weak-typed array, so a Rust `f32` argument is either static (`Static(x)`, one trace per
+/// value) or dynamic ([`weak_float`](crate::weak_float)`(x)`, one trace for all values), and the
+/// caller says which.
+///
 /// ```
 /// use systolic::{jit, numpy as np, Array, Static};
 /// // `n` is static: a Rust integer the function uses as a shape.
