@@ -659,8 +659,6 @@ fn while_backward(
         // Carries of this iteration.
         for (j, &a) in body.args.iter().enumerate() {
             let stack = c.stacks[j];
-            let t = ad.b.tt(ad.b.f.params().first().copied().unwrap_or(stack));
-            let _ = t;
             let st = ad.b.tt(stack);
             let mut idx = vec![stack, it];
             let zero = ad.b.scalar(it_dtype, 0.0)?;

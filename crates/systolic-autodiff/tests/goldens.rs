@@ -229,9 +229,7 @@ fn check_case(c: &Json) -> Result<(), String> {
                 })
                 .collect()
         };
-        let src = module.func("main").unwrap();
         let inl = systolic_autodiff::inline_calls(&module, "main").map_err(|e| e.to_string())?;
-        let _ = src;
         let plus = run(&inl, shift(eps))?;
         let minus = run(&inl, shift(-eps))?;
         for i in 0..outputs.len() {

@@ -86,11 +86,7 @@ fn side(
         .filter(|d| !other_b.contains(d) && !other_c.contains(d))
         .collect();
     // Cotangent dims: batch, lhs free, rhs free.
-    let (this_free_start, other_free_start) = if this_first {
-        (nb, nb + this_free.len())
-    } else {
-        (nb + other_free.len(), nb)
-    };
+    let other_free_start = if this_first { nb + this_free.len() } else { nb };
     let ct_other_free: Vec<i64> = (0..other_free.len())
         .map(|i| (other_free_start + i) as i64)
         .collect();
@@ -110,7 +106,6 @@ fn side(
     };
     let r = b.dot_general(cc, other, dn, prec, dtype)?;
     // r dims: batch (nb), this free (in ct order), other's remaining dims = other_c sorted.
-    let _ = this_free_start;
     let rk = ranks(other_c);
     let mut pos = vec![0i64; this_rank];
     for (i, &d) in this_b.iter().enumerate() {

@@ -190,11 +190,9 @@ pub(crate) fn transpose(
         }
         OpKind::Gather {
             dimension_numbers: gd,
-            slice_sizes,
             ..
         } => {
             // Out-of-range windows are dropped, as JAX's transpose (a scatter) drops them.
-            let _ = slice_sizes;
             let idx = op.operands[1];
             let z = b.full_like(x, 0.0)?;
             out[0] = Some(scatter_add(b, z, idx, c, scatter_of_gather(gd))?);
