@@ -20,7 +20,7 @@
 //! | `shape` | broadcast_in_dim, broadcast, reshape, transpose, slice, pad (operand and padding value), concatenate, reverse |
 //! | `indexing` | dynamic_slice, dynamic_update_slice, gather, scatter (add, set), sort (through the permutation), chlo.top_k |
 //! | `reduce` | reduce with add, multiply (division-free), max/min (ties split, as JAX) |
-//! | `window` | reduce_window add (transposed as a padded strided window sum) and max/min (first maximum of each window), select_and_scatter |
+//! | `window` | reduce_window add (transposed as a padded strided window sum), multiply (division-free) and max/min (first maximum of each window), select_and_scatter |
 //! | `dot`, `conv` | dot_general (any dimension numbers, mixed precision), dot, convolution (strides, padding, lhs/rhs dilation, feature and batch groups) |
 //! | `linalg` | triangular_solve (all forms), cholesky |
 //! | `control` + `vjp.rs` | if/case (both modes), while (forward mode; reverse mode with a static trip count), optimization_barrier; `func.call`/composites are inlined first |

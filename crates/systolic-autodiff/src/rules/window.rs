@@ -82,8 +82,9 @@ pub(crate) fn reduce_window_jvp(
         BinaryOp::Maximum | BinaryOp::Minimum => {
             Ok(vec![Some(chooser(b, &win(op), x[0], x[1], tv, y[0])?)])
         }
+        BinaryOp::Multiply => Ok(vec![Some(product(b, &win(op), x[0], x[1], tv, y[0])?)]),
         o => Err(Error::new(format!(
-            "cannot differentiate stablehlo.reduce_window with a `{}` body (add, max and min are supported)",
+            "cannot differentiate stablehlo.reduce_window with a `{}` body (add, multiply, max and min are supported)",
             o.name()
         ))),
     }
@@ -99,6 +100,32 @@ fn chooser(
     t: ValueId,
     y: ValueId,
 ) -> Res<ValueId> {
+    let slices = window_slices(b, w, x, init, t, y)?;
+    let ys = b.shape(y);
+    let zeros = b.full_like(y, 0.0)?;
+    let mut found = b.full(&systolic_ir::TensorType::new(ys, DType::Bool), 0.0)?;
+    let mut acc: Option<ValueId> = None;
+    for (xk, tk) in slices {
+        let eq = b.compare(Dir::Eq, xk, y)?;
+        let not_found = b.unary(systolic_ir::UnaryOp::Not, found)?;
+        let pick = b.binary(BinaryOp::And, eq, not_found)?;
+        found = b.binary(BinaryOp::Or, found, eq)?;
+        let s = b.select(pick, tk, zeros)?;
+        acc = b.add_opt(acc, Some(s))?;
+    }
+    acc.ok_or_else(|| Error::new("reduce_window with an empty window"))
+}
+
+/// The windows of `x` (padded with `init`) and of `t` (padded with 0), one strided slice per
+/// window offset, each shaped like the result `y`.
+fn window_slices(
+    b: &mut Builder,
+    w: &Win,
+    x: ValueId,
+    init: ValueId,
+    t: ValueId,
+    y: ValueId,
+) -> Res<Vec<(ValueId, ValueId)>> {
     let n = w.dims.len();
     let lo: Vec<i64> = w.padding.iter().map(|p| p.0).collect();
     let hi: Vec<i64> = w.padding.iter().map(|p| p.1).collect();
@@ -107,12 +134,9 @@ fn chooser(
     let zero = b.scalar(b.dtype(t), 0.0)?;
     let tp = b.pad(t, zero, lo, hi, interior)?;
     let ys = b.shape(y);
-    let zeros = b.full_like(y, 0.0)?;
-    let mut found = b.full(&systolic_ir::TensorType::new(ys.clone(), DType::Bool), 0.0)?;
-    let mut acc: Option<ValueId> = None;
     let total: i64 = w.dims.iter().product();
+    let mut out = vec![];
     for k in 0..total {
-        // Window offset k as a multi-index, row-major.
         let mut rem = k;
         let mut off = vec![0i64; n];
         for d in (0..n).rev() {
@@ -131,14 +155,49 @@ fn chooser(
             .collect();
         let xk = b.slice(xp, start.clone(), limit.clone(), w.strides.clone())?;
         let tk = b.slice(tp, start, limit, w.strides.clone())?;
-        let eq = b.compare(Dir::Eq, xk, y)?;
-        let not_found = b.unary(systolic_ir::UnaryOp::Not, found)?;
-        let pick = b.binary(BinaryOp::And, eq, not_found)?;
-        found = b.binary(BinaryOp::Or, found, eq)?;
-        let s = b.select(pick, tk, zeros)?;
-        acc = b.add_opt(acc, Some(s))?;
+        out.push((xk, tk));
     }
-    acc.ok_or_else(|| Error::new("reduce_window with an empty window"))
+    Ok(out)
+}
+
+/// A windowed product's tangent: the sum over the window of each element's tangent times the
+/// product of the others (and the init value), from running products before and after each
+/// offset (no division, so zeros are fine).
+fn product(
+    b: &mut Builder,
+    w: &Win,
+    x: ValueId,
+    init: ValueId,
+    t: ValueId,
+    y: ValueId,
+) -> Res<ValueId> {
+    let slices = window_slices(b, w, x, init, t, y)?;
+    let ys = b.shape(y);
+    let iy = b.broadcast_in_dim(init, &ys, &[])?;
+    let mut before = vec![iy];
+    for (xk, _) in &slices[..slices.len().saturating_sub(1)] {
+        let last = *before.last().unwrap_or(&iy);
+        before.push(b.mul(last, *xk)?);
+    }
+    let mut after = vec![None; slices.len()];
+    let mut acc: Option<ValueId> = None;
+    for k in (0..slices.len()).rev() {
+        after[k] = acc;
+        acc = Some(match acc {
+            Some(a) => b.mul(a, slices[k].0)?,
+            None => slices[k].0,
+        });
+    }
+    let mut out: Option<ValueId> = None;
+    for (k, (_, tk)) in slices.iter().enumerate() {
+        let coef = match after[k] {
+            Some(a) => b.mul(before[k], a)?,
+            None => before[k],
+        };
+        let term = b.mul(*tk, coef)?;
+        out = b.add_opt(out, Some(term))?;
+    }
+    out.ok_or_else(|| Error::new("reduce_window with an empty window"))
 }
 
 fn dilate(d: i64, r: i64) -> i64 {

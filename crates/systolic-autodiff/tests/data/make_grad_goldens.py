@@ -140,6 +140,12 @@ case("reduce_prod_zeros", np.array([[0.0, 2.0, 3.0], [0.0, 0.0, 1.5], [1.0, -2.0
 case("argmax", rand(3, 4))(lambda x: x[jnp.arange(3), jnp.argmax(x, axis=1)])
 case("mean_var", rand(4, 5))(lambda x: jnp.var(x, axis=1) + jnp.mean(x))
 case("cumsum", rand(3, 5))(lambda x: jnp.cumsum(x, axis=1))
+case("cumprod", rand(3, 5))(lambda x: jnp.cumprod(x, axis=1))
+case("cummax", rand(3, 5))(lambda x: lax.cummax(x, axis=1))
+# JAX has no reverse mode for a general windowed product (only jvp values are compared).
+case("jvponly_window_prod", np.array([[0.0, 1.5, -2.0, 0.5], [1.0, 0.0, 0.0, 2.0], [0.7, 1.2, -0.4, 3.0]]))(
+    lambda x: lax.reduce_window(x, 1.0, lax.mul, (2, 2), (1, 2), [(1, 0), (0, 1)])
+)
 case("cumprod_free", rand(6))(lambda x: jnp.cumsum(x * x))
 case("logsumexp", rand(3, 4))(lambda x: jax.nn.logsumexp(x, axis=1))
 case("avg_pool", rand(1, 6, 6, 2))(
@@ -380,10 +386,14 @@ out = []
 for name, (f, args, tol) in CASES.items():
     args = [np.asarray(a) for a in args]
     text = jax.jit(f).lower(*args).as_text()
-    y, pull = jax.vjp(f, *args)
+    forward_only = name.startswith("fwd_") or name.startswith("jvponly_")
+    if forward_only:
+        y, pull = f(*args), None
+    else:
+        y, pull = jax.vjp(f, *args)
     ys = y if isinstance(y, (tuple, list)) else (y,)
     cts = [rand(*np.shape(o), dtype=np.asarray(o).dtype) for o in ys]
-    if name.startswith("fwd_"):
+    if forward_only:
         grads = [None] * len(args)  # JAX refuses reverse mode here too
     else:
         grads = pull(tuple(cts) if isinstance(y, (tuple, list)) else cts[0])
