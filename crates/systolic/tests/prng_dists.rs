@@ -222,6 +222,30 @@ fn draw(case: &Value) -> Box<dyn Fn(&Array) -> Array> {
                 random::triangular(k, l.clone(), m.clone(), r.clone(), shp.as_deref(), d)
             })
         }
+        "gamma" | "loggamma" => {
+            let (a_, d) = (param(&a["a"]), dt());
+            if fun == "gamma" {
+                Box::new(move |k| random::gamma(k, a_.clone(), shp.as_deref(), d))
+            } else {
+                Box::new(move |k| random::loggamma(k, a_.clone(), shp.as_deref(), d))
+            }
+        }
+        "beta" => {
+            let (a_, b, d) = (param(&a["a"]), param(&a["b"]), dt());
+            Box::new(move |k| random::beta(k, a_.clone(), b.clone(), shp.as_deref(), d))
+        }
+        "dirichlet" => {
+            let (al, d) = (decode(&a["alpha"]), dt());
+            Box::new(move |k| random::dirichlet(k, &al, shp.as_deref(), d))
+        }
+        "chisquare" | "t" => {
+            let (df, d) = (param(&a["df"]), dt());
+            if fun == "t" {
+                Box::new(move |k| random::student_t(k, df.clone(), shp.as_deref(), d))
+            } else {
+                Box::new(move |k| random::chisquare(k, df.clone(), shp.as_deref(), d))
+            }
+        }
         other => panic!("no test for {other}"),
     }
 }
@@ -329,10 +353,17 @@ fn tolerance(fun: &str, dtype: DType) -> (f64, f64) {
         // range, erf_inv's log1p differs as in `normal`, and erf_inv's slope (×15 at 2.4σ)
         // amplifies both in the tails.
         ("truncated_normal", DType::F32) => (12.0, 1.0),
+        // The gamma family: Marsaglia–Tsang's accept/reject decisions all agree with JAX;
+        // the accepted values differ by the log/pow/erf_inv (in its normal draws) ulps, which
+        // `pow(u, 1/a)` (a = 0.3: ×3.3), the log-gamma differences and the softmax spread.
+        ("gamma" | "beta" | "t", DType::F32) => (4.0, 0.0),
+        ("loggamma", DType::F32) => (4.0, 1.0),
+        ("dirichlet" | "chisquare", DType::F32) => (3.0, 0.0),
         // f16 logistic is computed in f32 and rounded: an f32 ulp of log can flip a rounding.
         ("logistic", DType::F16) => (1.0, 0.0),
         // Everything else is bit-exact: uniform (all dtypes, array bounds), bf16/f16
-        // truncated_normal, gumbel, exponential, laplace, cauchy, triangular, rademacher.
+        // truncated_normal, gumbel, exponential, laplace, cauchy, triangular, rademacher,
+        // bf16 gamma.
         _ => (0.0, 0.0),
     }
 }
@@ -494,6 +525,16 @@ fn closed_form_distributions() {
                 | "maxwell"
                 | "geometric"
                 | "triangular"
+        )
+    });
+}
+
+#[test]
+fn gamma_family() {
+    run_cases(|f| {
+        matches!(
+            f,
+            "gamma" | "loggamma" | "beta" | "dirichlet" | "chisquare" | "t"
         )
     });
 }

@@ -17,6 +17,7 @@
 
 mod continuous;
 mod discrete;
+mod gamma;
 mod helpers;
 mod param;
 mod threefry;
@@ -29,6 +30,7 @@ pub use discrete::{
     bernoulli, categorical, categorical_without_replacement, choice, geometric, permutation,
     permutation_array, rademacher, randint,
 };
+pub use gamma::{beta, chisquare, dirichlet, gamma, loggamma, student_t};
 pub use param::Param;
 
 use crate::array::{describe, Array};
@@ -157,6 +159,36 @@ pub fn uniform(
     minval: impl Param,
     maxval: impl Param,
 ) -> Array {
+    uniform_from(&Source::Key(key), shape, dtype, minval, maxval)
+}
+
+/// Where a draw's random bits come from.
+pub(crate) enum Source<'a> {
+    /// Counters `0..n` hashed with one key (every public sampler).
+    Key(&'a Array),
+    /// Already hashed 32-bit words (`b1 ^ b2`), one per element, in the draw's shape: draws
+    /// with one key per element, as JAX's vmapped gamma sampler makes.
+    Words(Array),
+}
+
+impl Source<'_> {
+    /// `_random_bits` of `shape` as `dtype` (uint8/16/32).
+    fn bits(&self, shape: &[i64], dtype: DType) -> Array {
+        match self {
+            Source::Key(key) => bits(key, shape, dtype),
+            Source::Words(w) => np::reshape(&convert("random.bits", w, dtype, false), shape),
+        }
+    }
+}
+
+/// [`uniform`] from any [`Source`].
+pub(crate) fn uniform_from(
+    src: &Source,
+    shape: &[i64],
+    dtype: DType,
+    minval: impl Param,
+    maxval: impl Param,
+) -> Array {
     const OP: &str = "random.uniform";
     let (uint, nbits, nmant, one_bits): (DType, i64, i64, i64) = match dtype {
         DType::F32 => (DType::U32, 32, 23, 0x3F80_0000),
@@ -180,9 +212,9 @@ pub fn uniform(
     // Fewer than 8 mantissa bits (bf16) draw 8 random bits, widened, as JAX does.
     let rng_bits = if nmant < 8 { 8 } else { nbits };
     let r = if rng_bits == nbits {
-        bits(key, shape, uint)
+        src.bits(shape, uint)
     } else {
-        convert(OP, &bits(key, shape, DType::U8), uint, false)
+        convert(OP, &src.bits(shape, DType::U8), uint, false)
     };
     let shifted = binary(
         OP,
@@ -216,7 +248,19 @@ pub fn uniform(
 
 /// `jax.random.normal(key, shape, dtype)`: `sqrt(2)·erf_inv(u)` with `u` uniform in
 /// `(-1, 1)` (the open lower bound is the float just above -1), as JAX draws it.
+///
+/// ```
+/// use systolic::random;
+/// let n = random::normal(&random::key(0), &[2], systolic_ir::DType::F32);
+/// let v = n.to_vec::<f32>().unwrap();
+/// assert!((v[0] - 1.6226422).abs() < 1e-6 && (v[1] - 2.0252647).abs() < 1e-6);
+/// ```
 pub fn normal(key: &Array, shape: &[i64], dtype: DType) -> Array {
+    normal_from(&Source::Key(key), shape, dtype)
+}
+
+/// [`normal`] from any [`Source`].
+pub(crate) fn normal_from(src: &Source, shape: &[i64], dtype: DType) -> Array {
     let lo = match dtype {
         DType::F32 => f64::from(f32::from_bits((-1.0f32).to_bits() - 1)),
         DType::BF16 => f64::from(half::bf16::from_bits(half::bf16::NEG_ONE.to_bits() - 1)),
@@ -231,7 +275,7 @@ pub fn normal(key: &Array, shape: &[i64], dtype: DType) -> Array {
             ))
         }
     };
-    let u = uniform(key, shape, dtype, lo, 1.0);
+    let u = uniform_from(src, shape, dtype, lo, 1.0);
     let e = chlo_unary("random.normal", ChloUnaryOp::ErfInv, &u);
     let sqrt2 = convert(
         "random.normal",

@@ -198,6 +198,23 @@ for seed in SEEDS:
     case("triangular", seed, R.triangular(key, -1.0, 0.5, 2.0, (6,)), left=-1.0, mode=0.5,
          right=2.0, shape=[6], dtype="float32")
 
+    # gamma family (Marsaglia-Tsang, one key per element)
+    case("gamma", seed, R.gamma(key, 2.5, (6,)), a=2.5, shape=[6], dtype="float32")
+    case("gamma", seed, R.gamma(key, 0.5, (6,)), a=0.5, shape=[6], dtype="float32")
+    ga = np.array([0.3, 1.0, 4.0, 9.0], np.float32)
+    case("gamma", seed, R.gamma(key, ga), a=enc(ga), shape=None, dtype="float32")
+    case("gamma", seed, R.gamma(key, 1.5, (4,), jnp.bfloat16), a=1.5, shape=[4],
+         dtype="bfloat16")
+    case("loggamma", seed, R.loggamma(key, 0.1, (6,)), a=0.1, shape=[6], dtype="float32")
+    case("loggamma", seed, R.loggamma(key, ga), a=enc(ga), shape=None, dtype="float32")
+    case("beta", seed, R.beta(key, 2.0, 3.0, (6,)), a=2.0, b=3.0, shape=[6],
+         dtype="float32")
+    al = np.array([1.0, 2.0, 3.0], np.float32)
+    case("dirichlet", seed, R.dirichlet(key, al, (2,)), alpha=enc(al), shape=[2],
+         dtype="float32")
+    case("chisquare", seed, R.chisquare(key, 3.0, (6,)), df=3.0, shape=[6], dtype="float32")
+    case("t", seed, R.t(key, 5.0, (6,)), df=5.0, shape=[6], dtype="float32")
+
 out = {
     "jax_version": jax.__version__,
     "jax_threefry_partitionable": bool(jax.config.jax_threefry_partitionable),

@@ -1,0 +1,283 @@
+//! The gamma family: `gamma`, `loggamma`, and what JAX builds on them (`beta`, `dirichlet`,
+//! `chisquare`, `student_t`).
+//!
+//! JAX samples each element with Marsaglia and Tsang's rejection method from its own key
+//! (`split(key, n)`), in `while` loops that a vmap turns into masked updates. Systolic has no
+//! traced `while` yet, so the loops are unrolled: [`OUTER`] rejection rounds, each with up to
+//! [`INNER`] tries for a positive `v`, every round updating only the elements still looping,
+//! exactly as the batched loop does. An element that would need more rounds (probability
+//! below 1e-7 per element) comes out NaN rather than wrong.
+
+use super::continuous::{draw_shape, float_dtype, try_array};
+use super::helpers::cst;
+use super::threefry::threefry2x32;
+use super::{normal, normal_from, split, split_array, uniform_from, Param, Source};
+use crate::array::{describe, Array};
+use crate::error::Error;
+use crate::lax;
+use crate::numpy as np;
+use crate::ops::elementwise::convert;
+use systolic_ir::DType;
+
+/// Rejection rounds unrolled (JAX's outer `while`); each accepts with probability > 0.95.
+const OUTER: usize = 6;
+/// Tries for `v = 1 + c·x > 0` per round (JAX's inner `while`); each fails with
+/// probability < 0.008.
+const INNER: usize = 3;
+
+/// One key per element: the two key words as uint32 arrays of one shape.
+#[derive(Clone)]
+struct Keys {
+    k0: Array,
+    k1: Array,
+}
+
+impl Keys {
+    /// `split(key, n)` as per-element keys.
+    fn from_split(key: &Array, n: i64) -> Keys {
+        let all = split_array(key, n);
+        Keys {
+            k0: lax::reshape(&lax::slice(&all, &[0, 0], &[n, 1], None), &[n]),
+            k1: lax::reshape(&lax::slice(&all, &[0, 1], &[n, 2], None), &[n]),
+        }
+    }
+
+    fn hash(&self, counter: i64) -> (Array, Array) {
+        let n = self.k0.shape().to_vec();
+        let hi = np::zeros(&n, DType::U32);
+        let lo = np::full(&n, counter as f64, DType::U32);
+        threefry2x32(&self.k0, &self.k1, &hi, &lo)
+    }
+
+    /// Each element's `split(key, m)`.
+    fn split(&self, m: i64) -> Vec<Keys> {
+        (0..m)
+            .map(|j| {
+                let (k0, k1) = self.hash(j);
+                Keys { k0, k1 }
+            })
+            .collect()
+    }
+
+    /// The random words of a rank-0 draw from each element's key.
+    fn words(&self) -> Source<'static> {
+        let (b1, b2) = self.hash(0);
+        Source::Words(lax::bitwise_xor(&b1, &b2))
+    }
+
+    fn select(&self, pred: &Array, other: &Keys) -> Keys {
+        Keys {
+            k0: np::where_(pred, &self.k0, &other.k0),
+            k1: np::where_(pred, &self.k1, &other.k1),
+        }
+    }
+}
+
+/// JAX's `_gamma_one` for every element of `alpha` (rank 1) with its key.
+fn gamma_one(keys: &Keys, alpha: &Array, log_space: bool) -> Array {
+    let dt = alpha.dtype();
+    let n = alpha.shape().to_vec();
+    let c_ = |v: f64| cst(v, dt);
+    let (zero, one) = (c_(0.0), c_(1.0));
+    let boost_mask = np::greater_equal(alpha, &one);
+    let alpha_b = np::where_(&boost_mask, alpha, &np::add(alpha, &one));
+    let d = np::subtract(&alpha_b, &c_(1.0 / 3.0));
+    let c = np::divide(&c_(1.0 / 3.0), &np::sqrt(&d));
+    let ks = keys.split(2);
+    let (mut key, subkey) = (ks[0].clone(), ks[1].clone());
+    let full = |v: f64| np::broadcast_to(&c_(v), &n);
+    let (mut xx, mut vv, mut uu) = (full(0.0), full(1.0), full(2.0));
+    let cond = |xx: &Array, vv: &Array, uu: &Array| {
+        let sq = np::subtract(&one, &np::multiply(&c_(0.0331), &np::multiply(xx, xx)));
+        let lhs = np::log(uu);
+        let rhs = np::add(
+            &np::multiply(xx, &c_(0.5)),
+            &np::multiply(&d, &np::add(&np::subtract(&one, vv), &np::log(vv))),
+        );
+        lax::bitwise_and(&np::greater_equal(uu, &sq), &np::greater_equal(&lhs, &rhs))
+    };
+    let mut bad = np::zeros(&n, DType::Bool);
+    for _ in 0..OUTER {
+        let active = cond(&xx, &vv, &uu);
+        let k3 = key.split(3);
+        let (mut k, mut x, mut v) = (k3[1].clone(), full(0.0), full(-1.0));
+        for _ in 0..INNER {
+            let again = np::less_equal(&v, &zero);
+            let k2 = k.split(2);
+            let xn = normal_from(&k2[1].words(), &n, dt);
+            let vn = np::add(&one, &np::multiply(&xn, &c));
+            k = k2[0].select(&again, &k);
+            x = np::where_(&again, &xn, &x);
+            v = np::where_(&again, &vn, &v);
+        }
+        bad = lax::bitwise_or(&bad, &lax::bitwise_and(&active, &np::less_equal(&v, &zero)));
+        let xn = np::multiply(&x, &x);
+        let vn = np::multiply(&np::multiply(&v, &v), &v);
+        let un = uniform_from(&k3[2].words(), &n, dt, 0.0, 1.0);
+        key = k3[0].select(&active, &key);
+        xx = np::where_(&active, &xn, &xx);
+        vv = np::where_(&active, &vn, &vv);
+        uu = np::where_(&active, &un, &uu);
+    }
+    let bad = lax::bitwise_or(&bad, &cond(&xx, &vv, &uu));
+    let inv_alpha = np::divide(&one, alpha);
+    let out = if log_space {
+        let u = uniform_from(&subkey.words(), &n, dt, 0.0, 1.0);
+        let log_samples = np::negative(&np::negative(&np::log1p(&np::negative(&u))));
+        let keep = lax::bitwise_or(&boost_mask, &np::equal(&log_samples, &zero));
+        let log_boost = np::where_(&keep, &zero, &np::multiply(&log_samples, &inv_alpha));
+        np::add(&np::add(&np::log(&d), &np::log(&vv)), &log_boost)
+    } else {
+        let samples = np::subtract(&one, &uniform_from(&subkey.words(), &n, dt, 0.0, 1.0));
+        let boost = np::where_(&boost_mask, &one, &np::power(&samples, &inv_alpha));
+        np::multiply(&np::multiply(&d, &vv), &boost)
+    };
+    np::where_(&bad, &full(f64::NAN), &out)
+}
+
+/// JAX's `_gamma`: `a` converted and broadcast to the draw shape, one key per element.
+fn gamma_impl(
+    op: &str,
+    key: &Array,
+    a: impl Param,
+    shape: Option<&[i64]>,
+    dtype: DType,
+    log_space: bool,
+) -> Array {
+    try_array!(float_dtype(op, dtype));
+    let a = a.to_param();
+    try_array!(a.check());
+    let shape = try_array!(draw_shape(op, shape, &[&a]));
+    let a = np::broadcast_to(&convert(op, &a, dtype, false), &shape);
+    let n: i64 = shape.iter().product();
+    if n == 0 {
+        return np::zeros(&shape, dtype);
+    }
+    let keys = Keys::from_split(key, n);
+    np::reshape(&gamma_one(&keys, &np::reshape(&a, &[n]), log_space), &shape)
+}
+
+/// `jax.random.gamma(key, a, shape, dtype)`: Gamma(`a`, 1) draws by Marsaglia–Tsang
+/// rejection (`a < 1` boosted through `Gamma(a+1)·U^(1/a)`), one key per element, as JAX
+/// samples them. `shape = None` takes `a`'s shape.
+///
+/// ```
+/// use systolic::random;
+/// let g = random::gamma(&random::key(0), 2.5, Some(&[3]), systolic_ir::DType::F32);
+/// assert!(g.to_vec::<f32>().unwrap().iter().all(|x| *x > 0.0));
+/// ```
+pub fn gamma(key: &Array, a: impl Param, shape: Option<&[i64]>, dtype: DType) -> Array {
+    gamma_impl("random.gamma", key, a, shape, dtype, false)
+}
+
+/// `jax.random.loggamma(key, a, shape, dtype)`: the log of a Gamma(`a`, 1) draw, computed in
+/// log space (accurate for small `a`).
+///
+/// ```
+/// use systolic::random;
+/// let g = random::loggamma(&random::key(0), 0.1, Some(&[3]), systolic_ir::DType::F32);
+/// assert!(g.to_vec::<f32>().unwrap().iter().all(|x| x.is_finite()));
+/// ```
+pub fn loggamma(key: &Array, a: impl Param, shape: Option<&[i64]>, dtype: DType) -> Array {
+    gamma_impl("random.loggamma", key, a, shape, dtype, true)
+}
+
+/// `jax.random.beta(key, a, b, shape, dtype)`: `Ga / (Ga + Gb)` from two log-gamma draws
+/// (keys split from `key`), scaled by their maximum to avoid underflow. `shape = None`
+/// broadcasts `a` and `b`.
+///
+/// ```
+/// use systolic::random;
+/// let b = random::beta(&random::key(0), 2.0, 3.0, Some(&[3]), systolic_ir::DType::F32);
+/// assert!(b.to_vec::<f32>().unwrap().iter().all(|x| (0.0..=1.0).contains(x)));
+/// ```
+pub fn beta(
+    key: &Array,
+    a: impl Param,
+    b: impl Param,
+    shape: Option<&[i64]>,
+    dtype: DType,
+) -> Array {
+    const OP: &str = "random.beta";
+    try_array!(float_dtype(OP, dtype));
+    let (a, b) = (a.to_param(), b.to_param());
+    let shape = try_array!(draw_shape(OP, shape, &[&a, &b]));
+    let a = np::broadcast_to(&convert(OP, &a, dtype, false), &shape);
+    let b = np::broadcast_to(&convert(OP, &b, dtype, false), &shape);
+    let ks = split(key, 2);
+    let lga = loggamma(&ks[0], &a, Some(&shape), dtype);
+    let lgb = loggamma(&ks[1], &b, Some(&shape), dtype);
+    let log_max = np::maximum(&lga, &lgb);
+    let ga = np::exp(&np::subtract(&lga, &log_max));
+    let gb = np::exp(&np::subtract(&lgb, &log_max));
+    np::divide(&ga, &np::add(&ga, &gb))
+}
+
+/// `jax.random.dirichlet(key, alpha, shape, dtype)`: `softmax` of log-gamma draws over the
+/// last axis of `alpha` (rank ≥ 1). `shape` is the batch shape (default `alpha`'s without
+/// its last axis); the result appends `alpha`'s last dimension.
+///
+/// ```
+/// use systolic::{random, Array};
+/// let alpha = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3]);
+/// let d = random::dirichlet(&random::key(0), &alpha, Some(&[2]), systolic_ir::DType::F32);
+/// let v = d.to_vec::<f32>().unwrap();
+/// assert!(v.chunks(3).all(|r| (r.iter().sum::<f32>() - 1.0).abs() < 1e-5));
+/// ```
+pub fn dirichlet(key: &Array, alpha: &Array, shape: Option<&[i64]>, dtype: DType) -> Array {
+    const OP: &str = "random.dirichlet";
+    try_array!(float_dtype(OP, dtype));
+    try_array!(alpha.check());
+    let Some((&k, batch)) = alpha.shape().split_last() else {
+        return Array::failed(Error::op(
+            OP,
+            format!("alpha must have rank >= 1, got {}", describe(alpha.ty())),
+        ));
+    };
+    let probe = np::zeros(batch, dtype);
+    let mut shape = try_array!(draw_shape(OP, shape, &[&probe]));
+    shape.push(k);
+    let lg = loggamma(key, convert(OP, alpha, dtype, false), Some(&shape), dtype);
+    crate::nn::softmax(&lg, -1)
+}
+
+/// `jax.random.chisquare(key, df, shape, dtype)`: `2·exp(loggamma(df/2))`. `shape = None`
+/// takes `df`'s shape.
+///
+/// ```
+/// use systolic::random;
+/// let c = random::chisquare(&random::key(0), 3.0, Some(&[3]), systolic_ir::DType::F32);
+/// assert!(c.to_vec::<f32>().unwrap().iter().all(|x| *x > 0.0));
+/// ```
+pub fn chisquare(key: &Array, df: impl Param, shape: Option<&[i64]>, dtype: DType) -> Array {
+    const OP: &str = "random.chisquare";
+    try_array!(float_dtype(OP, dtype));
+    let df = df.to_param();
+    let shape = try_array!(draw_shape(OP, shape, &[&df]));
+    let df = convert(OP, &df, dtype, false);
+    let half_df = np::divide(&df, &cst(2.0, dtype));
+    let log_g = loggamma(key, &half_df, Some(&shape), dtype);
+    np::multiply(&np::exp(&log_g), &cst(2.0, dtype))
+}
+
+/// `jax.random.t(key, df, shape, dtype)` (Student's t): `normal · sqrt((df/2) / gamma(df/2))`
+/// with the normal and gamma draws on keys split from `key`. `shape = None` takes `df`'s
+/// shape.
+///
+/// ```
+/// use systolic::random;
+/// let t = random::student_t(&random::key(0), 5.0, Some(&[3]), systolic_ir::DType::F32);
+/// assert!(t.to_vec::<f32>().unwrap().iter().all(|x| x.is_finite()));
+/// ```
+pub fn student_t(key: &Array, df: impl Param, shape: Option<&[i64]>, dtype: DType) -> Array {
+    const OP: &str = "random.t";
+    try_array!(float_dtype(OP, dtype));
+    let df = df.to_param();
+    let shape = try_array!(draw_shape(OP, shape, &[&df]));
+    let df = convert(OP, &df, dtype, false);
+    let ks = split(key, 2);
+    let n = normal(&ks[0], &shape, dtype);
+    let half_df = np::divide(&df, &cst(2.0, dtype));
+    let g = gamma(&ks[1], &half_df, Some(&shape), dtype);
+    np::multiply(&n, &np::sqrt(&np::divide(&half_df, &g)))
+}
