@@ -194,7 +194,7 @@ impl SimDevice {
     }
 
     fn exhausted(&self, needed: u64, at: String, mut largest: Vec<NamedBuffer>) -> String {
-        largest.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+        largest.sort_by_key(|b| std::cmp::Reverse(b.bytes));
         largest.truncate(BUFFERS_NAMED);
         TpuError::ResourceExhausted {
             chip: self.chip.name,

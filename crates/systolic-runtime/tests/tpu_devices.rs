@@ -139,15 +139,14 @@ fn bf16_products_accumulate_in_f32() {
     .unwrap();
     let (a64, b64) = (a.to_f64_vec(), b.to_f64_vec());
     let got = run(&client, tpu, &matmul("DEFAULT", "bf16", "bf16"), &a, &b);
-    for ij in 0..M * N {
+    for (ij, &g) in got.iter().enumerate() {
         let (i, j) = (ij / N, ij % N);
         let sum: f64 = (0..K).map(|k| a64[i * K + k] * b64[k * N + j]).sum();
         // The f32 sum rounded once to bf16: within half a bf16 ulp plus the f32 sum's error.
         let want = f64::from(bf16(sum as f32));
         assert!(
-            (got[ij] - want).abs() <= want.abs() * 2f64.powi(-8) + 1e-6,
-            "{ij}: {} vs {want}",
-            got[ij]
+            (g - want).abs() <= want.abs() * 2f64.powi(-8) + 1e-6,
+            "{ij}: {g} vs {want}"
         );
     }
 }
