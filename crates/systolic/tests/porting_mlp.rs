@@ -88,6 +88,28 @@ fn mlp_on_a_simulated_tpu_uses_bf16_passes_and_modelled_time() {
     assert_eq!(after.executions, before.executions + 1);
     assert!(after.compute_s > before.compute_s);
 
+    // Eager ops on TPU arrays run on the TPU too: the first layer's product in one bf16 pass.
+    let (w, xt) = (on_tpu(&params[0].0), on_tpu(&x));
+    let eager = systolic::numpy::matmul(&xt, &w);
+    assert_eq!(eager.device(), tpu);
+    let eager = eager.to_vec::<f32>().unwrap();
+    let cpu_product = systolic::numpy::matmul(&x, &params[0].0)
+        .to_vec::<f32>()
+        .unwrap();
+    assert_ne!(eager, cpu_product);
+    let rounded = |a: &systolic::Array| {
+        use systolic::numpy::astype;
+        astype(
+            &astype(a, systolic_ir::DType::BF16),
+            systolic_ir::DType::F32,
+        )
+    };
+    let reference = systolic::numpy::matmul(&rounded(&x), &rounded(&params[0].0))
+        .to_vec::<f32>()
+        .unwrap();
+    assert_eq!(eager, reference);
+    assert!(tpu.simulated_clock().unwrap().executions > after.executions);
+
     // The example's report: measured on the CPU, modelled on the TPU.
     let cpu_run: Value =
         serde_json::from_str(&run_on(cpu, &params, &x, 1).unwrap().json()).unwrap();
