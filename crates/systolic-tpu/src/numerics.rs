@@ -347,6 +347,19 @@ mod tests {
     }
 
     #[test]
+    fn convolutions_round_like_products() {
+        let text = rewritten(
+            "func.func @main(%x: tensor<1x8x8x3xf32>, %k: tensor<3x3x3x4xf32>) -> tensor<1x6x6x4xf32> {
+               %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>) -> tensor<1x6x6x4xf32>
+               return %0 : tensor<1x6x6x4xf32>
+             }",
+        );
+        assert!(text.contains("-> tensor<1x8x8x3xbf16>"), "{text}");
+        assert!(text.contains("-> tensor<3x3x3x4xbf16>"), "{text}");
+        assert_eq!(text.matches("stablehlo.convolution").count(), 1, "{text}");
+    }
+
+    #[test]
     fn bf16_operands_accumulate_in_f32() {
         let text = rewritten(
             "func.func @main(%a: tensor<4x8xbf16>, %b: tensor<8x2xbf16>) -> tensor<4x2xbf16> {
