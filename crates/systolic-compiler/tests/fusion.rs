@@ -163,22 +163,61 @@ func.func public @main(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 "#,
     );
     assert_eq!(count(&out, "main", "stablehlo.exponential"), 1);
-    let kinds: Vec<FusionKind> = fusions(&out).iter().map(|f| f.0).collect();
-    // The max and the sum stay plain reduces (one op doing work each; exp cannot join the
-    // sum, the division needs it too); exp(x - max) is a loop, the division another.
+    // One row fusion: the max, exp(x - max), its sum and the division run row by row (the
+    // kernel keeps exp's values in cache between the sum and the division).
+    let f = fusions(&out);
+    assert_eq!(f.len(), 1, "{}", print_module(&out));
+    assert_eq!(f[0].0, FusionKind::Reduction);
     assert_eq!(
-        kinds,
-        vec![FusionKind::Loop, FusionKind::Loop],
-        "{}",
-        print_module(&out)
+        f[0].1,
+        vec![
+            "reduce",
+            "broadcast_in_dim",
+            "subtract",
+            "exponential",
+            "reduce",
+            "broadcast_in_dim",
+            "divide",
+            "return"
+        ]
     );
-    assert_eq!(
-        top_names(&out)
-            .iter()
-            .filter(|n| *n == "stablehlo.reduce")
-            .count(),
-        2
+    assert!(!top_names(&out).iter().any(|n| n == "stablehlo.reduce"));
+}
+
+#[test]
+fn layer_norm_is_one_row_fusion_but_outer_reductions_are_not_rows() {
+    let out = fuse_and_check(
+        r#"
+func.func public @main(%x: tensor<6x16xf32>, %g: tensor<16xf32>) -> (tensor<6x16xf32>, tensor<16xf32>) {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %n = stablehlo.constant dense<16.0> : tensor<f32>
+  %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<6x16xf32>, tensor<f32>) -> tensor<6xf32>
+  %nb = stablehlo.broadcast_in_dim %n, dims = [] : (tensor<f32>) -> tensor<6xf32>
+  %mu = stablehlo.divide %s, %nb : tensor<6xf32>
+  %mub = stablehlo.broadcast_in_dim %mu, dims = [0] : (tensor<6xf32>) -> tensor<6x16xf32>
+  %c = stablehlo.subtract %x, %mub : tensor<6x16xf32>
+  %sq = stablehlo.multiply %c, %c : tensor<6x16xf32>
+  %v = stablehlo.reduce(%sq init: %z) applies stablehlo.add across dimensions = [1] : (tensor<6x16xf32>, tensor<f32>) -> tensor<6xf32>
+  %var = stablehlo.divide %v, %nb : tensor<6xf32>
+  %r = stablehlo.rsqrt %var : tensor<6xf32>
+  %rb = stablehlo.broadcast_in_dim %r, dims = [0] : (tensor<6xf32>) -> tensor<6x16xf32>
+  %gb = stablehlo.broadcast_in_dim %g, dims = [1] : (tensor<16xf32>) -> tensor<6x16xf32>
+  %y0 = stablehlo.multiply %c, %rb : tensor<6x16xf32>
+  %y = stablehlo.multiply %y0, %gb : tensor<6x16xf32>
+  %col = stablehlo.reduce(%y init: %z) applies stablehlo.add across dimensions = [0] : (tensor<6x16xf32>, tensor<f32>) -> tensor<16xf32>
+  return %y, %col : tensor<6x16xf32>, tensor<16xf32>
+}
+"#,
     );
+    let f = fusions(&out);
+    let rows: Vec<_> = f
+        .iter()
+        .filter(|f| f.1.iter().filter(|n| *n == "reduce").count() == 2)
+        .collect();
+    assert_eq!(rows.len(), 1, "{}", print_module(&out));
+    assert!(rows[0].1.contains(&"rsqrt".to_string()));
+    // The column sum (over the outer dimension) is a reduction of its own.
+    assert_eq!(f.len(), 2, "{}", print_module(&out));
 }
 
 #[test]

@@ -17,6 +17,11 @@
 //! - **Reduction** fusions: a `reduce` with the elementwise producers of its inputs (over the
 //!   input shape) and its scalar-constant init values, plus elementwise consumers of its
 //!   results (over the result shape) when the reduce feeds nothing else.
+//! - **Row** fusions ([`rows`], kind `reduction`): a reduce over the innermost dimensions
+//!   whose per-row results are broadcast back into work over the same rows (softmax, layer
+//!   norm) grows, after the steps above, into one fusion with its neighbouring fusions and ops
+//!   while every value stays row-local (over the rows, or one per row) and no cycle appears;
+//!   the backend runs it row block by row block in cache.
 //! - **Product** fusions: a `dot_general` or `convolution` with an elementwise epilogue over its
 //!   result shape (bias add through a broadcast, activation). Its operands stay materialised
 //!   (the gemm reads them with strides; see the `layout` pass).
@@ -45,6 +50,7 @@ pub mod classify;
 pub mod emit;
 pub mod graph;
 pub mod plan;
+pub mod rows;
 pub mod siblings;
 
 use crate::pass::Pass;
@@ -108,6 +114,7 @@ fn fuse_block(func: &mut Func, block: &mut Block, namer: &mut Namer) -> Result<b
     let graph = BlockGraph::new(func, &block.ops);
     let mut plan = plan::plan_block(func, &block.ops, &graph);
     siblings::merge_siblings(func, &graph, &mut plan);
+    rows::merge_rows(func, &block.ops, &graph, &mut plan);
     plan::restore_needed_ops(&graph, &mut plan);
     if !plan.groups.iter().any(|g| g.alive) {
         return Ok(false);

@@ -63,7 +63,7 @@ pub fn emit_block(
         }
         let kind = match group.kind {
             GroupKind::Loop => FusionKind::Loop,
-            GroupKind::Reduction { .. } => FusionKind::Reduction,
+            GroupKind::Reduction { .. } | GroupKind::Rows { .. } => FusionKind::Reduction,
             GroupKind::Product => FusionKind::Product,
         };
         if let Some(op) = build_fusion(func, &ops, graph, plan, g, kind, &escapes) {
@@ -222,6 +222,10 @@ fn build_fusion(
 /// expect); block order within each part. Inputs depend only on inputs, anchors on inputs, the
 /// epilogue on anchors and itself, so this order defines every value before its use.
 fn region_order(plan: &Plan, g: usize) -> Vec<usize> {
+    if let GroupKind::Rows { .. } = plan.groups[g].kind {
+        // Reduces and the work between them interleave: block order defines every value first.
+        return plan.members(g);
+    }
     let rank = |r: Role| match r {
         Role::Input => 0,
         Role::Anchor => 1,

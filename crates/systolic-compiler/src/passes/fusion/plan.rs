@@ -44,6 +44,14 @@ pub enum GroupKind {
     },
     /// A dot_general or convolution and its epilogue.
     Product,
+    /// Reduces over the innermost `dimensions` of `input_shape` whose results feed later work
+    /// over the same rows (softmax, layer norm; see [`super::rows`]).
+    Rows {
+        /// Dimensions reduced (the innermost ones).
+        dimensions: Vec<i64>,
+        /// Shape every reduce reads.
+        input_shape: Vec<i64>,
+    },
 }
 
 /// A set of ops of the block that becomes one fusion.

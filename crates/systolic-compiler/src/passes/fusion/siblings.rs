@@ -111,7 +111,7 @@ fn shared_candidates(func: &Func, graph: &BlockGraph, plan: &Plan, g: usize) -> 
 }
 
 /// Moves every member of group `b` into group `a`.
-fn merge(plan: &mut Plan, a: usize, b: usize) {
+pub(super) fn merge(plan: &mut Plan, a: usize, b: usize) {
     for m in plan.members(b) {
         let role = plan.groups[b].members[&m];
         plan.copies[m].retain(|&x| x != b);
@@ -129,20 +129,20 @@ fn merge(plan: &mut Plan, a: usize, b: usize) {
 
 /// A node of the block's dataflow graph after grouping.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Node {
+pub(super) enum Node {
     Group(usize),
     Op(usize),
 }
 
 /// The block's dataflow between groups and standalone ops, with a topological index per node
 /// (a path only goes to higher indices, which bounds the searches).
-struct Dag {
-    succs: std::collections::HashMap<Node, Vec<Node>>,
+pub(super) struct Dag {
+    pub(super) succs: std::collections::HashMap<Node, Vec<Node>>,
     topo: std::collections::HashMap<Node, usize>,
 }
 
 impl Dag {
-    fn new(graph: &BlockGraph, plan: &Plan) -> Dag {
+    pub(super) fn new(graph: &BlockGraph, plan: &Plan) -> Dag {
         let mut succs: std::collections::HashMap<Node, Vec<Node>> = Default::default();
         let mut edge = |a: Node, b: Node| {
             if a != b {
@@ -182,7 +182,7 @@ impl Dag {
         Dag { succs, topo }
     }
 
-    fn reaches(&self, from: Node, to: Node) -> bool {
+    pub(super) fn reaches(&self, from: Node, to: Node) -> bool {
         let index = |n: &Node| self.topo.get(n).copied().unwrap_or(0);
         let limit = index(&to);
         if index(&from) > limit {

@@ -186,7 +186,14 @@ fn load_iota(dims: &[usize], access: &Access, start: usize, n: usize, dst: &mut 
         Reg::I8(d) => fill!(d, at, len, base, |v| numerics::wrap_signed(bits, v as i64)
             as i8),
         Reg::I16(d) => fill!(d, at, len, base, |v| v as i16),
-        Reg::I32(d) => fill!(d, at, len, base, |v| v as i32),
+        Reg::I32(d) => {
+            // A running i32 (wrapping as the cast does): a vector induction, no 64-bit products.
+            let (mut v, step) = (base as i32, step as i32);
+            for x in &mut d[at..at + len] {
+                *x = v;
+                v = v.wrapping_add(step);
+            }
+        }
         Reg::I64(d) => fill!(d, at, len, base, |v| v as i64),
         Reg::U8(d) => fill!(d, at, len, base, |v| numerics::wrap_unsigned(bits, v) as u8),
         Reg::U16(d) => fill!(d, at, len, base, |v| v as u16),

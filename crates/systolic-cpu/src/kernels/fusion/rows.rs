@@ -254,11 +254,7 @@ fn row_map(dims: &[usize], access: &Access, row_len: usize) -> bool {
 pub fn run(plan: &RowPlan, args: &[&CpuBuffer]) -> Result<Vec<CpuBuffer>> {
     let program = &plan.program;
     exec::check_args(program, args)?;
-    let mut outputs: Vec<Storage> = program
-        .result_types
-        .iter()
-        .map(|t| crate::pool::zeros(t.dtype, t.num_elements()))
-        .collect();
+    let mut outputs: Vec<Storage> = program.result_types.iter().map(exec::output).collect();
     {
         let dests: Vec<SharedDest> = outputs
             .iter_mut()
