@@ -19,6 +19,7 @@ pub mod fusion;
 pub mod indexing;
 pub mod linalg;
 pub mod math;
+pub mod region;
 pub mod rng;
 pub mod shape;
 pub mod sort;

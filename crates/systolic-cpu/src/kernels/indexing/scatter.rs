@@ -27,6 +27,12 @@ struct Component {
 #[derive(Debug)]
 pub struct ScatterKernel {
     combiner: Combiner,
+    geometry: ScatterGeometry,
+}
+
+/// Where each update goes, planned from the types and dimension numbers.
+#[derive(Debug)]
+pub struct ScatterGeometry {
     /// For each index vector, the position of its first component in the index tensor.
     index_pos: Vec<usize>,
     component_step: usize,
@@ -49,6 +55,20 @@ pub fn plan(
     dn: &ScatterDimensionNumbers,
     combiner: Combiner,
 ) -> Option<ScatterKernel> {
+    Some(ScatterKernel {
+        combiner,
+        geometry: plan_geometry(input, indices, updates, dn)?,
+    })
+}
+
+/// Plans where the updates of a scatter go, or `None` when the attributes do not fit the
+/// types.
+pub fn plan_geometry(
+    input: &TensorType,
+    indices: &TensorType,
+    updates: &TensorType,
+    dn: &ScatterDimensionNumbers,
+) -> Option<ScatterGeometry> {
     let rank = input.rank();
     let ishape = &indices.shape;
     let ushape = &updates.shape;
@@ -139,8 +159,7 @@ pub fn plan(
     } else {
         0
     };
-    Some(ScatterKernel {
-        combiner,
+    Some(ScatterGeometry {
         index_pos,
         component_step,
         components: to_input.iter().map(|&dim| Component { dim }).collect(),
@@ -153,9 +172,9 @@ pub fn plan(
     })
 }
 
-impl ScatterKernel {
+impl ScatterGeometry {
     /// The input offset of every index vector's window, or `None` when the window does not fit.
-    fn window_starts(&self, indices: &[i64]) -> Vec<Option<usize>> {
+    pub fn window_starts(&self, indices: &[i64]) -> Vec<Option<usize>> {
         let shape = &self.input.shape;
         let mut start = vec![0i64; shape.len()];
         self.index_pos
@@ -182,6 +201,35 @@ impl ScatterKernel {
             .collect()
     }
 
+    /// Calls `visit(update position, input offset)` for every update element whose window
+    /// fits, in row-major order of the updates.
+    pub fn for_each_target(&self, starts: &[Option<usize>], mut visit: impl FnMut(usize, usize)) {
+        if self.updates.num_elements() == 0 {
+            return;
+        }
+        let inner = self.walk.inner();
+        self.walk
+            .for_each_run(0..self.walk.outer().size, |pos, b, off, len| {
+                for i in 0..len {
+                    if let Some(start) = starts[b + i * inner.batch] {
+                        visit(pos + i, start + off + i * inner.offset);
+                    }
+                }
+            });
+    }
+
+    /// The input type.
+    pub fn input(&self) -> &TensorType {
+        &self.input
+    }
+
+    /// The updates type.
+    pub fn updates(&self) -> &TensorType {
+        &self.updates
+    }
+}
+
+impl ScatterKernel {
     fn run_typed<T: Arith, C: Combine<T>>(
         &self,
         mut result: CpuBuffer,
@@ -192,22 +240,14 @@ impl ScatterKernel {
         let out = T::slice_mut(result.storage_mut()).ok_or_else(|| {
             CpuError::new(format!(
                 "scatter: the input does not hold {} elements",
-                self.input.dtype
+                self.geometry.input.dtype
             ))
         })?;
         if upd.is_empty() {
             return Ok(result);
         }
-        let inner = self.walk.inner();
-        self.walk
-            .for_each_run(0..self.walk.outer().size, |pos, b, off, len| {
-                for i in 0..len {
-                    if let Some(start) = starts[b + i * inner.batch] {
-                        let t = start + off + i * inner.offset;
-                        out[t] = C::apply(out[t], upd[pos + i]);
-                    }
-                }
-            });
+        self.geometry
+            .for_each_target(starts, |u, t| out[t] = C::apply(out[t], upd[u]));
         Ok(result)
     }
 }
@@ -216,7 +256,7 @@ impl Kernel for ScatterKernel {
     fn name(&self) -> String {
         format!(
             "scatter ({:?}) {} <- {}",
-            self.combiner, self.input, self.updates
+            self.combiner, self.geometry.input, self.geometry.updates
         )
     }
 
@@ -229,9 +269,11 @@ impl Kernel for ScatterKernel {
                 "scatter expects an input, scatter indices and updates",
             ));
         };
-        let starts = self.window_starts(&as_i64(indices.buffer(), "scatter_indices")?);
+        let starts = self
+            .geometry
+            .window_starts(&as_i64(indices.buffer(), "scatter_indices")?);
         let result = input.into_owned();
-        let out = dispatch_dtype!(self.input.dtype, T => with_combiner!(self.combiner, C =>
+        let out = dispatch_dtype!(self.geometry.input.dtype, T => with_combiner!(self.combiner, C =>
             self.run_typed::<T, C>(result, updates.buffer(), &starts)))?;
         Ok(vec![out])
     }
