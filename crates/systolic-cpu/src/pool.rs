@@ -63,6 +63,26 @@ pub fn zeros(dtype: DType, n: usize) -> Storage {
     }
 }
 
+/// A storage vector for `n` elements of `dtype` whose contents do not matter (the caller
+/// writes every element): a pooled one as it is (stale values, no zero-fill pass), or a fresh
+/// zeroed one.
+pub fn take(dtype: DType, n: usize) -> Storage {
+    let empty = Storage::zeros(dtype, 0);
+    if n == 0 {
+        return empty;
+    }
+    let key = (std::mem::discriminant(&empty), n);
+    POOL.try_with(|p| {
+        let mut p = p.borrow_mut();
+        let s = p.free.get_mut(&key)?.pop()?;
+        p.bytes -= bytes_of(&s);
+        Some(s)
+    })
+    .ok()
+    .flatten()
+    .unwrap_or_else(|| Storage::zeros(dtype, n))
+}
+
 /// Returns a dead value's storage to this thread's pool (or frees it when the pool is full).
 pub fn recycle(s: Storage) {
     let bytes = bytes_of(&s);

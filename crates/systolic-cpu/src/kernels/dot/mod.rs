@@ -7,6 +7,7 @@
 //! its elementwise epilogue) run as a sequence of native kernels ([`product`]).
 
 pub mod convert;
+pub mod epilogue;
 pub mod float;
 pub mod layout;
 pub mod packed;
@@ -44,15 +45,31 @@ impl Kernel for DotKernel {
         let [lhs, rhs] = args.as_slice() else {
             cpu_bail!("dot_general takes 2 operands, got {}", args.len());
         };
-        let mut out = CpuBuffer::zeros(self.plan.out_type().clone());
+        // The plan writes every element: a recycled buffer needs no zero-fill.
+        let ty = self.plan.out_type();
+        let storage = crate::pool::take(ty.dtype, ty.num_elements());
+        let mut out = CpuBuffer::new(ty.clone(), storage)
+            .map_err(|e| crate::error::CpuError::new(format!("dot_general: {e}")))?;
         self.plan.run(lhs.buffer(), rhs.buffer(), &mut out)?;
         Ok(vec![out])
     }
 }
 
-/// Lowers `dot_general` and `dot` to a [`DotKernel`] and product fusions to a
-/// [`product::ProductFusionKernel`]; other ops are not this family's.
+/// Lowers `dot_general` and `dot` to a [`DotKernel`] and product fusions to an
+/// [`epilogue::EpilogueKernel`] (or, when the epilogue has no loop form, a
+/// [`product::ProductFusionKernel`]); other ops are not this family's.
 pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
+    if let OpKind::Fusion { .. } = op.kind {
+        if let Some(k) = epilogue::lower(op, ctx)? {
+            return Ok(Some(k));
+        }
+        return product::lower(op, ctx);
+    }
+    Ok(plan_of(op, ctx)?.map(|plan| Box::new(DotKernel::new(plan)) as Box<dyn Kernel>))
+}
+
+/// The plan of a `dot_general` or `dot`; `None` for other ops.
+pub fn plan_of(op: &Op, ctx: &LowerCtx) -> Result<Option<DotPlan>> {
     let dims = match &op.kind {
         OpKind::DotGeneral {
             dimension_numbers, ..
@@ -68,7 +85,6 @@ pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
             };
             legacy_dot_dims(lhs.rank())
         }
-        OpKind::Fusion { .. } => return product::lower(op, ctx),
         _ => return Ok(None),
     };
     let operands = ctx.operand_types(op)?;
@@ -81,8 +97,9 @@ pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
         ))
         .at_op(op));
     };
-    let plan = DotPlan::new(lhs, rhs, &dims, out).map_err(|e| e.at_op(op))?;
-    Ok(Some(Box::new(DotKernel::new(plan))))
+    Ok(Some(
+        DotPlan::new(lhs, rhs, &dims, out).map_err(|e| e.at_op(op))?,
+    ))
 }
 
 /// The legacy `dot` contracts the last lhs dimension with the first rhs dimension.
