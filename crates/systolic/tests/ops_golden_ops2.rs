@@ -365,6 +365,86 @@ fn op(name: &str) -> OpFn {
         "einsum_outer" => one(|x| np::einsum("i,j->ij", &[&x[0], &x[1]])),
         "einsum_three" => one(|x| np::einsum("bij,jk,ii->bk", &[&x[0], &x[1], &x[2]])),
         "einsum_int8" | "einsum_mixed" => one(|x| np::einsum("ij,jk->ik", &[&x[0], &x[1]])),
+        "cumsum_bool" => one(|x| np::cumsum(&x[0], None)),
+        "cumsum_u8" => one(|x| np::cumsum(&x[0], Some(1))),
+        "cumprod_f16" => one(|x| np::cumprod(&x[0], Some(0))),
+        "cummax_bf16_rev" => one(|x| lax::cummax(&x[0], 1, true)),
+        "sort_u8" => one(|x| np::sort(&x[0], 1, false)),
+        "sort_f16_desc" => one(|x| np::sort(&x[0], 0, true)),
+        "sort_bool" => one(|x| np::sort(&x[0], -1, false)),
+        "argsort_i8_desc" => one(|x| np::argsort(&x[0], -1, true)),
+        "top_k_bf16" => Box::new(|x| {
+            let (v, i) = lax::top_k(&x[0], 2).unwrap();
+            vec![v, i]
+        }),
+        "take_bool_fill" => one(|x| np::take(&x[0], &x[1], None, TakeMode::Fill)),
+        "take_u8_fill" => one(|x| np::take(&x[0], &x[1], Some(1), TakeMode::Fill)),
+        "take_f16_i8idx" => one(|x| np::take(&x[0], &x[1], Some(-1), TakeMode::Fill)),
+        "gather_fill_explicit" => one(|x| {
+            let dn = GatherDimensionNumbers {
+                offset_dims: vec![1],
+                collapsed_slice_dims: vec![0],
+                start_index_map: vec![0, 1],
+                index_vector_dim: 1,
+                ..Default::default()
+            };
+            lax::gather(&x[0], &x[1], dn, &[1, 2], GatherScatterMode::FillOrDrop)
+        }),
+        "scatter_set_clip" | "scatter_max_i32" => {
+            let (op, mode) = if name == "scatter_set_clip" {
+                (ScatterOp::Set, GatherScatterMode::Clip)
+            } else {
+                (ScatterOp::Max, GatherScatterMode::FillOrDrop)
+            };
+            one(move |x| {
+                let dn = ScatterDimensionNumbers {
+                    update_window_dims: vec![1],
+                    inserted_window_dims: vec![0],
+                    scatter_dims_to_operand_dims: vec![0],
+                    index_vector_dim: 1,
+                    ..Default::default()
+                };
+                lax::scatter(&x[0], &x[1], &x[2], dn, op, mode)
+            })
+        }
+        "at_mixed_set" => one(|x| {
+            let v = Array::from_vec(vec![-1i32, -2], &[2, 1]);
+            np::at(
+                &x[0],
+                &[
+                    Idx::from(1),
+                    Idx::slice(None, None, Some(-1)),
+                    Idx::from(&x[1]),
+                ],
+            )
+            .set(&v)
+        }),
+        "at_two_arrays_max" => one(|x| {
+            np::at(&x[0], &[Idx::from(&x[1]), Idx::full(), Idx::from(&x[2])]).max(&weak_int(13))
+        }),
+        "at_newaxis_ellipsis_mul" => one(|x| {
+            np::at(&x[0], &[Idx::NewAxis, Idx::Ellipsis, Idx::from(1)]).mul(&weak_float(2.0))
+        }),
+        "index_u8_newaxis_arr" => {
+            one(|x| np::index(&x[0], &[Idx::NewAxis, Idx::full(), Idx::from(&x[1])]))
+        }
+        "einsum_bf16" => one(|x| np::einsum("ij,kj->ik", &[&x[0], &x[1]])),
+        "einsum_f16_batch_sum" => one(|x| np::einsum("ij,ij->j", &[&x[0], &x[1]])),
+        "reduce_window_i32_max_same" => one(|x| {
+            let w = Window::new(&[2, 2]).padding(Padding::Same);
+            lax::reduce_window(&x[0], &Array::scalar(i32::MIN), BinaryOp::Maximum, &w)
+        }),
+        "reduce_window_bf16_add" => one(|x| {
+            let w = Window::new(&[1, 2]);
+            lax::reduce_window(&x[0], &Array::scalar(half::bf16::ZERO), BinaryOp::Add, &w)
+        }),
+        "pad_bf16_reflect_big" => one(|x| np::pad(&x[0], &[(3, 4), (0, 5)], PadMode::Reflect)),
+        "pad_u8_constant" => one(|x| np::pad(&x[0], &[(2, 2)], PadMode::Constant(7.0))),
+        "roll_bf16_neg_axis" => one(|x| np::roll(&x[0], 7, Some(-1))),
+        "tile_u8_short_reps" => one(|x| np::tile(&x[0], &[3])),
+        "repeat_bool" => one(|x| np::repeat(&x[0], 2, None)),
+        "flip_all" => one(|x| np::flip(&x[0], None)),
+        "split_f16_axis0" => Box::new(|x| np::split(&x[0], Split::Sections(2), 0).unwrap()),
         other => panic!("no systolic expression for golden case {other}"),
     }
 }
@@ -464,10 +544,54 @@ fn einsum_matches_jax() {
     run_prefix(&["einsum"]);
 }
 
+/// The name prefixes the tests above run; every golden case falls under one.
+const PREFIXES: &[&str] = &[
+    "cumsum",
+    "cumprod",
+    "cummax",
+    "cummin",
+    "lax_cumsum",
+    "sort",
+    "argsort",
+    "lax_sort",
+    "top_k",
+    "take",
+    "gather",
+    "scatter",
+    "index",
+    "at_",
+    "split",
+    "tile",
+    "repeat",
+    "flip",
+    "roll",
+    "moveaxis",
+    "swapaxes",
+    "squeeze",
+    "expand",
+    "clip",
+    "where",
+    "pad",
+    "one_hot",
+    "iota",
+    "bitcast",
+    "convert",
+    "dynamic",
+    "select",
+    "reduce_window",
+    "reduce_max",
+    "conv",
+    "einsum",
+];
+
 #[test]
-fn every_golden_case_has_an_expression() {
+fn every_golden_case_has_an_expression_and_a_test() {
     for name in golden()["cases"].as_object().unwrap().keys() {
         let _ = op(name);
+        assert!(
+            PREFIXES.iter().any(|p| name.starts_with(p)),
+            "golden case {name} is run by no test"
+        );
     }
 }
 
@@ -651,6 +775,9 @@ fn bad_arguments_are_errors_naming_the_op() {
             assert!(e.contains(n), "{e:?} should mention {n:?}");
         }
     }
+    let bools = Array::from_vec(vec![true, false], &[2]);
+    let b = np::at(&bools, &[Idx::from(0)]).add(&Array::scalar(true));
+    assert!(err_of(&b).contains("bool"), "{}", err_of(&b));
     let s = lax::sort(&[&x, &i], 0, true, 1).unwrap_err().to_string();
     assert!(s.contains("sort") && s.contains("int32[2]"), "{s}");
     let k = lax::sort(&[&x], 0, true, 2).unwrap_err().to_string();

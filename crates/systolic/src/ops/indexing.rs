@@ -218,17 +218,25 @@ pub enum ScatterOp {
     Max,
 }
 
-fn scatter_body(op: ScatterOp, dtype: DType) -> Body {
+fn scatter_body(op: ScatterOp, dtype: DType) -> Result<Body> {
     let kind = match op {
-        ScatterOp::Set => return region::take_second(dtype),
-        ScatterOp::Add if dtype == DType::Bool => BinaryOp::Or,
+        ScatterOp::Set => return Ok(region::take_second(dtype)),
+        ScatterOp::Add | ScatterOp::Mul if dtype == DType::Bool => {
+            return Err(Error::op(
+                if op == ScatterOp::Add {
+                    "scatter_add"
+                } else {
+                    "scatter_mul"
+                },
+                "does not accept dtype bool (accepted: integers and floats)",
+            ));
+        }
         ScatterOp::Add => BinaryOp::Add,
-        ScatterOp::Mul if dtype == DType::Bool => BinaryOp::And,
         ScatterOp::Mul => BinaryOp::Multiply,
         ScatterOp::Min => BinaryOp::Minimum,
         ScatterOp::Max => BinaryOp::Maximum,
     };
-    region::binary_body(kind, dtype)
+    Ok(region::binary_body(kind, dtype))
 }
 
 /// `lax.scatter` / `scatter_add` / `scatter_mul` / `scatter_min` / `scatter_max` with
@@ -267,7 +275,7 @@ pub fn scatter(
             &idx,
             &u,
             &dimension_numbers,
-            scatter_body(op, operand.dtype()),
+            scatter_body(op, operand.dtype())?,
         ))
     })())
 }
@@ -940,7 +948,7 @@ impl At {
                 &flat_idx,
                 &flat_v,
                 &dn,
-                scatter_body(kind, x.dtype()),
+                scatter_body(kind, x.dtype())?,
             );
             Ok(reshape(&r, x.shape()))
         })())

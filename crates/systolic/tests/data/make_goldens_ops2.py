@@ -203,6 +203,46 @@ ai8 = jnp.array([[1, 2], [3, 4]], jnp.int8)
 case("einsum_int8", [ai8, ai8], jnp.einsum("ij,jk->ik", ai8, ai8))
 case("einsum_mixed", [ai8, b[:2, :2]], jnp.einsum("ij,jk->ik", ai8, b[:2, :2]))
 
+# more dtypes and modes
+u8 = jnp.array([[200, 3, 255], [0, 17, 4]], jnp.uint8)
+h6 = f6.astype(jnp.float16)
+bl = jnp.array([True, False, True, True], jnp.bool_)
+case("cumsum_bool", [bl], jnp.cumsum(bl))
+case("cumsum_u8", [u8], jnp.cumsum(u8, axis=1))
+case("cumprod_f16", [h6], jnp.cumprod(h6, axis=0))
+case("cummax_bf16_rev", [b6], lax.cummax(b6, axis=1, reverse=True))
+case("sort_u8", [u8], jnp.sort(u8, axis=1))
+case("sort_f16_desc", [h6], jnp.sort(h6, axis=0, descending=True))
+case("sort_bool", [bl], jnp.sort(bl))
+case("argsort_i8_desc", [i8], jnp.argsort(i8, descending=True))
+case("top_k_bf16", [b6], lax.top_k(b6, 2))
+case("take_bool_fill", [bl, jnp.array([0, 7, -1], jnp.int32)], jnp.take(bl, jnp.array([0, 7, -1], jnp.int32)))
+case("take_u8_fill", [u8, jnp.array([1, 3], jnp.int32)], jnp.take(u8, jnp.array([1, 3], jnp.int32), axis=1))
+case("take_f16_i8idx", [h6, jnp.array([2, -2], jnp.int8)], jnp.take(h6, jnp.array([2, -2], jnp.int8), axis=-1))
+case("gather_fill_explicit", [g_op, g_idx], lax.gather(g_op, g_idx, gdn, slice_sizes=(1, 2),
+                                                        mode=lax.GatherScatterMode.FILL_OR_DROP))
+case("scatter_set_clip", [g_op, jnp.array([[1], [7]], jnp.int32), 2 * s_upd[:2]],
+     lax.scatter(g_op, jnp.array([[1], [7]], jnp.int32), 2 * s_upd[:2], sdn, mode=lax.GatherScatterMode.CLIP))
+case("scatter_max_i32", [i6, jnp.array([[0], [0], [1]], jnp.int32), jnp.array([[5, -9, 1], [4, 4, 4], [0, 0, 0]], jnp.int32)],
+     lax.scatter_max(i6, jnp.array([[0], [0], [1]], jnp.int32), jnp.array([[5, -9, 1], [4, 4, 4], [0, 0, 0]], jnp.int32),
+                     lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,))))
+case("at_mixed_set", [x3, jnp.array([2, 0], jnp.int32)], x3.at[1, ::-1, jnp.array([2, 0], jnp.int32)].set(jnp.array([[-1], [-2]], jnp.int32)))
+case("at_two_arrays_max", [x3, jnp.array([0, 1, 1], jnp.int32), jnp.array([3, 3, 0], jnp.int32)],
+     x3.at[jnp.array([0, 1, 1], jnp.int32), :, jnp.array([3, 3, 0], jnp.int32)].max(13))
+case("at_newaxis_ellipsis_mul", [h6], h6.at[None, ..., 1].mul(2.0))
+case("index_u8_newaxis_arr", [u8, jnp.array([[1, 0]], jnp.int32)], u8[None, :, jnp.array([[1, 0]], jnp.int32)])
+case("einsum_bf16", [b6, b6], jnp.einsum("ij,kj->ik", b6, b6))
+case("einsum_f16_batch_sum", [h6, h6], jnp.einsum("ij,ij->j", h6, h6))
+case("reduce_window_i32_max_same", [i6], lax.reduce_window(i6, np.int32(-2**31), lax.max, (2, 2), (1, 1), "SAME"))
+case("reduce_window_bf16_add", [b6], lax.reduce_window(b6, jnp.bfloat16(0), lax.add, (1, 2), (1, 1), "VALID"))
+case("pad_bf16_reflect_big", [b6], jnp.pad(b6, ((3, 4), (0, 5)), mode="reflect"))
+case("pad_u8_constant", [u8], jnp.pad(u8, 2, constant_values=7))
+case("roll_bf16_neg_axis", [b6], jnp.roll(b6, 7, axis=-1))
+case("tile_u8_short_reps", [u8], jnp.tile(u8, 3))
+case("repeat_bool", [bl], jnp.repeat(bl, 2))
+case("flip_all", [u8], jnp.flip(u8))
+case("split_f16_axis0", [h6], jnp.split(h6, 2, axis=0))
+
 out = {"jax_version": jax.__version__, "cases": cases}
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ops2_jax0.10.2.json")
 with open(path, "w") as f:
