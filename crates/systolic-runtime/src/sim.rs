@@ -17,6 +17,7 @@ use crate::buffer::Buffer;
 use crate::error::{Result, RuntimeError};
 use crate::executable::Executable;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use systolic_compiler::PipelineOptions;
 use systolic_ir::{Module, TensorType};
@@ -70,7 +71,7 @@ pub struct SimDevice {
     /// The device's name (`tpu:v5e:0`).
     pub name: String,
     pcie_bandwidth: f64,
-    hbm_capacity: u64,
+    hbm_capacity: AtomicU64,
     state: Mutex<State>,
 }
 
@@ -118,7 +119,7 @@ pub(crate) fn register(chip: ChipSpec, index: usize) -> std::result::Result<u32,
         name: format!("tpu:{}:{index}", chip.name),
         chip,
         pcie_bandwidth,
-        hbm_capacity,
+        hbm_capacity: AtomicU64::new(hbm_capacity),
         state: Mutex::new(State::default()),
     }));
     let mut devices = registry().lock().unwrap_or_else(|p| p.into_inner());
@@ -151,7 +152,13 @@ impl SimDevice {
 
     /// HBM capacity in bytes.
     pub fn hbm_capacity(&self) -> u64 {
-        self.hbm_capacity
+        self.hbm_capacity.load(Ordering::Relaxed)
+    }
+
+    /// Pretends the chip has `bytes` of HBM (tests of the limit without allocating gigabytes).
+    #[cfg(test)]
+    pub(crate) fn set_hbm_capacity(&self, bytes: u64) {
+        self.hbm_capacity.store(bytes, Ordering::Relaxed);
     }
 
     /// Advances the clock by a host→device copy of `bytes`.
@@ -199,7 +206,7 @@ impl SimDevice {
         TpuError::ResourceExhausted {
             chip: self.chip.name,
             needed,
-            capacity: self.hbm_capacity,
+            capacity: self.hbm_capacity(),
             at: format!("{at} on {}", self.name),
             largest,
         }
@@ -213,7 +220,7 @@ impl SimDevice {
     ) -> std::result::Result<HbmLease, String> {
         let bytes = padded_bytes(ty);
         let mut st = self.state();
-        if st.live_bytes + bytes > self.hbm_capacity {
+        if st.live_bytes + bytes > self.hbm_capacity() {
             let mut largest = Self::largest_live(&st);
             largest.push(NamedBuffer {
                 name: "the new buffer".into(),
@@ -365,7 +372,7 @@ impl Executable {
         let temporaries = program.temporary_bytes();
         let st = sim.state();
         let needed = st.live_bytes + temporaries;
-        if needed <= sim.hbm_capacity {
+        if needed <= sim.hbm_capacity() {
             return Ok(());
         }
         let mut largest = SimDevice::largest_live(&st);
@@ -416,6 +423,50 @@ mod tests {
         assert!(err.contains("RESOURCE_EXHAUSTED"), "{err}");
         assert!(err.contains("tensor<80000x80000xf32>"), "{err}");
         assert!(err.contains("tpu:v5e:7"), "{err}");
+    }
+
+    #[test]
+    fn execution_fails_when_temporaries_do_not_fit_beside_live_buffers() {
+        use crate::{Client, CompileOptions};
+        use systolic_ir::Tensor;
+        let client = Client::with_tpus(&[("v5e", 1)]).unwrap();
+        let tpu = client.device("tpu:v5e:0").unwrap();
+        // [64, 64] f32 in, [64, 64, 64] f32 (1 MiB) out.
+        let module = systolic_ir::text::parse_module(
+            "func.func @main(%x: tensor<64x64xf32>) -> tensor<64x64x64xf32> {
+               %0 = stablehlo.broadcast_in_dim %x, dims = [0, 1] : (tensor<64x64xf32>) -> tensor<64x64x64xf32>
+               %1 = stablehlo.exponential %0 : tensor<64x64x64xf32>
+               return %1 : tensor<64x64x64xf32>
+             }",
+            "t",
+        )
+        .unwrap();
+        let options = CompileOptions {
+            device: Some(tpu),
+            ..CompileOptions::no_disk_cache()
+        };
+        let exe = client.compile(&module, &options).unwrap();
+        let temporaries = exe.tpu_cost().unwrap().temporary_bytes();
+        assert!(temporaries >= 64 * 64 * 64 * 4, "{temporaries}");
+        let x = client
+            .buffer_from_tensor(Tensor::from_f32(vec![64, 64], vec![0.5; 64 * 64]), tpu)
+            .unwrap();
+        let ballast = client
+            .buffer_from_tensor(Tensor::from_f32(vec![256, 256], vec![0.0; 256 * 256]), tpu)
+            .unwrap();
+        let live = tpu.hbm_in_use().unwrap();
+        tpu.sim().unwrap().set_hbm_capacity(live + temporaries - 1);
+        let err = exe.execute(&[&x]).unwrap_err().to_string();
+        assert!(err.contains("RESOURCE_EXHAUSTED"), "{err}");
+        assert!(err.contains("tensor<256x256xf32>"), "{err}");
+        assert!(err.contains("tensor<64x64x64xf32>"), "{err}");
+        assert_eq!(tpu.simulated_clock().unwrap().executions, 0);
+        // Freeing the ballast makes room.
+        ballast.block_until_ready().unwrap();
+        drop(ballast);
+        let out = exe.execute(&[&x]).unwrap();
+        assert_eq!(out[0].shape(), &[64, 64, 64]);
+        assert_eq!(tpu.simulated_clock().unwrap().executions, 1);
     }
 
     #[test]
