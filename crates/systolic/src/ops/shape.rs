@@ -361,7 +361,7 @@ pub fn repeat(x: &Array, repeats: i64, axis: Option<i64>) -> Array {
 }
 
 /// `jnp.split(x, sections, axis)`: `Sections(n)` equal parts, or `Indices([i, j, …])` cut
-/// points (clipped to the axis, as numpy).
+/// points (as in JAX, not clipped: every part must have a non-negative size).
 ///
 /// ```
 /// use systolic::{numpy as np, numpy::Split, Array};
@@ -371,6 +371,7 @@ pub fn repeat(x: &Array, repeats: i64, axis: Option<i64>) -> Array {
 /// let q = np::split(&x, Split::Indices(vec![1, 4]), -1).unwrap();
 /// assert_eq!(q.iter().map(|a| a.shape()[0]).collect::<Vec<_>>(), vec![1, 3, 2]);
 /// assert!(np::split(&x, Split::Sections(4), 0).unwrap_err().to_string().contains("split"));
+/// assert!(np::split(&x, Split::Indices(vec![4, 2]), 0).is_err());
 /// ```
 pub fn split(x: &Array, sections: Split, axis: i64) -> Result<Vec<Array>, Error> {
     x.check()?;
@@ -390,14 +391,23 @@ pub fn split(x: &Array, sections: Split, axis: i64) -> Result<Vec<Array>, Error>
             }
             (1..k).map(|i| i * n / k).collect()
         }
-        Split::Indices(v) => v
-            .iter()
-            .map(|&i| if i < 0 { (i + n).max(0) } else { i.min(n) })
-            .collect(),
+        Split::Indices(v) => v,
     };
     let mut bounds = vec![0];
     bounds.extend(cuts);
     bounds.push(n);
+    // As JAX (unlike numpy): cut points are not clipped or wrapped; every part must have a
+    // non-negative size.
+    let sizes: Vec<i64> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
+    if sizes.iter().any(|&s| s < 0) {
+        return Err(Error::op(
+            "split",
+            format!(
+                "sizes passed to split must be nonnegative, got {sizes:?} (axis {axis} of {})",
+                describe(x.ty())
+            ),
+        ));
+    }
     Ok(bounds
         .windows(2)
         .map(|w| {
