@@ -256,6 +256,72 @@ fn main() {
         8 * rows * cols,
     );
 
+    // The same softmax as one row program (what the fusion pass now makes of it): each
+    // chunk of rows is read from memory once, its later passes hit the cache.
+    let softmax_rows = compile(
+        &format!(
+            "func.func @main(%x: tensor<{shape}xf32>) -> tensor<{shape}xf32> {{
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %m = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<{shape}xf32>, tensor<f32>) -> tensor<{rows}xf32>
+  %0 = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<{rows}xf32>) -> tensor<{shape}xf32>
+  %1 = stablehlo.subtract %x, %0 : tensor<{shape}xf32>
+  %2 = stablehlo.exponential %1 : tensor<{shape}xf32>
+  %s = stablehlo.reduce(%2 init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<{shape}xf32>, tensor<f32>) -> tensor<{rows}xf32>
+  %3 = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<{rows}xf32>) -> tensor<{shape}xf32>
+  %4 = stablehlo.divide %2, %3 : tensor<{shape}xf32>
+  return %4 : tensor<{shape}xf32>
+}}"
+        ),
+        true,
+    );
+    if wanted("softmax rows") {
+        let t = best(10, || drop(run(softmax_rows.as_ref(), &[&x])));
+        report(
+            "softmax rows [4096,1000] f32 (row program)",
+            t,
+            rows * cols,
+            8 * rows * cols,
+        );
+    }
+    let (lr, lc) = (2048, 512);
+    let ln = compile(
+        &format!(
+            "func.func @main(%x: tensor<{lr}x{lc}xf32>, %g: tensor<{lc}xf32>, %b: tensor<{lc}xf32>) -> tensor<{lr}x{lc}xf32> {{
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %n = stablehlo.constant dense<{lc}.0> : tensor<f32>
+  %eps = stablehlo.constant dense<1.0e-5> : tensor<f32>
+  %s = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<{lr}x{lc}xf32>, tensor<f32>) -> tensor<{lr}xf32>
+  %nb = stablehlo.broadcast_in_dim %n, dims = [] : (tensor<f32>) -> tensor<{lr}xf32>
+  %mu = stablehlo.divide %s, %nb : tensor<{lr}xf32>
+  %mub = stablehlo.broadcast_in_dim %mu, dims = [0] : (tensor<{lr}xf32>) -> tensor<{lr}x{lc}xf32>
+  %c = stablehlo.subtract %x, %mub : tensor<{lr}x{lc}xf32>
+  %sq = stablehlo.multiply %c, %c : tensor<{lr}x{lc}xf32>
+  %v = stablehlo.reduce(%sq init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<{lr}x{lc}xf32>, tensor<f32>) -> tensor<{lr}xf32>
+  %var = stablehlo.divide %v, %nb : tensor<{lr}xf32>
+  %epsb = stablehlo.broadcast_in_dim %eps, dims = [] : (tensor<f32>) -> tensor<{lr}xf32>
+  %ve = stablehlo.add %var, %epsb : tensor<{lr}xf32>
+  %r = stablehlo.rsqrt %ve : tensor<{lr}xf32>
+  %rb = stablehlo.broadcast_in_dim %r, dims = [0] : (tensor<{lr}xf32>) -> tensor<{lr}x{lc}xf32>
+  %gb = stablehlo.broadcast_in_dim %g, dims = [1] : (tensor<{lc}xf32>) -> tensor<{lr}x{lc}xf32>
+  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<{lc}xf32>) -> tensor<{lr}x{lc}xf32>
+  %y0 = stablehlo.multiply %c, %rb : tensor<{lr}x{lc}xf32>
+  %y1 = stablehlo.multiply %y0, %gb : tensor<{lr}x{lc}xf32>
+  %y = stablehlo.add %y1, %bb : tensor<{lr}x{lc}xf32>
+  return %y : tensor<{lr}x{lc}xf32>
+}}"
+        ),
+        true,
+    );
+    if wanted("layer norm") {
+        let lx = CpuBuffer::from_f32(vec![lr, lc], random_f32((lr * lc) as usize, 11, 4.0));
+        let g = CpuBuffer::from_f32(vec![lc], random_f32(lc as usize, 12, 2.0));
+        let b = CpuBuffer::from_f32(vec![lc], random_f32(lc as usize, 13, 2.0));
+        let t = best(10, || drop(run(ln.as_ref(), &[&lx, &g, &b])));
+        let n = (lr * lc) as usize;
+        report("layer norm [2048,512] f32 (row program)", t, n, 8 * n);
+    }
+
     let argmax_text = format!(
         "func.func @main(%arg0: tensor<{shape}xf32>) -> tensor<{rows}xi32> {{
   %0 = stablehlo.iota dim = 1 : tensor<{shape}xi32>

@@ -42,6 +42,15 @@ def main():
            rows * cols, 4 * rows * cols)
     report("softmax rows [4096,1000] f32 (3 kernels)",
            best(jax.jit(lambda x: jax.nn.softmax(x, axis=1)), x), rows * cols, 8 * rows * cols)
+    def layer_norm(x, g, b):
+        mu = jnp.mean(x, axis=-1, keepdims=True)
+        var = jnp.mean(jnp.square(x - mu), axis=-1, keepdims=True)
+        return (x - mu) * jax.lax.rsqrt(var + 1e-5) * g + b
+
+    lx = jnp.asarray((rng.random((2048, 512), dtype=np.float32) - 0.5) * 4)
+    g, b = (jnp.asarray(rng.random(512, dtype=np.float32)) for _ in range(2))
+    report("layer norm [2048,512] f32 (row program)", best(jax.jit(layer_norm), lx, g, b),
+           2048 * 512, 8 * 2048 * 512)
     report("argmax rows [4096,1000] f32", best(jax.jit(lambda x: jnp.argmax(x, axis=1)), x),
            rows * cols, 4 * rows * cols)
 
