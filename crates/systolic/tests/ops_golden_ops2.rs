@@ -835,3 +835,48 @@ fn size_zero_and_size_one_dims() {
     let (v, i) = lax::top_k(&x, 0).unwrap();
     assert_eq!((v.shape(), i.shape()), (&[1i64, 0][..], &[1i64, 0][..]));
 }
+
+#[test]
+fn ops_lower_to_the_stablehlo_ops_jax_uses() {
+    let x = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+    let lowered = |f: fn(&Array) -> Array| jit(f).lower(&x).unwrap().as_text();
+    let expect = [
+        (
+            lowered(|x| np::cumsum(x, Some(1))),
+            "stablehlo.reduce_window",
+        ),
+        (lowered(|x| np::sort(x, 0, false)), "stablehlo.sort"),
+        (
+            lowered(|x| {
+                np::take(
+                    x,
+                    &Array::from_vec(vec![1i32], &[1]),
+                    Some(1),
+                    TakeMode::Fill,
+                )
+            }),
+            "stablehlo.gather",
+        ),
+        (
+            lowered(|x| np::at(x, &[Idx::from(1)]).add(&weak_float(1.0))),
+            "stablehlo.scatter",
+        ),
+        (
+            lowered(|x| np::einsum("ij,kj->ik", &[x, x])),
+            "stablehlo.dot_general",
+        ),
+        (
+            lowered(|x| {
+                let k = np::ones(&[1, 3, 2], DType::F32);
+                let d = ConvDimensions::new("NWC", "WIO", "NWC");
+                let x3 = np::reshape(x, &[1, 2, 3]);
+                lax::conv_general_dilated(&x3, &k, &[1], &Padding::Same, None, None, Some(&d), 1)
+            }),
+            "stablehlo.convolution",
+        ),
+        (lowered(|x| lax::top_k(x, 2).unwrap().0), "chlo.top_k"),
+    ];
+    for (text, op) in &expect {
+        assert!(text.contains(op), "expected {op} in\n{text}");
+    }
+}
