@@ -246,6 +246,22 @@ fn draw(case: &Value) -> Box<dyn Fn(&Array) -> Array> {
                 Box::new(move |k| random::chisquare(k, df.clone(), shp.as_deref(), d))
             }
         }
+        "f" => {
+            let (n, dd, d) = (param(&a["dfnum"]), param(&a["dfden"]), dt());
+            Box::new(move |k| random::f(k, n.clone(), dd.clone(), shp.as_deref(), d))
+        }
+        "generalized_normal" => {
+            let (p, d) = (a["p"].as_f64().unwrap(), dt());
+            Box::new(move |k| random::generalized_normal(k, p, &s, d))
+        }
+        "double_sided_maxwell" => {
+            let (l, sc, d) = (param(&a["loc"]), param(&a["scale"]), dt());
+            Box::new(move |k| random::double_sided_maxwell(k, l.clone(), sc.clone(), &s, d))
+        }
+        "wald" => {
+            let (m, d) = (param(&a["mean"]), dt());
+            Box::new(move |k| random::wald(k, m.clone(), shp.as_deref(), d))
+        }
         other => panic!("no test for {other}"),
     }
 }
@@ -345,7 +361,10 @@ fn tolerance(fun: &str, dtype: DType) -> (f64, f64) {
             DType::F32,
         ) => (1.0, 0.0),
         // normal (erf_inv, whose log1p differs) then exp / squares and a sqrt.
-        ("lognormal" | "maxwell", DType::F32) => (2.0, 0.0),
+        ("lognormal" | "maxwell" | "double_sided_maxwell", DType::F32) => (2.0, 0.0),
+        // normal's ulps through y = v², y² and the cancellation in
+        // x = μ + μ²y/2 − (μ/2)·sqrt(4μy + μ²y²) (where XLA may also contract into FMAs).
+        ("wald", DType::F32) => (2.0, 1.0),
         // -log(-log(u)) and log(u) - log1p(-u): an ulp of log near 1 becomes a few ulps of a
         // result near 0, so measure at magnitude 1 at least.
         ("gumbel" | "logistic", DType::F32) => (2.0, 1.0),
@@ -356,9 +375,9 @@ fn tolerance(fun: &str, dtype: DType) -> (f64, f64) {
         // The gamma family: Marsaglia–Tsang's accept/reject decisions all agree with JAX;
         // the accepted values differ by the log/pow/erf_inv (in its normal draws) ulps, which
         // `pow(u, 1/a)` (a = 0.3: ×3.3), the log-gamma differences and the softmax spread.
-        ("gamma" | "beta" | "t", DType::F32) => (4.0, 0.0),
+        ("gamma" | "beta" | "t" | "f", DType::F32) => (4.0, 0.0),
         ("loggamma", DType::F32) => (4.0, 1.0),
-        ("dirichlet" | "chisquare", DType::F32) => (3.0, 0.0),
+        ("dirichlet" | "chisquare" | "generalized_normal", DType::F32) => (3.0, 0.0),
         // f16 logistic is computed in f32 and rounded: an f32 ulp of log can flip a rounding.
         ("logistic", DType::F16) => (1.0, 0.0),
         // Everything else is bit-exact: uniform (all dtypes, array bounds), bf16/f16
@@ -525,6 +544,8 @@ fn closed_form_distributions() {
                 | "maxwell"
                 | "geometric"
                 | "triangular"
+                | "double_sided_maxwell"
+                | "wald"
         )
     });
 }
@@ -534,7 +555,14 @@ fn gamma_family() {
     run_cases(|f| {
         matches!(
             f,
-            "gamma" | "loggamma" | "beta" | "dirichlet" | "chisquare" | "t"
+            "gamma"
+                | "loggamma"
+                | "beta"
+                | "dirichlet"
+                | "chisquare"
+                | "t"
+                | "f"
+                | "generalized_normal"
         )
     });
 }

@@ -295,3 +295,71 @@ pub fn triangular(
     );
     np::where_(&np::less(&u, &fc), &out1, &out2)
 }
+
+/// `jax.random.double_sided_maxwell(key, loc, scale, shape, dtype)`: a Maxwell draw with a
+/// random sign, `sign · maxwell · scale + loc`. As in JAX the draw shape is
+/// `shape + broadcast(loc, scale).shape` (`shape` defaults to the parameters' shape when
+/// empty).
+///
+/// ```
+/// use systolic::random;
+/// let d = random::double_sided_maxwell(&random::key(0), 1.0, 2.0, &[4], systolic_ir::DType::F32);
+/// assert_eq!(d.shape(), &[4]);
+/// ```
+pub fn double_sided_maxwell(
+    key: &Array,
+    loc: impl Param,
+    scale: impl Param,
+    shape: &[i64],
+    dtype: DType,
+) -> Array {
+    const OP: &str = "random.double_sided_maxwell";
+    try_array!(float_dtype(OP, dtype));
+    let (loc, scale) = (loc.to_param(), scale.to_param());
+    let params = try_array!(params_shape(OP, &[&loc, &scale]));
+    let mut s = if shape.is_empty() {
+        params.clone()
+    } else {
+        shape.to_vec()
+    };
+    s.extend_from_slice(&params);
+    let ks = super::split(key, 2);
+    let m = maxwell(&ks[0], &s, dtype);
+    let sign = super::rademacher(&ks[1], &s, dtype);
+    np::add(&np::multiply(&np::multiply(&sign, &m), &scale), &loc)
+}
+
+/// `jax.random.wald(key, mean, shape, dtype)` (inverse Gaussian): Michael, Schucany and
+/// Haas's transform of a normal and a uniform draw (keys split from `key`). `shape = None`
+/// takes `mean`'s shape.
+///
+/// ```
+/// use systolic::random;
+/// let w = random::wald(&random::key(0), 1.5, Some(&[3]), systolic_ir::DType::F32);
+/// assert!(w.to_vec::<f32>().unwrap().iter().all(|x| *x > 0.0));
+/// ```
+pub fn wald(key: &Array, mean: impl Param, shape: Option<&[i64]>, dtype: DType) -> Array {
+    const OP: &str = "random.wald";
+    try_array!(float_dtype(OP, dtype));
+    let mean = mean.to_param();
+    let shape = try_array!(draw_shape(OP, shape, &[&mean]));
+    let ks = super::split(key, 2);
+    let mean = np::broadcast_to(&convert(OP, &mean, dtype, false), &shape);
+    let v = normal(&ks[0], &shape, dtype);
+    let z = uniform(&ks[1], &shape, dtype, 0.0, 1.0);
+    let y = np::multiply(&v, &v);
+    let y_sq = np::multiply(&y, &y);
+    let mean_sq = np::multiply(&mean, &mean);
+    let four = crate::ops::elementwise::weak_int(4);
+    let two = crate::ops::elementwise::weak_int(2);
+    let sqrt_term = np::sqrt(&np::add(
+        &np::multiply(&np::multiply(&four, &mean), &y),
+        &np::multiply(&mean_sq, &y_sq),
+    ));
+    let x = np::subtract(
+        &np::add(&mean, &np::divide(&np::multiply(&mean_sq, &y), &two)),
+        &np::multiply(&np::divide(&mean, &two), &sqrt_term),
+    );
+    let pick_x = np::less_equal(&z, &np::divide(&mean, &np::add(&mean, &x)));
+    np::where_(&pick_x, &x, &np::divide(&mean_sq, &x))
+}

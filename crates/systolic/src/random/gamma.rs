@@ -281,3 +281,53 @@ pub fn student_t(key: &Array, df: impl Param, shape: Option<&[i64]>, dtype: DTyp
     let g = gamma(&ks[1], &half_df, Some(&shape), dtype);
     np::multiply(&n, &np::sqrt(&np::divide(&half_df, &g)))
 }
+
+/// `jax.random.f(key, dfnum, dfden, shape, dtype)` (Fisher's F): the ratio of two chi-square
+/// draws scaled by their degrees of freedom, `(χ²(dfnum)/dfnum) / (χ²(dfden)/dfden)` (the
+/// denominator's key first in the split, as JAX). `shape = None` broadcasts the parameters.
+///
+/// ```
+/// use systolic::random;
+/// let f = random::f(&random::key(0), 3.0, 7.0, Some(&[3]), systolic_ir::DType::F32);
+/// assert!(f.to_vec::<f32>().unwrap().iter().all(|x| *x > 0.0));
+/// ```
+pub fn f(
+    key: &Array,
+    dfnum: impl Param,
+    dfden: impl Param,
+    shape: Option<&[i64]>,
+    dtype: DType,
+) -> Array {
+    const OP: &str = "random.f";
+    try_array!(float_dtype(OP, dtype));
+    let (dfnum, dfden) = (dfnum.to_param(), dfden.to_param());
+    let shape = try_array!(draw_shape(OP, shape, &[&dfnum, &dfden]));
+    let dfden = convert(OP, &dfden, dtype, false);
+    let dfnum = convert(OP, &dfnum, dtype, false);
+    let ks = split(key, 2);
+    let chi2_dfn = chisquare(&ks[1], &dfnum, Some(&shape), dtype);
+    let chi2_dfd = chisquare(&ks[0], &dfden, Some(&shape), dtype);
+    np::divide(
+        &np::divide(&chi2_dfn, &dfnum),
+        &np::divide(&chi2_dfd, &dfden),
+    )
+}
+
+/// `jax.random.generalized_normal(key, p, shape, dtype)`: `sign · G^(1/p)` with
+/// `G ~ Gamma(1/p)` and a Rademacher sign (keys split from `key`).
+///
+/// ```
+/// use systolic::random;
+/// let g = random::generalized_normal(&random::key(0), 2.0, &[3], systolic_ir::DType::F32);
+/// assert!(g.to_vec::<f32>().unwrap().iter().all(|x| x.is_finite()));
+/// ```
+pub fn generalized_normal(key: &Array, p: f64, shape: &[i64], dtype: DType) -> Array {
+    try_array!(float_dtype("random.generalized_normal", dtype));
+    let ks = split(key, 2);
+    let g = gamma(&ks[0], 1.0 / p, Some(shape), dtype);
+    let r = super::rademacher(&ks[1], shape, dtype);
+    np::multiply(
+        &r,
+        &np::power(&g, &crate::ops::elementwise::weak_float(1.0 / p)),
+    )
+}

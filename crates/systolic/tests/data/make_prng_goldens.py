@@ -214,6 +214,13 @@ for seed in SEEDS:
          dtype="float32")
     case("chisquare", seed, R.chisquare(key, 3.0, (6,)), df=3.0, shape=[6], dtype="float32")
     case("t", seed, R.t(key, 5.0, (6,)), df=5.0, shape=[6], dtype="float32")
+    case("f", seed, R.f(key, 3.0, 7.0, (6,)), dfnum=3.0, dfden=7.0, shape=[6],
+         dtype="float32")
+    case("generalized_normal", seed, R.generalized_normal(key, 2.0, (6,)), p=2.0, shape=[6],
+         dtype="float32")
+    case("double_sided_maxwell", seed, R.double_sided_maxwell(key, 1.0, 2.0, (6,)), loc=1.0,
+         scale=2.0, shape=[6], dtype="float32")
+    case("wald", seed, R.wald(key, 1.5, (6,)), mean=1.5, shape=[6], dtype="float32")
 
 out = {
     "jax_version": jax.__version__,
