@@ -11,7 +11,7 @@ fn tour_runs_and_agrees_with_jax() {
     assert!(stdout.contains("logits: tensor<8x10xf32>"), "{stdout}");
     assert!(stdout.contains("agrees"), "{stdout}");
     // The bundled golden stages: every output checked against JAX's.
-    assert!(stdout.contains("[5/6]"), "{stdout}");
+    assert!(stdout.contains("[5/8]"), "{stdout}");
     // The compiled stage: timed beside the interpreter and checked against JAX.
     assert!(stdout.contains("compiled CPU: median"), "{stdout}");
     assert!(
@@ -41,4 +41,7 @@ fn tour_runs_and_agrees_with_jax() {
             .unwrap()
     };
     assert!(mfu("1024") > 10.0 * mfu("   8"), "{stdout}");
+    // The front-end stages: training and per-example gradients, each checked against JAX.
+    assert!(stdout.contains("steady step: median"), "{stdout}");
+    assert_eq!(stdout.matches("matches JAX").count(), 2, "{stdout}");
 }

@@ -2,14 +2,16 @@
 //! arguments and no files.
 //!
 //! The tour is a list of stages. Each stage prints what it does, runs it, checks its numbers
-//! against JAX where there is a reference, and reports its timing. New capabilities (compiled
-//! CPU, training, TPU simulation, sharding, profiles) join as further stages in [`stages`].
+//! against JAX where there is a reference, and reports its timing. New capabilities (numerical
+//! TPU runs, sharding, profiles) join as further stages in [`stages`].
 
 mod compiled_mlp;
 mod golden;
 mod inputs;
 mod mlp;
+mod mlp_training;
 mod tpu_sim;
+mod training;
 
 use crate::error::CliError;
 
@@ -31,16 +33,13 @@ fn stages() -> Vec<Box<dyn Stage>> {
         stages.push(Box::new(golden));
     }
     stages.push(Box::new(tpu_sim::TpuSimulation));
+    stages.push(Box::new(training::Training));
+    stages.push(Box::new(training::PerExampleGradients));
     stages
 }
 
 /// Capabilities that will become stages, named so the tour says where it is going.
-const COMING: &[&str] = &[
-    "a full training loop",
-    "numerical runs on simulated TPUs",
-    "sharding",
-    "profiles",
-];
+const COMING: &[&str] = &["numerical runs on simulated TPUs", "sharding", "profiles"];
 
 /// Runs every stage.
 pub fn run() -> Result<(), CliError> {
