@@ -110,16 +110,121 @@ fn simulate_compiles_first_so_the_epilogue_fuses_into_the_product() {
     assert_eq!(r["flops"].as_f64().unwrap(), 2.0 * b * d * f + b * f);
 }
 
+/// `x @ w` then tanh over f32 inputs, as the simulated TPU computes it at DEFAULT precision:
+/// operands rounded to bf16, products accumulated in f32.
+fn tpu_reference(x: &[f32], w: &[f32], m: usize, k: usize, n: usize) -> Vec<f32> {
+    let bf = |v: f32| half::bf16::from_f32(v).to_f32();
+    let mut out = vec![0.0f32; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let mut acc = 0.0f32;
+            for p in 0..k {
+                acc += bf(x[i * k + p]) * bf(w[p * n + j]);
+            }
+            out[i * n + j] = acc.tanh();
+        }
+    }
+    out
+}
+
 #[test]
-fn simulate_without_cost_only_says_numerics_are_not_available_yet() {
+fn simulate_without_cost_only_runs_with_tpu_numerics_and_reports_the_clock() {
+    let (m, k, n) = (4usize, 8usize, 3usize);
+    let src = format!(
+        "func.func @main(%x: tensor<{m}x{k}xf32>, %w: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  %1 = stablehlo.tanh %0 : tensor<{m}x{n}xf32>
+  return %1 : tensor<{m}x{n}xf32>
+}}"
+    );
+    let (dir, path) = module_file(&src);
+    let x: Vec<f32> = (0..m * k).map(|i| i as f32 / 7.3).collect();
+    let w: Vec<f32> = (0..k * n).map(|i| (i as f32).cos() / 3.1).collect();
+    let xf = dir.path().join("x.npy");
+    let wf = dir.path().join("w.npy");
+    let tensor = |v: &[f32], s: Vec<i64>| systolic_ir::Tensor::from_f32(s, v.to_vec());
+    systolic_npy::write(&xf, &tensor(&x, vec![m as i64, k as i64])).unwrap();
+    systolic_npy::write(&wf, &tensor(&w, vec![k as i64, n as i64])).unwrap();
+    let out_dir = dir.path().join("out");
+    let out = systolic(&[
+        "simulate",
+        path.to_str().unwrap(),
+        "--chip",
+        "v5e",
+        "--input",
+        xf.to_str().unwrap(),
+        "--input",
+        wf.to_str().unwrap(),
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+        "--json",
+    ]);
+    let (stdout, stderr) = texts(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("simulated clock of tpu:v5e:0"), "{stdout}");
+    let r = last_line_json(&stdout);
+    assert_eq!(r["device"], "tpu:v5e:0");
+    let clock = &r["clock"];
+    assert_eq!(clock["bytes_to_device"], (4 * (m * k + k * n)) as u64);
+    assert_eq!(clock["bytes_from_device"], (4 * m * n) as u64);
+    assert_eq!(clock["executions"], 1);
+    let total = clock["time_s"].as_f64().unwrap();
+    let parts = clock["compute_s"].as_f64().unwrap()
+        + clock["host_to_device_s"].as_f64().unwrap()
+        + clock["device_to_host_s"].as_f64().unwrap();
+    assert!((total - parts).abs() <= 1e-12 * total.max(1.0), "{clock}");
+    assert_eq!(
+        clock["compute_s"].as_f64().unwrap(),
+        r["time_s"].as_f64().unwrap()
+    );
+    // The numbers are the TPU's: bf16-rounded operands, f32 accumulation.
+    let got = systolic_npy::read(&out_dir.join("out0.npy"), None).unwrap();
+    let want = tpu_reference(&x, &w, m, k, n);
+    for (i, &wv) in want.iter().enumerate() {
+        let g = match got.get(i) {
+            systolic_ir::Scalar::Float(v) => v as f32,
+            other => panic!("{other:?}"),
+        };
+        assert!((g - wv).abs() <= 2e-6, "element {i}: {g} vs {wv}");
+    }
+    let f32_sum: f32 = {
+        let mut s = 0.0f32;
+        for i in 0..m {
+            for j in 0..n {
+                let acc: f32 = (0..k).map(|p| x[i * k + p] * w[p * n + j]).sum();
+                s += acc.tanh();
+            }
+        }
+        s
+    };
+    let tpu_sum = r["outputs"][0]["sum"].as_f64().unwrap();
+    assert!(
+        (tpu_sum - f32_sum as f64).abs() > 1e-3,
+        "TPU numerics should differ from f32: {tpu_sum} vs {f32_sum}"
+    );
+}
+
+#[test]
+fn simulate_numerical_runs_explain_what_they_need() {
     let (_dir, path) = module_file(&matmul(8, 128, 128));
-    let out = systolic(&["simulate", path.to_str().unwrap(), "--chip", "v5e"]);
+    let p = path.to_str().unwrap();
+    let out = systolic(&["simulate", p, "--chip", "v5e"]);
     let (_, stderr) = texts(&out);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr.contains("not available yet") && stderr.contains("--cost-only"),
+        stderr.contains("takes 2 inputs") && stderr.contains("--input"),
         "{stderr}"
     );
+    let out = systolic(&["simulate", p, "--chip", "v5e", "--no-compile"]);
+    let (_, stderr) = texts(&out);
+    assert!(
+        stderr.contains("--no-compile applies to --cost-only"),
+        "{stderr}"
+    );
+    // v2 publishes no PCIe figure: no device, but the cost model still works.
+    let out = systolic(&["simulate", p, "--chip", "v2", "--input", "x.npy"]);
+    let (_, stderr) = texts(&out);
+    assert!(stderr.contains("--cost-only still models it"), "{stderr}");
 }
 
 #[test]

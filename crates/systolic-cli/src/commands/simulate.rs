@@ -1,10 +1,17 @@
 //! `systolic simulate`: how a program would run on a simulated TPU chip — the modelled time of
-//! every kernel, the step time, MFU, HBM traffic and peak HBM use — from shapes alone.
+//! every kernel, the step time, MFU, HBM traffic and peak HBM use. With `--cost-only` from
+//! shapes alone; otherwise the program also runs on a simulated `tpu:CHIP:0` device of the
+//! runtime, on the given inputs, with TPU numerics (bf16 passes in products), and the device's
+//! simulated clock (PCIe transfers and modelled step time) is reported beside the outputs.
 
 use crate::error::CliError;
-use crate::program::load_module;
+use crate::inputs::{load_inputs, param_tensor_types};
+use crate::outputs::{summary, write_outputs};
+use crate::program::{entry_func, load_module};
 use std::path::PathBuf;
-use systolic_tpu::{SimOptions, TpuError};
+use systolic_ir::{Module, Scalar, Tensor};
+use systolic_runtime::{Client, CompileOptions};
+use systolic_tpu::{ChipSpec, SimOptions, SimReport, TpuError};
 
 /// Arguments of `systolic simulate`.
 #[derive(clap::Args, Debug)]
@@ -31,6 +38,12 @@ pub struct SimulateArgs {
     /// Show only the N slowest kernels in the table (the totals and JSON keep them all).
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
+    /// An input `.npy` file for a numerical run; give one per parameter, in order.
+    #[arg(long = "input", value_name = "FILE.npy")]
+    pub inputs: Vec<PathBuf>,
+    /// Write the outputs of a numerical run here as out0.npy, out1.npy, …
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
     /// Print the report as JSON on the last line.
     #[arg(long)]
     pub json: bool,
@@ -47,36 +60,189 @@ fn tpu_error(file: &str, e: TpuError) -> CliError {
 /// Runs the command: the per-kernel table and summary, then the JSON report with `--json`.
 pub fn run(args: &SimulateArgs) -> Result<(), CliError> {
     let chip = systolic_tpu::chip(&args.chip).map_err(|e| CliError::msg(e.to_string()))?;
-    if !args.cost_only {
-        return Err(CliError::msg(format!(
-            "running programs numerically on a simulated {} (TPU numerics on the host) is not \
-             available yet; use --cost-only for the modelled time and memory",
-            chip.name
-        )));
-    }
     let file = args.file.display().to_string();
     let module = load_module(&args.file)?;
+    if args.cost_only {
+        return cost_only(args, &module, &chip, &file);
+    }
+    for (flag, given) in [
+        ("--no-compile", args.no_compile),
+        ("--ignore-hbm-capacity", args.ignore_hbm_capacity),
+    ] {
+        if given {
+            return Err(CliError::msg(format!(
+                "{flag} applies to --cost-only: a numerical run compiles with the TPU pipeline \
+                 and enforces HBM capacity as the device would"
+            )));
+        }
+    }
+    numerical(args, &module, &chip, &file)
+}
+
+/// Costs the program from its shapes.
+fn cost_only(
+    args: &SimulateArgs,
+    module: &Module,
+    chip: &ChipSpec,
+    file: &str,
+) -> Result<(), CliError> {
     let module = if args.no_compile {
-        module
+        module.clone()
     } else {
-        systolic_tpu::compile::compile(&module, Default::default())
-            .map_err(|e| tpu_error(&file, e))?
+        systolic_tpu::compile::compile(module, Default::default())
+            .map_err(|e| tpu_error(file, e))?
     };
     let options = SimOptions {
         entry: args.entry.clone(),
         enforce_hbm: !args.ignore_hbm_capacity,
         ..SimOptions::default()
     };
-    let report =
-        systolic_tpu::simulate(&module, &chip, &options).map_err(|e| tpu_error(&file, e))?;
-    print!(
-        "{}",
-        systolic_tpu::report::render_simulation(&report, args.top)
-    );
+    let report = systolic_tpu::simulate(&module, chip, &options).map_err(|e| tpu_error(file, e))?;
+    print_report(&report, args.top);
     if args.json {
-        let line = serde_json::to_string(&report)
-            .map_err(|e| CliError::msg(format!("cannot write the report as JSON: {e}")))?;
-        println!("{line}");
+        print_json(serde_json::to_value(&report))?;
     }
+    Ok(())
+}
+
+/// Runs the program on a simulated device of the chip and reports its outputs, the modelled
+/// cost of the execution and the device's clock.
+fn numerical(
+    args: &SimulateArgs,
+    module: &Module,
+    chip: &ChipSpec,
+    file: &str,
+) -> Result<(), CliError> {
+    let client = Client::with_tpus(&[(chip.name, 1)]).map_err(|e| {
+        CliError::msg(format!(
+            "tpu:{} cannot be simulated numerically ({e}); --cost-only still models it",
+            chip.name
+        ))
+    })?;
+    let device = client
+        .device(&format!("tpu:{}:0", chip.name))
+        .map_err(|e| CliError::msg(e.to_string()))?;
+    let func = entry_func(module, &args.entry, file)?;
+    let params = param_tensor_types(func)?;
+    let inputs = load_inputs(&args.inputs, &params, &args.entry)?;
+    let mut options = CompileOptions {
+        device: Some(device),
+        ..CompileOptions::no_disk_cache()
+    };
+    options.cpu.entry = args.entry.clone();
+    let exe = client
+        .compile(module, &options)
+        .map_err(|e| CliError::msg(format!("{file}: {e}")))?;
+    let buffers = inputs
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            client
+                .buffer_from_tensor(t, device)
+                .map_err(|e| CliError::msg(format!("input {i}: {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let refs: Vec<_> = buffers.iter().collect();
+    let outs = exe
+        .execute(&refs)
+        .map_err(|e| CliError::msg(format!("{file}: {e}")))?;
+    let tensors = outs
+        .iter()
+        .map(|b| b.to_tensor().map_err(|e| CliError::msg(e.to_string())))
+        .collect::<Result<Vec<Tensor>, _>>()?;
+    let cost = exe
+        .tpu_cost()
+        .ok_or_else(|| CliError::msg(format!("{} did not record a modelled cost", device)))?;
+    print_report(&cost.report, args.top);
+    let clock = device.simulated_clock().unwrap_or_default();
+    println!(
+        "simulated clock of {device}: {} in all = {} host→device ({} B) + {} compute ({} \
+         execution) + {} device→host ({} B)",
+        seconds(clock.time_s),
+        seconds(clock.host_to_device_s),
+        clock.bytes_to_device,
+        seconds(clock.compute_s),
+        clock.executions,
+        seconds(clock.device_to_host_s),
+        clock.bytes_from_device,
+    );
+    println!("outputs (TPU numerics: f32 products at DEFAULT precision use one bf16 pass):");
+    let names: Vec<String> = (0..tensors.len()).map(|i| format!("out{i}")).collect();
+    for (name, t) in names.iter().zip(&tensors) {
+        println!("  {}", summary(name, t));
+    }
+    if let Some(dir) = &args.out_dir {
+        let written = write_outputs(dir, &tensors)?;
+        println!("wrote {}", written.join(", "));
+    }
+    if args.json {
+        let mut value = serde_json::to_value(&cost.report)
+            .map_err(|e| CliError::msg(format!("cannot write the report as JSON: {e}")))?;
+        if let Some(obj) = value.as_object_mut() {
+            obj.insert(
+                "device".into(),
+                serde_json::Value::String(device.to_string()),
+            );
+            obj.insert(
+                "clock".into(),
+                serde_json::json!({
+                    "time_s": clock.time_s,
+                    "compute_s": clock.compute_s,
+                    "host_to_device_s": clock.host_to_device_s,
+                    "device_to_host_s": clock.device_to_host_s,
+                    "bytes_to_device": clock.bytes_to_device,
+                    "bytes_from_device": clock.bytes_from_device,
+                    "executions": clock.executions,
+                }),
+            );
+            obj.insert(
+                "outputs".into(),
+                serde_json::Value::Array(tensors.iter().map(output_json).collect()),
+            );
+        }
+        print_json(Ok(value))?;
+    }
+    Ok(())
+}
+
+/// An output's shape, dtype, first values and sum, for the JSON report.
+fn output_json(t: &Tensor) -> serde_json::Value {
+    let info = crate::outputs::OutputInfo::of(t);
+    let n = t.num_elements();
+    let values: Vec<f64> = (0..n)
+        .map(|i| match t.get(i) {
+            Scalar::Bool(b) => f64::from(u8::from(b)),
+            Scalar::Int(v) => v as f64,
+            Scalar::UInt(v) => v as f64,
+            Scalar::Float(v) => v,
+        })
+        .collect();
+    serde_json::json!({
+        "shape": info.shape,
+        "dtype": info.dtype,
+        "first": values.iter().take(5).collect::<Vec<_>>(),
+        "sum": values.iter().sum::<f64>(),
+    })
+}
+
+fn seconds(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.3} s")
+    } else if s >= 1e-3 {
+        format!("{:.3} ms", s * 1e3)
+    } else {
+        format!("{:.3} µs", s * 1e6)
+    }
+}
+
+fn print_report(report: &SimReport, top: Option<usize>) {
+    print!("{}", systolic_tpu::report::render_simulation(report, top));
+}
+
+fn print_json(value: serde_json::Result<serde_json::Value>) -> Result<(), CliError> {
+    let line = value
+        .and_then(|v| serde_json::to_string(&v))
+        .map_err(|e| CliError::msg(format!("cannot write the report as JSON: {e}")))?;
+    println!("{line}");
     Ok(())
 }
