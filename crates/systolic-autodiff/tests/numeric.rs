@@ -258,3 +258,35 @@ fn variadic_reduce_with_used_values_is_refused() {
         "{e}"
     );
 }
+
+#[test]
+fn loops_and_branches_capturing_outer_values() {
+    // The while body and the branches read %w from outside (not as carries/operands): its
+    // cotangent accumulates across iterations.
+    let text = r#"func.func @main(%x: tensor<3xf64>, %w: tensor<3xf64>) -> tensor<3xf64> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c0, %a = %x) : tensor<i32>, tensor<3xf64>
+  cond {
+    %n = stablehlo.constant dense<3> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    %s = stablehlo.sine %a : tensor<3xf64>
+    %m = stablehlo.multiply %s, %w : tensor<3xf64>
+    %q = stablehlo.add %m, %a : tensor<3xf64>
+    stablehlo.return %i2, %q : tensor<i32>, tensor<3xf64>
+  }
+  %k = stablehlo.constant dense<1> : tensor<i32>
+  %b = "stablehlo.case"(%k) ({
+    %e = stablehlo.exponential %w : tensor<3xf64>
+    stablehlo.return %e : tensor<3xf64>
+  }, {
+    %e = stablehlo.multiply %r#1, %w : tensor<3xf64>
+    stablehlo.return %e : tensor<3xf64>
+  }) : (tensor<i32>) -> tensor<3xf64>
+  return %b : tensor<3xf64>
+}"#;
+    check(text, vec![rand(&[3], 21), rand(&[3], 22)]);
+}
