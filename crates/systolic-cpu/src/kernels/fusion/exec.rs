@@ -55,9 +55,11 @@ pub struct Buffers {
 }
 
 impl Buffers {
-    /// Zeroed buffers for a run of `program`.
+    /// Buffers for a run of `program`. Every element of an output or a temporary is stored
+    /// by the stage writing it (a stage covers its whole shape), so recycled storage is taken
+    /// as it is, without a zero-fill pass.
     pub fn new(program: &LoopProgram) -> Buffers {
-        let alloc = |t: &systolic_ir::TensorType| crate::pool::zeros(t.dtype, t.num_elements());
+        let alloc = |t: &systolic_ir::TensorType| crate::pool::take(t.dtype, t.num_elements());
         Buffers {
             outputs: program.result_types.iter().map(output).collect(),
             temps: program.temp_types.iter().map(alloc).collect(),
@@ -67,7 +69,7 @@ impl Buffers {
     /// Only the temporaries of `program` (its outputs left empty): for drivers that take the
     /// last stage's stores themselves (a reduction's producer), so no output is allocated.
     pub fn temps_only(program: &LoopProgram) -> Buffers {
-        let alloc = |t: &systolic_ir::TensorType| crate::pool::zeros(t.dtype, t.num_elements());
+        let alloc = |t: &systolic_ir::TensorType| crate::pool::take(t.dtype, t.num_elements());
         Buffers {
             outputs: vec![],
             temps: program.temp_types.iter().map(alloc).collect(),
@@ -87,9 +89,10 @@ impl Buffers {
     }
 }
 
-/// A zeroed output buffer for a result of type `t` (huge pages asked for when large).
+/// Storage for a result of type `t` that the caller writes completely: recycled as it is or
+/// fresh (huge pages asked for when large).
 pub fn output(t: &systolic_ir::TensorType) -> Storage {
-    let s = crate::pool::zeros(t.dtype, t.num_elements());
+    let s = crate::pool::take(t.dtype, t.num_elements());
     advise_huge_pages(&s);
     s
 }
