@@ -198,10 +198,8 @@ pub fn plan_row_block(
                 Instr::Store {
                     dest: Dest::Temp(t),
                     ..
-                } => {
-                    if (per_row[*t] == row_len) != full[s] && row_len != 1 {
-                        unsupported!("temporary {t} stored from a stage of another kind");
-                    }
+                } if (per_row[*t] == row_len) != full[s] && row_len != 1 => {
+                    unsupported!("temporary {t} stored from a stage of another kind");
                 }
                 _ => {}
             }
