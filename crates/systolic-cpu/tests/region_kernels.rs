@@ -304,3 +304,187 @@ fn scatter_ignoring_its_inputs_and_returning_constants() {
     }
     let _ = DTypeKind::Bool;
 }
+
+fn list(v: &[i64]) -> String {
+    v.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Output size of one window dimension (the spec's formula).
+#[allow(clippy::too_many_arguments)]
+fn out_size(n: i64, w: i64, s: i64, b: i64, wd: i64, lo: i64, hi: i64) -> i64 {
+    let dilated = if n == 0 { 0 } else { (n - 1) * b + 1 };
+    let padded = dilated + lo + hi;
+    let extent = (w - 1) * wd + 1;
+    if padded < extent {
+        0
+    } else {
+        (padded - extent) / s + 1
+    }
+}
+
+/// A reduce_window of inputs of `dtypes` over `shape` with random windows (strides, base and
+/// window dilations, negative and positive padding), random init values, body `body`
+/// (arguments `%x0…` accumulators, `%y0…` elements).
+fn reduce_window_case(rng: &mut Rng, shape: &[i64], dtypes: &[DType], body: &str) -> Case {
+    let rank = shape.len();
+    let (mut window, mut strides, mut base, mut wdil, mut pad) =
+        (vec![], vec![], vec![], vec![], vec![]);
+    for _ in 0..rank {
+        window.push(1 + rng.below(3) as i64);
+        strides.push(1 + rng.below(3) as i64);
+        base.push(1 + rng.below(2) as i64);
+        wdil.push(1 + rng.below(2) as i64);
+        pad.push((rng.below(4) as i64 - 1, rng.below(3) as i64));
+    }
+    let out: Vec<i64> = (0..rank)
+        .map(|d| {
+            out_size(
+                shape[d], window[d], strides[d], base[d], wdil[d], pad[d].0, pad[d].1,
+            )
+        })
+        .collect();
+    let pads: Vec<String> = pad.iter().map(|(l, h)| format!("[{l}, {h}]")).collect();
+    let attrs = format!(
+        "window_dimensions = array<i64: {}>, window_strides = array<i64: {}>, base_dilations = array<i64: {}>, window_dilations = array<i64: {}>, padding = dense<[{}]> : tensor<{rank}x2xi64>",
+        list(&window),
+        list(&strides),
+        list(&base),
+        list(&wdil),
+        pads.join(", ")
+    );
+    let attrs = if rank == 0 {
+        "window_dimensions = array<i64>".to_string()
+    } else {
+        attrs
+    };
+    reduce_window_with(rng, shape, dtypes, body, &attrs, &out)
+}
+
+fn reduce_window_with(
+    rng: &mut Rng,
+    shape: &[i64],
+    dtypes: &[DType],
+    body: &str,
+    attrs: &str,
+    out: &[i64],
+) -> Case {
+    let n = dtypes.len();
+    let mut inputs: Vec<Tensor> = dtypes
+        .iter()
+        .map(|&d| random::tensor(rng, &ty(shape, d)))
+        .collect();
+    for &d in dtypes {
+        inputs.push(random::tensor(rng, &ty(&[], d)));
+    }
+    let names: Vec<String> = (0..inputs.len()).map(|i| format!("%a{i}")).collect();
+    let types: Vec<String> = inputs.iter().map(|t| t.ty().to_string()).collect();
+    let results: Vec<TensorType> = dtypes.iter().map(|&d| ty(out, d)).collect();
+    let result_types: Vec<String> = results.iter().map(|t| t.to_string()).collect();
+    let result_names: Vec<String> = (0..n).map(|i| format!("%r{i}")).collect();
+    let mut block_args: Vec<String> = dtypes
+        .iter()
+        .enumerate()
+        .map(|(i, d)| format!("%x{i}: tensor<{d}>"))
+        .collect();
+    block_args.extend(
+        dtypes
+            .iter()
+            .enumerate()
+            .map(|(i, d)| format!("%y{i}: tensor<{d}>")),
+    );
+    let ops = format!(
+        "  {} = \"stablehlo.reduce_window\"({}) <{{{attrs}}}> ({{\n  ^bb0({}):\n{body}\n  }}) : ({}) -> ({})",
+        result_names.join(", "),
+        names.join(", "),
+        block_args.join(", "),
+        types.join(", "),
+        result_types.join(", ")
+    );
+    Case::with_inputs(inputs, &ops, &results)
+}
+
+/// Keeps the (value, index) pair with the larger value (the smaller index on ties; NaN wins),
+/// as JAX's argmax over windows does.
+fn argmax_body(vd: DType, id: DType) -> String {
+    let (v, i) = (format!("tensor<{vd}>"), format!("tensor<{id}>"));
+    let nan = if vd.is_float() {
+        format!("    %n = stablehlo.compare NE, %x0, %x0 : ({v}, {v}) -> tensor<i1>\n    %g0 = stablehlo.compare GT, %x0, %y0 : ({v}, {v}) -> tensor<i1>\n    %g = stablehlo.or %g0, %n : tensor<i1>\n")
+    } else {
+        format!("    %g = stablehlo.compare GT, %x0, %y0 : ({v}, {v}) -> tensor<i1>\n")
+    };
+    format!(
+        "{nan}    %e = stablehlo.compare EQ, %x0, %y0 : ({v}, {v}) -> tensor<i1>\n    %l = stablehlo.compare LT, %x1, %y1 : ({i}, {i}) -> tensor<i1>\n    %t = stablehlo.and %e, %l : tensor<i1>\n    %k = stablehlo.or %g, %t : tensor<i1>\n    %s = stablehlo.select %k, %x0, %y0 : tensor<i1>, {v}\n    %j = stablehlo.select %k, %x1, %y1 : tensor<i1>, {i}\n    stablehlo.return %s, %j : {v}, {i}"
+    )
+}
+
+#[test]
+fn variadic_reduce_window_argmax() {
+    let mut rng = Rng::new(401);
+    for (vd, id) in [
+        (DType::F32, DType::I32),
+        (DType::BF16, DType::I32),
+        (DType::F16, DType::U8),
+        (DType::I4, DType::I64),
+        (DType::U16, DType::I2),
+        (DType::F64, DType::U32),
+    ] {
+        let body = argmax_body(vd, id);
+        for rank in [0, 1, 2, 3] {
+            for _ in 0..4 {
+                let shape = random::shape(&mut rng, rank);
+                let case = reduce_window_case(&mut rng, &shape, &[vd, id], &body);
+                check(&case, Tolerance::Exact, Expect::Native);
+            }
+        }
+    }
+}
+
+#[test]
+fn reduce_window_with_general_bodies_every_dtype() {
+    let mut rng = Rng::new(402);
+    for dtype in ALL {
+        let mut bodies = vec![
+            mul_add_one(dtype),
+            binary("add", dtype),
+            binary("maximum", dtype),
+        ];
+        if dtype != DType::Bool {
+            bodies.push(binary("multiply", dtype));
+        }
+        for body in &bodies {
+            for rank in [1, 2, 3] {
+                for _ in 0..2 {
+                    let shape = random::shape(&mut rng, rank);
+                    let case = reduce_window_case(&mut rng, &shape, &[dtype], body);
+                    check(&case, Tolerance::Exact, Expect::Native);
+                }
+            }
+        }
+    }
+}
+
+/// Cumulative windows (JAX's cummax with its index), large enough for several batches and
+/// threads, and a window larger than one batch of offsets.
+#[test]
+fn reduce_window_region_prefix_and_large() {
+    let mut rng = Rng::new(403);
+    let body = argmax_body(DType::F32, DType::I32);
+    for (rows, len) in [(3, 700), (1000, 9), (1, 1)] {
+        let attrs = format!(
+            "window_dimensions = array<i64: 1, {len}>, window_strides = array<i64: 1, 1>, padding = dense<[[0, 0], [{}, 0]]> : tensor<2x2xi64>",
+            len - 1
+        );
+        let case = reduce_window_with(
+            &mut rng,
+            &[rows, len],
+            &[DType::F32, DType::I32],
+            &body,
+            &attrs,
+            &[rows, len],
+        );
+        check(&case, Tolerance::Exact, Expect::Native);
+    }
+}

@@ -2,19 +2,24 @@
 //! over windows planned at compile time ([`geometry`]): strides, base and window dilations and
 //! padding (negative too) are all tables, so the run-time loops only add offsets.
 //!
-//! Native for one input with a simple reducer (reduce_window) or a comparison `select` and a
-//! simple `scatter` (select_and_scatter); other regions, multi-input reduce_windows and the
-//! sub-byte integers run on the interpreter fallback.
+//! reduce_window is native for one input with a simple reducer ([`reduce_window`]) and, through
+//! a vector program of its body ([`reduce_window_region`]), for any body the loop compiler
+//! covers, several inputs and the sub-byte integers. select_and_scatter is native for a
+//! comparison `select` and a simple `scatter`; other regions and the sub-byte integers run on
+//! the interpreter fallback.
 
 pub mod geometry;
 pub mod reduce_window;
+pub mod reduce_window_region;
 pub mod select_and_scatter;
 
 use crate::error::Result;
 use crate::kernel::Kernel;
 use crate::kernels::indexing::combine;
+use crate::kernels::region::RegionProgram;
 use crate::lower::LowerCtx;
 use geometry::{WindowAttrs, Windows};
+use reduce_window_region::RegionReduceWindowKernel;
 use systolic_ir::{Op, OpKind};
 
 /// A windowed kernel for `op`, or `None` to let the interpreter run it.
@@ -29,21 +34,6 @@ pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
             window_dilations,
             padding,
         } => {
-            let ([input, init], [result]) = (operands.as_slice(), results.as_slice()) else {
-                return Ok(None);
-            };
-            let Some(combiner) = op.regions.first().and_then(combine::recognise) else {
-                return Ok(None);
-            };
-            let is_reducer = matches!(combiner, combine::Combiner::Simple(_));
-            if !is_reducer
-                || !combine::valid_for(combiner, input.dtype)
-                || init.dtype != input.dtype
-                || result.dtype != input.dtype
-                || init.rank() != 0
-            {
-                return Ok(None);
-            }
             let attrs = WindowAttrs {
                 size: window_dimensions,
                 strides: window_strides.as_deref(),
@@ -51,17 +41,51 @@ pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
                 window_dilations: window_dilations.as_deref(),
                 padding: padding.as_deref(),
             };
-            let Some(windows) = Windows::new(&input.shape, &attrs) else {
-                return Ok(None);
-            };
-            if windows
-                .out_shape
-                .iter()
-                .map(|&s| s as i64)
-                .ne(result.shape.iter().copied())
-            {
+            let n = results.len();
+            if n == 0 || operands.len() != 2 * n {
                 return Ok(None);
             }
+            let Some(windows) = Windows::new(&operands[0].shape, &attrs) else {
+                return Ok(None);
+            };
+            let out_shape: Vec<i64> = windows.out_shape.iter().map(|&s| s as i64).collect();
+            if results.iter().any(|r| r.shape != out_shape) {
+                return Ok(None);
+            }
+            let simple = match (operands.as_slice(), results.as_slice()) {
+                ([input, init], [result]) => op
+                    .regions
+                    .first()
+                    .and_then(combine::recognise)
+                    .filter(|&c| {
+                        matches!(c, combine::Combiner::Simple(_))
+                            && combine::valid_for(c, input.dtype)
+                            && init.dtype == input.dtype
+                            && result.dtype == input.dtype
+                            && init.rank() == 0
+                    })
+                    .map(|c| (c, *input, *result)),
+                _ => None,
+            };
+            let Some((combiner, input, result)) = simple else {
+                let Some(region) = op
+                    .regions
+                    .first()
+                    .and_then(|r| RegionProgram::compile(r, ctx.func()))
+                else {
+                    return Ok(None);
+                };
+                let (inputs, inits) = operands.split_at(n);
+                if !RegionReduceWindowKernel::fits(&region, inputs, inits, &results) {
+                    return Ok(None);
+                }
+                return Ok(Some(Box::new(RegionReduceWindowKernel {
+                    windows,
+                    region,
+                    inputs: inputs.iter().map(|&t| t.clone()).collect(),
+                    results: results.iter().map(|&t| t.clone()).collect(),
+                })));
+            };
             Ok(Some(Box::new(reduce_window::ReduceWindowKernel {
                 prefix: reduce_window::Prefix::detect(&input.shape, &attrs),
                 combiner,
