@@ -3,8 +3,11 @@
 //! work splits across threads. The hash functions are the interpreter's own
 //! ([`threefry2x32`], [`philox4x32`]); the layouts of words into elements are planned here.
 //!
-//! `stablehlo.rng` (deprecated, implementation-defined) and the sub-byte result types run on
-//! the interpreter fallback.
+//! The sub-byte result types (i2, i4, u2, u4) are the low bits of 8-bit ones, as in the
+//! interpreter. `stablehlo.rng` (deprecated, implementation-defined) follows the interpreter's
+//! definition ([`distribution`]).
+
+pub mod distribution;
 
 use crate::buffer::{CpuBuffer, Storage};
 use crate::error::{CpuError, Result};
@@ -20,6 +23,24 @@ const PARALLEL_ELEMENTS: usize = 1 << 14;
 
 /// A native kernel for `op`, or `None` to let the interpreter run it.
 pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
+    if let OpKind::Rng { distribution } = op.kind {
+        let operands = ctx.operand_types(op)?;
+        let results = ctx.result_types(op)?;
+        let ([a, b, _shape], [out]) = (operands.as_slice(), results.as_slice()) else {
+            return Ok(None);
+        };
+        let scalar_of_out = |t: &TensorType| t.rank() == 0 && t.dtype == out.dtype;
+        if !scalar_of_out(a)
+            || !scalar_of_out(b)
+            || !distribution::RngKernel::supports(distribution, out.dtype)
+        {
+            return Ok(None);
+        }
+        return Ok(Some(Box::new(distribution::RngKernel {
+            distribution,
+            out: (*out).clone(),
+        })));
+    }
     let OpKind::RngBitGenerator { algorithm } = op.kind else {
         return Ok(None);
     };
@@ -39,10 +60,7 @@ pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
             RngAlgorithm::ThreeFry => words == 2,
             RngAlgorithm::Philox | RngAlgorithm::Default => words == 2 || words == 3,
         };
-    let out_ok = !matches!(
-        out.dtype,
-        DType::Bool | DType::I2 | DType::I4 | DType::U2 | DType::U4
-    );
+    let out_ok = out.dtype != DType::Bool;
     if !state_ok || !out_ok {
         return Ok(None);
     }
@@ -244,6 +262,28 @@ impl RngBitGeneratorKernel {
     }
 }
 
+/// Bytes of random bits cut to a sub-byte dtype: its low bits, sign-extended for i2/i4 (the
+/// storage of those types).
+fn narrow(dtype: DType, bits: Storage) -> Storage {
+    let Storage::U8(v) = bits else {
+        return bits;
+    };
+    let width = dtype.bit_width();
+    if dtype.kind() == systolic_ir::DTypeKind::Signed {
+        Storage::I8(
+            v.into_iter()
+                .map(|b| systolic_ir::numerics::wrap_signed(width, b as i64) as i8)
+                .collect(),
+        )
+    } else {
+        Storage::U8(
+            v.into_iter()
+                .map(|b| systolic_ir::numerics::wrap_unsigned(width, b as u64) as u8)
+                .collect(),
+        )
+    }
+}
+
 /// The 64-bit state words (ui64 or si64 storage).
 fn state_words(b: &CpuBuffer) -> Result<Vec<u64>> {
     match b.storage() {
@@ -278,6 +318,9 @@ impl Kernel for RngBitGeneratorKernel {
         let (bits, new_words) = match self.out.dtype {
             DType::U8 => self.generate::<u8>(&words),
             DType::I8 => self.generate::<i8>(&words),
+            DType::U2 | DType::U4 | DType::I2 | DType::I4 => self
+                .generate::<u8>(&words)
+                .map(|(bits, w)| (narrow(self.out.dtype, bits), w)),
             DType::U16 => self.generate::<u16>(&words),
             DType::I16 => self.generate::<i16>(&words),
             DType::U32 => self.generate::<u32>(&words),
