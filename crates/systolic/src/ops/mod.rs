@@ -1,6 +1,7 @@
 //! Op implementations shared by the [`numpy`](crate::numpy) and [`lax`](crate::lax)
 //! namespaces, one module per family.
 
+pub(crate) mod control;
 pub(crate) mod conv;
 pub(crate) mod creation;
 pub(crate) mod einsum;
