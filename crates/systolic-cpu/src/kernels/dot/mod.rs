@@ -4,7 +4,9 @@
 //! products ([`layout`]) and picks a kernel by dtype ([`plan`]): the `gemm` crate for f32/f64
 //! ([`float`]), our packed AVX512-BF16 and AVX512-VNNI kernels for bf16 and int8 ([`packed`]),
 //! and plain converted paths for everything else ([`convert`]). Product fusions (a product with
-//! its elementwise epilogue) run as a sequence of native kernels ([`product`]).
+//! its elementwise epilogue) run the product, then the epilogue as one fused loop
+//! ([`epilogue`]); an epilogue with no loop form runs as a sequence of native kernels
+//! ([`product`]).
 
 pub mod convert;
 pub mod epilogue;
