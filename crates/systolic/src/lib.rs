@@ -41,8 +41,8 @@ mod operators;
 mod ops;
 pub mod promote;
 pub mod random;
-mod trace;
 mod staging;
+mod trace;
 mod tree;
 mod vmap;
 
