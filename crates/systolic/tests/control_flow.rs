@@ -389,3 +389,51 @@ fn errors_name_the_leaf_and_types() {
     .to_string();
     assert!(e.contains("leading axis"), "{e}");
 }
+
+#[test]
+fn scan_without_xs_and_over_a_pytree() {
+    // `length` with no xs: powers of two.
+    let (_, ys) = lax::scan(
+        |c: &Array, _: &()| (c * 2, c.clone()),
+        &Array::scalar(1i32),
+        &(),
+        Some(4),
+        false,
+    )
+    .unwrap();
+    assert_eq!(ys.to_vec::<i32>().unwrap(), vec![1, 2, 4, 8]);
+    // xs a tuple of leaves with different trailing shapes.
+    let a = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3]);
+    let b = Array::from_vec(vec![1.0f32, 1.0, 2.0, 2.0, 3.0, 3.0], &[3, 2]);
+    let (c, ys) = lax::scan(
+        |c: &Array, (a, b): &(Array, Array)| {
+            let c = c + &(a * &np::sum(b, None, false));
+            (c.clone(), c)
+        },
+        &Array::scalar(0.0f32),
+        &(a, b),
+        None,
+        false,
+    )
+    .unwrap();
+    assert_eq!(get(&c), vec![2.0 + 8.0 + 18.0]);
+    assert_eq!(get(&ys), vec![2.0, 10.0, 28.0]);
+}
+
+#[test]
+fn grad_of_a_dynamic_while_is_an_error() {
+    let f = |x: &Array| {
+        lax::while_loop(
+            |y: &Array| np::less(y, &Array::scalar(10.0f32)),
+            |y: &Array| y * 2.0,
+            x,
+        )
+        .unwrap()
+    };
+    assert_eq!(get(&f(&Array::scalar(3.0f32))), vec![12.0]);
+    let e = grad(f)
+        .call(&Array::scalar(3.0f32))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("static trip count"), "{e}");
+}
