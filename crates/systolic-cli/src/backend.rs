@@ -18,7 +18,7 @@ pub enum Backend {
 }
 
 /// Backends that are planned but not built yet, so that asking for one gets a clear answer.
-const PLANNED: &[&str] = &["tpu"];
+const PLANNED: &[&str] = &["gpu"];
 /// The names of the backends there are.
 const AVAILABLE: &str = "cpu, interp";
 
@@ -37,6 +37,11 @@ impl Backend {
         match name {
             "cpu" => Ok(Backend::Cpu),
             "interp" => Ok(Backend::Interp),
+            n if n == "tpu" || n.starts_with("tpu:") => Err(CliError::msg(format!(
+                "backend '{n}': TPUs are simulated; run the program on one with `systolic \
+                 simulate FILE --chip CHIP --input …` (TPU numerics, modelled time); `run` \
+                 takes: {AVAILABLE}"
+            ))),
             n if PLANNED.contains(&n) => Err(CliError::msg(format!(
                 "backend '{n}' is not available yet (available: {AVAILABLE})"
             ))),

@@ -175,12 +175,17 @@ fn backends_that_do_not_exist_yet() {
     assert_fails(
         &["run", &module, "--backend", "tpu"],
         1,
-        &["backend 'tpu' is not available yet (available: cpu, interp)"],
+        &["backend 'tpu': TPUs are simulated", "systolic simulate"],
     );
     assert_fails(
         &["run", &module, "--backend", "gpu"],
         1,
-        &["unknown backend 'gpu'"],
+        &["backend 'gpu' is not available yet (available: cpu, interp)"],
+    );
+    assert_fails(
+        &["run", &module, "--backend", "fpga"],
+        1,
+        &["unknown backend 'fpga'"],
     );
 }
 
