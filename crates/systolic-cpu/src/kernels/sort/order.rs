@@ -76,55 +76,39 @@ fn key32(x: f32) -> i32 {
     b ^ ((((b >> 31) as u32) >> 1) as i32)
 }
 
-impl Ordered for f32 {
-    #[inline(always)]
-    fn rank(self) -> u64 {
-        (key32(self) as i64 + (1 << 31)) as u64
-    }
-    #[inline(always)]
-    fn canonical(self) -> Self {
-        if self.is_nan() {
-            f32::NAN
-        } else if self == 0.0 {
-            0.0
-        } else {
-            self
+/// `Ordered` for a native float: `$key` is its sign-folded bit key, `$wide` a signed type wide
+/// enough to bias that key to an unsigned rank by `$bias`.
+macro_rules! native_float_ordered {
+    ($t:ty, $key:ident, $wide:ty, $bias:expr) => {
+        impl Ordered for $t {
+            #[inline(always)]
+            fn rank(self) -> u64 {
+                ($key(self) as $wide + $bias) as u64
+            }
+            #[inline(always)]
+            fn canonical(self) -> Self {
+                if self.is_nan() {
+                    <$t>::NAN
+                } else if self == 0.0 {
+                    0.0
+                } else {
+                    self
+                }
+            }
+            #[inline(always)]
+            fn ieee(a: Self, b: Self) -> Option<Ordering> {
+                a.ftz().partial_cmp(&b.ftz())
+            }
+            #[inline(always)]
+            fn total(a: Self, b: Self) -> Ordering {
+                $key(a).cmp(&$key(b))
+            }
         }
-    }
-    #[inline(always)]
-    fn ieee(a: Self, b: Self) -> Option<Ordering> {
-        a.ftz().partial_cmp(&b.ftz())
-    }
-    #[inline(always)]
-    fn total(a: Self, b: Self) -> Ordering {
-        key32(a).cmp(&key32(b))
-    }
+    };
 }
 
-impl Ordered for f64 {
-    #[inline(always)]
-    fn rank(self) -> u64 {
-        (key64(self) as i128 + (1 << 63)) as u64
-    }
-    #[inline(always)]
-    fn canonical(self) -> Self {
-        if self.is_nan() {
-            f64::NAN
-        } else if self == 0.0 {
-            0.0
-        } else {
-            self
-        }
-    }
-    #[inline(always)]
-    fn ieee(a: Self, b: Self) -> Option<Ordering> {
-        a.ftz().partial_cmp(&b.ftz())
-    }
-    #[inline(always)]
-    fn total(a: Self, b: Self) -> Ordering {
-        key64(a).cmp(&key64(b))
-    }
-}
+native_float_ordered!(f32, key32, i64, 1 << 31);
+native_float_ordered!(f64, key64, i128, 1 << 63);
 
 impl Ordered for bf16 {
     #[inline(always)]
