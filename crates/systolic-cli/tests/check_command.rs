@@ -1,7 +1,7 @@
 //! `systolic check` on interpreter-test files: one line per function, totals last, exit 1 on
 //! any failure.
 
-mod common;
+use crate::common;
 
 use common::{systolic, texts};
 

@@ -1,7 +1,7 @@
 //! Bad input to the CLI: each case gives one clear line on stderr naming what and where, and a
 //! non-zero exit status (1 for failures, 2 for bad usage), never a panic.
 
-mod common;
+use crate::common;
 
 use common::{data_dir, systolic, texts};
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! matches JAX's outputs within the tolerance its meta.json gives and explains, compiled for
 //! the CPU (the default backend) and on the reference interpreter.
 
-mod common;
+use crate::common;
 
 macro_rules! goldens {
     ($($name:ident),* $(,)?) => {

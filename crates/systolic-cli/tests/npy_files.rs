@@ -2,7 +2,7 @@
 //! `scripts/export_goldens.py`): every layout (C and Fortran order, versions 1-3, big-endian)
 //! and every kind of dtype (bool, ints, floats, ml_dtypes' bfloat16 and int4).
 
-mod common;
+use crate::common;
 
 use systolic_ir::{Data, Scalar};
 

@@ -1,6 +1,6 @@
 //! `systolic run` on a working program: summaries, written outputs, timing and the JSON report.
 
-mod common;
+use crate::common;
 
 use common::{data_dir, systolic, texts};
 

@@ -1,7 +1,7 @@
 //! `systolic simulate` and `systolic chips` from the outside: the table, the JSON report's
 //! values, and the errors.
 
-mod common;
+use crate::common;
 
 use common::{systolic, texts};
 use std::path::PathBuf;

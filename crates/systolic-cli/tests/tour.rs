@@ -1,6 +1,6 @@
 //! `systolic tour` runs with no arguments and no files, and its MLP agrees with JAX.
 
-mod common;
+use crate::common;
 
 #[test]
 fn tour_runs_and_agrees_with_jax() {

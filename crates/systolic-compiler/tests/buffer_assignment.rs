@@ -1,7 +1,7 @@
 //! Buffer assignment: hand-computed peaks on small programs, in-place and bitcast sharing,
 //! liveness across control flow, and slab invariants on every JAX golden after fusion.
 
-mod common;
+use crate::common;
 
 use common::{parse, run_pass};
 use systolic_compiler::passes::buffer_assignment::{

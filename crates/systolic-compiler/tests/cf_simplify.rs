@@ -1,6 +1,6 @@
 //! Control-flow simplification.
 
-mod common;
+use crate::common;
 
 use common::{count, op_names, parse, run_main, run_pass};
 use systolic_compiler::passes::CfSimplify;

@@ -2,7 +2,7 @@
 //! interpreter's direct CHLO implementation within a few ulp on a grid of inputs per op and
 //! dtype (and with JAX's outputs on the `special` golden).
 
-mod common;
+use crate::common;
 
 use common::{parse, run_main, run_pass};
 use systolic_compiler::passes::ChloLegalize;

@@ -1,6 +1,6 @@
 //! Constant folding.
 
-mod common;
+use crate::common;
 
 use common::{count, parse, run_pass};
 use systolic_compiler::passes::{ConstFold, Dce};

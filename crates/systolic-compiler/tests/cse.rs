@@ -1,6 +1,6 @@
 //! Common subexpression elimination.
 
-mod common;
+use crate::common;
 
 use common::{count, parse, run_pass};
 use systolic_compiler::passes::Cse;

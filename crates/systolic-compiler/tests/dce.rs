@@ -1,6 +1,6 @@
 //! Dead code elimination.
 
-mod common;
+use crate::common;
 
 use common::{count, op_names, parse, run_pass};
 use systolic_compiler::passes::Dce;

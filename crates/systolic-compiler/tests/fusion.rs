@@ -1,7 +1,7 @@
 //! The fusion pass: what it groups (structure) and that it never changes a result (bit-exact
 //! against the interpreter on every JAX golden, check file and random program).
 
-mod common;
+use crate::common;
 
 use common::{assert_same_outputs, count, parse, random_inputs, run_pass};
 use systolic_compiler::passes::Fusion;

@@ -2,7 +2,7 @@
 //! every JAX golden the result is bit for bit what the standard pipeline alone computes, and
 //! the fused programs have the expected shape.
 
-mod common;
+use crate::common;
 
 use common::{assert_same_outputs, random_inputs};
 use systolic_compiler::backend_pipeline::{cpu_backend_pass_names, cpu_pipeline};

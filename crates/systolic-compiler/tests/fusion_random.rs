@@ -2,7 +2,7 @@
 //! products, unfusable ops in between, intermediate values returned): after fusion every
 //! program verifies and computes the same bits as before.
 
-mod common;
+use crate::common;
 
 use common::{assert_same_outputs, parse, random_inputs, run_pass, Lcg};
 use systolic_compiler::passes::{BufferAssignmentPass, Fusion, Layout};

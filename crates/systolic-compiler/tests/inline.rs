@@ -1,6 +1,6 @@
 //! Inlining.
 
-mod common;
+use crate::common;
 
 use common::{count, parse, run_main, run_pass};
 use systolic_compiler::passes::Inline;

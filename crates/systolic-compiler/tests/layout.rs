@@ -2,7 +2,7 @@
 //! computed with swapped operands, bitcast transposes turned into reshapes — each checked
 //! bit for bit against the interpreter.
 
-mod common;
+use crate::common;
 
 use common::{assert_same_outputs, count, parse, random_inputs, run_pass};
 use systolic_compiler::passes::layout::{layout_func, LayoutStats};

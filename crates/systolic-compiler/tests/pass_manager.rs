@@ -1,7 +1,7 @@
 //! The pass manager: order, dumps after every pass, verification naming the pass; and the
 //! random program generator the pass tests rely on.
 
-mod common;
+use crate::common;
 
 use common::{parse, random_programs};
 use systolic_compiler::{Pass, PassManager, PipelineOptions};

@@ -3,8 +3,6 @@
 //! A pass may refuse a module (recursion for `inline`, an element type `chlo_legalize` cannot
 //! decompose) with an error naming the op; it may not crash or produce an invalid module.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use systolic_compiler::passes::{CfSimplify, ChloLegalize, ConstFold, Cse, Dce, Inline, Simplify};
 use systolic_compiler::{standard_pipeline, Pass, PipelineOptions};

@@ -1,7 +1,7 @@
 //! Algebraic simplification: each rule family on a small module, the float rules that must
 //! not fire, and the semantic property on every corpus.
 
-mod common;
+use crate::common;
 
 use common::{op_names, parse, run_pass};
 use systolic_compiler::passes::{Dce, Simplify};

@@ -2,7 +2,7 @@
 //! size-0 and size-1 dimensions), every dtype, edge-case values; results must be bit-exact and
 //! the ops must run on native kernels (not the interpreter fallback).
 
-mod support;
+use crate::support;
 
 use support::compare::Tolerance::Exact;
 use support::harness::{check, check_many, Case, Expect};

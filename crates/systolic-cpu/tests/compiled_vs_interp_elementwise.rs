@@ -19,7 +19,7 @@
 //! Until the fusion family lowers an op natively, it runs on the interpreter fallback and the
 //! comparison holds trivially; `Expect::Any` lets those cases pass.
 
-mod support;
+use crate::support;
 
 use support::compare::Tolerance::{self, Close, Exact, Ulps};
 use support::harness::{check_many, Case, Expect};

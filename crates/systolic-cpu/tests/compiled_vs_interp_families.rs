@@ -8,7 +8,7 @@
 //! ([`PRODUCT`]). The linear algebra is compared within a relative tolerance (its operation
 //! order is the kernel's choice).
 
-mod support;
+use crate::support;
 
 use support::compare::Tolerance::{self, Close, Exact};
 use support::harness::{check_many, Case, Expect};

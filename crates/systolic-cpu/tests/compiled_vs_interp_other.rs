@@ -2,7 +2,7 @@
 //! broadcast and dot, get_dimension_size, composite, replica_id/partition_id on one device, and
 //! the batch-norm ops.
 
-mod support;
+use crate::support;
 
 use support::compare::Tolerance::{Close, Exact};
 use support::harness::{check, check_many, Case, Expect};

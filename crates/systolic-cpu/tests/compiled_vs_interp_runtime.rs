@@ -2,7 +2,7 @@
 //! threads, values moved instead of copied (in-place updates, reshape without copy, loop-carried
 //! values), and the record of ops that run on the interpreter fallback.
 
-mod support;
+use crate::support;
 
 use systolic_cpu::{compile, CompileOptions, CpuBuffer, CpuExecutable};
 use systolic_ir::{DType, Tensor};

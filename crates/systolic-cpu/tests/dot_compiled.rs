@@ -2,7 +2,7 @@
 //! in product fusions with bias and activation epilogues, compiled and compared with the
 //! interpreter on random inputs; none may fall back to the interpreter.
 
-mod support;
+use crate::support;
 
 use support::compare::Tolerance;
 use support::harness::{check, Case, Expect};

@@ -4,7 +4,7 @@
 //! interpreter on random inputs of odd sizes, size 0 and 1, in f32, f64 and bf16; each must run
 //! on the fused-epilogue kernel, never on the interpreter fallback.
 
-mod support;
+use crate::support;
 
 use support::compare::Tolerance;
 use support::harness::{check, Case, Expect};

@@ -2,7 +2,7 @@
 //! exactly the listed fallback ops (and still computes the interpreter's results). When a
 //! kernel family learns one of them, move it out of this list.
 
-mod support;
+use crate::support;
 
 use support::compare::Tolerance;
 use support::harness::{check, Case, Expect};

@@ -2,7 +2,7 @@
 //! row, column), transposes, strided slices, iotas, splat and dense constants, reshapes,
 //! computed values that are broadcast afterwards (a second stage), and several outputs.
 
-mod fusion_support;
+use crate::fusion_support;
 
 use fusion_support::{assert_results, run_both};
 

@@ -2,7 +2,7 @@
 //! compared with the reference interpreter on random inputs (specials, subnormals, edge
 //! integers): bit for bit, except the transcendental functions (within 1 ulp of the dtype).
 
-mod fusion_support;
+use crate::fusion_support;
 
 use fusion_support::{assert_results, run_both};
 use systolic_ir::{BinaryOp, ChloUnaryOp, DType, UnaryOp};

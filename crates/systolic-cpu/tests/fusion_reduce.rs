@@ -7,7 +7,7 @@
 //! sums of values whose partial sums are exact in f32, and the slots mode, which folds in the
 //! interpreter's order); reassociated float sums are checked against n·eps·Σ|x|.
 
-mod fusion_support;
+use crate::fusion_support;
 
 use fusion_support::{assert_results, random_tensor, run_block, Rng};
 use systolic_ir::{DType, Tensor, TensorType};

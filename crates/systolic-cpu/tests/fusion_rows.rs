@@ -6,7 +6,7 @@
 //! Sums are reassociated (blocks of 64 partial sums), so float results are compared within a
 //! relative tolerance; maxima and everything elementwise are exact or within an ulp or two.
 
-mod fusion_support;
+use crate::fusion_support;
 
 use fusion_support::{run_block, Rng};
 use systolic_cpu::kernels::fusion::plan::BlockSpec;

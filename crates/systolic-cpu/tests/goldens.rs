@@ -2,7 +2,7 @@
 //! run: outputs match JAX's within the tolerances its meta.json gives (integers and booleans
 //! exactly).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use support::compare::{mismatches, Tolerance};

@@ -3,7 +3,7 @@
 //! index vectors), clamped and out-of-bounds indices, 0- and 1-size dimensions, every element
 //! type; bit-exact.
 
-mod support;
+use crate::support;
 
 use support::compare::Tolerance;
 use support::harness::{check, Case, Expect};

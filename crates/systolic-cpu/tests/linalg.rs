@@ -3,7 +3,7 @@
 //! (bit for bit) for every float type; batched, 0- and 1-size, every flag combination, and the
 //! NaN matrix of a failed factorisation.
 
-mod support;
+use crate::support;
 
 use support::compare::Tolerance;
 use support::harness::{check, Case, Expect};

@@ -3,7 +3,7 @@
 //! reduce_window (argmax windows), the sub-byte integers in both, and `stablehlo.rng`. Every
 //! case must compile without an interpreter fallback.
 
-mod support;
+use crate::support;
 
 use support::compare::Tolerance;
 use support::harness::{check, Case, Expect};

@@ -2,7 +2,7 @@
 //! 2- and 3-word PHILOX states, result shapes whose THREE_FRY word pairing differs (an even
 //! dimension, all odd, rank 0, empty), every result width, and the new state.
 
-mod support;
+use crate::support;
 
 use support::compare::Tolerance;
 use support::harness::{check, Case, Expect};

@@ -2,7 +2,7 @@
 //! interpreter (whose definition of the implementation-defined `rng` the backend follows):
 //! bit for bit, every dtype, sizes 0, 1, odd and large (threads), bounds of every kind.
 
-mod support;
+use crate::support;
 
 use support::compare::Tolerance;
 use support::harness::{check, Case, Expect};

@@ -3,7 +3,7 @@
 //! canonicalising float comparator, keys that are not the first operand, several operands of
 //! different types, NaN and ±0 everywhere, 0- and 1-size dimensions, every element type.
 
-mod support;
+use crate::support;
 
 use support::compare::Tolerance;
 use support::harness::{check, Case, Expect};

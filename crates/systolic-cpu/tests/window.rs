@@ -3,7 +3,7 @@
 //! padding, 0- and 1-size dimensions, every element type, NaN and ±0; the max-pool gradient
 //! (GE + add) and the min-pool one (LE + add).
 
-mod support;
+use crate::support;
 
 use support::compare::Tolerance;
 use support::harness::{check, Case, Expect};

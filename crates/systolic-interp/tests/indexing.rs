@@ -2,7 +2,7 @@
 //! 0.10.2 on CPU (the call is named next to each) or from the StableHLO interpreter tests'
 //! examples, or are computed by hand where said.
 
-mod support;
+use crate::support;
 
 use support::*;
 use systolic_ir::{DType, GatherDimensionNumbers, OpKind, Scalar, ScatterDimensionNumbers};

@@ -1,7 +1,7 @@
 //! Tests of the linear algebra ops in the reference interpreter. Expected values come from JAX
 //! 0.10.2 on CPU (the call is named next to each) or are computed by hand where said.
 
-mod support;
+use crate::support;
 
 use support::*;
 use systolic_ir::{DType, DotDimensionNumbers, OpKind};

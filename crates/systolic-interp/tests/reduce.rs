@@ -3,7 +3,7 @@
 //! from JAX 0.10.2 on CPU (the call is named next to each), the StableHLO spec's examples, or
 //! hand computation where said.
 
-mod support;
+use crate::support;
 
 use support::*;
 use systolic_ir::{DType, OpKind, Scalar};

@@ -2,7 +2,7 @@
 //! modules the verifier has not seen. These tests throw many small random (mostly invalid)
 //! attribute combinations at the indexing, window and convolution ops; a panic fails them.
 
-mod support;
+use crate::support;
 
 use support::*;
 use systolic_ir::{

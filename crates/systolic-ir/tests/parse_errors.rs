@@ -230,7 +230,7 @@ fn huge_splat_constants_are_refused() {
 }
 
 /// A longer mutation run over every fixture: `SYSTOLIC_FUZZ_ITERS=200000 cargo test --release
-/// -p systolic-ir --test parse_errors -- --ignored`.
+/// -p systolic-ir --test suite parse_errors:: -- --ignored`.
 #[test]
 #[ignore]
 fn fuzz_all_fixtures() {

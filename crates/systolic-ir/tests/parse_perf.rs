@@ -1,5 +1,5 @@
 //! Large constants parse in time linear in their size: a 10 MB module with a hex blob, and one
-//! with a long decimal list. Run `cargo test --release -p systolic-ir --test parse_perf` for the
+//! with a long decimal list. Run `cargo test --release -p systolic-ir --test suite parse_perf::` for the
 //! figure that matters (well under a second each); debug builds get a looser bound.
 
 use std::fmt::Write;

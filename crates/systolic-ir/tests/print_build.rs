@@ -2,7 +2,7 @@
 //! printed for the same programs (quoted in each test), and every printed module parses back
 //! to an equivalent one.
 
-mod roundtrip_common;
+use crate::roundtrip_common;
 
 use roundtrip_common::equivalent;
 use systolic_ir::text::{parse_module, print_func, print_module};

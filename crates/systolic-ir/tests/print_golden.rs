@@ -4,7 +4,7 @@
 //! Together the goldens use every op kind with a pretty or generic form MLIR knows; the
 //! `jax_*.mlir` ones are whole programs as JAX lowers them (`make_jax_goldens.py`).
 
-mod roundtrip_common;
+use crate::roundtrip_common;
 
 use roundtrip_common::{equivalent, first_difference, mlir_files};
 use systolic_ir::text::{parse_module, print_module};

@@ -5,7 +5,7 @@
 //! own tests cover those); whatever parses must print to text that parses back to an
 //! equivalent module, and print the same again.
 
-mod roundtrip_common;
+use crate::roundtrip_common;
 
 use roundtrip_common::{equivalent, first_difference};
 use systolic_ir::text::{parse_module, print_module};

@@ -3,7 +3,7 @@
 //! - printing is stable: print(parse(print(m))) == print(m);
 //! - without debug locations, print(parse(jax_text)) is exactly the text JAX printed.
 
-mod roundtrip_common;
+use crate::roundtrip_common;
 
 use roundtrip_common::{equivalent, first_difference, fixture, mlir_files};
 use systolic_ir::text::{parse_module, print_module};

@@ -3,7 +3,7 @@
 //! random attribute values of every kind, and random HLO/Shardy shardings; and printing the
 //! re-parsed module gives the same text.
 
-mod roundtrip_common;
+use crate::roundtrip_common;
 
 use roundtrip_common::equivalent;
 use systolic_ir::text::{parse_module, print_module};

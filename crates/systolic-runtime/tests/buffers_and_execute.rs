@@ -1,7 +1,7 @@
 //! Buffers (asynchronous transfers, ready events, read-back) and executing with borrowed and
 //! donated arguments, including every argument error.
 
-mod support;
+use crate::support;
 
 use support::{elementwise_expected, f32s, module, ELEMENTWISE};
 use systolic_ir::{DType, Tensor};

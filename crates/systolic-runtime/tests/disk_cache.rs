@@ -1,7 +1,7 @@
 //! The compile cache on disk: a second process (here: a second client) skips the passes; corrupt
 //! or foreign entries are misses, never crashes; concurrent writers leave one whole entry.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::sync::{Arc, Barrier};

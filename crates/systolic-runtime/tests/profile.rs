@@ -1,6 +1,6 @@
 //! Per-kernel profiles: every step timed, totals by op kind, the slowest steps.
 
-mod support;
+use crate::support;
 
 use support::{golden, upload};
 use systolic_runtime::{Client, CompileOptions};

@@ -3,7 +3,7 @@
 //! interpreter against per-example runs. Programs with ops that have no rule (custom calls of
 //! LAPACK kernels, collectives) must fail with an error naming the op.
 
-mod common;
+use crate::common;
 
 use common::check_module;
 use systolic_ir::text::parse_module;

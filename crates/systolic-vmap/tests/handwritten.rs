@@ -1,7 +1,7 @@
 //! Rules for ops JAX's CPU lowering does not emit (or not in the shapes wanted), regions that
 //! capture batched values, nested vmap, and the errors.
 
-mod common;
+use crate::common;
 
 use common::{check_module, load, parse};
 use systolic_ir::Module;

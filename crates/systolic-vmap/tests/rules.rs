@@ -2,7 +2,7 @@
 //! tests/make_programs.py) batched with every combination of mapped and unmapped parameters,
 //! on the interpreter, against the per-example program run on each example.
 
-mod common;
+use crate::common;
 
 use common::{check, check_all_axes, load};
 

@@ -1,0 +1,22 @@
+//! Every integration test of this crate, one module per file, in one test binary.
+//!
+//! One binary links and instantiates the dependencies' generics once instead of once per file,
+//! which shortens a clean `cargo test --workspace`; run one file's tests with
+//! `cargo test -p systolic-compiler --test suite FILE::`.
+
+mod common;
+
+mod buffer_assignment;
+mod cf_simplify;
+mod chlo_legalize;
+mod const_fold;
+mod cse;
+mod dce;
+mod fusion;
+mod fusion_pipeline;
+mod fusion_random;
+mod inline;
+mod layout;
+mod pass_manager;
+mod robustness;
+mod simplify;

@@ -1,0 +1,32 @@
+//! Every integration test of this crate, one module per file, in one test binary.
+//!
+//! One binary links and instantiates the dependencies' generics once instead of once per file,
+//! which shortens a clean `cargo test --workspace`; run one file's tests with
+//! `cargo test -p systolic-cpu --test suite FILE::`.
+
+mod fusion_support;
+mod support;
+
+mod compiled_vs_interp;
+mod compiled_vs_interp_elementwise;
+mod compiled_vs_interp_families;
+mod compiled_vs_interp_other;
+mod compiled_vs_interp_runtime;
+mod conv;
+mod dot;
+mod dot_compiled;
+mod dot_epilogue;
+mod fallback_list;
+mod fusion_chains;
+mod fusion_elementwise;
+mod fusion_reduce;
+mod fusion_rows;
+mod goldens;
+mod indexing;
+mod linalg;
+mod math_accuracy;
+mod region_kernels;
+mod rng;
+mod rng_native;
+mod sort;
+mod window;

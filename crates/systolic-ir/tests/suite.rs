@@ -1,0 +1,25 @@
+//! Every integration test of this crate, one module per file, in one test binary.
+//!
+//! One binary links and instantiates the dependencies' generics once instead of once per file,
+//! which shortens a clean `cargo test --workspace`; run one file's tests with
+//! `cargo test -p systolic-ir --test suite FILE::`.
+
+mod roundtrip_common;
+
+mod fusion_op;
+mod parse_errors;
+mod parse_fixtures;
+mod parse_forms;
+mod parse_perf;
+mod parse_shardings;
+mod print_build;
+mod print_golden;
+mod roundtrip_corpus;
+mod roundtrip_fixtures;
+mod roundtrip_random;
+mod verify_indexing;
+mod verify_jax_fixtures;
+mod verify_module;
+mod verify_no_panic;
+mod verify_shapes;
+mod verify_text;

@@ -1,0 +1,12 @@
+//! Every integration test of this crate, one module per file, in one test binary.
+//!
+//! One binary links and instantiates the dependencies' generics once instead of once per file,
+//! which shortens a clean `cargo test --workspace`; run one file's tests with
+//! `cargo test -p systolic-runtime --test suite FILE::`.
+
+mod support;
+
+mod buffers_and_execute;
+mod disk_cache;
+mod profile;
+mod tpu_devices;

@@ -1,0 +1,20 @@
+//! Every integration test of this crate, one module per file, in one test binary.
+//!
+//! One binary links and instantiates the dependencies' generics once instead of once per file,
+//! which shortens a clean `cargo test --workspace`; run one file's tests with
+//! `cargo test -p systolic --test suite FILE::`.
+
+mod control_flow;
+mod grad;
+mod grad_perf;
+mod jit_async;
+mod jit_lower;
+mod ops_golden;
+mod ops_golden_ops2;
+mod porting_mlp;
+mod prng_dists;
+mod prng_golden;
+mod tree_derive;
+mod vmap;
+mod vmap_grad;
+mod vmap_programs;
