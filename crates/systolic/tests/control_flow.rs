@@ -437,3 +437,107 @@ fn grad_of_a_dynamic_while_is_an_error() {
         .to_string();
     assert!(e.contains("static trip count"), "{e}");
 }
+
+/// Weakly typed initial carries (Rust/Python scalars) are promoted as JAX does
+/// (`_promote_weak_typed_inputs`): the loop is traced again with the carry converted to what
+/// the body returns. Values, dtypes and weak types from JAX 0.10.2:
+/// `fori_loop(0, 3, lambda i, x: x + jnp.float16(1.5), 0.0)` → f16 4.5, strong;
+/// `while_loop(lambda x: x < 10, lambda x: x + jnp.int8(3), 0)` → i8 12;
+/// `fori_loop(0, 3, lambda i, x: x * 2.0, 1.0)` → f32 8, still weak;
+/// `fori_loop(0, 3, lambda i, x: x + jnp.float32(1), 1.0)` → f32 4, strong;
+/// `scan(lambda c, x: (c + x, c), 0.0, jnp.arange(3, dtype=bf16))` → c bf16 3, ys bf16 [0, 0, 1].
+#[test]
+fn weak_initial_carries_are_promoted_to_the_body_type() {
+    use half::{bf16, f16};
+    for under_jit in [false, true] {
+        let run = |f: &dyn Fn(&Array) -> Array| -> Array {
+            if under_jit {
+                jit(|x: &Array| f(x)).call(&Array::scalar(0.0f32)).unwrap()
+            } else {
+                f(&Array::scalar(0.0f32))
+            }
+        };
+        let a = run(&|_| {
+            lax::fori_loop(
+                0,
+                3,
+                |_, x: &Array| x + &Array::scalar(f16::from_f32(1.5)),
+                &systolic::weak_float(0.0),
+            )
+            .unwrap()
+        });
+        assert_eq!(
+            (a.dtype(), a.weak_type()),
+            (DType::F16, false),
+            "jit {under_jit}"
+        );
+        assert_eq!(a.to_vec::<f16>().unwrap(), vec![f16::from_f32(4.5)]);
+
+        let b = run(&|_| {
+            lax::while_loop(
+                |x: &Array| np::less(x, &systolic::weak_int(10)),
+                |x: &Array| x + &Array::scalar(3i8),
+                &systolic::weak_int(0),
+            )
+            .unwrap()
+        });
+        assert_eq!(
+            (b.dtype(), b.weak_type()),
+            (DType::I8, false),
+            "jit {under_jit}"
+        );
+        assert_eq!(b.to_vec::<i8>().unwrap(), vec![12]);
+
+        let c = run(&|_| {
+            lax::fori_loop(0, 3, |_, x: &Array| x * 2.0, &systolic::weak_float(1.0)).unwrap()
+        });
+        // Under jit the output of the traced function is what JAX's jit returns: weak stays.
+        assert_eq!(
+            (c.dtype(), c.weak_type()),
+            (DType::F32, true),
+            "jit {under_jit}"
+        );
+        assert_eq!(get(&c), vec![8.0]);
+
+        let d = run(&|_| {
+            lax::fori_loop(
+                0,
+                3,
+                |_, x: &Array| x + &Array::scalar(1.0f32),
+                &systolic::weak_float(1.0),
+            )
+            .unwrap()
+        });
+        assert_eq!(
+            (d.dtype(), d.weak_type()),
+            (DType::F32, false),
+            "jit {under_jit}"
+        );
+        assert_eq!(get(&d), vec![4.0]);
+
+        let xs: Vec<bf16> = (0..3).map(|i| bf16::from_f32(i as f32)).collect();
+        let xs = Array::from_vec(xs, &[3]);
+        let scanned = |_: &Array| {
+            let (c, ys) = lax::scan(
+                |c: &Array, x: &Array| (c + x, c.clone()),
+                &systolic::weak_float(0.0),
+                &xs,
+                None,
+                false,
+            )
+            .unwrap();
+            np::concatenate(&[&np::reshape(&c, &[1]), &ys], 0)
+        };
+        let e = run(&scanned);
+        assert_eq!(
+            (e.dtype(), e.weak_type()),
+            (DType::BF16, false),
+            "jit {under_jit}"
+        );
+        let want: Vec<bf16> = [3.0, 0.0, 0.0, 1.0]
+            .iter()
+            .map(|&v| bf16::from_f32(v))
+            .collect();
+        assert_eq!(e.to_vec::<bf16>().unwrap(), want);
+    }
+}

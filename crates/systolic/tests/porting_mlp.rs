@@ -4,9 +4,9 @@
 //! CPU (measured) and on a simulated TPU (TPU numerics, modelled time).
 
 #[path = "../examples/porting_mlp.rs"]
-mod porting_mlp;
+mod example;
 
-use porting_mlp::{forward, init_mlp, input, run_on};
+use example::{forward, init_mlp, input, run_on};
 use serde_json::Value;
 use systolic::{jit, random};
 

@@ -156,6 +156,34 @@ fn check_like(
     Ok(())
 }
 
+/// JAX's rule for loop carries: an initial value that is weakly typed while the body returns a
+/// strongly typed value (or another dtype) there is converted to the two's promoted dtype, and
+/// the loop traced again; so `fori_loop(0, n, |_, x| x + half, &0.0)` carries f16 as in JAX.
+/// `None` when no carry changes (the usual case: the first trace stands).
+fn promote_weak_carries(
+    carries: &[Array],
+    out_types: &[Type],
+    out_weak: &[bool],
+) -> Option<Vec<Array>> {
+    let mut changed = false;
+    let promoted = carries
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let (Some(Type::Tensor(out)), Some(&weak)) = (out_types.get(i), out_weak.get(i)) else {
+                return a.clone();
+            };
+            if !a.weak_type() || out.shape != a.shape() || (weak && out.dtype == a.dtype()) {
+                return a.clone();
+            }
+            let (dtype, _) = crate::promote::result_type(&[(a.dtype(), true), (out.dtype, weak)]);
+            changed = true;
+            crate::ops::elementwise::convert("loop carry", a, dtype, false)
+        })
+        .collect();
+    changed.then_some(promoted)
+}
+
 /// Emits `stablehlo.while` in the active trace: carries `init`, `cond` and `body` staged on
 /// the carries (their captures follow the carries as loop invariants). Returns the final
 /// carries (without the invariants).
@@ -249,33 +277,44 @@ fn stage_cond(carries: &[Array], f: impl FnOnce(&[Array]) -> Result<Array>) -> R
 /// assert_eq!(x.1.to_vec::<i32>().unwrap(), vec![4]);
 /// ```
 pub fn while_loop<T: Tree>(
-    cond_fun: impl FnOnce(&T) -> Array,
-    body_fun: impl FnOnce(&T) -> T,
+    cond_fun: impl Fn(&T) -> Array,
+    body_fun: impl Fn(&T) -> T,
     init_val: &T,
 ) -> Result<T> {
     let leaves = flatten(init_val);
     let def = init_val.def();
     let outs = in_trace("while_loop", &leaves, |ins| {
-        let cond = stage_cond(ins, |xs| {
-            let t = init_val.rebuild(&mut xs.iter().cloned())?;
-            Ok(cond_fun(&t))
-        })?;
-        let mut out_def = None;
-        let body = stage_checked("body_fun", ins, |xs| {
-            let t = init_val.rebuild(&mut xs.iter().cloned())?;
-            let o = body_fun(&t);
-            out_def = Some(o.def());
-            Ok(flatten(&o))
-        })?;
-        let out_def = out_def.unwrap_or_else(|| def.clone());
-        check_like(
-            "body_fun output",
-            ins,
-            &def,
-            &body.func.result_types,
-            &out_def,
-        )?;
-        emit_while(ins, &cond, &body)
+        let mut carries = ins.to_vec();
+        loop {
+            let cond = stage_cond(&carries, |xs| {
+                let t = init_val.rebuild(&mut xs.iter().cloned())?;
+                Ok(cond_fun(&t))
+            })?;
+            let mut out_def = None;
+            let body = stage_checked("body_fun", &carries, |xs| {
+                let t = init_val.rebuild(&mut xs.iter().cloned())?;
+                let o = body_fun(&t);
+                out_def = Some(o.def());
+                Ok(flatten(&o))
+            })?;
+            let out_def = out_def.unwrap_or_else(|| def.clone());
+            if out_def == def {
+                let promoted =
+                    promote_weak_carries(&carries, &body.func.result_types, &body.out_weak);
+                if let Some(p) = promoted {
+                    carries = p;
+                    continue;
+                }
+            }
+            check_like(
+                "body_fun output",
+                &carries,
+                &def,
+                &body.func.result_types,
+                &out_def,
+            )?;
+            return emit_while(&carries, &cond, &body);
+        }
     })?;
     init_val.rebuild(&mut outs.into_iter())
 }
@@ -324,7 +363,7 @@ fn increment(i: &Array) -> Result<Array> {
 pub fn fori_loop<T: Tree>(
     lower: i64,
     upper: i64,
-    body_fun: impl FnOnce(&Array, &T) -> T,
+    body_fun: impl Fn(&Array, &T) -> T,
     init_val: &T,
 ) -> Result<T> {
     let leaves = flatten(init_val);
@@ -332,27 +371,41 @@ pub fn fori_loop<T: Tree>(
     let outs = in_trace("fori_loop", &leaves, |ins| {
         let mut carries = vec![int32(lower, true)?];
         carries.extend(ins.iter().cloned());
-        let cond = counted_cond(&carries, upper)?;
-        let mut out_def = None;
-        let body = stage_checked("body_fun", &carries, |xs| {
-            let t = init_val.rebuild(&mut xs[1..].iter().cloned())?;
-            let o = body_fun(&xs[0], &t);
-            out_def = Some(o.def());
-            let mut r = vec![increment(&xs[0])?];
-            r.extend(flatten(&o));
-            Ok(r)
-        })?;
-        let out_def = out_def.unwrap_or_else(|| def.clone());
-        check_like(
-            "body_fun output",
-            ins,
-            &def,
-            &body.func.result_types[1..],
-            &out_def,
-        )?;
-        let mut outs = emit_while(&carries, &cond, &body)?;
-        outs.remove(0);
-        Ok(outs)
+        loop {
+            let cond = counted_cond(&carries, upper)?;
+            let mut out_def = None;
+            let body = stage_checked("body_fun", &carries, |xs| {
+                let t = init_val.rebuild(&mut xs[1..].iter().cloned())?;
+                let o = body_fun(&xs[0], &t);
+                out_def = Some(o.def());
+                let mut r = vec![increment(&xs[0])?];
+                r.extend(flatten(&o));
+                Ok(r)
+            })?;
+            let out_def = out_def.unwrap_or_else(|| def.clone());
+            if out_def == def {
+                let promoted = promote_weak_carries(
+                    &carries[1..],
+                    &body.func.result_types[1..],
+                    &body.out_weak[1..],
+                );
+                if let Some(p) = promoted {
+                    carries.truncate(1);
+                    carries.extend(p);
+                    continue;
+                }
+            }
+            check_like(
+                "body_fun output",
+                &carries[1..],
+                &def,
+                &body.func.result_types[1..],
+                &out_def,
+            )?;
+            let mut outs = emit_while(&carries, &cond, &body)?;
+            outs.remove(0);
+            return Ok(outs);
+        }
     })?;
     init_val.rebuild(&mut outs.into_iter())
 }
@@ -394,7 +447,7 @@ fn index_leading(x: &Array, i: &Array) -> Array {
 /// assert_eq!(cums.to_vec::<f32>().unwrap(), vec![1.0, 3.0, 6.0, 10.0]);
 /// ```
 pub fn scan<C: Tree, X: Tree, Y: Tree>(
-    f: impl FnOnce(&C, &X) -> (C, Y),
+    f: impl Fn(&C, &X) -> (C, Y),
     init: &C,
     xs: &X,
     length: Option<i64>,
@@ -441,39 +494,46 @@ pub fn scan<C: Tree, X: Tree, Y: Tree>(
     let outs = in_trace("scan", &inputs, |ins| {
         let counter = int32(0, true)?;
         let (cs, xv) = ins.split_at(nc);
-        // One step, staged once: (i, carry, xs) -> (carry', y).
-        let mut c_out_def = None;
-        let mut y_def: Option<Y> = None;
-        let step = stage_checked(
-            "scan_body",
-            &[std::slice::from_ref(&counter), ins].concat(),
-            |a| {
-                let i = &a[0];
-                let idx = if reverse {
-                    sub(&int32(n - 1, false)?, i)
-                } else {
-                    i.clone()
-                };
-                let c = init.rebuild(&mut a[1..=nc].iter().cloned())?;
-                let x_t: Vec<Array> = a[1 + nc..].iter().map(|x| index_leading(x, &idx)).collect();
-                let x = xs.rebuild(&mut x_t.into_iter())?;
-                let (c2, y) = f(&c, &x);
-                c_out_def = Some(c2.def());
-                let mut r = flatten(&c2);
-                r.extend(flatten(&y));
-                y_def = Some(y);
-                Ok(r)
-            },
-        )?;
-        let c_out_def = c_out_def.unwrap_or_else(|| c_def.clone());
-        check_like(
-            "scan carry output",
-            cs,
-            &c_def,
-            &step.func.result_types[..nc.min(step.func.result_types.len())],
-            &c_out_def,
-        )?;
-        let y = y_def.ok_or_else(|| Error::Trace("scan body did not run".into()))?;
+        let mut cs = cs.to_vec();
+        let (step, y) = loop {
+            // One step: (i, carry, xs) -> (carry', y); staged again only if a weak carry is promoted.
+            let mut c_out_def = None;
+            let mut y_def: Option<Y> = None;
+            let step = stage_checked(
+                "scan_body",
+                &[std::slice::from_ref(&counter), &cs, xv].concat(),
+                |a| {
+                    let i = &a[0];
+                    let idx = if reverse {
+                        sub(&int32(n - 1, false)?, i)
+                    } else {
+                        i.clone()
+                    };
+                    let c = init.rebuild(&mut a[1..=nc].iter().cloned())?;
+                    let x_t: Vec<Array> =
+                        a[1 + nc..].iter().map(|x| index_leading(x, &idx)).collect();
+                    let x = xs.rebuild(&mut x_t.into_iter())?;
+                    let (c2, y) = f(&c, &x);
+                    c_out_def = Some(c2.def());
+                    let mut r = flatten(&c2);
+                    r.extend(flatten(&y));
+                    y_def = Some(y);
+                    Ok(r)
+                },
+            )?;
+            let c_out_def = c_out_def.unwrap_or_else(|| c_def.clone());
+            let carry_types = &step.func.result_types[..nc.min(step.func.result_types.len())];
+            if c_out_def == c_def {
+                let weak = &step.out_weak[..carry_types.len()];
+                if let Some(p) = promote_weak_carries(&cs, carry_types, weak) {
+                    cs = p;
+                    continue;
+                }
+            }
+            check_like("scan carry output", &cs, &c_def, carry_types, &c_out_def)?;
+            let y = y_def.ok_or_else(|| Error::Trace("scan body did not run".into()))?;
+            break (step, y);
+        };
         let y_leaves = flatten(&y);
         // Stacked outputs start as zeros.
         let ys0: Vec<Array> = y_leaves
