@@ -18,6 +18,8 @@ mod roundtrip_corpus;
 mod roundtrip_fixtures;
 mod roundtrip_random;
 mod verify_indexing;
+#[path = "verify_infer/main.rs"]
+mod verify_infer;
 mod verify_jax_fixtures;
 mod verify_module;
 mod verify_no_panic;
