@@ -1,9 +1,9 @@
 //! `jnp.einsum`: subscripts parsed (explicit `->` output or numpy's implicit one, `...`
 //! ellipses broadcasting from the right), then lowered as JAX does: repeated labels in one
 //! operand take a diagonal, labels used by one operand only are summed away first, operands
-//! are contracted pairwise (left to right) with `dot_general` (batch = labels shared and still
-//! needed, contracting = labels shared and no longer needed), and the result is transposed to
-//! the output order.
+//! are contracted pairwise with `dot_general` in the cheapest order (as JAX's opt_einsum path:
+//! [`contraction_path`]; batch = labels shared and still needed, contracting = labels shared and
+//! no longer needed), and the result is transposed to the output order.
 
 use crate::array::{describe, Array};
 use crate::error::{Error, Result};
@@ -12,6 +12,7 @@ use crate::ops::elementwise::{broadcast_to_shape, compare, select};
 use crate::ops::linalg::dot_general;
 use crate::ops::reduce::reduce;
 use crate::ops::shape::transpose;
+use std::collections::BTreeMap;
 use systolic_ir::{BinaryOp, ComparisonDirection, DType, DotDimensionNumbers};
 
 /// A label: a letter, or one dimension of the ellipsis (numbered from the right).
@@ -192,14 +193,15 @@ fn einsum_impl(subscripts: &str, operands: &[&Array]) -> Result<Array> {
         }
         ops.push((a, ls));
     }
-    let mut iter = ops.into_iter().enumerate();
-    let Some((_, (mut acc, mut acc_l))) = iter.next() else {
+    if ops.is_empty() {
         return Err(err("needs at least one operand"));
-    };
-    for (k, (b, b_l)) in iter {
-        let keep = |l: &Label| {
-            out_labels.contains(l) || inputs[k + 1..].iter().any(|(_, o)| o.contains(l))
-        };
+    }
+    let labels: Vec<Vec<Label>> = ops.iter().map(|(_, l)| l.clone()).collect();
+    for (i, j) in contraction_path(&labels, &out_labels, &sizes) {
+        // `j > i`: take the later one out first so `i` still names its operand.
+        let (b, b_l) = ops.remove(j);
+        let (acc, acc_l) = ops.remove(i);
+        let keep = |l: &Label| out_labels.contains(l) || ops.iter().any(|(_, o)| o.contains(l));
         // Broadcast size-1 dims that meet a larger one.
         let acc2 = stretch(&acc, &acc_l, &b_l, &b, &sizes)?;
         let b2 = stretch(&b, &b_l, &acc_l, &acc, &sizes)?;
@@ -218,9 +220,9 @@ fn einsum_impl(subscripts: &str, operands: &[&Array]) -> Result<Array> {
         let mut r_l = batch.clone();
         r_l.extend(acc_l.iter().filter(|l| !shared.contains(l)));
         r_l.extend(b_l.iter().filter(|l| !shared.contains(l)));
-        acc = r;
-        acc_l = r_l;
+        ops.push((r, r_l));
     }
+    let (mut acc, mut acc_l) = ops.pop().ok_or_else(|| err("internal: no operand left"))?;
     // Sum what the output drops, then order as the output.
     let drop: Vec<i64> = (0..acc_l.len())
         .filter(|&d| !out_labels.contains(&acc_l[d]))
@@ -254,6 +256,107 @@ fn einsum_impl(subscripts: &str, operands: &[&Array]) -> Result<Array> {
     let r = broadcast_to_shape("einsum", &r, &shape);
     r.check()?;
     Ok(r)
+}
+
+/// The order of pairwise contractions, as JAX gets it from opt_einsum: each step names two
+/// positions `(i, j)`, `i < j`, of the current operand list; both leave the list and their
+/// product is appended. Up to [`OPTIMAL_UP_TO`] operands every order is tried and the one with
+/// the fewest multiply-adds kept (opt_einsum's `optimal`); beyond, the cheapest pair is taken
+/// at each step (its `greedy`). Left-to-right order can cost orders of magnitude more: in
+/// `ij,jk,kl` with small `i`, `l` and large `j`, `k`, contracting `jk,kl` first never forms the
+/// large `ik` intermediate.
+fn contraction_path(
+    labels: &[Vec<Label>],
+    out: &[Label],
+    sizes: &BTreeMap<Label, i64>,
+) -> Vec<(usize, usize)> {
+    if labels.len() <= OPTIMAL_UP_TO {
+        let mut best = (f64::INFINITY, vec![]);
+        search_paths(labels.to_vec(), out, sizes, 0.0, &mut vec![], &mut best);
+        return best.1;
+    }
+    let mut ops = labels.to_vec();
+    let mut path = vec![];
+    while ops.len() > 1 {
+        let mut choice = (f64::INFINITY, 0, 1);
+        for j in 1..ops.len() {
+            for i in 0..j {
+                let (cost, _) = pair_cost(&ops, i, j, out, sizes);
+                if cost < choice.0 {
+                    choice = (cost, i, j);
+                }
+            }
+        }
+        let (_, i, j) = choice;
+        let (_, kept) = pair_cost(&ops, i, j, out, sizes);
+        ops.remove(j);
+        ops.remove(i);
+        ops.push(kept);
+        path.push((i, j));
+    }
+    path
+}
+
+/// Operand counts up to which [`contraction_path`] searches every order (5 operands: 180
+/// orders).
+const OPTIMAL_UP_TO: usize = 5;
+
+/// Depth-first search over contraction orders, pruned by the best total cost found so far.
+fn search_paths(
+    ops: Vec<Vec<Label>>,
+    out: &[Label],
+    sizes: &BTreeMap<Label, i64>,
+    cost: f64,
+    path: &mut Vec<(usize, usize)>,
+    best: &mut (f64, Vec<(usize, usize)>),
+) {
+    if ops.len() <= 1 {
+        if cost < best.0 {
+            *best = (cost, path.clone());
+        }
+        return;
+    }
+    for j in 1..ops.len() {
+        for i in 0..j {
+            let (step, kept) = pair_cost(&ops, i, j, out, sizes);
+            if cost + step >= best.0 {
+                continue;
+            }
+            let mut rest = ops.clone();
+            rest.remove(j);
+            rest.remove(i);
+            rest.push(kept);
+            path.push((i, j));
+            search_paths(rest, out, sizes, cost + step, path, best);
+            path.pop();
+        }
+    }
+}
+
+/// Multiply-adds of contracting operands `i` and `j` of `ops` (the product of the sizes of all
+/// their labels) and the labels their product keeps (those the output or another operand
+/// still needs).
+fn pair_cost(
+    ops: &[Vec<Label>],
+    i: usize,
+    j: usize,
+    out: &[Label],
+    sizes: &BTreeMap<Label, i64>,
+) -> (f64, Vec<Label>) {
+    let mut union: Vec<Label> = ops[i].clone();
+    union.extend(ops[j].iter().filter(|l| !ops[i].contains(l)));
+    let cost = union
+        .iter()
+        .map(|l| sizes.get(l).copied().unwrap_or(1) as f64)
+        .product();
+    let needed = |l: &Label| {
+        out.contains(l)
+            || ops
+                .iter()
+                .enumerate()
+                .any(|(k, o)| k != i && k != j && o.contains(l))
+    };
+    (cost, union.into_iter().filter(needed).collect())
 }
 
 /// `x` with size-1 dims broadcast where `other` has the same label larger.
@@ -304,5 +407,71 @@ fn take_diagonals(mut a: Array, mut ls: Vec<Label>) -> Result<(Array, Vec<Label>
         let masked = select("einsum", &eq, &a, &zero);
         a = reduce("einsum", BinaryOp::Add, &masked, &[j as i64]);
         ls.remove(j);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn letters(s: &str) -> Vec<Label> {
+        s.chars().map(Label::Letter).collect()
+    }
+
+    fn sizes(pairs: &[(char, i64)]) -> BTreeMap<Label, i64> {
+        pairs.iter().map(|&(c, n)| (Label::Letter(c), n)).collect()
+    }
+
+    #[test]
+    fn a_chain_contracts_its_small_end_first() {
+        // i=1000, j=2, k=1000, l=2: (ij·jk)·kl costs 4e6, ij·(jk·kl) 8e3.
+        let ops = [letters("ij"), letters("jk"), letters("kl")];
+        let s = sizes(&[('i', 1000), ('j', 2), ('k', 1000), ('l', 2)]);
+        assert_eq!(contraction_path(&ops, &letters("il"), &s), [(1, 2), (0, 1)]);
+        // With the sizes the other way round, left to right is the cheap order.
+        let s = sizes(&[('i', 2), ('j', 1000), ('k', 2), ('l', 1000)]);
+        assert_eq!(contraction_path(&ops, &letters("il"), &s), [(0, 1), (0, 1)]);
+    }
+
+    /// Total multiply-adds of contracting `ops` along `path`.
+    fn total_cost(
+        ops: &[Vec<Label>],
+        path: &[(usize, usize)],
+        out: &[Label],
+        s: &BTreeMap<Label, i64>,
+    ) -> f64 {
+        let mut live = ops.to_vec();
+        let mut total = 0.0;
+        for &(i, j) in path {
+            let (cost, kept) = pair_cost(&live, i, j, out, s);
+            total += cost;
+            live.remove(j);
+            live.remove(i);
+            live.push(kept);
+        }
+        assert_eq!(live.len(), 1, "the path contracts everything");
+        total
+    }
+
+    #[test]
+    fn greedy_beyond_the_exhaustive_limit_avoids_the_large_products() {
+        // Seven matrices in a chain, all links 1000 but `d` = 2: left to right costs four
+        // 1000^3 products; contracting outwards from `d` costs a few 2·1000^2 ones.
+        let ops: Vec<Vec<Label>> = ["ab", "bc", "cd", "de", "ef", "fg", "gh"]
+            .iter()
+            .map(|s| letters(s))
+            .collect();
+        let s: BTreeMap<Label, i64> = "abcdefgh"
+            .chars()
+            .map(|c| (Label::Letter(c), if c == 'd' { 2 } else { 1000 }))
+            .collect();
+        let out = letters("ah");
+        let path = contraction_path(&ops, &out, &s);
+        assert!(ops.len() > OPTIMAL_UP_TO);
+        let left_to_right: Vec<(usize, usize)> = (0..6).map(|_| (0, 1)).collect();
+        let greedy = total_cost(&ops, &path, &out, &s);
+        let naive = total_cost(&ops, &left_to_right, &out, &s);
+        assert!(naive > 4e9, "{naive}");
+        assert!(greedy < 2e7, "greedy path {path:?} costs {greedy}");
     }
 }
