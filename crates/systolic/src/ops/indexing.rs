@@ -910,13 +910,23 @@ impl At {
         self.apply("at.max", ScatterOp::Max, values)
     }
 
-    /// The update as one scatter into the flattened array: the positions `x[idx]` selects are
-    /// read from an iota of `x`'s shape (out-of-bounds ones become negative and are dropped).
     fn apply(&self, op: &str, kind: ScatterOp, values: &Array) -> Array {
         or_fail((|| {
-            let x = &self.x;
-            x.check()?;
+            self.x.check()?;
             values.check()?;
+            match windowed_update(op, &self.x, &self.idx, kind, values)? {
+                Some(r) => Ok(r),
+                None => self.apply_by_positions(op, kind, values),
+            }
+        })())
+    }
+
+    /// The update as one scatter of single elements into the flattened array: the positions
+    /// `x[idx]` selects are read from an iota of `x`'s shape (out-of-bounds ones become negative
+    /// and are dropped). Costs a pass over all of `x`; only strided slices come here.
+    fn apply_by_positions(&self, op: &str, kind: ScatterOp, values: &Array) -> Result<Array> {
+        {
+            let x = &self.x;
             let n = x.size() as i64;
             let pos = reshape(&iota(DType::I32, &[n], 0), x.shape());
             let sel = index_impl(op, &pos, &self.idx, true)?;
@@ -951,6 +961,283 @@ impl At {
                 scatter_body(kind, x.dtype())?,
             );
             Ok(reshape(&r, x.shape()))
-        })())
+        }
+    }
+}
+
+/// `x.at[idx]` updated as JAX lowers it: one scatter whose windows are the sliced dimensions,
+/// indexed by the ints and integer arrays (broadcast together, numpy's advanced indexing) and
+/// by the slices' starts. Costs what the update touches, not a pass over `x` (the difference
+/// for a KV-cache update `cache.at[:, pos].set(new)`). Out-of-bounds indices, static or not,
+/// drop their update, as JAX's. `None` when a slice has a step other than 1 and selects more
+/// than one element (its elements are not one window).
+fn windowed_update(
+    op: &str,
+    x: &Array,
+    idx: &[Idx],
+    kind: ScatterOp,
+    values: &Array,
+) -> Result<Option<Array>> {
+    let (xe, idx) = expand(op, x, idx)?;
+    // Windows: (dim, start, count). Points: (dim, int32 index array, normalised).
+    let mut windows: Vec<(usize, i64, i64)> = vec![];
+    let mut points: Vec<(usize, Array)> = vec![];
+    for (d, i) in idx.iter().enumerate() {
+        let n = xe.shape()[d];
+        match i {
+            Idx::Int(k) => {
+                let k = if *k < 0 { k + n } else { *k };
+                // Out of bounds either way: -1 is dropped like any other.
+                points.push((d, i32_scalar(if (0..n).contains(&k) { k } else { -1 })));
+            }
+            Idx::Slice(start, stop, step) => {
+                let step = step.unwrap_or(1);
+                if step == 0 {
+                    return Err(Error::op(op, "slice step cannot be zero"));
+                }
+                let (first, count) = slice_bounds(*start, *stop, step, n);
+                if step != 1 && count > 1 {
+                    return Ok(None);
+                }
+                windows.push((d, if count == 0 { 0 } else { first }, count));
+            }
+            Idx::Array(a) => {
+                let a = check_int_indices(op, a)?;
+                points.push((d, normalize(op, &a, n)));
+            }
+            Idx::NewAxis | Idx::Ellipsis => unreachable!("expanded above"),
+        }
+    }
+    let mut b: Vec<i64> = vec![];
+    for (_, a) in &points {
+        b = broadcast_shapes(&b, a.shape()).ok_or_else(|| {
+            Error::op(
+                op,
+                format!(
+                    "index arrays of shapes {} cannot broadcast together",
+                    points
+                        .iter()
+                        .map(|(_, a)| describe(a.ty()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+        })?;
+    }
+    // numpy's rule: advanced indices next to each other put their broadcast dims where they
+    // stand; apart, in front.
+    let adv: Vec<usize> = points.iter().map(|(d, _)| *d).collect();
+    let together = adv.windows(2).all(|w| w[1] == w[0] + 1);
+    let split = if together {
+        adv.first()
+            .map_or(0, |&p| windows.iter().filter(|w| w.0 < p).count())
+    } else {
+        0
+    };
+    let counts: Vec<i64> = windows.iter().map(|w| w.2).collect();
+    let nb = b.len() as i64;
+    let mut update_shape = counts[..split].to_vec();
+    update_shape.extend_from_slice(&b);
+    update_shape.extend_from_slice(&counts[split..]);
+    let update_window_dims: Vec<i64> = (0..split as i64)
+        .chain(split as i64 + nb..update_shape.len() as i64)
+        .collect();
+    let v = convert(op, values, x.dtype(), x.weak_type());
+    let v = broadcast_to_shape(op, &v, &update_shape);
+    v.check().map_err(|_| {
+        Error::op(
+            op,
+            format!(
+                "values {} cannot broadcast to the indexed shape {update_shape:?} of {}",
+                describe(values.ty()),
+                describe(x.ty())
+            ),
+        )
+    })?;
+    if update_shape.contains(&0) {
+        return Ok(Some(x.clone()));
+    }
+    // One index component per point and per window that does not start at 0, in dim order.
+    let mut comps: Vec<(usize, Array)> = points
+        .iter()
+        .map(|(d, a)| (*d, broadcast_to_shape(op, a, &b)))
+        .collect();
+    for &(d, start, _) in &windows {
+        if start != 0 {
+            comps.push((d, broadcast_to_shape(op, &i32_scalar(start), &b)));
+        }
+    }
+    comps.sort_by_key(|(d, _)| *d);
+    let mut col = b.clone();
+    col.push(1);
+    let cols: Vec<Array> = comps.iter().map(|(_, a)| reshape(a, &col)).collect();
+    let indices = if cols.is_empty() {
+        let mut empty = b.clone();
+        empty.push(0);
+        full(&empty, 0.0, DType::I32)
+    } else {
+        concatenate(&cols.iter().collect::<Vec<_>>(), nb)
+    };
+    let dn = ScatterDimensionNumbers {
+        update_window_dims,
+        inserted_window_dims: adv.iter().map(|&d| d as i64).collect(),
+        scatter_dims_to_operand_dims: comps.iter().map(|(d, _)| *d as i64).collect(),
+        index_vector_dim: nb,
+        ..Default::default()
+    };
+    let r = scatter_raw(&xe, &indices, &v, &dn, scatter_body(kind, x.dtype())?);
+    r.check()?;
+    Ok(Some(reshape(&r, x.shape())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::creation::zeros;
+
+    fn arange_f32(shape: &[i64]) -> Array {
+        let n: i64 = shape.iter().product();
+        Array::from_vec((0..n).map(|v| v as f32).collect(), shape)
+    }
+
+    fn ints(v: &[i32]) -> Array {
+        Array::from_vec(v.to_vec(), &[v.len() as i64])
+    }
+
+    /// The windowed scatter and the element-by-element one are two constructions of the same
+    /// update: they agree on every index form both take, for every update kind.
+    #[test]
+    fn windowed_updates_equal_element_updates() {
+        let x = arange_f32(&[4, 3, 5]);
+        let exprs: Vec<Vec<Idx>> = vec![
+            vec![Idx::from(1)],
+            vec![Idx::from(-1), Idx::from(1..3)],
+            vec![Idx::full(), Idx::from(2)],
+            vec![Idx::Ellipsis, Idx::from(ints(&[4, 0, 4]))],
+            vec![
+                Idx::from(ints(&[0, 3, 0])),
+                Idx::full(),
+                Idx::from(ints(&[1, 1, 2])),
+            ],
+            vec![Idx::from(1..3), Idx::from(ints(&[2, 0]))],
+            vec![Idx::NewAxis, Idx::from(2), Idx::Ellipsis, Idx::from(3)],
+            vec![Idx::from(ints(&[-1, 7, 2])), Idx::from(0..2)],
+            vec![Idx::slice(Some(2), Some(3), Some(-1))],
+            vec![Idx::slice(Some(3), Some(1), None)],
+        ];
+        for (e, idx) in exprs.iter().enumerate() {
+            let at = at(&x, idx);
+            let shape = at.get().shape().to_vec();
+            let n: i64 = shape.iter().product();
+            let v = Array::from_vec((0..n).map(|k| 100.0 + k as f32).collect(), &shape);
+            for kind in [
+                ScatterOp::Set,
+                ScatterOp::Add,
+                ScatterOp::Mul,
+                ScatterOp::Min,
+                ScatterOp::Max,
+            ] {
+                let windowed = windowed_update("t", &x, idx, kind, &v)
+                    .unwrap()
+                    .expect("no strided slice");
+                let by_positions = at.apply_by_positions("t", kind, &v).unwrap();
+                assert_eq!(
+                    windowed.to_vec::<f32>().unwrap(),
+                    by_positions.to_vec::<f32>().unwrap(),
+                    "expression {e} ({idx:?}), {kind:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn static_out_of_bounds_ints_drop_the_update_as_jax() {
+        // JAX 0.10.2: jnp.zeros((3, 4)).at[5].set(1.0) is all zeros; .at[-1, 1:3].add(2.0)
+        // adds to row 2.
+        let x = zeros(&[3, 4], DType::F32);
+        let y = at(&x, &[Idx::from(5)]).set(&crate::weak_float(1.0));
+        assert_eq!(y.to_vec::<f32>().unwrap(), vec![0.0; 12]);
+        let y = at(&x, &[Idx::from(-4)]).set(&crate::weak_float(1.0));
+        assert_eq!(y.to_vec::<f32>().unwrap(), vec![0.0; 12]);
+        let y = at(&x, &[Idx::from(-1), Idx::from(1..3)]).add(&crate::weak_float(2.0));
+        let mut want = vec![0.0; 12];
+        want[9] = 2.0;
+        want[10] = 2.0;
+        assert_eq!(y.to_vec::<f32>().unwrap(), want);
+    }
+
+    #[test]
+    fn a_cache_update_lowers_to_one_windowed_scatter_without_an_iota() {
+        // cache[:, pos] = new, pos traced: JAX emits one scatter with the batch and feature
+        // dims as windows.
+        let f = crate::jit(|(cache, pos, new): &(Array, Array, Array)| {
+            at(cache, &[Idx::full(), Idx::from(pos)]).set(new)
+        });
+        let cache = zeros(&[2, 16, 8], DType::F32);
+        let new = arange_f32(&[2, 8]);
+        let args = (cache, Array::scalar(3i32), new);
+        let text = f.lower(&args).unwrap().as_text();
+        assert!(text.contains("stablehlo.scatter"), "{text}");
+        assert!(!text.contains("iota"), "{text}");
+        assert!(text.contains("update_window_dims = [0, 1]"), "{text}");
+        let out = f.call(&args).unwrap().to_vec::<f32>().unwrap();
+        for b in 0..2 {
+            for t in 0..16 {
+                for k in 0..8 {
+                    let want = if t == 3 { (b * 8 + k) as f32 } else { 0.0 };
+                    assert_eq!(out[(b * 16 + t) * 8 + k], want, "[{b}, {t}, {k}]");
+                }
+            }
+        }
+        // Out of bounds: the update is dropped, as JAX's.
+        let args = (args.0, Array::scalar(16i32), args.2);
+        assert!(f
+            .call(&args)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .all(|&v| v == 0.0));
+    }
+    /// Windowed updates under the transformations: grad of `set`/`add` with respect to the
+    /// array and the values (analytic), and vmap equal to a loop over the batch.
+    #[test]
+    fn windowed_updates_differentiate_and_batch() {
+        let x = arange_f32(&[3, 4]);
+        let v = Array::from_vec(vec![10.0f32, 20.0, 30.0], &[3]);
+        // f = sum(x.at[:, 1].set(v)^2): df/dx = 2x off column 1, 0 on it; df/dv = 2v.
+        let g = crate::grad(|(x, v): &(Array, Array)| {
+            let y = at(x, &[Idx::full(), Idx::from(1)]).set(v);
+            crate::numpy::sum(&(&y * &y), None, false)
+        });
+        let (gx, gv) = g.call(&(x.clone(), v.clone())).unwrap();
+        let want_x: Vec<f32> = (0..12)
+            .map(|k| if k % 4 == 1 { 0.0 } else { 2.0 * k as f32 })
+            .collect();
+        assert_eq!(gx.to_vec::<f32>().unwrap(), want_x);
+        assert_eq!(gv.to_vec::<f32>().unwrap(), vec![20.0, 40.0, 60.0]);
+        // f = sum(x.at[1:3, 2].add(v[:2]) * w): df/dx = w, df/dv = w[1:3, 2] then 0.
+        let w = arange_f32(&[3, 4]);
+        let g = crate::grad(|(x, v): &(Array, Array)| {
+            let y = at(x, &[Idx::from(1..3), Idx::from(2)]).add(&index(v, &[Idx::from(0..2)]));
+            crate::numpy::sum(&(&y * &w), None, false)
+        });
+        let (gx, gv) = g.call(&(x.clone(), v.clone())).unwrap();
+        assert_eq!(gx.to_vec::<f32>().unwrap(), w.to_vec::<f32>().unwrap());
+        assert_eq!(gv.to_vec::<f32>().unwrap(), vec![6.0, 10.0, 0.0]);
+        // vmap over a batch of rows and positions.
+        let xs = arange_f32(&[2, 3, 4]);
+        let pos = Array::from_vec(vec![3i32, 0], &[2]);
+        let f = |(x, p): &(Array, Array)| {
+            at(x, &[Idx::full(), Idx::from(p)]).set(&crate::weak_float(-1.0))
+        };
+        let batched = crate::vmap(f).call(&(xs.clone(), pos.clone())).unwrap();
+        let mut want = vec![];
+        for b in 0..2 {
+            let xb = index(&xs, &[Idx::from(b)]);
+            let pb = index(&pos, &[Idx::from(b)]);
+            want.extend(f(&(xb, pb)).to_vec::<f32>().unwrap());
+        }
+        assert_eq!(batched.to_vec::<f32>().unwrap(), want);
     }
 }
