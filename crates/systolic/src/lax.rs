@@ -6,7 +6,7 @@ use crate::ops::elementwise::convert;
 use systolic_ir::{DType, OpKind};
 
 pub use crate::ops::control::{cond, fori_loop, scan, switch, while_loop};
-pub use crate::ops::conv::{conv_general_dilated, ConvDimensions};
+pub use crate::ops::conv::{conv_general_dilated, conv_transpose, ConvDimensions};
 pub use crate::ops::creation::iota;
 pub use crate::ops::indexing::{gather, scatter, scatter_with, GatherScatterMode, ScatterOp};
 pub use crate::ops::linalg::dot_general;

@@ -5,6 +5,7 @@
 //! `cargo test -p systolic --test suite FILE::`.
 
 mod control_flow;
+mod conv_transpose;
 mod grad;
 mod grad_perf;
 mod jit_async;

@@ -239,3 +239,172 @@ fn conv_impl(
     }
     Ok(r)
 }
+
+/// `lax.conv_transpose(lhs, rhs, strides, padding, rhs_dilation, dimension_numbers,
+/// transpose_kernel)`: the fractionally strided convolution (the input dilated by `strides`),
+/// as decoders and up-sampling layers use it. Output sizes and padding follow JAX (Keras'
+/// `Conv2DTranspose` conventions): `Same` gives `input · stride`, `Valid` gives
+/// `(input − 1) · stride + kernel` (dilated kernel sizes); explicit pairs are the padding of
+/// the transposed convolution itself, as JAX's default `use_consistent_padding=False`.
+/// Dimension numbers default to channels-last (`NHWC`/`HWIO`/`NHWC` and the 1-d, 3-d forms),
+/// unlike [`conv_general_dilated`]. With `transpose_kernel`, the kernel's spatial axes are
+/// flipped and its input/output feature axes swapped, which makes this the gradient of the
+/// forward convolution with the same kernel.
+///
+/// ```
+/// use systolic::{lax, lax::Padding, Array};
+/// let x = Array::from_vec(vec![1.0f32, 2.0], &[1, 2, 1]); // NWC
+/// let k = Array::from_vec(vec![1.0f32, 10.0], &[2, 1, 1]); // WIO
+/// let y = lax::conv_transpose(&x, &k, &[2], &Padding::Valid, None, None, false);
+/// assert_eq!(y.shape(), &[1, 4, 1]);
+/// assert_eq!(y.to_vec::<f32>().unwrap(), vec![10.0, 1.0, 20.0, 2.0]);
+/// let s = lax::conv_transpose(&x, &k, &[2], &Padding::Same, None, None, false);
+/// assert_eq!(s.shape(), &[1, 4, 1]);
+/// ```
+pub fn conv_transpose(
+    lhs: &Array,
+    rhs: &Array,
+    strides: &[i64],
+    padding: &Padding,
+    rhs_dilation: Option<&[i64]>,
+    dimension_numbers: Option<&ConvDimensions>,
+    transpose_kernel: bool,
+) -> Array {
+    conv_transpose_impl(
+        lhs,
+        rhs,
+        strides,
+        padding,
+        rhs_dilation,
+        dimension_numbers,
+        transpose_kernel,
+    )
+    .unwrap_or_else(Array::failed)
+}
+
+fn conv_transpose_impl(
+    lhs: &Array,
+    rhs: &Array,
+    strides: &[i64],
+    padding: &Padding,
+    rhs_dilation: Option<&[i64]>,
+    dimension_numbers: Option<&ConvDimensions>,
+    transpose_kernel: bool,
+) -> Result<Array> {
+    const OP: &str = "conv_transpose";
+    lhs.check()?;
+    rhs.check()?;
+    let ctx = || crate::bind::describe_all(&[lhs, rhs]);
+    if lhs.ndim() < 2 || lhs.ndim() != rhs.ndim() {
+        return Err(Error::op(
+            OP,
+            format!("operands must have one rank >= 2, got {}", ctx()),
+        ));
+    }
+    let nsp = lhs.ndim() - 2;
+    let dims = match dimension_numbers {
+        Some(d) => d.clone(),
+        None => match nsp {
+            0 => ConvDimensions::new("NC", "IO", "NC"),
+            1 => ConvDimensions::new("NHC", "HIO", "NHC"),
+            2 => ConvDimensions::new("NHWC", "HWIO", "NHWC"),
+            3 => ConvDimensions::new("NHWDC", "HWDIO", "NHWDC"),
+            _ => {
+                return Err(Error::op(
+                    OP,
+                    format!(
+                        "no default dimension numbers for {nsp} spatial dimensions ({}); give \
+                         them",
+                        ctx()
+                    ),
+                ))
+            }
+        },
+    };
+    let dn = dims.resolve(lhs.ndim(), rhs.ndim())?;
+    let rhs_dil = rhs_dilation.map_or_else(|| vec![1; nsp], |d| d.to_vec());
+    if strides.len() != nsp || rhs_dil.len() != nsp {
+        return Err(Error::op(
+            OP,
+            format!(
+                "strides {strides:?} and rhs_dilation {rhs_dil:?} must give one entry per \
+                 spatial dimension ({nsp}) of {}",
+                ctx()
+            ),
+        ));
+    }
+    if strides.iter().chain(&rhs_dil).any(|&s| s < 1) {
+        return Err(Error::op(
+            OP,
+            format!("strides {strides:?} and rhs_dilation {rhs_dil:?} must be positive"),
+        ));
+    }
+    let kernel: Vec<i64> = dn
+        .kernel_spatial_dimensions
+        .iter()
+        .zip(&rhs_dil)
+        .map(|(&d, &r)| {
+            let k = rhs.shape()[d as usize];
+            if k == 0 {
+                0
+            } else {
+                (k - 1) * r + 1
+            }
+        })
+        .collect();
+    // JAX's `_conv_transpose_padding` for the forward convolution's string padding.
+    let pads: Vec<(i64, i64)> = match padding {
+        Padding::Explicit(p) => {
+            if p.len() != nsp {
+                return Err(Error::op(
+                    OP,
+                    format!("padding {p:?} must give one (low, high) pair per spatial dimension"),
+                ));
+            }
+            p.clone()
+        }
+        Padding::Same | Padding::Valid => kernel
+            .iter()
+            .zip(strides)
+            .map(|(&k, &s)| {
+                let (total, low) = if matches!(padding, Padding::Same) {
+                    let total = k + s - 2;
+                    (total, if s > k - 1 { k - 1 } else { (total + 1) / 2 })
+                } else {
+                    (k + s - 2 + (k - s).max(0), k - 1)
+                };
+                (low, total - low)
+            })
+            .collect(),
+    };
+    let rhs = if transpose_kernel {
+        let flipped = crate::ops::shape::rev(rhs, &dn.kernel_spatial_dimensions);
+        let mut perm: Vec<i64> = (0..rhs.ndim() as i64).collect();
+        perm.swap(
+            dn.kernel_input_feature_dimension as usize,
+            dn.kernel_output_feature_dimension as usize,
+        );
+        crate::ops::shape::transpose(&flipped, Some(&perm))
+    } else {
+        rhs.clone()
+    };
+    let ones = vec![1; nsp];
+    let r = conv_impl(
+        lhs,
+        &rhs,
+        &ones,
+        &Padding::Explicit(pads),
+        Some(strides),
+        Some(&rhs_dil),
+        Some(&dims),
+        1,
+    );
+    // Errors name this op, not the convolution it became.
+    let rename = |e: Error| match e {
+        Error::Op { message, .. } => Error::op(OP, message),
+        other => other,
+    };
+    let r = r.map_err(rename)?;
+    r.check().map_err(rename)?;
+    Ok(r)
+}
