@@ -1,17 +1,18 @@
 //! The gamma family: `gamma`, `loggamma`, and what JAX builds on them (`beta`, `dirichlet`,
-//! `chisquare`, `student_t`).
+//! `chisquare`, `student_t`, `f`, `generalized_normal`).
 //!
 //! JAX samples each element with Marsaglia and Tsang's rejection method from its own key
-//! (`split(key, n)`), in `while` loops that a vmap turns into masked updates. Systolic has no
-//! traced `while` yet, so the loops are unrolled: [`OUTER`] rejection rounds, each with up to
-//! [`INNER`] tries for a positive `v`, every round updating only the elements still looping,
-//! exactly as the batched loop does. An element that would need more rounds (probability
-//! below 1e-7 per element) comes out NaN rather than wrong.
+//! (`split(key, n)`): an outer `while` loop draws `(X, V, U)` until the squeeze or the log
+//! test accepts, and each round's inner `while` redraws a normal until `v = 1 + c·x > 0`.
+//! Under `jit` JAX runs them vmapped, which batches each loop into one that runs while any
+//! element still loops and updates only those elements. Systolic emits exactly those batched
+//! loops with [`lax::while_loop`], so every element's draw equals JAX's however many rounds
+//! it takes.
 
 use super::continuous::{draw_shape, float_dtype, try_array};
-use super::helpers::cst;
-use super::threefry::threefry2x32;
-use super::{normal, normal_from, split, split_array, uniform_from, Param, Source};
+use super::helpers::{and, any, cst, or};
+use super::keys::Keys;
+use super::{normal, normal_from, split, uniform_from, Param};
 use crate::array::{describe, Array};
 use crate::error::Error;
 use crate::lax;
@@ -19,120 +20,125 @@ use crate::numpy as np;
 use crate::ops::elementwise::convert;
 use systolic_ir::DType;
 
-/// Rejection rounds unrolled (JAX's outer `while`); each accepts with probability > 0.95.
-const OUTER: usize = 6;
-/// Tries for `v = 1 + c·x > 0` per round (JAX's inner `while`); each fails with
-/// probability < 0.008.
-const INNER: usize = 3;
+const OP: &str = "random.gamma";
 
-/// One key per element: the two key words as uint32 arrays of one shape.
-#[derive(Clone)]
-struct Keys {
-    k0: Array,
-    k1: Array,
+/// Marsaglia–Tsang's test on `(X, V, U) = (x², v³, u)`: true while the element must draw
+/// again (neither the squeeze `U < 1 - 0.0331·X²` nor `log U < X/2 + d·(1 - V + log V)`
+/// accepts). The initial `(0, 1, 2)` fails both, so every element draws at least once.
+fn draws_again(d: &Array, xx: &Array, vv: &Array, uu: &Array) -> Array {
+    let dt = d.dtype();
+    let one = cst(1.0, dt);
+    let squeeze = np::subtract(&one, &np::multiply(&cst(0.0331, dt), &np::multiply(xx, xx)));
+    let lhs = np::log(uu);
+    let rhs = np::add(
+        &np::multiply(xx, &cst(0.5, dt)),
+        &np::multiply(d, &np::add(&np::subtract(&one, vv), &np::log(vv))),
+    );
+    and(
+        OP,
+        &np::greater_equal(uu, &squeeze),
+        &np::greater_equal(&lhs, &rhs),
+    )
 }
 
-impl Keys {
-    /// `split(key, n)` as per-element keys.
-    fn from_split(key: &Array, n: i64) -> Keys {
-        let all = split_array(key, n);
-        Keys {
-            k0: lax::reshape(&lax::slice(&all, &[0, 0], &[n, 1], None), &[n]),
-            k1: lax::reshape(&lax::slice(&all, &[0, 1], &[n, 2], None), &[n]),
-        }
-    }
-
-    fn hash(&self, counter: i64) -> (Array, Array) {
-        let n = self.k0.shape().to_vec();
-        let hi = np::zeros(&n, DType::U32);
-        let lo = np::full(&n, counter as f64, DType::U32);
-        threefry2x32(&self.k0, &self.k1, &hi, &lo)
-    }
-
-    /// Each element's `split(key, m)`.
-    fn split(&self, m: i64) -> Vec<Keys> {
-        (0..m)
-            .map(|j| {
-                let (k0, k1) = self.hash(j);
-                Keys { k0, k1 }
-            })
-            .collect()
-    }
-
-    /// The random words of a rank-0 draw from each element's key.
-    fn words(&self) -> Source<'static> {
-        let (b1, b2) = self.hash(0);
-        Source::Words(lax::bitwise_xor(&b1, &b2))
-    }
-
-    fn select(&self, pred: &Array, other: &Keys) -> Keys {
-        Keys {
-            k0: np::where_(pred, &self.k0, &other.k0),
-            k1: np::where_(pred, &self.k1, &other.k1),
-        }
-    }
+/// The inner loop of one round, for the elements where `active` holds: from each element's
+/// key, split off a subkey and draw `x ~ N(0, 1)` until `v = 1 + x·c > 0`. Returns `(x, v)`
+/// (`(0, -1)` where not active; the caller discards those).
+fn positive_v(keys: &Keys, active: &Array, c: &Array) -> Result<(Array, Array), Error> {
+    let dt = c.dtype();
+    let n = c.shape().to_vec();
+    let zero = cst(0.0, dt);
+    let redo = |v: &Array| and(OP, active, &np::less_equal(v, &zero));
+    let init = (
+        keys.k0.clone(),
+        keys.k1.clone(),
+        np::zeros(&n, dt),
+        np::full(&n, -1.0, dt),
+    );
+    let (_, _, x, v) = lax::while_loop(
+        |(_, _, _, v): &(Array, Array, Array, Array)| any(OP, &redo(v)),
+        |(k0, k1, x, v)| {
+            let again = redo(v);
+            let key = Keys {
+                k0: k0.clone(),
+                k1: k1.clone(),
+            };
+            let ks = key.split(2);
+            let xn = normal_from(&ks[1].words(), &n, dt);
+            let vn = np::add(&cst(1.0, dt), &np::multiply(&xn, c));
+            let key = ks[0].select(&again, &key);
+            (
+                key.k0,
+                key.k1,
+                np::where_(&again, &xn, x),
+                np::where_(&again, &vn, v),
+            )
+        },
+        &init,
+    )?;
+    Ok((x, v))
 }
 
-/// JAX's `_gamma_one` for every element of `alpha` (rank 1) with its key.
-fn gamma_one(keys: &Keys, alpha: &Array, log_space: bool) -> Array {
+/// JAX's `_gamma_one` for every element of `alpha` (rank 1) with its own key.
+fn gamma_one(keys: &Keys, alpha: &Array, log_space: bool) -> Result<Array, Error> {
     let dt = alpha.dtype();
     let n = alpha.shape().to_vec();
     let c_ = |v: f64| cst(v, dt);
     let (zero, one) = (c_(0.0), c_(1.0));
+    // alpha < 1 samples Gamma(alpha + 1) and boosts it by U^(1/alpha) at the end.
     let boost_mask = np::greater_equal(alpha, &one);
     let alpha_b = np::where_(&boost_mask, alpha, &np::add(alpha, &one));
     let d = np::subtract(&alpha_b, &c_(1.0 / 3.0));
     let c = np::divide(&c_(1.0 / 3.0), &np::sqrt(&d));
     let ks = keys.split(2);
-    let (mut key, subkey) = (ks[0].clone(), ks[1].clone());
+    let subkey = &ks[1];
     let full = |v: f64| np::broadcast_to(&c_(v), &n);
-    let (mut xx, mut vv, mut uu) = (full(0.0), full(1.0), full(2.0));
-    let cond = |xx: &Array, vv: &Array, uu: &Array| {
-        let sq = np::subtract(&one, &np::multiply(&c_(0.0331), &np::multiply(xx, xx)));
-        let lhs = np::log(uu);
-        let rhs = np::add(
-            &np::multiply(xx, &c_(0.5)),
-            &np::multiply(&d, &np::add(&np::subtract(&one, vv), &np::log(vv))),
-        );
-        lax::bitwise_and(&np::greater_equal(uu, &sq), &np::greater_equal(&lhs, &rhs))
-    };
-    let mut bad = np::zeros(&n, DType::Bool);
-    for _ in 0..OUTER {
-        let active = cond(&xx, &vv, &uu);
-        let k3 = key.split(3);
-        let (mut k, mut x, mut v) = (k3[1].clone(), full(0.0), full(-1.0));
-        for _ in 0..INNER {
-            let again = np::less_equal(&v, &zero);
-            let k2 = k.split(2);
-            let xn = normal_from(&k2[1].words(), &n, dt);
-            let vn = np::add(&one, &np::multiply(&xn, &c));
-            k = k2[0].select(&again, &k);
-            x = np::where_(&again, &xn, &x);
-            v = np::where_(&again, &vn, &v);
-        }
-        bad = lax::bitwise_or(&bad, &lax::bitwise_and(&active, &np::less_equal(&v, &zero)));
-        let xn = np::multiply(&x, &x);
-        let vn = np::multiply(&np::multiply(&v, &v), &v);
-        let un = uniform_from(&k3[2].words(), &n, dt, 0.0, 1.0);
-        key = k3[0].select(&active, &key);
-        xx = np::where_(&active, &xn, &xx);
-        vv = np::where_(&active, &vn, &vv);
-        uu = np::where_(&active, &un, &uu);
-    }
-    let bad = lax::bitwise_or(&bad, &cond(&xx, &vv, &uu));
+    type Carry = (Array, Array, Array, Array, Array);
+    let init: Carry = (
+        ks[0].k0.clone(),
+        ks[0].k1.clone(),
+        full(0.0),
+        full(1.0),
+        full(2.0),
+    );
+    let (_, _, _, vv, _) = lax::while_loop(
+        |(_, _, xx, vv, uu): &Carry| any(OP, &draws_again(&d, xx, vv, uu)),
+        |(k0, k1, xx, vv, uu)| {
+            let active = draws_again(&d, xx, vv, uu);
+            let key = Keys {
+                k0: k0.clone(),
+                k1: k1.clone(),
+            };
+            let k3 = key.split(3);
+            let (x, v) = positive_v(&k3[1], &active, &c)
+                .unwrap_or_else(|e| (Array::failed(e.clone()), Array::failed(e)));
+            let xn = np::multiply(&x, &x);
+            let vn = np::multiply(&np::multiply(&v, &v), &v);
+            let un = uniform_from(&k3[2].words(), &n, dt, 0.0, 1.0);
+            let key = k3[0].select(&active, &key);
+            (
+                key.k0,
+                key.k1,
+                np::where_(&active, &xn, xx),
+                np::where_(&active, &vn, vv),
+                np::where_(&active, &un, uu),
+            )
+        },
+        &init,
+    )?;
     let inv_alpha = np::divide(&one, alpha);
-    let out = if log_space {
+    Ok(if log_space {
+        // log U = -Exponential, from log1p(-u) as JAX's `exponential` draws it.
         let u = uniform_from(&subkey.words(), &n, dt, 0.0, 1.0);
         let log_samples = np::negative(&np::negative(&np::log1p(&np::negative(&u))));
-        let keep = lax::bitwise_or(&boost_mask, &np::equal(&log_samples, &zero));
+        let keep = or(OP, &boost_mask, &np::equal(&log_samples, &zero));
         let log_boost = np::where_(&keep, &zero, &np::multiply(&log_samples, &inv_alpha));
         np::add(&np::add(&np::log(&d), &np::log(&vv)), &log_boost)
     } else {
         let samples = np::subtract(&one, &uniform_from(&subkey.words(), &n, dt, 0.0, 1.0));
         let boost = np::where_(&boost_mask, &one, &np::power(&samples, &inv_alpha));
         np::multiply(&np::multiply(&d, &vv), &boost)
-    };
-    np::where_(&bad, &full(f64::NAN), &out)
+    })
 }
 
 /// JAX's `_gamma`: `a` converted and broadcast to the draw shape, one key per element.
@@ -154,7 +160,8 @@ fn gamma_impl(
         return np::zeros(&shape, dtype);
     }
     let keys = Keys::from_split(key, n);
-    np::reshape(&gamma_one(&keys, &np::reshape(&a, &[n]), log_space), &shape)
+    let g = try_array!(gamma_one(&keys, &np::reshape(&a, &[n]), log_space));
+    np::reshape(&g, &shape)
 }
 
 /// `jax.random.gamma(key, a, shape, dtype)`: Gamma(`a`, 1) draws by Marsaglia–Tsang

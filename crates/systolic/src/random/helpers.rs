@@ -215,3 +215,38 @@ pub(crate) fn last_to_axis(x: &Array, inv: &[i64]) -> Array {
         np::transpose(x, Some(inv))
     }
 }
+
+/// `jnp.any(x)` of a boolean array: one `reduce` with `or` over every axis, a rank-0 bool
+/// (what a batched `while` condition asks).
+pub(crate) fn any(op: &str, x: &Array) -> Array {
+    let dims = (0..x.ndim() as i64).collect();
+    let init = np::zeros(&[], DType::Bool);
+    bind_with(
+        op,
+        OpKind::Reduce { dimensions: dims },
+        &[x, &init],
+        vec![Body::Reducer(BinaryOp::Or, DType::Bool)],
+        None,
+        false,
+    )
+}
+
+/// `a & b` for booleans (broadcasting).
+pub(crate) fn and(op: &str, a: &Array, b: &Array) -> Array {
+    crate::ops::elementwise::binary(op, BinaryOp::And, a, b)
+}
+
+/// `a | b` for booleans (broadcasting).
+pub(crate) fn or(op: &str, a: &Array, b: &Array) -> Array {
+    crate::ops::elementwise::binary(op, BinaryOp::Or, a, b)
+}
+
+/// `~a` for booleans.
+pub(crate) fn not(op: &str, a: &Array) -> Array {
+    crate::ops::elementwise::unary(op, systolic_ir::UnaryOp::Not, a)
+}
+
+/// `x != x`: JAX's `_isnan`.
+pub(crate) fn isnan(x: &Array) -> Array {
+    np::not_equal(x, x)
+}

@@ -16,9 +16,14 @@
 //!   [`laplace`], [`logistic`], [`cauchy`], [`pareto`], [`rayleigh`], [`weibull_min`],
 //!   [`lognormal`], [`maxwell`], [`double_sided_maxwell`], [`wald`], [`triangular`];
 //! - the gamma family: [`gamma`], [`loggamma`], [`beta`], [`dirichlet`], [`chisquare`],
-//!   [`student_t`], [`f`], [`generalized_normal`].
+//!   [`student_t`], [`f`], [`generalized_normal`];
+//! - counts by rejection loops: [`poisson`], [`binomial`], [`multinomial`].
 //!
-//! Integer, boolean, ordering and `uniform` draws equal JAX's bit for bit (tests/
+//! The rejection samplers (gamma, poisson, binomial) run JAX's `while` loops as traced
+//! [`lax::while_loop`]s, batched as JAX batches them, so they trace under `jit` and `vmap`
+//! and every element equals JAX's however many rounds it takes.
+//!
+//! Integer, boolean, ordering, count and `uniform` draws equal JAX's bit for bit (tests/
 //! `prng_golden.rs`, `prng_dists.rs`); so do the bf16/f16 float draws tested. f32 draws that
 //! go through a transcendental (log, log1p, tan, exp, pow, erf, erf_inv) may differ from JAX
 //! in the last place or few, since Systolic's kernels are not XLA:CPU's polynomials.
@@ -33,13 +38,17 @@
 //! assert_eq!(u.to_vec::<f32>().unwrap()[0], 0.9476670026779175);
 //! ```
 
+mod binomial;
 mod continuous;
 mod discrete;
 mod gamma;
 mod helpers;
+mod keys;
 mod param;
+mod poisson;
 mod threefry;
 
+pub use binomial::{binomial, multinomial};
 pub use continuous::{
     cauchy, double_sided_maxwell, exponential, gumbel, laplace, logistic, lognormal, maxwell,
     pareto, rayleigh, triangular, truncated_normal, wald, weibull_min,
@@ -50,6 +59,7 @@ pub use discrete::{
 };
 pub use gamma::{beta, chisquare, dirichlet, f, gamma, generalized_normal, loggamma, student_t};
 pub use param::Param;
+pub use poisson::poisson;
 
 use crate::array::{describe, Array};
 use crate::error::Error;

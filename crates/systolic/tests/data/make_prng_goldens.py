@@ -222,6 +222,111 @@ for seed in SEEDS:
          scale=2.0, shape=[6], dtype="float32")
     case("wald", seed, R.wald(key, 1.5, (6,)), mean=1.5, shape=[6], dtype="float32")
 
+    # gamma with real loops: the boost path (a < 1), large a, arrays mixing both
+    case("gamma", seed, R.gamma(key, 0.2, (8,)), a=0.2, shape=[8], dtype="float32")
+    case("gamma", seed, R.gamma(key, 1000.0, (6,)), a=1000.0, shape=[6], dtype="float32")
+    case("gamma", seed, R.gamma(key, 1e5, (4,)), a=1e5, shape=[4], dtype="float32")
+    gs = np.array([[0.05, 0.7], [30.0, 500.0]], np.float32)
+    case("gamma", seed, R.gamma(key, gs, (3, 2, 2)), a=enc(gs), shape=[3, 2, 2],
+         dtype="float32")
+    case("loggamma", seed, R.loggamma(key, 0.01, (8,)), a=0.01, shape=[8], dtype="float32")
+    case("loggamma", seed, R.loggamma(key, 2000.0, (4,)), a=2000.0, shape=[4],
+         dtype="float32")
+    case("gamma", seed, R.gamma(key, 0.3, (6,), jnp.bfloat16), a=0.3, shape=[6],
+         dtype="bfloat16")
+
+    # poisson: Knuth (lam < 10), transformed rejection (lam >= 10), both in one draw
+    for lam, shape, dt in [(3.0, [16], "int32"), (0.5, [12], "int32"), (50.0, [16], "int32"),
+                           (12, [10], "int16"), (9.5, [10], "uint8"), (400.0, [8], "uint32")]:
+        case("poisson", seed, R.poisson(key, lam, tuple(shape), dt), lam=lam, shape=shape,
+             dtype=dt)
+    lam = np.array([0.0, 0.5, 5.0, 9.99, 10.0, 25.0, 1000.0, np.nan], np.float32)
+    case("poisson", seed, R.poisson(key, lam), lam=enc(lam), shape=None, dtype="int32")
+    case("poisson", seed, R.poisson(key, lam, (3, 8), jnp.int8), lam=enc(lam), shape=[3, 8],
+         dtype="int8")
+    case("poisson", seed, R.poisson(key, lam, dtype=jnp.uint8), lam=enc(lam), shape=None,
+         dtype="uint8")
+
+    # binomial: inversion (n*q <= 10), BTRS, p >= 1/2 flipped, invalid parameters
+    for n, p, shape, dt in [(5, 0.3, [16], "float32"), (100, 0.3, [16], "float32"),
+                            (1000.0, 0.9, [8], "float32"), (1e6, 0.4, [6], "float32"),
+                            (40, 0.5, [8], "float16"), (7.9, 0.25, [8], "float32")]:
+        case("binomial", seed, R.binomial(key, n, p, tuple(shape), dt), n=n, p=p,
+             shape=shape, dtype=dt)
+    bn = np.array([0.0, 1.0, 10.0, 50.0, 1000.0, -1.0, np.inf, 5.0, np.nan, 30.0], np.float32)
+    bp = np.array([0.3, 0.7, 0.5, 0.05, 0.999, 0.3, 0.3, 1.5, 0.5, np.nan], np.float32)
+    case("binomial", seed, R.binomial(key, bn, bp), n=enc(bn), p=enc(bp), shape=None,
+         dtype="float32")
+    bn2 = np.array([[20.0], [200.0]], np.float32)
+    bp2 = np.array([0.0, 0.1, 0.6, 1.0], np.float32)
+    case("binomial", seed, R.binomial(key, bn2, bp2, (3, 2, 4)), n=enc(bn2), p=enc(bp2),
+         shape=[3, 2, 4], dtype="float32")
+    case("binomial", seed, R.binomial(key, 60, 0.5, (6,), jnp.bfloat16), n=60, p=0.5,
+         shape=[6], dtype="bfloat16")
+
+    # multinomial: a scan of binomials over the outcomes
+    mp = np.array([0.2, 0.3, 0.5], np.float32)
+    case("multinomial", seed, R.multinomial(key, 20, mp, shape=(4, 3)), n=20, p=enc(mp),
+         shape=[4, 3], dtype="float32")
+    case("multinomial", seed, R.multinomial(key, 1000, mp, dtype=jnp.int32), n=1000,
+         p=enc(mp), shape=None, dtype="int32")
+    mn = np.array([10.0, 100.0], np.float32)
+    mp2 = np.array([[1.0, 2.0, 3.0, 0.0], [0.25, 0.25, 0.25, 0.25]], np.float32)
+    case("multinomial", seed, R.multinomial(key, mn, mp2), n=enc(mn), p=enc(mp2), shape=None,
+         dtype="float32")
+    case("multinomial", seed, R.multinomial(key, 50, mp2, shape=(3, 2, 4), dtype=jnp.int16),
+         n=50, p=enc(mp2), shape=[3, 2, 4], dtype="int16")
+
+
+def gamma_rounds(key, alpha, n):
+    """The outer rounds and inner tries each element of `loggamma(key, alpha, (n,))` takes,
+    found by replaying Marsaglia-Tsang with the public split/normal/uniform on each
+    element's key (in float32 numpy; it only counts, the draws themselves come from JAX).
+    Returns (max outer rounds, max inner tries in one round, the replayed log samples)."""
+    a = np.float32(alpha)
+    ab = a if a >= 1 else a + np.float32(1)
+    d = ab - np.float32(1 / 3)
+    c = np.float32(1 / 3) / np.sqrt(d)
+    outer_max, inner_max, replay = 0, 0, []
+    for k in jax.random.split(key, n):
+        k, sub = jax.random.split(k)
+        xx, vv, uu = np.float32(0), np.float32(1), np.float32(2)
+        rounds = 0
+        while (uu >= 1 - np.float32(0.0331) * xx * xx
+               and np.log(uu) >= xx * np.float32(0.5) + d * (1 - vv + np.log(vv))):
+            rounds += 1
+            k, xk, uk = jax.random.split(k, 3)
+            v, tries = np.float32(-1), 0
+            while v <= 0:
+                tries += 1
+                xk, s = jax.random.split(xk)
+                x = np.float32(jax.random.normal(s, ()))
+                v = np.float32(1) + x * c
+            inner_max = max(inner_max, tries)
+            xx, vv, uu = x * x, v * v * v, np.float32(jax.random.uniform(uk, ()))
+        outer_max = max(outer_max, rounds)
+        log_u = -np.float32(jax.random.exponential(sub, ()))
+        boost = np.float32(0) if a >= 1 or log_u == 0 else log_u * (np.float32(1) / a)
+        replay.append(np.log(d) + np.log(vv) + boost)
+    return outer_max, inner_max, np.array(replay)
+
+
+# A draw where some elements take several rejection rounds and a round retries its normal:
+# the first seed from 100 on whose 256 log-gamma(0.01) draws do both.
+for seed in range(100, 200):
+    key = jax.random.PRNGKey(seed)
+    outer, inner, replay = gamma_rounds(key, 0.01, 256)
+    if outer >= 3 and inner >= 2:
+        break
+else:
+    raise SystemExit("no seed in 100..199 has an element with 3 rounds and 2 tries")
+lg = jax.random.loggamma(key, 0.01, (256,))
+# The counts are only right if the replay is JAX's sampler: its draws must agree.
+assert np.allclose(np.asarray(lg), replay, rtol=1e-4, atol=1e-4), "the replay is not JAX's"
+case("loggamma", seed, lg, a=0.01, shape=[256], dtype="float32")
+cases[-1]["rounds"] = {"outer": outer, "inner": inner}
+print(f"several rounds: seed {seed}, up to {outer} rounds, up to {inner} normal draws")
+
 out = {
     "jax_version": jax.__version__,
     "jax_threefry_partitionable": bool(jax.config.jax_threefry_partitionable),
