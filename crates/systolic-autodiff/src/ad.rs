@@ -2,14 +2,12 @@
 //! mode): it walks a function's ops in order, clones each op into the function being built
 //! (the primal) and asks the op's rule for the tangents of its results.
 
-use crate::builder::{Builder, Res};
+use crate::builder::{AdBuilder, Builder, Res};
 use crate::rules;
 use crate::{dce, Error};
 use std::collections::{HashMap, HashSet};
 use systolic_ir::walk::{clone_op, clone_region, ValueMap};
-use systolic_ir::{
-    find_attr, Attribute, Block, Func, Op, OpKind, Region, ReturnKind, Type, ValueId,
-};
+use systolic_ir::{find_attr, Attribute, Func, Op, OpKind, Region, Type, ValueId};
 
 /// Forward mode emits tangent ops next to the primal ones; linearization also marks control
 /// flow for its own backward rules.
@@ -107,7 +105,7 @@ impl<'s> Ad<'s> {
 
     /// Clones a source op into the built function (primal only).
     pub(crate) fn clone_primal(&mut self, op: &Op) -> Res<Vec<ValueId>> {
-        let mut c = clone_op(self.src, op, &mut self.b.f, &mut self.primal)
+        let mut c = clone_op(self.src, op, &mut self.b.func, &mut self.primal)
             .map_err(|e| Error::new(e.message))?;
         c.attrs.retain(|a| a.name != crate::REMAT_ATTR);
         let results = c.results.clone();
@@ -189,15 +187,11 @@ impl<'s> Ad<'s> {
 /// renumbers the value arena.
 pub(crate) fn assemble(
     src: &Func,
-    mut b: Builder,
+    b: Builder,
     params: Vec<ValueId>,
     returns: Vec<ValueId>,
 ) -> Res<Func> {
-    let mut f = std::mem::replace(&mut b.f, Func::new(""));
-    f.result_types = returns.iter().map(|&v| f.value_type(v).clone()).collect();
-    let mut ops = b.ops;
-    ops.push(Op::new(OpKind::Return(ReturnKind::Func), returns, vec![]));
-    f.body = Region::single(Block { args: params, ops });
+    let mut f = b.into_func(params, returns);
     dce(&mut f);
     // Renumber: clone the body into a fresh arena.
     let mut out = Func::new(src.name.clone());

@@ -4,7 +4,7 @@
 //! times. Control flow and rematerialised groups have their own backward rules here.
 
 use crate::ad::{assemble, captured, is_float_type, Ad, Mode};
-use crate::builder::Res;
+use crate::builder::{AdBuilder, Res};
 use crate::rules;
 use crate::Error;
 use std::collections::{HashMap, HashSet};
@@ -128,7 +128,7 @@ fn vjp_block_inner(
 ) -> Res<Vec<Option<ValueId>>> {
     let mut lin_seeds = vec![];
     for &s in seeds {
-        let ty = ad.b.f.value_type(ad.p(s)?).clone();
+        let ty = ad.b.func.value_type(ad.p(s)?).clone();
         let v = ad.b.param(ty);
         ad.tangent.insert(s, v);
         lin_seeds.push(v);
@@ -258,7 +258,7 @@ fn recompute_group(
     let tensor_inputs: Vec<ValueId> = inputs
         .iter()
         .copied()
-        .filter(|&v| matches!(ad.b.f.value_type(v), Type::Tensor(_)))
+        .filter(|&v| matches!(ad.b.func.value_type(v), Type::Tensor(_)))
         .collect();
     if !tensor_inputs.is_empty() {
         let outs = ad.b.emit_full(
@@ -274,9 +274,9 @@ fn recompute_group(
     for &v in &inputs {
         map.insert(v, subst.get(&v).copied().unwrap_or(v));
     }
-    let arena = ad.b.f.values.clone();
+    let arena = ad.b.func.values.clone();
     for op in group {
-        let c = clone_op_from_arena(&arena, op, &mut ad.b.f, &mut map)
+        let c = clone_op_from_arena(&arena, op, &mut ad.b.func, &mut map)
             .map_err(|e| Error::new(format!("internal: remat: {}", e.message)))?;
         for (r, n) in op.results.iter().zip(&c.results) {
             subst.insert(*r, *n);
@@ -515,7 +515,7 @@ fn forward_while(ad: &mut Ad, op: &Op, c: &mut Custom) -> Res<()> {
         cargs.push(v);
     }
     for &s in &stacks_init {
-        cargs.push(ad.b.param(ad.b.f.value_type(s).clone()));
+        cargs.push(ad.b.param(ad.b.func.value_type(s).clone()));
     }
     let (cops, _) = in_region(ad, |ad| {
         for o in &cond_src.ops {
@@ -542,7 +542,7 @@ fn forward_while(ad: &mut Ad, op: &Op, c: &mut Custom) -> Res<()> {
     }
     let mut sargs = vec![];
     for &s in &stacks_init {
-        sargs.push(ad.b.param(ad.b.f.value_type(s).clone()));
+        sargs.push(ad.b.param(ad.b.func.value_type(s).clone()));
     }
     let (bops, _) = in_region(ad, |ad| {
         let it = if dir > 0 {
@@ -638,7 +638,7 @@ fn while_backward(
     operands.extend(cap_init.iter().copied());
     let types: Vec<Type> = operands
         .iter()
-        .map(|&v| ad.b.f.value_type(v).clone())
+        .map(|&v| ad.b.func.value_type(v).clone())
         .collect();
     // cond: it >= 0
     let cargs: Vec<ValueId> = types.iter().map(|t| ad.b.param(t.clone())).collect();

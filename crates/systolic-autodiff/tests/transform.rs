@@ -99,6 +99,72 @@ fn remat_recomputes_behind_a_barrier() {
     );
 }
 
+/// The group id of every op of `f`'s body marked as rematerialised, in order.
+fn remat_groups(f: &Func) -> Vec<i64> {
+    f.body.blocks[0]
+        .ops
+        .iter()
+        .filter_map(
+            |op| match systolic_ir::find_attr(&op.attrs, systolic_autodiff::REMAT_ATTR) {
+                Some(systolic_ir::Attribute::Int(g, _)) => Some(*g),
+                _ => None,
+            },
+        )
+        .collect()
+}
+
+#[test]
+fn each_inlined_remat_call_is_its_own_group() {
+    // Two calls of @block, the second through a composite whose decomposition calls it.
+    let text = REMAT.replace(
+        "%1 = stablehlo.multiply %0, %0 : tensor<4xf64>",
+        "%5 = stablehlo.composite \"my.block\" %0 {decomposition = @wrap} : (tensor<4xf64>) -> tensor<4xf64>\n  \
+         %1 = stablehlo.multiply %5, %5 : tensor<4xf64>",
+    ) + "func.func private @wrap(%a: tensor<4xf64>) -> tensor<4xf64> {\n  \
+           %0 = func.call @block(%a) : (tensor<4xf64>) -> tensor<4xf64>\n  \
+           return %0 : tensor<4xf64>\n}\n";
+    let m = module(&text);
+    let f = systolic_autodiff::inline_calls(&m, "main").unwrap();
+    assert_eq!(
+        count(&f, |k| matches!(
+            k,
+            OpKind::Call { .. } | OpKind::Composite { .. }
+        )),
+        0
+    );
+    // Three ops per copy of @block; the copies get consecutive, distinct groups.
+    let groups = remat_groups(&f);
+    assert_eq!(groups.len(), 6, "{}", text_of(&f));
+    assert!(groups[..3].iter().all(|&g| g == groups[0]));
+    assert!(groups[3..].iter().all(|&g| g == groups[0] + 1));
+    // Both copies are recomputed: two barriers, and the gradient is unchanged.
+    let remat = systolic_autodiff::vjp(&f, &[0]).unwrap();
+    assert_eq!(
+        count(&remat, |k| matches!(k, OpKind::OptimizationBarrier)),
+        2
+    );
+    let plain_m = module(&text.replace(" attributes {systolic.remat}", ""));
+    let plain = systolic_autodiff::vjp_in_module(&plain_m, "main", &[0]).unwrap();
+    let x = Tensor::from_f64(vec![4], DType::F64, vec![0.3, -0.2, 0.9, 1.1]).unwrap();
+    let ct = Tensor::from_f64(vec![], DType::F64, vec![0.5]).unwrap();
+    assert_eq!(
+        run(&remat, vec![x.clone(), ct.clone()]),
+        run(&plain, vec![x, ct])
+    );
+}
+
+#[test]
+fn recursion_is_refused_naming_the_cycle() {
+    let m = module(
+        "func.func @main(%x: tensor<f64>) -> tensor<f64> {
+           %0 = func.call @main(%x) : (tensor<f64>) -> tensor<f64>
+           return %0 : tensor<f64>
+         }",
+    );
+    let err = systolic_autodiff::vjp_in_module(&m, "main", &[0]).unwrap_err();
+    assert!(err.message.contains("@main -> @main"), "{err}");
+}
+
 #[test]
 fn mark_remat_groups_ops_of_a_function() {
     let m = module(&REMAT.replace(" attributes {systolic.remat}", ""));

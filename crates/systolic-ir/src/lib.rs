@@ -5,14 +5,18 @@
 //! - [`Module`], [`Func`], [`Region`], [`Block`], [`Op`], [`OpKind`]: the program.
 //! - [`text`]: the MLIR text parser and printer (`jax.jit(f).lower(…).as_text()` form).
 //! - [`verify`]: the verifier and per-op shape/type inference.
+//! - [`walk`], [`inline`], [`builder`]: walks and rewrites, call inlining, and building a
+//!   function op by op with inferred result types (what the passes and transformations share).
 //!
 //! The semantic reference is the StableHLO specification (openxla/stablehlo, `docs/spec.md`).
 
 #![warn(missing_docs)]
 
 pub mod attrs;
+pub mod builder;
 pub mod diag;
 pub mod dtype;
+pub mod inline;
 pub mod module;
 pub mod numerics;
 pub mod ops;

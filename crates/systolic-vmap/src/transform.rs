@@ -6,7 +6,7 @@ use crate::rules;
 use crate::{Result, VmapError};
 use std::collections::HashSet;
 use systolic_ir::walk::walk_ops;
-use systolic_ir::{Block, Func, Module, Op, OpKind, Region, ReturnKind, Type, ValueId};
+use systolic_ir::{Block, Func, Module, Op, Region, Type, ValueId};
 
 /// Batches `func`: parameter `i` gets a batch dimension of size `axis_size` at `in_axes[i]`
 /// (`None`: not mapped, shared by all examples); result `j` has its batch dimension at
@@ -73,13 +73,13 @@ pub fn vmap(
                 )))
             }
         };
-        let v = cx.dst.new_value(ty, func.values[p.index()].name.clone());
+        let v = cx.func.new_value(ty, func.values[p.index()].name.clone());
         args.push(v);
         cx.map.insert(p, BVal { v, bdim });
     }
-    let (mut ops, outs) = cx.in_block(|cx| {
+    let (ops, outs) = cx.in_block(|cx| {
         let outs = cx.run_ops(block)?;
-        cx.current = "func".into();
+        cx.context = "func".into();
         if out_axes.len() != outs.len() && out_axes.len() != 1 {
             return Err(cx.err(format!(
                 "@{} has {} results but out_axes has {} entries",
@@ -103,7 +103,7 @@ pub fn vmap(
                 }
                 None => values.push(b.v),
                 Some(a) => {
-                    let rank = cx.dst.value_type(b.v).as_tensor().map_or(0, |t| t.rank());
+                    let rank = cx.func.value_type(b.v).as_tensor().map_or(0, |t| t.rank());
                     let rank = if b.batched() { rank } else { rank + 1 };
                     if a >= rank {
                         return Err(cx.err(format!(
@@ -116,14 +116,8 @@ pub fn vmap(
         }
         Ok(values)
     })?;
-    ops.push(Op::new(
-        OpKind::Return(ReturnKind::Func),
-        outs.clone(),
-        vec![],
-    ));
-    let mut out = cx.dst;
-    out.result_types = outs.iter().map(|&v| out.value_type(v).clone()).collect();
-    out.body = Region::single(Block { args, ops });
+    cx.ops = ops;
+    let mut out = cx.builder.into_func(args, outs);
     out.visibility = func.visibility;
     out.attrs = func.attrs.clone();
     out.loc = func.loc.clone();
@@ -194,7 +188,7 @@ impl Cx<'_> {
     }
 
     fn run_op(&mut self, op: &Op) -> Result<()> {
-        self.current = op.kind.name();
+        self.context = op.kind.name();
         let args: Vec<BVal> = op
             .operands
             .iter()
@@ -219,14 +213,14 @@ impl Cx<'_> {
     fn copy_op(&mut self, op: &Op, args: &[BVal]) -> Result<Vec<BVal>> {
         let mut regions = vec![];
         for r in &op.regions {
-            regions.push(self.copy_region(r)?);
+            regions.push(self.copy_unbatched_region(r)?);
         }
         let results: Vec<ValueId> = op
             .results
             .iter()
             .map(|&r| {
                 let def = &self.src.values[r.index()];
-                self.dst.new_value(def.ty.clone(), def.name.clone())
+                self.func.new_value(def.ty.clone(), def.name.clone())
             })
             .collect();
         let mut new = op.clone();
@@ -238,8 +232,8 @@ impl Cx<'_> {
     }
 
     /// Copies a region whose values are all unbatched.
-    pub(crate) fn copy_region(&mut self, r: &Region) -> Result<Region> {
-        let saved = self.current.clone();
+    pub(crate) fn copy_unbatched_region(&mut self, r: &Region) -> Result<Region> {
+        let saved = self.context.clone();
         let mut blocks = vec![];
         for b in &r.blocks {
             let args: Vec<BVal> = b
@@ -247,7 +241,7 @@ impl Cx<'_> {
                 .iter()
                 .map(|&a| {
                     let def = &self.src.values[a.index()];
-                    BVal::un(self.dst.new_value(def.ty.clone(), def.name.clone()))
+                    BVal::un(self.func.new_value(def.ty.clone(), def.name.clone()))
                 })
                 .collect();
             for (&a, &n) in b.args.iter().zip(&args) {
@@ -266,7 +260,7 @@ impl Cx<'_> {
                 ops,
             });
         }
-        self.current = saved;
+        self.context = saved;
         Ok(Region { blocks })
     }
 

@@ -303,3 +303,29 @@ func.func private @my.square(%y: tensor<3xf32>) -> tensor<3xf32> {
 }"#;
     check_module(&parse(src), "main", &[Some(0)], 4, &[Some(1)], 2);
 }
+
+#[test]
+fn inlining_errors_name_the_callee_or_the_cycle() {
+    let src = r#"
+func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %r = func.call @missing(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}"#;
+    let e = systolic_vmap::vmap_module(&parse(src), "main", &[Some(0)], 2, &[Some(0)]).unwrap_err();
+    assert_eq!(e.op, "func.call");
+    assert!(e.message.contains("@main calls @missing"), "{e}");
+    let src = r#"
+func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %r = func.call @again(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+func.func private @again(%y: tensor<3xf32>) -> tensor<3xf32> {
+  %r = func.call @again(%y) : (tensor<3xf32>) -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}"#;
+    let e = systolic_vmap::vmap_module(&parse(src), "main", &[Some(0)], 2, &[Some(0)]).unwrap_err();
+    assert!(e.message.contains("@again -> @again"), "{e}");
+    let e =
+        systolic_vmap::vmap_module(&parse(src), "absent", &[Some(0)], 2, &[Some(0)]).unwrap_err();
+    assert_eq!(e.op, "func");
+}

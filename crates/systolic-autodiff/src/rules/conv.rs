@@ -3,7 +3,7 @@
 //! the strides; the kernel's is a convolution of the input with the cotangent), with feature
 //! and batch groups moved between axes as XLA's conv algebra needs.
 
-use crate::builder::{Builder, Res};
+use crate::builder::{AdBuilder, Builder, Res};
 use crate::Error;
 use systolic_ir::{ConvAttrs, ConvDimensionNumbers, Op, OpKind, TensorType, ValueId};
 

@@ -1,7 +1,7 @@
 //! `dot_general` (and the deprecated `dot`): the product rule, and transposes that contract
 //! the cotangent with the other operand and put the dimensions back in order.
 
-use crate::builder::{Builder, Res};
+use crate::builder::{AdBuilder, Builder, Res};
 use systolic_ir::{DotDimensionNumbers, Op, OpKind, Precision, ValueId};
 
 /// The dimension numbers and precision of a `dot_general` or `dot`.

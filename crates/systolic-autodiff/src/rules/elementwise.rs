@@ -1,6 +1,6 @@
 //! Elementwise ops: unary and binary math, CHLO functions, select, clamp, convert.
 
-use crate::builder::{Builder, Res};
+use crate::builder::{AdBuilder, Builder, Res};
 use crate::Error;
 use systolic_ir::ComparisonDirection as Dir;
 use systolic_ir::{BinaryOp, ChloBinaryOp, ChloUnaryOp, Op, OpKind, UnaryOp, ValueId};

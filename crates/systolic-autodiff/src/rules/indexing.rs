@@ -1,7 +1,7 @@
 //! Indexing ops: dynamic_slice, dynamic_update_slice, gather, scatter (add and set), and the
 //! permutation ops sort and top_k (tangents gathered through the permutation).
 
-use crate::builder::{Builder, Res};
+use crate::builder::{AdBuilder, Builder, Res};
 use crate::Error;
 use systolic_ir::{
     BinaryOp, DType, GatherDimensionNumbers, Op, OpKind, Region, ScatterDimensionNumbers, Type,

@@ -2,7 +2,7 @@
 //! product rule for the inverse) and `cholesky` (L̇ = L·Φ(L⁻¹ sym(Ȧ) L⁻ᵀ), Φ = lower triangle
 //! with the diagonal halved).
 
-use crate::builder::{Builder, Res};
+use crate::builder::{AdBuilder, Builder, Res};
 use crate::Error;
 use systolic_ir::ComparisonDirection as Dir;
 use systolic_ir::{

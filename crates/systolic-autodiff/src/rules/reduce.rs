@@ -1,6 +1,6 @@
 //! `reduce` with add, max or min bodies.
 
-use crate::builder::{Builder, Res};
+use crate::builder::{AdBuilder, Builder, Res};
 use crate::Error;
 use systolic_ir::ComparisonDirection as Dir;
 use systolic_ir::{BinaryOp, Op, OpKind, Region, ValueId};

@@ -1,6 +1,6 @@
 //! Shape ops: broadcast, reshape, transpose, slice, reverse, pad, concatenate.
 
-use crate::builder::{Builder, Res};
+use crate::builder::{AdBuilder, Builder, Res};
 use systolic_ir::{Op, OpKind, ValueId};
 
 /// Ops linear in their one operand: the same op on the tangent.

@@ -2,7 +2,7 @@
 //! (the tangent of the first element of each window equal to the result, picked window
 //! offset by window offset with strided slices of the padded operand).
 
-use crate::builder::{Builder, Res};
+use crate::builder::{AdBuilder, Builder, Res};
 use crate::Error;
 use systolic_ir::ComparisonDirection as Dir;
 use systolic_ir::{BinaryOp, DType, Op, OpKind, ValueId};

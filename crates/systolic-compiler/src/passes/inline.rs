@@ -5,12 +5,16 @@
 //!
 //! Recursion (a cycle of calls) cannot be inlined; it is reported naming the cycle.
 //! `stablehlo.composite` decompositions and custom-call computations stay as they are.
+//!
+//! The copying is `systolic_ir::inline::Inliner`'s (the transformations inline with it too);
+//! this pass adds the module-wide order and the clean-up.
 
 use crate::pass::Pass;
 use crate::passes::dce::remove_unreachable_private_functions;
 use std::collections::HashMap;
-use systolic_ir::walk::{clone_op, replace_uses, walk_ops, ValueMap};
-use systolic_ir::{Block, Diagnostic, Func, Module, Op, OpKind, Region, ReturnKind, ValueId};
+use systolic_ir::inline::Inliner;
+use systolic_ir::walk::walk_ops;
+use systolic_ir::{Diagnostic, Func, Module, OpKind};
 
 /// The inlining pass.
 #[derive(Clone, Copy, Debug, Default)]
@@ -27,9 +31,10 @@ impl Pass for Inline {
         for index in order {
             // Every callee of this function is already call-free.
             let mut func = std::mem::replace(&mut module.funcs[index], Func::new(""));
-            let result = inline_calls(&mut func, module);
+            let result = Inliner::new(module).inline_into(&mut func);
             module.funcs[index] = func;
-            changed |= result.map_err(|d| d.in_source(module.source_name.as_deref()))?;
+            let inlined = result.map_err(|d| d.in_source(module.source_name.as_deref()))?;
+            changed |= inlined > 0;
         }
         if changed {
             remove_unreachable_private_functions(module);
@@ -113,118 +118,4 @@ fn callees_first(module: &Module) -> Result<Vec<usize>, Diagnostic> {
         }
     }
     Ok(order)
-}
-
-/// Inlines every call in `func` (whose callees, in `module`, are call-free); returns whether
-/// any call was inlined.
-fn inline_calls(func: &mut Func, module: &Module) -> Result<bool, Diagnostic> {
-    let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
-    let mut body = std::mem::take(&mut func.body);
-    let result = inline_region(&mut body, func, module, &mut subst);
-    func.body = body;
-    let inlined = result?;
-    // Uses of call results anywhere (nested regions included) now name the returned values.
-    replace_uses(&mut func.body, &subst);
-    Ok(inlined)
-}
-
-fn inline_region(
-    region: &mut Region,
-    func: &mut Func,
-    module: &Module,
-    subst: &mut HashMap<ValueId, ValueId>,
-) -> Result<bool, Diagnostic> {
-    let mut inlined = false;
-    for block in &mut region.blocks {
-        let old = std::mem::take(&mut block.ops);
-        let mut ops = Vec::with_capacity(old.len());
-        for mut op in old {
-            for r in &mut op.regions {
-                inlined |= inline_region(r, func, module, subst)?;
-            }
-            let OpKind::Call { callee } = &op.kind else {
-                ops.push(op);
-                continue;
-            };
-            let callee = module.func(callee).ok_or_else(|| {
-                Diagnostic::new(format!("no function @{callee} to inline"))
-                    .in_op("func.call")
-                    .at(op.span)
-            })?;
-            let returned = inline_one(&op, callee, func, subst, &mut ops)?;
-            for (&r, v) in op.results.iter().zip(returned) {
-                subst.insert(r, v);
-            }
-            inlined = true;
-        }
-        block.ops = ops;
-    }
-    Ok(inlined)
-}
-
-/// Appends a copy of `callee`'s body (bound to `call`'s operands) to `ops`; returns the values
-/// the copy returns, already resolved through `subst`.
-fn inline_one(
-    call: &Op,
-    callee: &Func,
-    func: &mut Func,
-    subst: &HashMap<ValueId, ValueId>,
-    ops: &mut Vec<Op>,
-) -> Result<Vec<ValueId>, Diagnostic> {
-    let bad = |msg: String| Err(Diagnostic::new(msg).in_op("func.call").at(call.span));
-    let [Block {
-        args,
-        ops: body_ops,
-    }] = callee.body.blocks.as_slice()
-    else {
-        return bad(format!("@{} does not have exactly one block", callee.name));
-    };
-    if args.len() != call.operands.len() {
-        return bad(format!(
-            "@{} takes {} arguments, the call passes {}",
-            callee.name,
-            args.len(),
-            call.operands.len()
-        ));
-    }
-    let resolve = |v: ValueId| subst.get(&v).copied().unwrap_or(v);
-    let mut map = ValueMap::new();
-    for (&param, &arg) in args.iter().zip(&call.operands) {
-        map.insert(param, resolve(arg));
-    }
-    let Some((ret, body)) = body_ops.split_last() else {
-        return bad(format!("@{} has an empty body", callee.name));
-    };
-    if !matches!(ret.kind, OpKind::Return(ReturnKind::Func)) {
-        return bad(format!("@{} does not end in func.return", callee.name));
-    }
-    for op in body {
-        let copy = clone_op(callee, op, func, &mut map).map_err(|e| {
-            Diagnostic::new(format!("inlining @{}: {}", callee.name, e.message))
-                .in_op("func.call")
-                .at(call.span)
-        })?;
-        ops.push(copy);
-    }
-    let mut returned = Vec::with_capacity(ret.operands.len());
-    for &v in &ret.operands {
-        match map.get(v) {
-            Some(x) => returned.push(resolve(x)),
-            None => {
-                return bad(format!(
-                    "@{} returns a value it does not define",
-                    callee.name
-                ))
-            }
-        }
-    }
-    if returned.len() != call.results.len() {
-        return bad(format!(
-            "@{} returns {} values, the call expects {}",
-            callee.name,
-            returned.len(),
-            call.results.len()
-        ));
-    }
-    Ok(returned)
 }

@@ -12,6 +12,7 @@
 
 use crate::builder::{BVal, Cx};
 use crate::Result;
+use systolic_ir::builder::return_region;
 use systolic_ir::{BinaryOp, ComparisonDirection, DType, Op, OpKind, Region, Type, ValueId};
 
 impl Cx<'_> {
@@ -35,9 +36,9 @@ impl Cx<'_> {
                 let t = self.src_ty(v)?;
                 Ok(if b {
                     let ty = self.batched_type(&t, 0);
-                    BVal::at(self.new_arg(Type::Tensor(ty)), 0)
+                    BVal::at(self.param(Type::Tensor(ty)), 0)
                 } else {
-                    BVal::un(self.new_arg(Type::Tensor(t)))
+                    BVal::un(self.param(Type::Tensor(t)))
                 })
             })
             .collect()
@@ -45,7 +46,7 @@ impl Cx<'_> {
 }
 
 pub(crate) fn barrier(cx: &mut Cx, args: &[BVal]) -> Result<Vec<BVal>> {
-    let rs = cx.emit(
+    let rs = cx.emit_full(
         OpKind::OptimizationBarrier,
         args.iter().map(|a| a.v).collect(),
         vec![],
@@ -85,18 +86,18 @@ pub(crate) fn while_loop(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal
                 .map(|(&o, &b)| if b { cx.materialize(o, 0) } else { Ok(o.v) })
                 .collect::<Result<Vec<_>>>()
         })?;
-        let cond = Cx::region(
+        let cond = return_region(
             cargs.iter().map(|a| a.v).collect(),
             cond_ops,
             vec![cond_out[0].v],
         );
-        let body = Cx::region(bargs.iter().map(|a| a.v).collect(), body_ops, outs);
+        let body = return_region(bargs.iter().map(|a| a.v).collect(), body_ops, outs);
         let inits = args
             .iter()
             .zip(&batched)
             .map(|(&a, &b)| if b { cx.materialize(a, 0) } else { Ok(a.v) })
             .collect::<Result<Vec<_>>>()?;
-        let rs = cx.emit(OpKind::While, inits, vec![cond, body], None)?;
+        let rs = cx.emit_full(OpKind::While, inits, vec![cond, body], None)?;
         return Ok(rs
             .into_iter()
             .zip(&batched)
@@ -110,9 +111,9 @@ pub(crate) fn while_loop(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal
 
 /// `any(pred)` of a `[B]` predicate.
 fn any(cx: &mut Cx, pred: ValueId) -> Result<ValueId> {
-    let f = cx.scalar(DType::Bool, 0)?;
-    let body = cx.binary_body(BinaryOp::Or, DType::Bool)?;
-    let r = cx.emit(
+    let f = cx.scalar(DType::Bool, 0.0)?;
+    let body = cx.reducer(BinaryOp::Or, DType::Bool)?;
+    let r = cx.emit_full(
         OpKind::Reduce {
             dimensions: vec![0],
         },
@@ -143,13 +144,13 @@ fn batched_while(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal>> {
         }
         Ok(outs)
     })?;
-    let cond = Cx::region(cargs.iter().map(|a| a.v).collect(), cond_ops, vec![pred]);
-    let body = Cx::region(bargs.iter().map(|a| a.v).collect(), body_ops, outs);
+    let cond = return_region(cargs.iter().map(|a| a.v).collect(), cond_ops, vec![pred]);
+    let body = return_region(bargs.iter().map(|a| a.v).collect(), body_ops, outs);
     let inits = args
         .iter()
         .map(|&a| cx.materialize(a, 0))
         .collect::<Result<Vec<_>>>()?;
-    let rs = cx.emit(OpKind::While, inits, vec![cond, body], None)?;
+    let rs = cx.emit_full(OpKind::While, inits, vec![cond, body], None)?;
     Ok(rs.into_iter().map(|v| BVal::at(v, 0)).collect())
 }
 
@@ -172,9 +173,9 @@ pub(crate) fn branch(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal>> {
                     .map(|(&o, &b)| if b { cx.materialize(o, 0) } else { Ok(o.v) })
                     .collect::<Result<Vec<_>>>()
             })?;
-            regions.push(Cx::region(vec![], ops, vals));
+            regions.push(return_region(vec![], ops, vals));
         }
-        let rs = cx.emit(op.kind.clone(), vec![args[0].v], regions, None)?;
+        let rs = cx.emit_full(op.kind.clone(), vec![args[0].v], regions, None)?;
         return Ok(rs
             .into_iter()
             .zip(&batched)
@@ -204,11 +205,11 @@ pub(crate) fn branch(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal>> {
         let k = outs.len() as i64;
         let dt = cx.ty(p)?.dtype;
         // An index out of range runs the last branch.
-        let zero = cx.scalar(dt, 0)?;
-        let last = cx.scalar(dt, k - 1)?;
+        let zero = cx.scalar(dt, 0.0)?;
+        let last = cx.scalar(dt, (k - 1) as f64)?;
         let shape = cx.ty(p)?.shape;
-        let zero = cx.broadcast_in_dim(zero, shape.clone(), vec![])?;
-        let lastb = cx.broadcast_in_dim(last, shape.clone(), vec![])?;
+        let zero = cx.broadcast_in_dim(zero, &shape, &[])?;
+        let lastb = cx.broadcast_in_dim(last, &shape, &[])?;
         let neg = cx.compare(ComparisonDirection::Lt, p, zero)?;
         let big = cx.compare(ComparisonDirection::Gt, p, lastb)?;
         let oob = cx.binary(BinaryOp::Or, neg, big)?;
@@ -216,8 +217,8 @@ pub(crate) fn branch(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal>> {
         for j in 0..n {
             let mut r = outs[k as usize - 1][j];
             for (b, branch_outs) in outs.iter().enumerate().take(k as usize - 1).rev() {
-                let kb = cx.scalar(dt, b as i64)?;
-                let kb = cx.broadcast_in_dim(kb, shape.clone(), vec![])?;
+                let kb = cx.scalar(dt, b as f64)?;
+                let kb = cx.broadcast_in_dim(kb, &shape, &[])?;
                 let eq = cx.compare(ComparisonDirection::Eq, idx, kb)?;
                 r = cx.select_batched(eq, branch_outs[j], r)?;
             }

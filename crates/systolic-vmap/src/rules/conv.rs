@@ -23,10 +23,10 @@ fn fold(cx: &mut Cx, b: BVal, dim: usize, before: bool) -> Result<ValueId> {
             perm.push(0);
         }
     }
-    let v = cx.transpose(v, perm)?;
+    let v = cx.transpose(v, &perm)?;
     let mut shape: Vec<i64> = t.shape[1..].to_vec();
     shape[dim] *= cx.size;
-    cx.reshape(v, shape)
+    cx.reshape(v, &shape)
 }
 
 /// For an input with `batch_group_count = g`: folds the batch into the input's batch dimension
@@ -38,16 +38,16 @@ fn fold_grouped(cx: &mut Cx, b: BVal, dim: usize, g: i64) -> Result<ValueId> {
     let n = shape[dim + 1];
     shape[dim + 1] = n / g;
     shape.insert(dim + 1, g);
-    let v = cx.reshape(v, shape)?;
+    let v = cx.reshape(v, &shape)?;
     // [B, pre.., g, n/g, post..] -> [pre.., g, B, n/g, post..]
     let rank = t.rank() as i64 + 1;
     let mut perm: Vec<i64> = (1..=dim as i64 + 1).collect();
     perm.push(0);
     perm.extend(dim as i64 + 2..rank);
-    let v = cx.transpose(v, perm)?;
+    let v = cx.transpose(v, &perm)?;
     let mut out: Vec<i64> = t.shape[1..].to_vec();
     out[dim] *= cx.size;
-    cx.reshape(v, out)
+    cx.reshape(v, &out)
 }
 
 /// Splits dimension `dim` of `v` into `[B, n]` (`b_outer`) or `[n, B]`.
@@ -59,7 +59,7 @@ fn split(cx: &mut Cx, v: ValueId, dim: usize, b_outer: bool) -> Result<BVal> {
     shape[dim] = inner;
     let at = if b_outer { dim } else { dim + 1 };
     shape.insert(at, cx.size);
-    Ok(BVal::at(cx.reshape(v, shape)?, at))
+    Ok(BVal::at(cx.reshape(v, &shape)?, at))
 }
 
 pub(crate) fn convolution(
@@ -104,7 +104,7 @@ pub(crate) fn convolution(
             (lv, rv, 2)
         }
     };
-    let res = cx.emit1(OpKind::Convolution(a), vec![lv, rv], Some(declared))?;
+    let res = cx.emit_as(OpKind::Convolution(a), vec![lv, rv], declared)?;
     let out = match how {
         0 => split(cx, res, dn.output_batch_dimension as usize, true)?,
         1 => split(cx, res, dn.output_feature_dimension as usize, false)?,

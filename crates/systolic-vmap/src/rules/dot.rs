@@ -91,14 +91,14 @@ pub(crate) fn dot(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal>> {
         (None, None) => unreachable!("a rule runs only on batched operands"),
     };
     let declared = cx.src_ty(op.results[0])?;
-    let res = cx.emit1(
+    let res = cx.emit_as(
         OpKind::DotGeneral {
             dimension_numbers: dn2,
             precision_config,
             algorithm,
         },
         vec![lv, rv],
-        Some(declared),
+        declared,
     )?;
     Ok(vec![BVal::at(res, out)])
 }

@@ -31,7 +31,7 @@ pub(crate) fn elementwise(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVa
         } else if a.batched() {
             // A scalar operand of select/clamp that is batched: broadcast it to the full shape.
             let shape = cx.batched_type(&out, p).shape;
-            operands.push(cx.broadcast_in_dim(a.v, shape, vec![p as i64])?);
+            operands.push(cx.broadcast_in_dim(a.v, &shape, &[p as i64])?);
         } else {
             operands.push(a.v);
         }
@@ -41,7 +41,7 @@ pub(crate) fn elementwise(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVa
     if let OpKind::Map { dimensions } = &mut kind {
         *dimensions = (0..=rank as i64).collect();
         for r in &op.regions {
-            regions.push(cx.copy_region(r)?);
+            regions.push(cx.copy_unbatched_region(r)?);
         }
     }
     let declared = op
@@ -49,7 +49,7 @@ pub(crate) fn elementwise(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVa
         .iter()
         .map(|&r| Ok(Type::Tensor(cx.batched_type(&cx.src_ty(r)?, p))))
         .collect::<Result<Vec<_>>>()?;
-    let rs = cx.emit(kind, operands, regions, Some(declared))?;
+    let rs = cx.emit_full(kind, operands, regions, Some(declared))?;
     Ok(rs.into_iter().map(|v| BVal::at(v, p)).collect())
 }
 
@@ -57,6 +57,6 @@ pub(crate) fn elementwise(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVa
 pub(crate) fn bitcast_convert(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal>> {
     let x = cx.move_to(args[0], 0)?;
     let out = cx.batched_type(&cx.src_ty(op.results[0])?, 0);
-    let r = cx.emit1(OpKind::BitcastConvert, vec![x], Some(out))?;
+    let r = cx.emit_as(OpKind::BitcastConvert, vec![x], out)?;
     Ok(vec![BVal::at(r, 0)])
 }

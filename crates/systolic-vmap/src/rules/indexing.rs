@@ -6,6 +6,7 @@
 
 use crate::builder::{BVal, Cx};
 use crate::Result;
+use systolic_ir::builder::return_region;
 use systolic_ir::{
     DType, GatherDimensionNumbers, Op, OpKind, ScatterDimensionNumbers, TensorType, Type,
 };
@@ -26,11 +27,12 @@ fn index_matrix(cx: &mut Cx, idx: &[BVal], maxes: &[i64]) -> Result<systolic_ir:
     let mut cols = vec![];
     for (&i, &m) in idx.iter().zip(maxes) {
         let v = cx.convert(i.v, DType::I64)?;
-        let lo = cx.scalar(DType::I64, 0)?;
-        let hi = cx.scalar(DType::I64, m.max(0))?;
-        let v = cx.emit1(OpKind::Clamp, vec![lo, v, hi], None)?;
+        let lo = cx.scalar(DType::I64, 0.0)?;
+        let hi = cx.scalar(DType::I64, m.max(0) as f64)?;
+        let v = cx.emit(OpKind::Clamp, vec![lo, v, hi])?;
         let v = cx.materialize(BVal { v, bdim: i.bdim }, 0)?;
-        cols.push(cx.reshape(v, vec![cx.size, 1])?);
+        let size = cx.size;
+        cols.push(cx.reshape(v, &[size, 1])?);
     }
     cx.concatenate(cols, 1)
 }
@@ -53,15 +55,14 @@ pub(crate) fn dynamic_slice(
             .map(|i| cx.ty(i.v).map(|t| t.dtype))
             .transpose()?
             .unwrap_or(DType::I64);
-        let zero = cx.scalar(ity, 0)?;
+        let zero = cx.scalar(ity, 0.0)?;
         let mut ops: Vec<_> = idx.iter().map(|i| i.v).collect();
         ops.insert(d, zero);
         let mut s = sizes.to_vec();
         s.insert(d, cx.size);
-        let r = cx.emit1(
+        let r = cx.emit(
             OpKind::DynamicSlice { slice_sizes: s },
             std::iter::once(x.v).chain(ops).collect(),
-            None,
         )?;
         return Ok(vec![BVal::at(r, d)]);
     }
@@ -97,14 +98,13 @@ pub(crate) fn dynamic_slice(
         };
         (x.v, dn, sizes.to_vec())
     };
-    let g = cx.emit1(
+    let g = cx.emit(
         OpKind::Gather {
             dimension_numbers: dn,
             slice_sizes,
             indices_are_sorted: false,
         },
         vec![operand, indices],
-        None,
     )?;
     Ok(vec![BVal::at(g, 0)])
 }
@@ -119,10 +119,10 @@ pub(crate) fn dynamic_update_slice(cx: &mut Cx, args: &[BVal]) -> Result<Vec<BVa
             .map(|i| cx.ty(i.v).map(|t| t.dtype))
             .transpose()?
             .unwrap_or(DType::I64);
-        let zero = cx.scalar(ity, 0)?;
+        let zero = cx.scalar(ity, 0.0)?;
         let mut operands = vec![xv, uv, zero];
         operands.extend(idx.iter().map(|i| i.v));
-        let r = cx.emit1(OpKind::DynamicUpdateSlice, operands, None)?;
+        let r = cx.emit(OpKind::DynamicUpdateSlice, operands)?;
         return Ok(vec![BVal::at(r, 0)]);
     }
     let xt = cx.ty(xv)?;
@@ -144,10 +144,10 @@ pub(crate) fn dynamic_update_slice(cx: &mut Cx, args: &[BVal]) -> Result<Vec<BVa
         index_vector_dim: 1,
     };
     let st = Type::Tensor(TensorType::scalar(xt.dtype));
-    let a = cx.new_arg(st.clone());
-    let b = cx.new_arg(st);
-    let body = Cx::region(vec![a, b], vec![], vec![b]);
-    let rs = cx.emit(
+    let a = cx.param(st.clone());
+    let b = cx.param(st);
+    let body = return_region(vec![a, b], vec![], vec![b]);
+    let rs = cx.emit_full(
         OpKind::Scatter {
             dimension_numbers: dn,
             indices_are_sorted: false,
@@ -203,14 +203,13 @@ pub(crate) fn gather(
             sizes.insert(0, 1);
         }
     }
-    let r = cx.emit1(
+    let r = cx.emit(
         OpKind::Gather {
             dimension_numbers: dn2,
             slice_sizes: sizes,
             indices_are_sorted: sorted && !ix.batched(),
         },
         vec![operand, indices],
-        None,
     )?;
     Ok(vec![BVal::at(r, 0)])
 }
@@ -252,9 +251,9 @@ pub(crate) fn scatter(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal>> 
     let regions = op
         .regions
         .iter()
-        .map(|r| cx.copy_region(r))
+        .map(|r| cx.copy_unbatched_region(r))
         .collect::<Result<Vec<_>>>()?;
-    let rs = cx.emit(
+    let rs = cx.emit_full(
         OpKind::Scatter {
             dimension_numbers: dn2,
             indices_are_sorted: *indices_are_sorted && !ix.batched(),

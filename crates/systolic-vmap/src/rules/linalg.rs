@@ -11,6 +11,6 @@ pub(crate) fn leading_batch(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<B
         .iter()
         .map(|&a| cx.materialize(a, 0))
         .collect::<Result<Vec<_>>>()?;
-    let rs = cx.emit(op.kind.clone(), operands, vec![], None)?;
+    let rs = cx.emit_full(op.kind.clone(), operands, vec![], None)?;
     Ok(rs.into_iter().map(|v| BVal::at(v, 0)).collect())
 }

@@ -8,7 +8,10 @@ use crate::Result;
 use systolic_ir::{Op, OpKind, Region};
 
 fn copy_regions(cx: &mut Cx, op: &Op) -> Result<Vec<Region>> {
-    op.regions.iter().map(|r| cx.copy_region(r)).collect()
+    op.regions
+        .iter()
+        .map(|r| cx.copy_unbatched_region(r))
+        .collect()
 }
 
 fn no_batched_inits(cx: &Cx, inits: &[BVal]) -> Result<()> {
@@ -33,7 +36,7 @@ pub(crate) fn reduce(cx: &mut Cx, op: &Op, args: &[BVal], dims: &[i64]) -> Resul
     let regions = copy_regions(cx, op)?;
     let dimensions: Vec<i64> = dims.iter().map(|&d| shift(d, p)).collect();
     let out = p - dims.iter().filter(|&&d| d < p as i64).count();
-    let rs = cx.emit(OpKind::Reduce { dimensions }, operands, regions, None)?;
+    let rs = cx.emit_full(OpKind::Reduce { dimensions }, operands, regions, None)?;
     Ok(rs.into_iter().map(|v| BVal::at(v, out)).collect())
 }
 
@@ -73,7 +76,7 @@ pub(crate) fn reduce_window(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<B
         padding: front(padding, (0, 0)),
     };
     let regions = copy_regions(cx, op)?;
-    let rs = cx.emit(kind, operands, regions, None)?;
+    let rs = cx.emit_full(kind, operands, regions, None)?;
     Ok(rs.into_iter().map(|v| BVal::at(v, 0)).collect())
 }
 
@@ -97,7 +100,7 @@ pub(crate) fn select_and_scatter(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<
         padding: front(padding, (0, 0)),
     };
     let regions = copy_regions(cx, op)?;
-    let rs = cx.emit(kind, vec![x, s, args[2].v], regions, None)?;
+    let rs = cx.emit_full(kind, vec![x, s, args[2].v], regions, None)?;
     Ok(vec![BVal::at(rs[0], 0)])
 }
 
@@ -125,12 +128,12 @@ pub(crate) fn sort(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal>> {
         dimension: shift(dim, p),
         is_stable: *is_stable,
     };
-    let rs = cx.emit(kind, operands, regions, None)?;
+    let rs = cx.emit_full(kind, operands, regions, None)?;
     Ok(rs.into_iter().map(|v| BVal::at(v, p)).collect())
 }
 
 pub(crate) fn top_k(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal>> {
     let x = cx.move_to(args[0], 0)?;
-    let rs = cx.emit(op.kind.clone(), vec![x], vec![], None)?;
+    let rs = cx.emit_full(op.kind.clone(), vec![x], vec![], None)?;
     Ok(rs.into_iter().map(|v| BVal::at(v, 0)).collect())
 }

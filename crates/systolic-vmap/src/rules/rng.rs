@@ -5,6 +5,7 @@
 
 use crate::builder::{BVal, Cx};
 use crate::Result;
+use systolic_ir::builder::return_region;
 use systolic_ir::{ComparisonDirection, DType, Op, OpKind, TensorType, Type};
 
 pub(crate) fn rng_bit_generator(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal>> {
@@ -17,9 +18,9 @@ pub(crate) fn rng_bit_generator(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<V
     let declared = vec![Type::Tensor(st.clone()), Type::Tensor(bt.clone())];
     let words = st.shape[0];
     let batched_bits = cx.batched_type(&bt, 0);
-    let zero = cx.scalar(bt.dtype, 0)?;
-    let bits0 = cx.broadcast_in_dim(zero, batched_bits.shape.clone(), vec![])?;
-    let i0 = cx.scalar(DType::I64, 0)?;
+    let zero = cx.scalar(bt.dtype, 0.0)?;
+    let bits0 = cx.broadcast_in_dim(zero, &batched_bits.shape, &[])?;
+    let i0 = cx.scalar(DType::I64, 0.0)?;
     let it = Type::Tensor(TensorType::scalar(DType::I64));
     let carry_types = [
         it.clone(),
@@ -27,39 +28,39 @@ pub(crate) fn rng_bit_generator(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<V
         Type::Tensor(batched_bits.clone()),
     ];
     // cond: i < B
-    let c: Vec<_> = carry_types.iter().map(|t| cx.new_arg(t.clone())).collect();
+    let c: Vec<_> = carry_types.iter().map(|t| cx.param(t.clone())).collect();
     let (cond_ops, p) = cx.in_block(|cx| {
-        let n = cx.scalar(DType::I64, cx.size)?;
+        let size = cx.size as f64;
+        let n = cx.scalar(DType::I64, size)?;
         cx.compare(ComparisonDirection::Lt, c[0], n)
     })?;
-    let cond = Cx::region(c.clone(), cond_ops, vec![p]);
+    let cond = return_region(c.clone(), cond_ops, vec![p]);
     // body: one example's generator
-    let b: Vec<_> = carry_types.iter().map(|t| cx.new_arg(t.clone())).collect();
+    let b: Vec<_> = carry_types.iter().map(|t| cx.param(t.clone())).collect();
     let (body_ops, outs) = cx.in_block(|cx| {
-        let z = cx.scalar(DType::I64, 0)?;
-        let s = cx.emit1(
+        let z = cx.scalar(DType::I64, 0.0)?;
+        let s = cx.emit(
             OpKind::DynamicSlice {
                 slice_sizes: vec![1, words],
             },
             vec![state, b[0], z],
-            None,
         )?;
-        let s = cx.reshape(s, vec![words])?;
-        let rs = cx.emit(op.kind.clone(), vec![s], vec![], Some(declared.clone()))?;
-        let ns = cx.reshape(rs[0], vec![1, words])?;
-        let states = cx.emit1(OpKind::DynamicUpdateSlice, vec![b[1], ns, b[0], z], None)?;
+        let s = cx.reshape(s, &[words])?;
+        let rs = cx.emit_full(op.kind.clone(), vec![s], vec![], Some(declared.clone()))?;
+        let ns = cx.reshape(rs[0], &[1, words])?;
+        let states = cx.emit(OpKind::DynamicUpdateSlice, vec![b[1], ns, b[0], z])?;
         let mut one = vec![1];
         one.extend(&bt.shape);
-        let nb = cx.reshape(rs[1], one)?;
+        let nb = cx.reshape(rs[1], &one)?;
         let mut idx = vec![b[2], nb, b[0]];
         idx.extend(std::iter::repeat_n(z, bt.rank()));
-        let bits = cx.emit1(OpKind::DynamicUpdateSlice, idx, None)?;
-        let one = cx.scalar(DType::I64, 1)?;
+        let bits = cx.emit(OpKind::DynamicUpdateSlice, idx)?;
+        let one = cx.scalar(DType::I64, 1.0)?;
         let i = cx.binary(systolic_ir::BinaryOp::Add, b[0], one)?;
         Ok(vec![i, states, bits])
     })?;
-    let body = Cx::region(b.clone(), body_ops, outs);
-    let rs = cx.emit(
+    let body = return_region(b.clone(), body_ops, outs);
+    let rs = cx.emit_full(
         OpKind::While,
         vec![i0, state, bits0],
         vec![cond, body],

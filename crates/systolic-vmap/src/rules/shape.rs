@@ -15,7 +15,7 @@ pub(crate) fn broadcast_in_dim(
     let out = cx.batched_type(&cx.src_ty(op.results[0])?, 0);
     let mut new_dims = vec![0];
     new_dims.extend(dims.iter().map(|d| d + 1));
-    let r = cx.broadcast_in_dim(x, out.shape, new_dims)?;
+    let r = cx.broadcast_in_dim(x, &out.shape, &new_dims)?;
     Ok(vec![BVal::at(r, 0)])
 }
 
@@ -24,14 +24,14 @@ pub(crate) fn broadcast(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal>
         unreachable!()
     };
     let d = args[0].bdim.expect("batched");
-    let r = cx.emit1(op.kind.clone(), vec![args[0].v], None)?;
+    let r = cx.emit(op.kind.clone(), vec![args[0].v])?;
     Ok(vec![BVal::at(r, broadcast_sizes.len() + d)])
 }
 
 pub(crate) fn reshape(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal>> {
     let x = cx.move_to(args[0], 0)?;
     let out = cx.batched_type(&cx.src_ty(op.results[0])?, 0);
-    let r = cx.emit1(OpKind::Reshape, vec![x], Some(out))?;
+    let r = cx.emit_as(OpKind::Reshape, vec![x], out)?;
     Ok(vec![BVal::at(r, 0)])
 }
 
@@ -39,7 +39,7 @@ pub(crate) fn transpose(cx: &mut Cx, args: &[BVal], perm: &[i64]) -> Result<Vec<
     let d = args[0].bdim.expect("batched");
     let mut p = vec![d as i64];
     p.extend(perm.iter().map(|&q| shift(q, d)));
-    let r = cx.emit1(OpKind::Transpose { permutation: p }, vec![args[0].v], None)?;
+    let r = cx.emit(OpKind::Transpose { permutation: p }, vec![args[0].v])?;
     Ok(vec![BVal::at(r, 0)])
 }
 
@@ -60,7 +60,7 @@ pub(crate) fn slice(
         limit_indices: l,
         strides: st,
     };
-    let r = cx.emit1(kind, vec![args[0].v], None)?;
+    let r = cx.emit(kind, vec![args[0].v])?;
     Ok(vec![BVal::at(r, d)])
 }
 
@@ -70,12 +70,11 @@ pub(crate) fn concatenate(cx: &mut Cx, args: &[BVal], dim: i64) -> Result<Vec<BV
         .iter()
         .map(|a| cx.materialize(*a, p))
         .collect::<Result<Vec<_>>>()?;
-    let r = cx.emit1(
+    let r = cx.emit(
         OpKind::Concatenate {
             dimension: shift(dim, p),
         },
         vs,
-        None,
     )?;
     Ok(vec![BVal::at(r, p)])
 }
@@ -103,12 +102,12 @@ pub(crate) fn pad(
         interior_padding: with(interior, 0),
     };
     if !pv.batched() {
-        let r = cx.emit1(kind, vec![xv, pv.v], None)?;
+        let r = cx.emit(kind, vec![xv, pv.v])?;
         return Ok(vec![BVal::at(r, p)]);
     }
     let xt = cx.ty(xv)?;
-    let zero = cx.scalar(xt.dtype, 0)?;
-    let padded = cx.emit1(kind.clone(), vec![xv, zero], None)?;
+    let zero = cx.scalar(xt.dtype, 0.0)?;
+    let padded = cx.emit(kind.clone(), vec![xv, zero])?;
     // The mask: true where the padded value comes from x.
     let mut one_shape = xt.shape.clone();
     one_shape.remove(p);
@@ -118,22 +117,21 @@ pub(crate) fn pad(
     )
     .map_err(|e| cx.err(e.to_string()))?;
     let ones = cx.constant(ones)?;
-    let f = cx.scalar(DType::Bool, 0)?;
-    let mask = cx.emit1(
+    let f = cx.scalar(DType::Bool, 0.0)?;
+    let mask = cx.emit(
         OpKind::Pad {
             edge_padding_low: low.to_vec(),
             edge_padding_high: high.to_vec(),
             interior_padding: interior.to_vec(),
         },
         vec![ones, f],
-        None,
     )?;
     let out_shape = cx.ty(padded)?.shape;
     let mask_dims: Vec<i64> = (0..out_shape.len() as i64)
         .filter(|&d| d != p as i64)
         .collect();
-    let mask = cx.broadcast_in_dim(mask, out_shape.clone(), mask_dims)?;
-    let pvb = cx.broadcast_in_dim(pv.v, out_shape, vec![p as i64])?;
+    let mask = cx.broadcast_in_dim(mask, &out_shape.clone(), &mask_dims)?;
+    let pvb = cx.broadcast_in_dim(pv.v, &out_shape, &[p as i64])?;
     let r = cx.select(mask, padded, pvb)?;
     Ok(vec![BVal::at(r, p)])
 }
@@ -141,18 +139,17 @@ pub(crate) fn pad(
 pub(crate) fn reverse(cx: &mut Cx, args: &[BVal], dims: &[i64]) -> Result<Vec<BVal>> {
     let d = args[0].bdim.expect("batched");
     let dimensions = dims.iter().map(|&q| shift(q, d)).collect();
-    let r = cx.emit1(OpKind::Reverse { dimensions }, vec![args[0].v], None)?;
+    let r = cx.emit(OpKind::Reverse { dimensions }, vec![args[0].v])?;
     Ok(vec![BVal::at(r, d)])
 }
 
 pub(crate) fn get_dimension_size(cx: &mut Cx, args: &[BVal], dim: i64) -> Result<Vec<BVal>> {
     let d = args[0].bdim.expect("batched");
-    let r = cx.emit1(
+    let r = cx.emit(
         OpKind::GetDimensionSize {
             dimension: shift(dim, d),
         },
         vec![args[0].v],
-        None,
     )?;
     Ok(vec![BVal::un(r)])
 }
