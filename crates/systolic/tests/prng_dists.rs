@@ -457,6 +457,14 @@ fn check(case: &Value, got: &Array, how: &str) -> Result<(), String> {
                 f64::INFINITY
             } else {
                 let (x, y) = (value(a, want_dtype), value(b, want_dtype));
+                if x.is_nan() || y.is_nan() {
+                    // Any NaN against a number fails (f64::max below would skip a NaN).
+                    return if x.is_nan() && y.is_nan() {
+                        0.0
+                    } else {
+                        f64::INFINITY
+                    };
+                }
                 let fun = case["fn"].as_str().unwrap();
                 let allowed = n + boost_ulps(fun, want_dtype, y);
                 (x - y).abs() / (allowed * ulp(y.abs().max(floor), want_dtype))
@@ -595,21 +603,22 @@ fn gamma_family() {
     });
 }
 
-/// Several-round elements are covered: the goldens hold a draw in which some element takes
-/// at least three rejection rounds and some round redraws its normal (recorded by the
-/// script's replay of each element's loop), and `gamma_family` checks it like any other.
+/// Long loops are covered: the goldens hold a draw in which some element takes three
+/// rejection rounds, and one in which a round draws its normal four times — more than the
+/// three tries per round the sampler once unrolled (recorded by the script's replay of each
+/// element's loop); `gamma_family` checks both like any other case.
 #[test]
-fn gamma_goldens_include_elements_needing_several_rounds() {
+fn gamma_goldens_include_long_loops() {
     let g = golden();
-    let rounds = g["cases"]
+    let rounds: Vec<(i64, i64)> = g["cases"]
         .as_array()
         .unwrap()
         .iter()
         .filter_map(|c| c.get("rounds"))
         .map(|r| (r["outer"].as_i64().unwrap(), r["inner"].as_i64().unwrap()))
-        .max()
-        .expect("a case with recorded rounds");
-    assert!(rounds.0 >= 3 && rounds.1 >= 2, "{rounds:?}");
+        .collect();
+    assert!(rounds.iter().any(|r| r.0 >= 3), "{rounds:?}");
+    assert!(rounds.iter().any(|r| r.1 >= 4), "{rounds:?}");
 }
 
 #[test]
