@@ -23,6 +23,7 @@ pub use crate::ops::shape::{
     squeeze_axes, stack, swapaxes, tile, transpose, Split,
 };
 pub use crate::ops::sort::{argsort, sort_np as sort};
+pub use crate::ops::ufuncs::{isnan, logaddexp, logical_and, logical_not, logical_or, logical_xor};
 pub use crate::ops::window::{cumprod, cumsum};
 
 macro_rules! binary_fn {

@@ -6,10 +6,12 @@
 
 mod control_flow;
 mod conv_transpose;
+mod golden_util;
 mod grad;
 mod grad_perf;
 mod jit_async;
 mod jit_lower;
+mod nn_golden;
 mod ops_golden;
 mod ops_golden_ops2;
 mod porting_mlp;
