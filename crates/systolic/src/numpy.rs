@@ -17,12 +17,16 @@ pub use crate::ops::einsum::einsum;
 pub use crate::ops::indexing::{at, index, take, take_along_axis, At, Idx, TakeMode};
 pub use crate::ops::linalg::{dot, matmul};
 pub use crate::ops::pad::{pad, PadMode};
-pub use crate::ops::reduce::{argmax, argmin, max, mean, min, sum};
+pub use crate::ops::reduce::{
+    all, any, argmax, argmin, count_nonzero, max, max as amax, mean, min, min as amin, nanmax,
+    nanmean, nanmin, nansum, prod, ptp, sum,
+};
 pub use crate::ops::shape::{
     broadcast_to, concatenate, expand_dims, flip, moveaxis, repeat, reshape, roll, split,
     squeeze_axes, stack, swapaxes, tile, transpose, Split,
 };
 pub use crate::ops::sort::{argsort, sort_np as sort};
+pub use crate::ops::stats::{average, median, quantile, std, var};
 pub use crate::ops::ufuncs::{isnan, logaddexp, logical_and, logical_not, logical_or, logical_xor};
 pub use crate::ops::window::{cumprod, cumsum};
 

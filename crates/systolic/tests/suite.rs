@@ -17,6 +17,7 @@ mod ops_golden_ops2;
 mod porting_mlp;
 mod prng_dists;
 mod prng_golden;
+mod reductions_golden;
 mod tree_derive;
 mod vmap;
 mod vmap_grad;

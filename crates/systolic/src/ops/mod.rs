@@ -15,5 +15,6 @@ pub(crate) mod reduce;
 pub(crate) mod region;
 pub(crate) mod shape;
 pub(crate) mod sort;
+pub(crate) mod stats;
 pub(crate) mod ufuncs;
 pub(crate) mod window;

@@ -249,3 +249,188 @@ fn arg_best(op: &str, x: &Array, axis: i64, keepdims: bool, max: bool) -> Array 
         Err(e) => Array::failed(e),
     }
 }
+
+/// `jnp.prod(x, axis, keepdims)`: the dtypes of [`sum`] (small ints multiply in i32, bools
+/// give i32, bf16/f16 multiply in f32 and round once); integers wrap.
+///
+/// ```
+/// use systolic::{numpy as np, Array};
+/// let x = Array::from_vec(vec![1i8, 2, 3, 4, 5, 6], &[2, 3]);
+/// let p = np::prod(&x, Some(&[-1]), false);
+/// assert_eq!(p.dtype(), systolic_ir::DType::I32);
+/// assert_eq!(p.to_vec::<i32>().unwrap(), vec![6, 120]);
+/// ```
+pub fn prod(x: &Array, axis: Option<&[i64]>, keepdims: bool) -> Array {
+    let axes = match norm_axes("prod", x, axis) {
+        Ok(a) => a,
+        Err(e) => return Array::failed(e),
+    };
+    let (acc, out) = sum_dtypes(x.dtype());
+    let xa = convert("prod", x, acc, x.weak_type());
+    let r = convert(
+        "prod",
+        &reduce("prod", BinaryOp::Multiply, &xa, &axes),
+        out,
+        x.weak_type(),
+    );
+    keep(x, r, &axes, keepdims)
+}
+
+/// `x != 0` (bools as they are): the truth values `all`, `any` and `count_nonzero` reduce.
+fn truth(op: &str, x: &Array) -> Array {
+    if x.error().is_some() || x.dtype() == DType::Bool {
+        return x.clone();
+    }
+    let zero = convert(op, &crate::ops::elementwise::weak_int(0), x.dtype(), false);
+    crate::numpy::not_equal(x, &zero)
+}
+
+fn bool_reduce(op: &str, kind: BinaryOp, x: &Array, axis: Option<&[i64]>, keepdims: bool) -> Array {
+    match norm_axes(op, x, axis) {
+        Ok(axes) => keep(x, reduce(op, kind, &truth(op, x), &axes), &axes, keepdims),
+        Err(e) => Array::failed(e),
+    }
+}
+
+/// `jnp.all(x, axis, keepdims)`: true where every element is non-zero (NaN counts as
+/// non-zero); an empty reduction is true.
+///
+/// ```
+/// use systolic::{numpy as np, Array};
+/// let x = Array::from_vec(vec![1.0f32, f32::NAN, 0.0, 2.0], &[2, 2]);
+/// assert_eq!(np::all(&x, Some(&[1]), false).to_vec::<bool>().unwrap(), vec![true, false]);
+/// ```
+pub fn all(x: &Array, axis: Option<&[i64]>, keepdims: bool) -> Array {
+    bool_reduce("all", BinaryOp::And, x, axis, keepdims)
+}
+
+/// `jnp.any(x, axis, keepdims)`: true where some element is non-zero; an empty reduction is
+/// false.
+///
+/// ```
+/// use systolic::{numpy as np, Array};
+/// let x = Array::from_vec(vec![0i32, 0, 0, 3], &[2, 2]);
+/// assert_eq!(np::any(&x, Some(&[1]), true).to_vec::<bool>().unwrap(), vec![false, true]);
+/// ```
+pub fn any(x: &Array, axis: Option<&[i64]>, keepdims: bool) -> Array {
+    bool_reduce("any", BinaryOp::Or, x, axis, keepdims)
+}
+
+/// `jnp.count_nonzero(x, axis, keepdims)`: the number of non-zero elements, as i32.
+///
+/// ```
+/// use systolic::{numpy as np, Array};
+/// let x = Array::from_vec(vec![0.0f32, 1.5, -2.0, 0.0], &[4]);
+/// assert_eq!(np::count_nonzero(&x, None, false).to_vec::<i32>().unwrap(), vec![2]);
+/// ```
+pub fn count_nonzero(x: &Array, axis: Option<&[i64]>, keepdims: bool) -> Array {
+    if let Err(e) = norm_axes("count_nonzero", x, axis) {
+        return Array::failed(e);
+    }
+    sum(&truth("count_nonzero", x), axis, keepdims)
+}
+
+/// `jnp.ptp(x, axis, keepdims)`: `max − min` (peak to peak), in `x`'s dtype.
+///
+/// ```
+/// use systolic::{numpy as np, Array};
+/// let x = Array::from_vec(vec![3i32, -1, 7, 2], &[2, 2]);
+/// assert_eq!(np::ptp(&x, Some(&[0]), false).to_vec::<i32>().unwrap(), vec![4, 3]);
+/// ```
+pub fn ptp(x: &Array, axis: Option<&[i64]>, keepdims: bool) -> Array {
+    if let Err(e) = norm_axes("ptp", x, axis) {
+        return Array::failed(e);
+    }
+    crate::numpy::subtract(&max(x, axis, keepdims), &min(x, axis, keepdims))
+}
+
+/// `x` with NaNs replaced by `value` (for float dtypes; other dtypes have no NaN).
+fn replace_nan(x: &Array, value: f64) -> Array {
+    if x.error().is_some() || !x.dtype().is_float() {
+        return x.clone();
+    }
+    let v = crate::ops::creation::full(&[], value, x.dtype());
+    crate::numpy::where_(&crate::numpy::isnan(x), &v, x)
+}
+
+/// `jnp.nansum(x, axis, keepdims)`: [`sum`] with NaNs counted as zero.
+///
+/// ```
+/// use systolic::{numpy as np, Array};
+/// let x = Array::from_vec(vec![1.0f32, f32::NAN, 2.0], &[3]);
+/// assert_eq!(np::nansum(&x, None, false).to_vec::<f32>().unwrap(), vec![3.0]);
+/// ```
+pub fn nansum(x: &Array, axis: Option<&[i64]>, keepdims: bool) -> Array {
+    sum(&replace_nan(x, 0.0), axis, keepdims)
+}
+
+/// The NaN-ignoring max/min: NaNs become the reduction's identity, and a slice that is all
+/// NaN gives NaN.
+fn nan_minmax(op: &str, kind: BinaryOp, x: &Array, axis: Option<&[i64]>, keepdims: bool) -> Array {
+    if let Err(e) = norm_axes(op, x, axis) {
+        return Array::failed(e);
+    }
+    if !x.dtype().is_float() {
+        return minmax(op, kind, x, axis, keepdims);
+    }
+    let fill = if kind == BinaryOp::Maximum {
+        f64::NEG_INFINITY
+    } else {
+        f64::INFINITY
+    };
+    let r = minmax(op, kind, &replace_nan(x, fill), axis, keepdims);
+    let all_nan = all(&crate::numpy::isnan(x), axis, keepdims);
+    crate::numpy::where_(
+        &all_nan,
+        &crate::ops::creation::full(&[], f64::NAN, x.dtype()),
+        &r,
+    )
+}
+
+/// `jnp.nanmax(x, axis, keepdims)`: the max ignoring NaNs (NaN where a slice is all NaN).
+///
+/// ```
+/// use systolic::{numpy as np, Array};
+/// let x = Array::from_vec(vec![1.0f32, f32::NAN, f32::NAN, f32::NAN], &[2, 2]);
+/// let m = np::nanmax(&x, Some(&[1]), false).to_vec::<f32>().unwrap();
+/// assert_eq!(m[0], 1.0);
+/// assert!(m[1].is_nan());
+/// ```
+pub fn nanmax(x: &Array, axis: Option<&[i64]>, keepdims: bool) -> Array {
+    nan_minmax("nanmax", BinaryOp::Maximum, x, axis, keepdims)
+}
+
+/// `jnp.nanmin(x, axis, keepdims)`: the min ignoring NaNs (NaN where a slice is all NaN).
+///
+/// ```
+/// use systolic::{numpy as np, Array};
+/// let x = Array::from_vec(vec![3.0f32, f32::NAN, -1.0], &[3]);
+/// assert_eq!(np::nanmin(&x, None, false).to_vec::<f32>().unwrap(), vec![-1.0]);
+/// ```
+pub fn nanmin(x: &Array, axis: Option<&[i64]>, keepdims: bool) -> Array {
+    nan_minmax("nanmin", BinaryOp::Minimum, x, axis, keepdims)
+}
+
+/// `jnp.nanmean(x, axis, keepdims)`: the sum of the non-NaN elements over their count, both
+/// in `x`'s dtype as JAX computes them (integers: [`mean`]); an all-NaN slice gives NaN.
+///
+/// ```
+/// use systolic::{numpy as np, Array};
+/// let x = Array::from_vec(vec![1.0f32, f32::NAN, 2.0], &[3]);
+/// assert_eq!(np::nanmean(&x, None, false).to_vec::<f32>().unwrap(), vec![1.5]);
+/// ```
+pub fn nanmean(x: &Array, axis: Option<&[i64]>, keepdims: bool) -> Array {
+    if let Err(e) = norm_axes("nanmean", x, axis) {
+        return Array::failed(e);
+    }
+    if !x.dtype().is_float() {
+        return mean(x, axis, keepdims);
+    }
+    let count = sum(
+        &crate::numpy::logical_not(&crate::numpy::isnan(x)),
+        axis,
+        keepdims,
+    );
+    let count = convert("nanmean", &count, x.dtype(), false);
+    crate::numpy::divide(&nansum(x, axis, keepdims), &count)
+}

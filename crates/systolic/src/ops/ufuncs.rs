@@ -123,3 +123,19 @@ pub fn logical_not(x: &Array) -> Array {
         &truth("logical_not", x),
     )
 }
+
+/// [`promote_inexact`] without broadcasting: both keep their shapes, for ops that align
+/// operands themselves (`average`'s 1-D weights).
+pub(crate) fn promote_inexact_same_shape(
+    op: &str,
+    a: &Array,
+    b: &Array,
+) -> Result<(Array, Array), crate::Error> {
+    a.check()?;
+    b.check()?;
+    let (d, weak) =
+        crate::promote::result_type(&[(a.dtype(), a.weak_type()), (b.dtype(), b.weak_type())]);
+    let a = to_inexact(op, &crate::ops::elementwise::convert(op, a, d, weak));
+    let b = to_inexact(op, &crate::ops::elementwise::convert(op, b, d, weak));
+    Ok((a, b))
+}
