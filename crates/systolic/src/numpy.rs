@@ -27,7 +27,13 @@ pub use crate::ops::shape::{
 };
 pub use crate::ops::sort::{argsort, sort_np as sort};
 pub use crate::ops::stats::{average, median, quantile, std, var};
-pub use crate::ops::ufuncs::{isnan, logaddexp, logical_and, logical_not, logical_or, logical_xor};
+pub use crate::ops::ufuncs::{
+    allclose, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, bitwise_and, bitwise_not,
+    bitwise_or, bitwise_xor, cbrt, copysign, cosh, deg2rad, exp2, floor_divide, fmod, hypot,
+    invert, isclose, isinf, isnan, left_shift, log10, log2, logaddexp, logical_and, logical_not,
+    logical_or, logical_xor, mod_, nan_to_num, rad2deg, reciprocal, remainder, right_shift, rint,
+    signbit, sinh, tan, true_divide, trunc,
+};
 pub use crate::ops::window::{cumprod, cumsum};
 
 macro_rules! binary_fn {

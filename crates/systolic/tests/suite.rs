@@ -19,6 +19,7 @@ mod prng_dists;
 mod prng_golden;
 mod reductions_golden;
 mod tree_derive;
+mod ufuncs_golden;
 mod vmap;
 mod vmap_grad;
 mod vmap_programs;
