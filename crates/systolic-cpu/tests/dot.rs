@@ -530,3 +530,68 @@ fn dot_known_values() {
         );
     }
 }
+
+/// Attention's products read their operands in place with two batch levels: the heads
+/// `[B, S, H, D]` have batch dimensions (0, 2), which are not adjacent. Checked on every
+/// route, with batches large enough to run one product per task, size-1 and size-0 batch
+/// dimensions, and odd sizes.
+#[test]
+fn dot_split_batch_dims_every_route() {
+    use systolic_cpu::kernels::dot::layout::OperandAccess;
+    let mut routes: Vec<(DType, DType, Option<DotRoute>)> = vec![
+        (DType::F32, DType::F32, None),
+        (DType::F64, DType::F64, None),
+        (DType::F16, DType::F32, None),
+        (DType::I32, DType::I32, None),
+        (DType::Bool, DType::Bool, None),
+        (
+            DType::I8,
+            DType::I32,
+            Some(DotRoute::Int8(I8Kernel::detect())),
+        ),
+        (
+            DType::I8,
+            DType::I32,
+            Some(DotRoute::Int8(I8Kernel::Scalar)),
+        ),
+    ];
+    for r in bf16_routes() {
+        routes.push((DType::BF16, DType::F32, Some(r)));
+    }
+    if amx::available() {
+        routes.push((DType::I8, DType::I32, Some(DotRoute::AmxInt8)));
+    }
+    // (B, S, H, D): many heads, odd sizes, one batch level of size 1, an empty batch.
+    let sizes: [(i64, i64, i64, i64); 5] = [
+        (3, 17, 4, 9),
+        (2, 33, 3, 40),
+        (1, 5, 6, 7),
+        (5, 4, 1, 3),
+        (0, 4, 2, 3),
+    ];
+    for (seed, &(b, s, h, d)) in sizes.iter().enumerate() {
+        let heads = [b, s, h, d];
+        let scores = dims(&[0, 2], &[0, 2], &[3], &[3]);
+        let heads_ty = TensorType::new(heads.to_vec(), DType::F32);
+        let g = DotGeometry::new(&heads_ty, &heads_ty, &scores).unwrap();
+        assert!(
+            matches!(g.lhs, OperandAccess::Strided(_))
+                && matches!(g.rhs, OperandAccess::Strided(_)),
+            "{heads:?}: {g:?}"
+        );
+        // probabilities [B, H, S, S] × values [B, S, H, D] -> [B, H, S, D].
+        let mix = dims(&[0, 1], &[0, 2], &[3], &[1]);
+        for &(input, out, route) in &routes {
+            let seed = 200 + 10 * seed as u64;
+            check(seed, &heads, &heads, &scores, (input, input, out), route);
+            check(
+                seed + 1,
+                &[b, h, s, s],
+                &heads,
+                &mix,
+                (input, input, out),
+                route,
+            );
+        }
+    }
+}

@@ -162,8 +162,8 @@ pub fn loops<T: Ring>(s: BatchedShape, lhs: &[T], lv: MatView, rhs: &[T], rv: Ma
     for (b, o) in out.chunks_mut(s.m * s.n).enumerate() {
         for (m, row) in o.chunks_mut(s.n).enumerate() {
             for k in 0..s.k {
-                let a = lhs[b * lv.batch + m * lv.row + k * lv.col];
-                let r0 = b * rv.batch + k * rv.row;
+                let a = lhs[lv.start(b) + m * lv.row + k * lv.col];
+                let r0 = rv.start(b) + k * rv.row;
                 for (n, x) in row.iter_mut().enumerate() {
                     *x = x.mul_add(a, rhs[r0 + n * rv.col]);
                 }

@@ -11,6 +11,14 @@ use rayon::prelude::*;
 /// costs more than it saves.
 const PARALLEL_MACS: usize = 1 << 18;
 
+/// True when a batch of `batch` products of `work` multiply-adds each runs best as one task per
+/// product rather than product after product with threads inside each: when each product is
+/// below `small`, or when there are enough products to keep every thread busy (attention's
+/// `[B·H, S, D] × [B·H, D, S]` products: 64 of 4M multiply-adds).
+pub fn split_by_matrix(batch: usize, work: usize, small: usize) -> bool {
+    batch > 1 && (work < small || batch >= 2 * rayon::current_num_threads())
+}
+
 /// The sizes of a batched product `[B, M, K] x [B, K, N] -> [B, M, N]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BatchedShape {
@@ -75,10 +83,10 @@ pub fn gemm_batched<T: GemmFloat>(
                 1,
                 s.n as isize,
                 false,
-                lhs.as_ptr().add(b * lv.batch),
+                lhs.as_ptr().add(lv.start(b)),
                 lv.col as isize,
                 lv.row as isize,
-                rhs.as_ptr().add(b * rv.batch),
+                rhs.as_ptr().add(rv.start(b)),
                 rv.col as isize,
                 rv.row as isize,
                 T::ZERO,
@@ -90,8 +98,9 @@ pub fn gemm_batched<T: GemmFloat>(
             )
         }
     };
-    if s.batch > 1 && work < PARALLEL_MACS * 8 {
-        // Many small products: one per task.
+    if split_by_matrix(s.batch, work, PARALLEL_MACS * 8) {
+        // Many products: one per task (a small product's own threads cost more than they
+        // save, and whole products per core need no synchronisation inside them).
         out.par_chunks_mut(per_matrix)
             .enumerate()
             .with_min_len((PARALLEL_MACS / work.max(1)).max(1))

@@ -3,35 +3,56 @@
 //! Any batch/contracting dimension numbers describe `out[b, m, n] = Σ_k lhs[b, m, k] · rhs[b, k,
 //! n]` once the operand dimensions are grouped: batch dimensions (in the order the dimension
 //! numbers list them), free dimensions (in operand order) and contracting dimensions (in listed
-//! order). When each group of a row-major operand can be walked with one stride (its dimensions
-//! are adjacent and in order, or of size 1) the operand is used in place as a strided matrix:
-//! transposes fold into the strides and nothing is copied. Otherwise the operand is gathered
-//! once into a contiguous `[B, rows, cols]` copy at run time.
+//! order). When the row and column groups of a row-major operand can each be walked with one
+//! stride (their dimensions are adjacent and in order, or of size 1) and the batch group with at
+//! most two (e.g. batch dimensions `[0, 2]` of attention's `[B, S, H, D]` heads), the operand is
+//! used in place as a strided matrix: transposes fold into the strides and nothing is copied.
+//! Otherwise the operand is gathered once into a contiguous `[B, rows, cols]` copy at run time.
 
 use crate::cpu_bail;
 use crate::error::Result;
 use systolic_ir::{row_major_strides, DotDimensionNumbers, TensorType};
 
 /// A strided batch of matrices inside a flat slice: element `(b, r, c)` is at
-/// `b · batch + r · row + c · col`.
+/// `start(b) + r · row + c · col`, where matrix `b` starts at
+/// `(b / split) · outer + (b % split) · batch` (two batch levels, so that batch dimensions
+/// which are not adjacent in memory still need no copy; one level has `split = 1`,
+/// `outer = batch`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MatView {
-    /// Stride between consecutive matrices of the batch.
+    /// Stride between consecutive matrices of the inner batch level.
     pub batch: usize,
     /// Stride between rows.
     pub row: usize,
     /// Stride between columns.
     pub col: usize,
+    /// Matrices per step of the outer batch level (at least 1).
+    pub split: usize,
+    /// Stride between steps of the outer batch level.
+    pub outer: usize,
 }
 
 impl MatView {
+    /// A batch with one stride between matrices.
+    pub fn strided(batch: usize, row: usize, col: usize) -> MatView {
+        MatView {
+            batch,
+            row,
+            col,
+            split: 1,
+            outer: batch,
+        }
+    }
+
     /// A dense row-major `[B, rows, cols]` batch.
     pub fn contiguous(rows: usize, cols: usize) -> MatView {
-        MatView {
-            batch: rows * cols,
-            row: cols,
-            col: 1,
-        }
+        MatView::strided(rows * cols, cols, 1)
+    }
+
+    /// Where matrix `b` starts.
+    #[inline]
+    pub fn start(&self, b: usize) -> usize {
+        (b / self.split) * self.outer + (b % self.split) * self.batch
     }
 }
 
@@ -152,7 +173,8 @@ fn free_dims(rank: usize, batch: &[usize], contracting: &[usize]) -> Vec<usize> 
         .collect()
 }
 
-/// Strided access when each of the three groups collapses to one stride, else a gather plan.
+/// Strided access when the row and column groups collapse to one stride each and the batch
+/// group to at most two levels, else a gather plan.
 fn access(t: &TensorType, groups: [&[usize]; 3]) -> OperandAccess {
     let strides = row_major_strides(&t.shape);
     let dims = |g: &[usize]| -> Vec<(usize, usize)> {
@@ -160,15 +182,34 @@ fn access(t: &TensorType, groups: [&[usize]; 3]) -> OperandAccess {
             .map(|&d| (t.shape[d] as usize, strides[d]))
             .collect()
     };
-    let collapsed: Option<Vec<usize>> = groups.iter().map(|g| collapse(&dims(g))).collect();
-    match collapsed {
-        Some(s) => OperandAccess::Strided(MatView {
-            batch: s[0],
-            row: s[1],
-            col: s[2],
+    let batch = batch_levels(&dims(groups[0]));
+    let (row, col) = (collapse(&dims(groups[1])), collapse(&dims(groups[2])));
+    match (batch, row, col) {
+        (Some((split, inner, outer)), Some(row), Some(col)) => OperandAccess::Strided(MatView {
+            batch: inner,
+            row,
+            col,
+            split,
+            outer,
         }),
-        None => OperandAccess::Gathered(groups.iter().flat_map(|g| dims(g)).collect()),
+        _ => OperandAccess::Gathered(groups.iter().flat_map(|g| dims(g)).collect()),
     }
+}
+
+/// The batch group as `(split, inner stride, outer stride)` when it walks as at most two
+/// strided levels (see [`MatView::start`]).
+fn batch_levels(dims: &[(usize, usize)]) -> Option<(usize, usize, usize)> {
+    if let Some(stride) = collapse(dims) {
+        return Some((1, stride, stride));
+    }
+    // Runs of dimensions that collapse, outermost first; two runs make two levels.
+    let real: Vec<(usize, usize)> = dims.iter().copied().filter(|&(s, _)| s != 1).collect();
+    let cut = (1..real.len()).find(|&i| real[i - 1].1 != real[i].1 * real[i].0)?;
+    let (outer, inner) = real.split_at(cut);
+    let outer_stride = collapse(outer)?;
+    let inner_stride = collapse(inner)?;
+    let split = inner.iter().map(|&(s, _)| s).product();
+    Some((split, inner_stride, outer_stride))
 }
 
 /// The single stride that walks `dims` (outermost first) in row-major order, if there is one.
@@ -247,22 +288,8 @@ mod tests {
         let r = TensorType::new(vec![4, 5], DType::F32);
         let g = DotGeometry::new(&l, &r, &dn(&[], &[], &[1], &[0])).unwrap();
         assert_eq!((g.batch, g.m, g.n, g.k), (1, 3, 5, 4));
-        assert_eq!(
-            g.lhs,
-            OperandAccess::Strided(MatView {
-                batch: 0,
-                row: 4,
-                col: 1
-            })
-        );
-        assert_eq!(
-            g.rhs,
-            OperandAccess::Strided(MatView {
-                batch: 0,
-                row: 5,
-                col: 1
-            })
-        );
+        assert_eq!(g.lhs, OperandAccess::Strided(MatView::strided(0, 4, 1)));
+        assert_eq!(g.rhs, OperandAccess::Strided(MatView::strided(0, 5, 1)));
         assert_eq!(g.out_shape, vec![3, 5]);
     }
 
@@ -273,22 +300,8 @@ mod tests {
         let r = TensorType::new(vec![5, 4, 2], DType::F32);
         let g = DotGeometry::new(&l, &r, &dn(&[2], &[2], &[0], &[1])).unwrap();
         assert_eq!((g.batch, g.m, g.n, g.k), (2, 3, 5, 4));
-        assert_eq!(
-            g.lhs,
-            OperandAccess::Strided(MatView {
-                batch: 1,
-                row: 2,
-                col: 6
-            })
-        );
-        assert_eq!(
-            g.rhs,
-            OperandAccess::Strided(MatView {
-                batch: 1,
-                row: 2,
-                col: 8
-            })
-        );
+        assert_eq!(g.lhs, OperandAccess::Strided(MatView::strided(1, 2, 6)));
+        assert_eq!(g.rhs, OperandAccess::Strided(MatView::strided(1, 2, 8)));
     }
 
     #[test]
@@ -305,6 +318,29 @@ mod tests {
         let dense = gather(&src, &[(2, 12), (3, 1), (4, 3)]);
         assert_eq!(&dense[..5], &[0, 3, 6, 9, 1]);
         assert_eq!(dense[12], 12);
+    }
+
+    #[test]
+    fn split_batch_dims_walk_in_two_levels() {
+        // Attention heads: [B, S, H, D] with batch dims (B, H), contracting D.
+        let t = TensorType::new(vec![2, 5, 3, 4], DType::F32);
+        let g = DotGeometry::new(&t, &t, &dn(&[0, 2], &[0, 2], &[3], &[3])).unwrap();
+        assert_eq!((g.batch, g.m, g.n, g.k), (6, 5, 5, 4));
+        let view = MatView {
+            batch: 4,
+            row: 12,
+            col: 1,
+            split: 3,
+            outer: 60,
+        };
+        assert_eq!(g.lhs, OperandAccess::Strided(view));
+        // Matrix b = (b0, h) starts at b0 · 60 + h · 4.
+        let starts: Vec<usize> = (0..6).map(|b| view.start(b)).collect();
+        assert_eq!(starts, vec![0, 4, 8, 60, 64, 68]);
+        // Three separated batch runs are gathered.
+        let t = TensorType::new(vec![2, 3, 2, 3, 2, 4], DType::F32);
+        let g = DotGeometry::new(&t, &t, &dn(&[0, 2, 4], &[0, 2, 4], &[5], &[5])).unwrap();
+        assert!(matches!(g.lhs, OperandAccess::Gathered(_)));
     }
 
     #[test]

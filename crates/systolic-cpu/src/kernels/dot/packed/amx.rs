@@ -13,9 +13,9 @@
 //! - B in panels of 32 columns: per K word, 32 words (the columns' K groups), so a B tile is
 //!   16 rows of 64 bytes at a stride of 128.
 //!
-//! Blocking: K in blocks of [`KC_WORDS`] words (partial sums go through the result), N in
-//! blocks of [`NC`] columns (a B block stays in L2 while the A panels of a row chunk pass),
-//! row chunks in parallel on rayon.
+//! Blocking: N in blocks of [`NC`] columns, inside them K in blocks of [`KC_WORDS`] words
+//! (partial sums go through the chunk's results, which stay in L2), so a B block stays in L2
+//! while the A panels of a row chunk pass; row chunks in parallel on rayon.
 
 use super::super::float::BatchedShape;
 use super::super::layout::MatView;
@@ -31,6 +31,9 @@ const STEP_WORDS: usize = 16;
 const KC_WORDS: usize = 256;
 /// Columns per N block: a B block is `NC · KC_WORDS · 4` = 256 KiB (L2 is 2 MiB).
 const NC: usize = 256;
+/// B panels one packing task fills (a row-major rhs is then read `PACK_PANELS · 64` bytes at a
+/// time).
+const PACK_PANELS: usize = 8;
 /// Most 32-row panels in one parallel chunk.
 const MAX_PANELS_PER_CHUNK: usize = 8;
 /// Below this many multiply-adds a product runs on one thread.
@@ -298,13 +301,13 @@ pub fn run<T: AmxElement>(
         return;
     }
     let parallel = s.m * s.n * s.k >= PARALLEL_MACS;
-    if s.batch > 1 && !parallel {
+    if super::super::float::split_by_matrix(s.batch, s.m * s.n * s.k, PARALLEL_MACS) {
         // Many small products: one per task, each packing into its thread's buffers.
         out.par_chunks_mut(per_matrix)
             .enumerate()
             .for_each(|(b, o)| {
                 let mut packed = SCRATCH.with(|c| c.take());
-                let (l, r) = (&lhs[b * lv.batch..], &rhs[b * rv.batch..]);
+                let (l, r) = (&lhs[lv.start(b)..], &rhs[rv.start(b)..]);
                 one_matrix(s, l, lv, r, rv, o, &mut packed, false);
                 SCRATCH.with(|c| c.set(packed));
             });
@@ -314,9 +317,9 @@ pub fn run<T: AmxElement>(
     for (b, o) in out.chunks_mut(per_matrix).enumerate() {
         one_matrix(
             s,
-            &lhs[b * lv.batch..],
+            &lhs[lv.start(b)..],
             lv,
-            &rhs[b * rv.batch..],
+            &rhs[rv.start(b)..],
             rv,
             o,
             &mut packed,
@@ -374,25 +377,33 @@ fn one_matrix<T: AmxElement>(
         }
         row[s.k..].fill(T::default());
     };
-    // B: per panel, per K word, the 32 columns' words (zero past N and K).
-    let pack_b = |(p, panel): (usize, &mut [u32])| {
-        let cols = TILE.min(s.n - p * TILE);
-        for (w, words) in panel.chunks_exact_mut(TILE).enumerate() {
-            words.fill(0);
-            for j in 0..g {
-                let k = w * g + j;
-                if k >= s.k {
-                    break;
-                }
-                let src = k * rv.row + p * TILE * rv.col;
-                let shift = T::BITS * j as u32;
-                if rv.col == 1 {
-                    for (o, &x) in words.iter_mut().zip(&rhs[src..src + cols]) {
-                        *o |= x.bits() << shift;
+    // B: per panel, per K word, the 32 columns' words (zero past N and K). A task packs
+    // PACK_PANELS adjacent panels K word by K word, so that a row-major rhs is read a few
+    // hundred contiguous bytes at a time rather than 64 bytes per row of K.
+    let pack_b = |(group, panels): (usize, &mut [u32])| {
+        let first = group * PACK_PANELS;
+        let count = panels.len() / (kwp * TILE);
+        for w in 0..kwp {
+            for q in 0..count {
+                let p = first + q;
+                let cols = TILE.min(s.n - p * TILE);
+                let words = &mut panels[(q * kwp + w) * TILE..][..TILE];
+                words.fill(0);
+                for j in 0..g {
+                    let k = w * g + j;
+                    if k >= s.k {
+                        break;
                     }
-                } else {
-                    for (c, o) in words[..cols].iter_mut().enumerate() {
-                        *o |= rhs[src + c * rv.col].bits() << shift;
+                    let src = k * rv.row + p * TILE * rv.col;
+                    let shift = T::BITS * j as u32;
+                    if rv.col == 1 {
+                        for (o, &x) in words.iter_mut().zip(&rhs[src..src + cols]) {
+                            *o |= x.bits() << shift;
+                        }
+                    } else {
+                        for (c, o) in words[..cols].iter_mut().enumerate() {
+                            *o |= rhs[src + c * rv.col].bits() << shift;
+                        }
                     }
                 }
             }
@@ -402,12 +413,16 @@ fn one_matrix<T: AmxElement>(
         packed.0.par_chunks_mut(lda).enumerate().for_each(pack_a);
         packed
             .1
-            .par_chunks_mut(kwp * TILE)
+            .par_chunks_mut(PACK_PANELS * kwp * TILE)
             .enumerate()
             .for_each(pack_b);
     } else {
         packed.0.chunks_mut(lda).enumerate().for_each(pack_a);
-        packed.1.chunks_mut(kwp * TILE).enumerate().for_each(pack_b);
+        packed
+            .1
+            .chunks_mut(PACK_PANELS * kwp * TILE)
+            .enumerate()
+            .for_each(pack_b);
     }
     let (a, b) = (&packed.0[..], &packed.1[..]);
     let threads = if parallel {
@@ -423,9 +438,12 @@ fn one_matrix<T: AmxElement>(
         // SAFETY: `available` was checked by the caller (the plan's route); the tile state is
         // configured and released on this thread around the chunk.
         unsafe { configure() };
-        for w0 in (0..kwp).step_by(KC_WORDS) {
-            let steps = KC_WORDS.min(kwp - w0) / STEP_WORDS;
-            for n0 in (0..s.n).step_by(NC) {
+        // K blocks inside N blocks: the chunk's `rows × NC` results (256 KiB) stay in L2
+        // while the K blocks add into them, instead of every K block streaming the whole
+        // result through memory.
+        for n0 in (0..s.n).step_by(NC) {
+            for w0 in (0..kwp).step_by(KC_WORDS) {
+                let steps = KC_WORDS.min(kwp - w0) / STEP_WORDS;
                 for ip in 0..rows.div_ceil(TILE) {
                     let row0 = ip * TILE;
                     let a_panel = &a[(chunk * panels_per_chunk + ip) * TILE * lda + w0..];

@@ -105,7 +105,7 @@ pub fn run_i8(
     for (b, o) in out.chunks_mut(per_matrix).enumerate() {
         column_sums.fill(0);
         for k in 0..s.k {
-            let row = b * rv.batch + k * rv.row;
+            let row = rv.start(b) + k * rv.row;
             for (n, sum) in column_sums.iter_mut().enumerate() {
                 *sum = sum.wrapping_add(rhs[row + n * rv.col] as i32);
             }

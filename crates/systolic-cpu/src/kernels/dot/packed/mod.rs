@@ -145,7 +145,7 @@ pub fn run<K: MicroKernel>(
         return;
     }
     let work = s.m * s.n * s.k;
-    if s.batch > 1 && work < PARALLEL_MACS {
+    if super::float::split_by_matrix(s.batch, work, PARALLEL_MACS) {
         out.par_chunks_mut(per_matrix)
             .enumerate()
             .for_each(|(b, o)| {
@@ -153,9 +153,9 @@ pub fn run<K: MicroKernel>(
                 one_matrix(
                     kern,
                     s,
-                    &lhs[b * lv.batch..],
+                    &lhs[lv.start(b)..],
                     lv,
-                    &rhs[b * rv.batch..],
+                    &rhs[rv.start(b)..],
                     rv,
                     o,
                     &mut scratch,
@@ -169,9 +169,9 @@ pub fn run<K: MicroKernel>(
             one_matrix(
                 kern,
                 s,
-                &lhs[b * lv.batch..],
+                &lhs[lv.start(b)..],
                 lv,
-                &rhs[b * rv.batch..],
+                &rhs[rv.start(b)..],
                 rv,
                 o,
                 &mut scratch,
