@@ -16,10 +16,16 @@ pub use crate::ops::creation::{arange, arange_f, eye, full, linspace, ones, zero
 pub use crate::ops::einsum::einsum;
 pub use crate::ops::indexing::{at, index, take, take_along_axis, At, Idx, TakeMode};
 pub use crate::ops::linalg::{dot, matmul};
+pub use crate::ops::matrix::{
+    diag, diagonal, inner, kron, outer, ravel, tensordot, trace, tril, triu, TensorAxes,
+};
 pub use crate::ops::pad::{pad, PadMode};
 pub use crate::ops::reduce::{
     all, any, argmax, argmin, count_nonzero, max, max as amax, mean, min, min as amin, nanmax,
     nanmean, nanmin, nansum, prod, ptp, sum,
+};
+pub use crate::ops::search::{
+    argwhere, bincount, diff, flatnonzero, meshgrid, nonzero, searchsorted,
 };
 pub use crate::ops::shape::{
     broadcast_to, concatenate, expand_dims, flip, moveaxis, repeat, reshape, roll, split,

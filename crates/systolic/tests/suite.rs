@@ -4,6 +4,7 @@
 //! which shortens a clean `cargo test --workspace`; run one file's tests with
 //! `cargo test -p systolic --test suite FILE::`.
 
+mod constructs_golden;
 mod control_flow;
 mod conv_transpose;
 mod golden_util;
