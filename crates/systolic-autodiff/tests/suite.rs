@@ -6,4 +6,5 @@
 
 mod goldens;
 mod numeric;
+mod scatter;
 mod transform;

@@ -4,8 +4,8 @@
 use crate::builder::{AdBuilder, Builder, Res};
 use crate::Error;
 use systolic_ir::{
-    BinaryOp, DType, GatherDimensionNumbers, Op, OpKind, Region, ScatterDimensionNumbers, Type,
-    ValueId,
+    BinaryOp, ComparisonDirection, DType, Data, GatherDimensionNumbers, Op, OpKind, Region,
+    ScatterDimensionNumbers, Tensor, TensorType, Type, ValueId,
 };
 
 fn or_zero(b: &mut Builder, t: Option<ValueId>, like: ValueId) -> Res<ValueId> {
@@ -101,12 +101,173 @@ pub(crate) fn scatter_jvp(
     let how = op.regions.first().and_then(combine_of).ok_or_else(|| {
         Error::new("cannot differentiate stablehlo.scatter with an update other than add or set")
     })?;
+    if let OpKind::Scatter {
+        dimension_numbers: sd,
+        unique_indices: false,
+        ..
+    } = &op.kind
+    {
+        if how == Combine::Set {
+            return Ok(vec![Some(scatter_set_jvp(b, op, sd, x, t)?)]);
+        }
+    }
     let to = or_zero(b, t[0], x[0])?;
     let tu = or_zero(b, t[2], x[2])?;
     let region = combine_region(b, how, b.dtype(x[0]))?;
     Ok(vec![Some(
         b.emit_full(op.kind.clone(), vec![to, x[1], tu], vec![region], None)?[0],
     )])
+}
+
+/// The tangent of a replacing scatter whose indices may repeat, as JAX's `_scatter_jvp`.
+///
+/// With duplicate indices one update wins each location; the tangent there must be the
+/// winner's alone, and an overwritten operand element gets none. A tangent that is itself a
+/// replacing scatter would be right in forward mode, but its transpose (a gather) would hand
+/// every duplicate the whole cotangent. So the winners are made explicit: the same scatter
+/// (same indices and dimension numbers, hence the same winner on any backend that picks it
+/// from the indices alone, as ours do: the last in row-major order) writes `1 + ` the number
+/// of each update into zeros; a location still 0 kept its operand element, and an update won
+/// wherever gathering those numbers back gives its own. The tangent is then an additive
+/// scatter of the masked tangents, linear with the ordinary transposes (an update that
+/// lands out of bounds is dropped by the scatter, so its number is never read back and its
+/// mask is false). The primal is the original scatter, so values are unchanged.
+fn scatter_set_jvp(
+    b: &mut Builder,
+    op: &Op,
+    sd: &ScatterDimensionNumbers,
+    x: &[ValueId],
+    t: &[Option<ValueId>],
+) -> Res<ValueId> {
+    let (operand, idx, upd) = (x[0], x[1], x[2]);
+    let us = b.shape(upd);
+    let scatter_dims: Vec<i64> = (0..us.len() as i64)
+        .filter(|d| !sd.update_window_dims.contains(d))
+        .collect();
+    let sizes: Vec<i64> = scatter_dims.iter().map(|&d| us[d as usize]).collect();
+    let count: i64 = sizes.iter().product();
+    let id_type = if count < i64::from(i32::MAX) {
+        DType::I32
+    } else {
+        DType::I64
+    };
+    // The number of each update (1-based), the same over its window.
+    let iota = b.emit_as(
+        OpKind::Iota { dimension: 0 },
+        vec![],
+        TensorType::new(vec![count], id_type),
+    )?;
+    let ids = b.add_const(iota, 1.0)?;
+    let ids = b.reshape(ids, &sizes)?;
+    let ids = b.broadcast_in_dim(ids, &us, &scatter_dims)?;
+    let none = b.zeros(&TensorType::new(b.shape(operand), id_type))?;
+    let region = set_region(b, id_type)?;
+    let winners = b.emit_full(op.kind.clone(), vec![none, idx, ids], vec![region], None)?[0];
+    let to = match t[0] {
+        Some(to) => {
+            let kept = b.compare(ComparisonDirection::Eq, winners, none)?;
+            let zero = b.full_like(to, 0.0)?;
+            Some(b.select(kept, to, zero)?)
+        }
+        None => None,
+    };
+    let Some(tu) = t[2] else {
+        return to.ok_or_else(|| Error::new("internal: scatter tangent of nothing"));
+    };
+    let back = gather_back(b, sd, winners, idx, &us)?;
+    let won = b.compare(ComparisonDirection::Eq, back, ids)?;
+    let zero = b.full_like(tu, 0.0)?;
+    let tu = b.select(won, tu, zero)?;
+    let to = or_zero(b, to, operand)?;
+    scatter_add(b, to, idx, tu, sd.clone())
+}
+
+/// The window a scatter writes along each operand dimension (of rank `rank`), for updates of
+/// shape `us`: 1 along inserted and batching dimensions.
+fn window_sizes(sd: &ScatterDimensionNumbers, rank: usize, us: &[i64]) -> Vec<i64> {
+    let mut win = sd.update_window_dims.iter();
+    (0..rank as i64)
+        .map(|d| {
+            if sd.inserted_window_dims.contains(&d) || sd.input_batching_dims.contains(&d) {
+                1
+            } else {
+                win.next().map(|&w| us[w as usize]).unwrap_or(1)
+            }
+        })
+        .collect()
+}
+
+/// Which elements of a scatter's updates (shape `us`) land in the operand (shape `xs`): the
+/// scatter skips a window whose start does not leave room for it, while a gather clamps the
+/// start, so reading cotangents back with a gather must zero the skipped windows (JAX's
+/// transpose reads them with a gather in `FILL_OR_DROP` mode, which is this mask).
+fn in_bounds(
+    b: &mut Builder,
+    sd: &ScatterDimensionNumbers,
+    xs: &[i64],
+    idx: ValueId,
+    us: &[i64],
+) -> Res<ValueId> {
+    let mut is = b.shape(idx);
+    let ivd = sd.index_vector_dim as usize;
+    let mut idx = b.convert(idx, DType::I64)?;
+    if ivd == is.len() {
+        is.push(1);
+        idx = b.reshape(idx, &is)?;
+    }
+    let sizes = window_sizes(sd, xs.len(), us);
+    let upper: Vec<i64> = sd
+        .scatter_dims_to_operand_dims
+        .iter()
+        .map(|&d| xs[d as usize] - sizes[d as usize])
+        .collect();
+    let upper = Tensor::new(
+        TensorType::new(vec![upper.len() as i64], DType::I64),
+        Data::Int(upper),
+    )
+    .map_err(|e| Error::new(format!("internal: scatter bounds: {e}")))?;
+    let upper = b.constant(upper)?;
+    let upper = b.broadcast_in_dim(upper, &is, &[ivd as i64])?;
+    let zero = b.full_like(idx, 0.0)?;
+    let ge = b.compare(ComparisonDirection::Ge, idx, zero)?;
+    let le = b.compare(ComparisonDirection::Le, idx, upper)?;
+    let ok = b.binary(BinaryOp::And, ge, le)?;
+    let yes = b.scalar(DType::Bool, 1.0)?;
+    let region = b.reducer(BinaryOp::And, DType::Bool)?;
+    let ok = b.emit_full(
+        OpKind::Reduce {
+            dimensions: vec![ivd as i64],
+        },
+        vec![ok, yes],
+        vec![region],
+        None,
+    )?[0];
+    let scatter_dims: Vec<i64> = (0..us.len() as i64)
+        .filter(|d| !sd.update_window_dims.contains(d))
+        .collect();
+    b.broadcast_in_dim(ok, us, &scatter_dims)
+}
+
+/// The gather that reads, for each element of a scatter's updates (shape `us`), the element
+/// of `from` (shaped like the scatter's operand) it was scattered to (clamped into bounds
+/// where the scatter skipped the window: see [`in_bounds`]).
+fn gather_back(
+    b: &mut Builder,
+    sd: &ScatterDimensionNumbers,
+    from: ValueId,
+    idx: ValueId,
+    us: &[i64],
+) -> Res<ValueId> {
+    let xs = b.shape(from);
+    let slice_sizes = window_sizes(sd, xs.len(), us);
+    b.emit(
+        OpKind::Gather {
+            dimension_numbers: gather_of_scatter(sd),
+            slice_sizes,
+            indices_are_sorted: false,
+        },
+        vec![from, idx],
+    )
 }
 
 /// Gather dimension numbers that read back what a scatter with `sd` wrote.
@@ -218,28 +379,14 @@ pub(crate) fn transpose(
                 });
             }
             if lin[2] {
-                let xs = b.shape(x);
+                // (A replacing scatter is linear here only with unique indices: the JVP
+                // rule masks duplicates into an additive one.)
                 let us = b.shape(upd);
-                let mut win = sd.update_window_dims.iter();
-                let slice_sizes: Vec<i64> = (0..xs.len() as i64)
-                    .map(|d| {
-                        if sd.inserted_window_dims.contains(&d)
-                            || sd.input_batching_dims.contains(&d)
-                        {
-                            1
-                        } else {
-                            win.next().map(|&w| us[w as usize]).unwrap_or(1)
-                        }
-                    })
-                    .collect();
-                out[2] = Some(b.emit(
-                    OpKind::Gather {
-                        dimension_numbers: gather_of_scatter(sd),
-                        slice_sizes,
-                        indices_are_sorted: false,
-                    },
-                    vec![c, idx],
-                )?);
+                let g = gather_back(b, sd, c, idx, &us)?;
+                let xs = b.shape(x);
+                let landed = in_bounds(b, sd, &xs, idx, &us)?;
+                let zero = b.full_like(g, 0.0)?;
+                out[2] = Some(b.select(landed, g, zero)?);
             }
         }
         _ => return Err(super::unsupported(op, "transpose")),

@@ -371,6 +371,52 @@ case("hvp_conv_strided", rand(2, 3, 7, 7), rand(4, 3, 3, 2))(
     )
 )
 
+# ---- replacing scatters whose indices repeat. Arguments come from their own generator so
+# that the cases above keep their data. JAX leaves the winner of duplicate indices
+# unspecified, so these cases are the ones where its gradients do not depend on it: unique
+# indices, or duplicates whose updates are equal (one scalar, or the same row gathered
+# twice). Distinct updates at duplicate indices are checked against central differences in
+# tests/scatter.rs.
+srng = np.random.default_rng(1)
+
+
+def srand(*shape, dtype=np.float64):
+    return srng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+
+
+case("scatter_set_window", srand(4, 6), srand(2, 3), np.array([3, 1], np.int32))(
+    lambda x, u, i: x.at[i, 1:4].set(u * u) * x
+)
+case("scatter_set_dup_scalar", srand(5), srand(), np.array([1, 3, 1, 1], np.int32))(
+    lambda x, v, i: x.at[i].set(v) * x
+)
+dup_rows = (np.array([0, 2, 0, 4], np.int32), np.array([1, 0, 1, 2], np.int32))
+case("scatter_set_dup_rows", srand(5, 3), srand(3, 3), *dup_rows)(
+    lambda x, u, i, j: x.at[i].set(u[j] * 2.0) * x
+)
+case("scatter_set_dup_rows_f32", srand(5, 3, dtype=f32), srand(3, 3, dtype=f32), *dup_rows, tol=1e-5)(
+    lambda x, u, i, j: x.at[i].set(u[j] * 2.0) * x
+)
+case("scatter_set_dup_window", srand(4, 6), srand(3), np.array([2, 0, 2], np.int32))(
+    lambda x, u, i: x.at[i, 1:4].set(jnp.broadcast_to(u * u, (3, 3))) * x
+)
+# Out of bounds: the scatter drops the update, so it gets no cotangent (the transpose's gather
+# would clamp it back into bounds).
+case("scatter_add_dropped", srand(5, 3), srand(4, 3), np.array([0, 7, 2, 2], np.int32))(
+    lambda x, u, i: x.at[i].add(u * u) * x
+)
+case("scatter_set_dropped", srand(5, 3), srand(3, 3), np.array([5, 3, 2], np.int32))(
+    lambda x, u, i: x.at[i].set(u * 2.0) * x
+)
+# vmap of a scatter: the batch is a batching dimension of the scatter.
+case(
+    "scatter_set_dup_batched",
+    srand(2, 5),
+    srand(2),
+    np.array([[4, 1, 4], [0, 0, 2]], np.int32),
+)(lambda x, v, i: jax.vmap(lambda x, v, i: x.at[i].set(v) * x)(x, v, i))
+
+
 
 def tolist(a):
     a = np.asarray(a)
