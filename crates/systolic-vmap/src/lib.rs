@@ -21,7 +21,7 @@
 //! | `conv` | convolution | input batched: folded into N; kernel: into output features; both: feature (or batch) groups |
 //! | `linalg` | cholesky, triangular_solve, fft | leading batch dim |
 //! | `control` | while, if, case, optimization_barrier | batched predicate: while runs while any example runs and selects carries; if/case run every branch and select |
-//! | `rng` | rng_bit_generator | a loop over examples (each gets what it would alone) |
+//! | `rng` | rng_bit_generator | as JAX: one generator on the first example's state draws every example's bits; only that state advances |
 //! | `custom` | custom_call | annotations (Sharding, placement, layout) pass through; other targets: error |
 //!
 //! Ops with no rule (collectives, infeed/outfeed, batch_norm_*, the deprecated rng, tuples,

@@ -150,7 +150,6 @@ fn nested_vmap() {
         ),
         ("conv", vec![Some(0), None], vec![Some(0), Some(0)]),
         ("switch", vec![Some(0), None], vec![None, Some(0)]),
-        ("rng_bit_generator", vec![Some(0)], vec![Some(1)]),
         (
             "batch_group_conv",
             vec![Some(0), None],

@@ -8,4 +8,5 @@ mod common;
 
 mod fixtures;
 mod handwritten;
+mod rng;
 mod rules;
