@@ -42,6 +42,12 @@ pub use crate::ops::ufuncs::{
 };
 pub use crate::ops::window::{cumprod, cumsum};
 
+/// `jnp.linalg`: norms, Cholesky factorisation and triangular solves (what the IR has
+/// natively; LU, QR, SVD and eigendecompositions are not available yet).
+pub mod linalg {
+    pub use crate::ops::np_linalg::{cholesky, norm, solve_triangular, triangular_solve, NormOrd};
+}
+
 macro_rules! binary_fn {
     ($(#[$doc:meta])* $name:ident, $op:ident) => {
         $(#[$doc])*

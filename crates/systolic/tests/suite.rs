@@ -12,6 +12,7 @@ mod grad;
 mod grad_perf;
 mod jit_async;
 mod jit_lower;
+mod linalg_golden;
 mod nn_golden;
 mod ops_golden;
 mod ops_golden_ops2;

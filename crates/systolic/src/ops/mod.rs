@@ -11,6 +11,7 @@ pub(crate) mod indexing;
 pub(crate) mod linalg;
 pub(crate) mod matrix;
 pub(crate) mod norm;
+pub(crate) mod np_linalg;
 pub(crate) mod pad;
 pub(crate) mod reduce;
 pub(crate) mod region;

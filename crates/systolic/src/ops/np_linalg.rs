@@ -1,0 +1,309 @@
+//! `jnp.linalg` on what the IR has natively: `norm` (vector and matrix orders that need no
+//! decomposition), `cholesky` (StableHLO `cholesky`) and triangular solves (StableHLO
+//! `triangular_solve`). LU (`solve`, `inv`, `det`), QR, SVD and `eigh` have no op here yet.
+
+use crate::array::{describe, Array};
+use crate::bind::bind1;
+use crate::error::Error;
+use crate::numpy as np;
+use crate::ops::creation::full;
+use crate::ops::elementwise::to_inexact;
+use crate::ops::reduce::norm_axes;
+use systolic_ir::{DType, OpKind, TransposeKind};
+
+fn or_fail(r: Result<Array, Error>) -> Array {
+    r.unwrap_or_else(Array::failed)
+}
+
+/// The order of a [`norm`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NormOrd {
+    /// The Frobenius norm of matrices (`'fro'`).
+    Fro,
+    /// A numeric order: for vectors `sum(|x|^p)^(1/p)` with the special cases 0 (count of
+    /// non-zeros), ±inf (max/min of `|x|`), 1 and 2; for matrices ±1 (max/min column sum) and
+    /// ±inf (max/min row sum).
+    P(f64),
+}
+
+/// Rounds `v` to a float dtype as its arithmetic would.
+fn round_to(v: f64, dtype: DType) -> f64 {
+    match dtype {
+        DType::BF16 => f64::from(half::bf16::from_f32(v as f32)),
+        DType::F16 => f64::from(half::f16::from_f32(v as f32)),
+        DType::F32 => f64::from(v as f32),
+        _ => v,
+    }
+}
+
+fn vector_norm(x: &Array, p: f64, axes: &[i64], keepdims: bool) -> Array {
+    let ax = Some(axes);
+    let d = x.dtype();
+    if p == 2.0 {
+        np::sqrt(&np::sum(&np::multiply(x, x), ax, keepdims))
+    } else if p == f64::INFINITY {
+        np::maximum(&np::max(&np::abs(x), ax, keepdims), &full(&[], 0.0, d))
+    } else if p == f64::NEG_INFINITY {
+        np::min(&np::abs(x), ax, keepdims)
+    } else if p == 0.0 {
+        let nz = np::not_equal(x, &full(&[], 0.0, d));
+        crate::ops::elementwise::convert("norm", &np::sum(&nz, ax, keepdims), d, false)
+    } else if p == 1.0 {
+        np::sum(&np::abs(x), ax, keepdims)
+    } else {
+        let pd = round_to(p, d);
+        let inv = round_to(1.0 / pd, d);
+        let s = np::sum(&np::power(&np::abs(x), &full(&[], pd, d)), ax, keepdims);
+        np::power(&s, &full(&[], inv, d))
+    }
+}
+
+/// `jnp.linalg.norm(x, ord, axis, keepdims)`. With one axis (or a 1-D `x` and `axis = None`)
+/// a vector norm (`ord` default 2); with two axes (or a 2-D `x`) a matrix norm (`ord` default
+/// Frobenius; ±1 and ±inf supported; 2, −2 and the nuclear norm need an SVD and are an
+/// error). `axis = None` with `ord = None` is the 2-norm of the flattened `x`. Integers
+/// become f32.
+///
+/// ```
+/// use systolic::{numpy as np, Array};
+/// use systolic::numpy::linalg::{norm, NormOrd};
+/// let x = Array::from_vec(vec![3.0f32, -4.0], &[2]);
+/// assert_eq!(norm(&x, None, None, false).to_vec::<f32>().unwrap(), vec![5.0]);
+/// assert_eq!(norm(&x, Some(NormOrd::P(1.0)), None, false).to_vec::<f32>().unwrap(), vec![7.0]);
+/// let m = Array::from_vec(vec![1.0f32, -2.0, 3.0, 4.0], &[2, 2]);
+/// assert_eq!(norm(&m, Some(NormOrd::P(f64::INFINITY)), None, false).to_vec::<f32>().unwrap(), vec![7.0]);
+/// assert!(norm(&m, Some(NormOrd::P(2.0)), None, false).check().unwrap_err().to_string().contains("SVD"));
+/// ```
+pub fn norm(x: &Array, ord: Option<NormOrd>, axis: Option<&[i64]>, keepdims: bool) -> Array {
+    or_fail(norm_impl(x, ord, axis, keepdims))
+}
+
+fn norm_impl(
+    x: &Array,
+    ord: Option<NormOrd>,
+    axis: Option<&[i64]>,
+    keepdims: bool,
+) -> Result<Array, Error> {
+    let op = "norm";
+    x.check()?;
+    let x = to_inexact(op, x);
+    if axis.is_none() && ord.is_none() {
+        return Ok(vector_norm(&x, 2.0, &norm_axes(op, &x, None)?, keepdims));
+    }
+    let axes: Vec<i64> = match axis {
+        None => (0..x.ndim() as i64).collect(),
+        Some(a) => {
+            let n = x.ndim() as i64;
+            a.iter()
+                .map(|&d| crate::ops::shape::norm_axis(op, &x, d, n as usize).map(|v| v as i64))
+                .collect::<Result<_, _>>()?
+        }
+    };
+    let bad = |what: String| Error::op(op, format!("{what} for {}", describe(x.ty())));
+    match axes.as_slice() {
+        [_] => match ord {
+            None => Ok(vector_norm(&x, 2.0, &axes, keepdims)),
+            Some(NormOrd::P(p)) => Ok(vector_norm(&x, p, &axes, keepdims)),
+            Some(NormOrd::Fro) => Err(bad("the Frobenius norm needs two axes".into())),
+        },
+        [r, c] if r != c => {
+            let (r, c) = (*r, *c);
+            let abs = np::abs(&x);
+            let col_sums = |keep: bool| np::sum(&abs, Some(&[r]), keep);
+            let row_sums = |keep: bool| np::sum(&abs, Some(&[c]), keep);
+            // The axis left after the first sum, renumbered when that sum dropped a lower one.
+            let after = |first: i64, second: i64| {
+                if !keepdims && second > first {
+                    second - 1
+                } else {
+                    second
+                }
+            };
+            let zero = full(&[], 0.0, x.dtype());
+            match ord {
+                None | Some(NormOrd::Fro) => Ok(np::sqrt(&np::sum(
+                    &np::multiply(&x, &x),
+                    Some(&axes),
+                    keepdims,
+                ))),
+                Some(NormOrd::P(1.0)) => Ok(np::maximum(
+                    &np::max(&col_sums(keepdims), Some(&[after(r, c)]), keepdims),
+                    &zero,
+                )),
+                Some(NormOrd::P(-1.0)) => {
+                    Ok(np::min(&col_sums(keepdims), Some(&[after(r, c)]), keepdims))
+                }
+                Some(NormOrd::P(p)) if p == f64::INFINITY => Ok(np::maximum(
+                    &np::max(&row_sums(keepdims), Some(&[after(c, r)]), keepdims),
+                    &zero,
+                )),
+                Some(NormOrd::P(p)) if p == f64::NEG_INFINITY => {
+                    Ok(np::min(&row_sums(keepdims), Some(&[after(c, r)]), keepdims))
+                }
+                Some(NormOrd::P(p)) => Err(bad(format!(
+                    "matrix norm of order {p} needs an SVD, which the IR does not have"
+                ))),
+            }
+        }
+        _ => Err(bad(format!(
+            "norm takes one or two distinct axes, got {axes:?}"
+        ))),
+    }
+}
+
+/// Checks a batch of square matrices `[..., n, n]`.
+fn check_square(op: &str, a: &Array) -> Result<(), Error> {
+    a.check()?;
+    let n = a.ndim();
+    if n < 2 || a.shape()[n - 1] != a.shape()[n - 2] || !a.dtype().is_float() {
+        return Err(Error::op(
+            op,
+            format!(
+                "expected floating-point square matrices [..., n, n], got {}",
+                describe(a.ty())
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `jnp.linalg.cholesky(a)`: the lower factor `L` with `a = L·Lᵀ` of each symmetric
+/// positive-definite matrix of the batch. As JAX does, `a` is symmetrised (`(a + aᵀ)/2`)
+/// first, the upper triangle of the result is zero, and a matrix that is not positive
+/// definite gives NaN (its lower triangle). Ints are an error.
+///
+/// ```
+/// use systolic::Array;
+/// use systolic::numpy::linalg::cholesky;
+/// let a = Array::from_vec(vec![4.0f32, 2.0, 2.0, 5.0], &[2, 2]);
+/// assert_eq!(cholesky(&a).to_vec::<f32>().unwrap(), vec![2.0, 0.0, 1.0, 2.0]);
+/// let bad = Array::from_vec(vec![1.0f32, 2.0, 2.0, 1.0], &[2, 2]);
+/// assert!(cholesky(&bad).to_vec::<f32>().unwrap()[0].is_nan());
+/// ```
+pub fn cholesky(a: &Array) -> Array {
+    or_fail((|| {
+        check_square("cholesky", a)?;
+        let nd = a.ndim() as i64;
+        let mut perm: Vec<i64> = (0..nd).collect();
+        perm.swap(nd as usize - 1, nd as usize - 2);
+        let sym = np::divide(
+            &np::add(a, &np::transpose(a, Some(&perm))),
+            &crate::weak_int(2),
+        );
+        let l = bind1(
+            "cholesky",
+            OpKind::Cholesky { lower: true },
+            &[&sym],
+            None,
+            false,
+        );
+        let l = np::tril(&l, 0);
+        let ok = np::all(&np::is_finite(&l), Some(&[-2, -1]), true);
+        let nan = full(&[], f64::NAN, a.dtype());
+        Ok(np::tril(&np::where_(&ok, &l, &nan), 0))
+    })())
+}
+
+/// `lax.linalg.triangular_solve(a, b, left_side, lower, transpose_a, unit_diagonal)`: solves
+/// `op(a)·x = b` (`left_side`) or `x·op(a) = b` for `x`, where `a` is `[..., m, m]`
+/// triangular (only its `lower` or upper triangle is read; its diagonal taken as ones with
+/// `unit_diagonal`) and `op` transposes when `transpose_a`. `b` is `[..., m, k]` (left) or
+/// `[..., k, m]` with the same batch dimensions and dtype.
+///
+/// ```
+/// use systolic::Array;
+/// use systolic::numpy::linalg::triangular_solve;
+/// let a = Array::from_vec(vec![2.0f32, 0.0, 1.0, 4.0], &[2, 2]);
+/// let b = Array::from_vec(vec![2.0f32, 9.0], &[2, 1]);
+/// let x = triangular_solve(&a, &b, true, true, false, false);
+/// assert_eq!(x.to_vec::<f32>().unwrap(), vec![1.0, 2.0]);
+/// ```
+pub fn triangular_solve(
+    a: &Array,
+    b: &Array,
+    left_side: bool,
+    lower: bool,
+    transpose_a: bool,
+    unit_diagonal: bool,
+) -> Array {
+    or_fail((|| {
+        let op = "triangular_solve";
+        check_square(op, a)?;
+        b.check()?;
+        let (na, nb) = (a.ndim(), b.ndim());
+        let m = a.shape()[na - 1];
+        let ok = nb == na
+            && b.dtype() == a.dtype()
+            && a.shape()[..na - 2] == b.shape()[..nb - 2]
+            && if left_side {
+                b.shape()[nb - 2] == m
+            } else {
+                b.shape()[nb - 1] == m
+            };
+        if !ok {
+            return Err(Error::op(
+                op,
+                format!(
+                    "b {} does not match a {} (left_side = {left_side}: b must be [..., {}] with \
+                     a's batch dimensions and dtype)",
+                    describe(b.ty()),
+                    describe(a.ty()),
+                    if left_side { "m, k" } else { "k, m" }
+                ),
+            ));
+        }
+        Ok(bind1(
+            op,
+            OpKind::TriangularSolve {
+                left_side,
+                lower,
+                unit_diagonal,
+                transpose_a: if transpose_a {
+                    TransposeKind::Transpose
+                } else {
+                    TransposeKind::NoTranspose
+                },
+            },
+            &[a, b],
+            None,
+            false,
+        ))
+    })())
+}
+
+/// `jax.scipy.linalg.solve_triangular(a, b, trans, lower, unit_diagonal)` for a real `a`:
+/// solves `a·x = b` (`trans = false`) or `aᵀ·x = b`; `b` is `[..., m]` or `[..., m, k]`.
+///
+/// ```
+/// use systolic::Array;
+/// use systolic::numpy::linalg::solve_triangular;
+/// let a = Array::from_vec(vec![2.0f32, 1.0, 0.0, 4.0], &[2, 2]);
+/// let b = Array::from_vec(vec![4.0f32, 8.0], &[2]);
+/// assert_eq!(solve_triangular(&a, &b, false, false, false).to_vec::<f32>().unwrap(), vec![1.0, 2.0]);
+/// ```
+pub fn solve_triangular(
+    a: &Array,
+    b: &Array,
+    trans: bool,
+    lower: bool,
+    unit_diagonal: bool,
+) -> Array {
+    if let Err(e) = a.check().and(b.check()) {
+        return Array::failed(e);
+    }
+    if b.ndim() + 1 == a.ndim() {
+        let x = triangular_solve(
+            a,
+            &np::expand_dims(b, -1),
+            true,
+            lower,
+            trans,
+            unit_diagonal,
+        );
+        if x.error().is_some() {
+            return x;
+        }
+        return np::squeeze(&x, -1);
+    }
+    triangular_solve(a, b, true, lower, trans, unit_diagonal)
+}
