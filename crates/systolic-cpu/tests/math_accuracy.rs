@@ -230,3 +230,83 @@ fn pow_and_atan2_within_1_ulp() {
         eprintln!("{f:?}: max {d} ulp over {} inputs", a.len());
     }
 }
+
+/// Largest ulp distance between our f32 tanh and f64 tanh rounded once over `xs`, with the
+/// input where it occurs.
+fn tanh_worst(xs: &[f32]) -> (u64, f32) {
+    let mut ours = vec![0.0f32; xs.len()];
+    F32Unary::Tanh.apply(xs, &mut ours);
+    let mut worst = (0, 0.0);
+    for (&x, &o) in xs.iter().zip(&ours) {
+        let d = ulp_diff_f32(o, (x as f64).tanh() as f32);
+        if d > worst.0 {
+            worst = (d, x);
+        }
+    }
+    worst
+}
+
+/// [`tanh_worst`] over every `stride`-th f32 in [0, 10.5] (both signs, subnormals included:
+/// tanh keeps them), taken a million at a time, and the edge values.
+fn tanh_sweep(stride: u32) -> (u64, f32) {
+    let mut edges: Vec<f32> = EDGES.to_vec();
+    edges.extend([
+        f32::from_bits(1),
+        -f32::from_bits(1),
+        f32::from_bits(0x007f_ffff),
+        0.875,
+        0.875f32.next_down(),
+        9.0,
+        9.01,
+        10.0,
+        1e30,
+        -1e30,
+    ]);
+    let mut worst = tanh_worst(&edges);
+    let end = 10.5f32.to_bits();
+    let mut start = 0u32;
+    while start <= end {
+        let xs: Vec<f32> = (start..=end)
+            .step_by(stride as usize)
+            .take(1 << 20)
+            .map(f32::from_bits)
+            .flat_map(|x| [x, -x])
+            .collect();
+        let w = tanh_worst(&xs);
+        if w.0 > worst.0 {
+            worst = w;
+        }
+        start = match start.checked_add(stride << 20) {
+            Some(s) => s,
+            None => break,
+        };
+    }
+    worst
+}
+
+/// tanh runs in f32 (not through f64 as the other functions): its bound is measured over a
+/// dense sweep, every 61st f32 of [−10.5, 10.5] (36M inputs, all binades and mantissa
+/// residues) plus ±0, subnormals, ±inf, NaN and the saturation region around 9.
+#[test]
+fn tanh_dense_sweep_within_1_ulp() {
+    let (d, x) = tanh_sweep(61);
+    assert!(
+        d <= 1,
+        "tanh: {d} ulp at x = {x:e} (bits {:#x})",
+        x.to_bits()
+    );
+    eprintln!("Tanh: max {d} ulp over the dense sweep");
+}
+
+/// Every f32 (about 2.2e9 inputs, minutes in a release build): run with `--ignored` after
+/// changing tanh.
+#[test]
+#[ignore]
+fn tanh_every_f32_within_1_ulp() {
+    let (d, x) = tanh_sweep(1);
+    assert!(
+        d <= 1,
+        "tanh: {d} ulp at x = {x:e} (bits {:#x})",
+        x.to_bits()
+    );
+}

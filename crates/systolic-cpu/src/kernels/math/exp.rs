@@ -95,17 +95,34 @@ pub(crate) fn expm1_kernel(x: f64) -> f64 {
     }
 }
 
-/// e^x for f32 (≤ 2 ulp) in f32 arithmetic, twice the vector width of the f64 kernels: the
-/// hottest transcendental (softmax, attention). x = n·ln2 + r with ln2 split so that n·LN2_HI
-/// is exact (15 significant bits, |n| ≤ 150), e^r by its Taylor polynomial of degree 7
-/// (truncation 1e-8 relative), and 2^n applied in two halves so that every n from −150 to
-/// 128 stays a normal power of two. Overflow gives +inf, underflow 0 or a subnormal.
+/// x = n·ln2 + r in f32 for |x| ≤ 104: (r, n) with |r| ≤ ln2/2 (plus rounding). ln2 is split
+/// so that n·LN2_HI is exact (15 significant bits, |n| ≤ 150) and the reduction adds no error
+/// beyond the final rounding of r.
 #[inline(always)]
-pub fn exp(x: f32) -> f32 {
+pub(crate) fn reduce_f32(x: f32) -> (f32, i32) {
     const LOG2E: f32 = std::f32::consts::LOG2_E;
     // 0.693145751953125 (15 significant bits) and ln 2 − LN2_HI rounded to f32.
     const LN2_HI: f32 = f32::from_bits(0x3f31_7200);
     const LN2_LO: f32 = f32::from_bits(0x35bf_be8e);
+    let t = x * LOG2E + ROUND_F32;
+    let n = t - ROUND_F32;
+    let k = (t.to_bits() as i32).wrapping_sub(ROUND_F32.to_bits() as i32);
+    (n.mul_add(-LN2_LO, n.mul_add(-LN2_HI, x)), k)
+}
+
+/// 2^k as an f32 for an integer `k` in [-126, 127], from the exponent bits.
+#[inline(always)]
+pub(crate) fn pow2_f32(k: i32) -> f32 {
+    f32::from_bits((k.wrapping_add(127) << 23) as u32)
+}
+
+/// e^x for f32 (≤ 2 ulp) in f32 arithmetic, twice the vector width of the f64 kernels: the
+/// hottest transcendental (softmax, attention). x = n·ln2 + r ([`reduce_f32`]), e^r by its
+/// Taylor polynomial of degree 7 (truncation 1e-8 relative), and 2^n applied in two halves so
+/// that every n from −150 to 128 stays a normal power of two. Overflow gives +inf, underflow 0
+/// or a subnormal.
+#[inline(always)]
+pub fn exp(x: f32) -> f32 {
     const C: [f32; 8] = [
         1.0,
         1.0,
@@ -117,17 +134,13 @@ pub fn exp(x: f32) -> f32 {
         1.0 / 5040.0,
     ];
     let x = x.clamp(-104.0, 89.0);
-    let t = x * LOG2E + ROUND_F32;
-    let n = t - ROUND_F32;
-    let k = (t.to_bits() as i32).wrapping_sub(ROUND_F32.to_bits() as i32);
-    let r = n.mul_add(-LN2_LO, n.mul_add(-LN2_HI, x));
+    let (r, k) = reduce_f32(x);
     let mut p = C[7];
     for &c in C[..7].iter().rev() {
         p = p.mul_add(r, c);
     }
     let half = k >> 1;
-    let scale = |e: i32| f32::from_bits((e.wrapping_add(127) << 23) as u32);
-    p * scale(half) * scale(k.wrapping_sub(half))
+    p * pow2_f32(half) * pow2_f32(k.wrapping_sub(half))
 }
 
 /// e^x − 1 for f32 (≤ 1 ulp), exact for tiny x (returns x).
