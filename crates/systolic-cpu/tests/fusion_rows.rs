@@ -239,6 +239,12 @@ const SHAPES: &[&[i64]] = &[
     &[300, 64],
     &[257, 300],
     &[7],
+    // Around the one-block-per-row widths (rows of 513 to 2048 elements are one block).
+    &[9, 511],
+    &[6, 512],
+    &[3, 2047],
+    &[5, 2048],
+    &[2, 2049],
 ];
 
 #[test]
@@ -274,9 +280,18 @@ fn layer_norm_rows_match_the_interpreter() {
 
 #[test]
 fn cross_entropy_rows_match_the_interpreter() {
-    for (seed, (rows, classes)) in [(1, 1), (3, 1), (0, 10), (5, 0), (17, 1000), (64, 2049)]
-        .into_iter()
-        .enumerate()
+    for (seed, (rows, classes)) in [
+        (1, 1),
+        (3, 1),
+        (0, 10),
+        (5, 0),
+        (17, 1000),
+        (64, 2049),
+        (33, 1501),
+        (4, 2048),
+    ]
+    .into_iter()
+    .enumerate()
     {
         let text = xent_rows(rows, classes);
         assert!(is_row_program(&text), "not a row program:\n{text}");
@@ -289,10 +304,17 @@ fn cross_entropy_rows_match_the_interpreter() {
 #[test]
 fn special_values_propagate_like_the_interpreter() {
     // NaN, ±inf, -0 and huge values in rows: maxima are exact, NaN rows stay NaN.
-    let text = softmax(&[6, 50], DType::F32);
-    for seed in 0..4 {
-        let (ours, want, _) = run_block(&text, seed, None, true);
-        assert_close(&ours, &want, 2e-6, "softmax with special values");
+    for shape in [&[6, 50][..], &[12, 1000], &[3, 2500]] {
+        let text = softmax(shape, DType::F32);
+        for seed in 0..4 {
+            let (ours, want, _) = run_block(&text, seed, None, true);
+            assert_close(
+                &ours,
+                &want,
+                2e-6,
+                &format!("softmax {shape:?} with special values"),
+            );
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 //! is large (≥ [`PARALLEL_MIN`] elements), one worker per range of blocks with its own
 //! registers; smaller stages run on the calling thread.
 
-use super::access::{load, SharedDest};
+use super::access::{fence_streams, load, SharedDest};
 use super::convert_body;
 use super::program::{Dest, Instr, LoopProgram, Source, Stage};
 use super::reg::Reg;
@@ -156,7 +156,7 @@ pub fn run_stage_at(program: &LoopProgram, args: &[&CpuBuffer], buffers: &mut Bu
             .outputs
             .iter_mut()
             .zip(&program.result_types)
-            .map(|(s, t)| SharedDest::new(s, t.dtype))
+            .map(|(s, t)| SharedDest::streaming(s, t.dtype))
             .collect();
         let temp_dests: Vec<(usize, SharedDest)> = taken
             .iter_mut()
@@ -262,6 +262,7 @@ fn run_range(stage: &Stage, env: &Env, start: usize, end: usize) {
         }
         at += n;
     }
+    fence_streams();
 }
 
 /// Runs one instruction on the block `[at, at + n)`.

@@ -14,9 +14,11 @@
 //! of the same rows: a full temporary elementwise, a per-row one once per row (checked when
 //! planning; anything else is [`Unsupported`]).
 //!
-//! A fold sees each row in the same pieces whatever the chunking: a row of at most
-//! [`BLOCK`] elements whole, a longer one in blocks of [`BLOCK`] from its start (the order of
-//! the rows mode of plain reductions), so results do not depend on the number of threads.
+//! Registers are [`BLOCK`] lanes wide, or one row wide for rows of up to [`ROW_BLOCK_MAX`]
+//! elements (softmax over 1000 classes: one block per row instead of two halves, half the
+//! instruction dispatches and fold tails). A fold sees each row in the same pieces whatever
+//! the chunking: a row no longer than the width whole, a longer one in blocks of the width
+//! from its start, so results do not depend on the number of threads.
 
 use super::access::{load, SharedDest};
 use super::exec::{self, step, Env, BLOCK, PARALLEL_MIN};
@@ -32,6 +34,18 @@ use systolic_ir::{row_major_strides, OpKind, TensorType, ValueId};
 /// Elements of a row chunk (per full array): a chunk's rows and their temporaries stay in L2.
 pub const CHUNK: usize = 1 << 14;
 
+/// Rows up to this long are one register block each (8 KiB per f32 register).
+pub const ROW_BLOCK_MAX: usize = 2048;
+
+/// The register width of a row program over rows of `row_len`.
+fn block_width(row_len: usize) -> usize {
+    if row_len > BLOCK && row_len <= ROW_BLOCK_MAX {
+        row_len
+    } else {
+        BLOCK
+    }
+}
+
 /// A planned row program.
 #[derive(Clone, Debug)]
 pub struct RowPlan {
@@ -39,6 +53,8 @@ pub struct RowPlan {
     folds: Vec<FoldSpec>,
     rows: usize,
     row_len: usize,
+    /// Lanes per register (see [`block_width`]).
+    width: usize,
     /// Per stage: over the rows' elements (true) or one element per row.
     full: Vec<bool>,
     /// Per stage: the folds whose accumulators it completes.
@@ -210,6 +226,7 @@ pub fn plan_row_block(
         folds,
         rows,
         row_len,
+        width: block_width(row_len),
         full,
         stage_folds,
         per_row,
@@ -307,9 +324,10 @@ impl<'a> Worker<'a> {
             .stages
             .iter()
             .map(|stage| {
-                let mut regs: Vec<Reg> = stage.regs.iter().map(|&l| Reg::new(l, BLOCK)).collect();
+                let width = plan.width;
+                let mut regs: Vec<Reg> = stage.regs.iter().map(|&l| Reg::new(l, width)).collect();
                 for instr in &stage.prologue {
-                    step(stage, &env, instr, &mut regs, 0, BLOCK);
+                    step(stage, &env, instr, &mut regs, 0, width);
                 }
                 regs
             })
@@ -340,6 +358,7 @@ impl<'a> Worker<'a> {
         let plan = self.plan;
         let program = &plan.program;
         let c = plan.row_len;
+        let width = plan.width;
         let k = r1 - r0;
         for (f, spec) in plan.folds.iter().enumerate() {
             let source = match spec.init.source {
@@ -356,19 +375,19 @@ impl<'a> Worker<'a> {
         for (s, stage) in program.stages.iter().enumerate() {
             if plan.full[s] {
                 let base = r0 * c;
-                if c > 0 && c <= BLOCK {
-                    let per_block = BLOCK / c;
+                if c > 0 && c <= width {
+                    let per_block = width / c;
                     let mut r = r0;
                     while r < r1 {
                         let m = per_block.min(r1 - r);
                         self.block(s, stage, r * c, m * c, base, r0, dests);
                         r += m;
                     }
-                } else if c > BLOCK {
+                } else if c > width {
                     for r in r0..r1 {
                         let mut off = 0;
                         while off < c {
-                            let n = BLOCK.min(c - off);
+                            let n = width.min(c - off);
                             self.block(s, stage, r * c + off, n, base, r0, dests);
                             off += n;
                         }
@@ -383,7 +402,7 @@ impl<'a> Worker<'a> {
             } else {
                 let mut at = r0;
                 while at < r1 {
-                    let n = BLOCK.min(r1 - at);
+                    let n = width.min(r1 - at);
                     self.block(s, stage, at, n, r0, r0, dests);
                     at += n;
                 }
@@ -422,7 +441,7 @@ impl<'a> Worker<'a> {
                 },
                 Instr::Fold { src, acc, fold } => {
                     let acc = &mut self.accs[*acc];
-                    if c <= BLOCK {
+                    if c <= self.plan.width {
                         let first = at / c - r0;
                         for j in 0..n / c {
                             (fold.0)(&regs[*src], j * c, c, acc, first + j);
