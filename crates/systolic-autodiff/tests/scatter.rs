@@ -6,7 +6,7 @@
 //! mode against central differences along a direction, on the reference interpreter and on
 //! the CPU backend (the winner the gradient assumes must be the one the forward scatter
 //! picks on the backend that runs it). 1-d and windowed 2-d (overlapping windows, a window
-//! out of bounds), scatter batching dimensions, f32 and f64.
+//! out of bounds), scatter batching dimensions, f32 and f64; and a scatter with maximum.
 
 use systolic_interp::{Interpreter, Value};
 use systolic_ir::text::parse_module;
@@ -348,4 +348,23 @@ fn declared_unique_indices() {
         vec![ints(&[5, 1], &[1, 4, 0, 3, 7])],
         Backend::Interp,
     );
+}
+
+const MAX: &str = r#"({
+    ^bb0(%a: tensor<T>, %b: tensor<T>):
+      %m = stablehlo.maximum %a, %b : tensor<T>
+      stablehlo.return %m : tensor<T>
+    })"#;
+
+/// `x.at[i].max(u * u) * x` with the duplicates of [`one_d`] (no ties at these values: the
+/// tangent at a location is that of its maximum).
+#[test]
+fn maximum_with_duplicates() {
+    for t in ["f64", "f32"] {
+        let text = one_d(t).replace(&SET.replace('T', t), &MAX.replace('T', t));
+        assert!(text.contains("stablehlo.maximum"));
+        for on in [Backend::Interp, Backend::Cpu] {
+            check(&text, vec![one_d_indices()], on);
+        }
+    }
 }

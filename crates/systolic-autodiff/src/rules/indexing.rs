@@ -57,11 +57,15 @@ pub(crate) fn gather_jvp(
 enum Combine {
     Add,
     Set,
+    /// maximum or minimum.
+    Extremal,
 }
 
 fn combine_of(r: &Region) -> Option<Combine> {
-    if super::reduce::reducer_op(r) == Some(BinaryOp::Add) {
-        return Some(Combine::Add);
+    match super::reduce::reducer_op(r) {
+        Some(BinaryOp::Add) => return Some(Combine::Add),
+        Some(BinaryOp::Maximum | BinaryOp::Minimum) => return Some(Combine::Extremal),
+        _ => {}
     }
     let blk = r.entry()?;
     if blk.args.len() == 2 && blk.ops.len() == 1 && blk.ops[0].operands == [blk.args[1]] {
@@ -81,6 +85,9 @@ fn combine_region(b: &mut Builder, how: Combine, dtype: DType) -> Res<Region> {
     match how {
         Combine::Add => b.reducer(BinaryOp::Add, dtype),
         Combine::Set => set_region(b, dtype),
+        Combine::Extremal => Err(Error::new(
+            "internal: an extremal scatter's tangent is an additive scatter",
+        )),
     }
 }
 
@@ -89,6 +96,7 @@ pub(crate) fn scatter_jvp(
     op: &Op,
     x: &[ValueId],
     t: &[Option<ValueId>],
+    y: &[ValueId],
 ) -> Res<Vec<Option<ValueId>>> {
     if x.len() != 3 {
         return Err(Error::new(
@@ -99,16 +107,22 @@ pub(crate) fn scatter_jvp(
         return Ok(vec![None]);
     }
     let how = op.regions.first().and_then(combine_of).ok_or_else(|| {
-        Error::new("cannot differentiate stablehlo.scatter with an update other than add or set")
+        Error::new(
+            "cannot differentiate stablehlo.scatter with an update other than add, replace, \
+             maximum or minimum",
+        )
     })?;
     if let OpKind::Scatter {
         dimension_numbers: sd,
-        unique_indices: false,
+        unique_indices,
         ..
     } = &op.kind
     {
-        if how == Combine::Set {
+        if how == Combine::Set && !unique_indices {
             return Ok(vec![Some(scatter_set_jvp(b, op, sd, x, t)?)]);
+        }
+        if how == Combine::Extremal {
+            return Ok(vec![Some(scatter_extremal_jvp(b, sd, x, t, y[0])?)]);
         }
     }
     let to = or_zero(b, t[0], x[0])?;
@@ -180,6 +194,50 @@ fn scatter_set_jvp(
     let tu = b.select(won, tu, zero)?;
     let to = or_zero(b, to, operand)?;
     scatter_add(b, to, idx, tu, sd.clone())
+}
+
+/// The tangent of a scatter with maximum or minimum, as JAX's `_scatter_extremal_jvp`: each
+/// location's tangent is the average of the tangents of the values that tie for its result
+/// (the updates equal to it, and the operand element if it equals it too), like the tangent
+/// of `max` over ties. Written as an additive scatter of `g_updates * updates_coef +
+/// gather(g_operand) * operand_coef` into `g_operand`, with primal coefficients counted by
+/// additive scatters of ones; linear in the tangents, so reverse mode transposes it.
+fn scatter_extremal_jvp(
+    b: &mut Builder,
+    sd: &ScatterDimensionNumbers,
+    x: &[ValueId],
+    t: &[Option<ValueId>],
+    y: ValueId,
+) -> Res<ValueId> {
+    let (operand, idx, upd) = (x[0], x[1], x[2]);
+    let us = b.shape(upd);
+    let go = or_zero(b, t[0], operand)?;
+    let gu = or_zero(b, t[2], upd)?;
+    let initial = gather_back(b, sd, operand, idx, &us)?;
+    let target = gather_back(b, sd, y, idx, &us)?;
+    let won = b.compare(ComparisonDirection::Eq, upd, target)?;
+    let kept = b.compare(ComparisonDirection::Eq, initial, target)?;
+    let ones = b.full_like(upd, 1.0)?;
+    let zeros = b.full_like(upd, 0.0)?;
+    let none = b.full_like(operand, 0.0)?;
+    let won_ones = b.select(won, ones, zeros)?;
+    let count = scatter_add(b, none, idx, won_ones, sd.clone())?;
+    let n_won = gather_back(b, sd, count, idx, &us)?;
+    let refs = scatter_add(b, none, idx, ones, sd.clone())?;
+    let n_refs = gather_back(b, sd, refs, idx, &us)?;
+    let n_won1 = b.add_const(n_won, 1.0)?;
+    let inv_won1 = b.div(ones, n_won1)?;
+    let inv_won = b.div(ones, n_won)?;
+    let upd_norm = b.select(kept, inv_won1, inv_won)?;
+    let upd_coef = b.select(won, upd_norm, zeros)?;
+    let op_norm = b.select(kept, inv_won1, zeros)?;
+    let op_coef = b.add_const(op_norm, -1.0)?;
+    let op_coef = b.div(op_coef, n_refs)?;
+    let g_target = gather_back(b, sd, go, idx, &us)?;
+    let a = b.mul(g_target, op_coef)?;
+    let c = b.mul(gu, upd_coef)?;
+    let tu = b.add(a, c)?;
+    scatter_add(b, go, idx, tu, sd.clone())
 }
 
 /// The window a scatter writes along each operand dimension (of rank `rank`), for updates of
@@ -371,6 +429,7 @@ pub(crate) fn transpose(
             if lin[0] {
                 out[0] = Some(match how {
                     Combine::Add => c,
+                    Combine::Extremal => return Err(super::unsupported(op, "transpose")),
                     Combine::Set => {
                         let z = b.full_like(upd, 0.0)?;
                         let region = set_region(b, b.dtype(c))?;

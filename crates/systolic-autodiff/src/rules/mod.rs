@@ -58,7 +58,7 @@ pub(crate) fn jvp(
         DynamicSlice { .. } => one(indexing::dynamic_slice_jvp(b, op, x, t)?),
         DynamicUpdateSlice => one(indexing::dynamic_update_slice_jvp(b, x, t)?),
         Gather { .. } => one(indexing::gather_jvp(b, op, x, t)?),
-        Scatter { .. } => indexing::scatter_jvp(b, op, x, t),
+        Scatter { .. } => indexing::scatter_jvp(b, op, x, t, y),
         Sort { .. } => indexing::sort_jvp(b, op, x, t, y),
         TopK { .. } => indexing::top_k_jvp(b, op, x, t, y),
         Reduce { .. } => reduce::reduce_jvp(b, op, x, t, y),

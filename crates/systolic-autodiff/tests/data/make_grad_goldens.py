@@ -417,6 +417,33 @@ case(
 )(lambda x, v, i: jax.vmap(lambda x, v, i: x.at[i].set(v) * x)(x, v, i))
 
 
+# Scatter with maximum/minimum: the tangent of a location is the average over the values that
+# tie for it (JAX's _scatter_extremal_jvp), whatever the order of the updates.
+case("scatter_max_dup", srand(5, 3), srand(4, 3), np.array([1, 3, 1, 7], np.int32))(
+    lambda x, u, i: x.at[i].max(u * 2.0) * x
+)
+case("scatter_min_window", srand(4, 6), srand(3, 2, 2), np.array([[0, 1], [2, 4], [0, 2]], np.int32))(
+    lambda x, u, i: jnp.sin(
+        lax.scatter_min(
+            x,
+            i,
+            u,
+            lax.ScatterDimensionNumbers(
+                update_window_dims=(1, 2), inserted_window_dims=(), scatter_dims_to_operand_dims=(0, 1)
+            ),
+        )
+    )
+)
+# Ties (f32, so no central differences, which a tie is not differentiable for): equal updates
+# at one index, and an update equal to the operand element it meets.
+case(
+    "scatter_max_ties_f32",
+    np.array([0.5, -1.0, 2.0, 0.25], f32),
+    np.array([1.5, 1.5, 2.0, -3.0], f32),
+    np.array([0, 0, 2, 3], np.int32),
+    tol=1e-6,
+)(lambda x, u, i: x.at[i].max(u) * jnp.arange(1.0, 5.0, dtype=f32))
+
 
 def tolist(a):
     a = np.asarray(a)
