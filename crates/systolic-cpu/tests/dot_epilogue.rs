@@ -301,3 +301,67 @@ fn an_epilogue_reading_the_product_through_a_view_runs_after_it() {
     };
     check_fused(&case, F32_CLOSE);
 }
+
+/// A power-of-two scale of a product (`/ 8`, `* 0.125` either side, `* -2`) runs inside the
+/// f32/f64 product itself and gives the very bits of the product followed by the scaling op
+/// (the unoptimised program, op by op); other scales (`/ 3`) keep the loop epilogue.
+#[test]
+fn power_of_two_scales_run_inside_the_product() {
+    let mut rng = Rng::new(310);
+    for dtype in [DType::F32, DType::F64] {
+        let e = if dtype == DType::F32 { "f32" } else { "f64" };
+        for (b, s, h, d) in [(2, 5, 3, 4), (1, 1, 1, 1), (2, 33, 4, 8)] {
+            let (q, r) = (ty(&[b, s, h, d], dtype), ty(&[b, h, s, s], dtype));
+            for (scale, expr, inside) in [
+                ("8.0", "stablehlo.divide %p, %cb", true),
+                ("0.125", "stablehlo.multiply %p, %cb", true),
+                ("0.125", "stablehlo.multiply %cb, %p", true),
+                ("-2.0", "stablehlo.multiply %p, %cb", true),
+                ("3.0", "stablehlo.divide %p, %cb", false),
+            ] {
+                let ops = format!(
+                    "  %p = stablehlo.dot_general %a0, %a1, batching_dims = [0, 2] x [0, 2], contracting_dims = [3] x [3] : ({q}, {q}) -> {r}
+  %c = stablehlo.constant dense<{scale}> : tensor<{e}>
+  %cb = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<{e}>) -> {r}
+  %r0 = {expr} : {r}"
+                );
+                let case = case(
+                    &mut rng,
+                    &[q.clone(), q.clone()],
+                    &ops,
+                    std::slice::from_ref(&r),
+                );
+                check_fused(&case, tolerance(dtype));
+                let module = support::parse(&case.text);
+                let fused = support::compile_main(&module);
+                let names: Vec<String> = fused
+                    .program()
+                    .steps()
+                    .iter()
+                    .map(|s| s.kernel_name())
+                    .collect();
+                let scaled = names.iter().any(|n| n.contains("inside the product"));
+                assert_eq!(scaled, inside, "{scale} {expr}: {names:?}");
+                let args: Vec<systolic_cpu::CpuBuffer> = case
+                    .inputs
+                    .iter()
+                    .map(systolic_cpu::CpuBuffer::from_tensor)
+                    .collect();
+                let refs: Vec<&systolic_cpu::CpuBuffer> = args.iter().collect();
+                let op_by_op = support::compile_main_with(&module, false);
+                let want = op_by_op.execute_borrowed(&refs).unwrap()[0].to_tensor();
+                let got = fused.execute_borrowed(&refs).unwrap()[0].to_tensor();
+                if inside {
+                    // The same numbers, NaN where the op-by-op program has NaN (the random
+                    // inputs include infinities).
+                    let same = got
+                        .to_f64_vec()
+                        .iter()
+                        .zip(want.to_f64_vec())
+                        .all(|(g, w)| *g == w || (g.is_nan() && w.is_nan()));
+                    assert!(same, "{scale} {expr} {dtype}: {got:?} vs {want:?}");
+                }
+            }
+        }
+    }
+}

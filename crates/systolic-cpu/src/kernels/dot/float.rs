@@ -50,7 +50,8 @@ impl GemmFloat for f64 {
     const ONE: Self = 1.0;
 }
 
-/// `out[b] = lhs[b] · rhs[b]` for every matrix of the batch; `out` is dense `[B, M, N]`.
+/// `out[b] = scale · (lhs[b] · rhs[b])` for every matrix of the batch; `out` is dense
+/// `[B, M, N]`. `gemm` applies `scale` to each block's sum as it stores it.
 ///
 /// The views must stay inside their slices (checked by the caller's plan); every element of
 /// `out` is written.
@@ -61,6 +62,7 @@ pub fn gemm_batched<T: GemmFloat>(
     rhs: &[T],
     rv: MatView,
     out: &mut [T],
+    scale: T,
 ) {
     let per_matrix = s.m * s.n;
     if per_matrix == 0 || s.batch == 0 {
@@ -90,7 +92,7 @@ pub fn gemm_batched<T: GemmFloat>(
                 rv.col as isize,
                 rv.row as isize,
                 T::ZERO,
-                T::ONE,
+                scale,
                 false,
                 false,
                 false,

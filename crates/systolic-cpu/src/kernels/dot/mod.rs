@@ -15,6 +15,7 @@ pub mod layout;
 pub mod packed;
 pub mod plan;
 pub mod product;
+pub mod scaled;
 
 pub use plan::{DotPlan, DotRoute};
 
@@ -62,6 +63,9 @@ impl Kernel for DotKernel {
 /// [`product::ProductFusionKernel`]); other ops are not this family's.
 pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
     if let OpKind::Fusion { .. } = op.kind {
+        if let Some(k) = scaled::lower(op, ctx)? {
+            return Ok(Some(k));
+        }
         if let Some(k) = epilogue::lower(op, ctx)? {
             return Ok(Some(k));
         }

@@ -59,6 +59,8 @@ pub struct DotPlan {
     out_ty: TensorType,
     geometry: DotGeometry,
     route: DotRoute,
+    /// Every result is multiplied by this (1 unless [`DotPlan::with_scale`]).
+    scale: f64,
 }
 
 impl DotPlan {
@@ -93,7 +95,16 @@ impl DotPlan {
             out_ty: out.clone(),
             geometry,
             route,
+            scale: 1.0,
         })
+    }
+
+    /// The same plan with every result multiplied by `scale` inside the product (the `gemm`
+    /// routes only; see [`super::scaled`] for when that is exact). Other routes ignore it, so
+    /// callers check [`DotPlan::route`] first.
+    pub fn with_scale(mut self, scale: f64) -> DotPlan {
+        self.scale = scale;
+        self
     }
 
     /// The same plan forced onto another route (for tests of the portable kernels).
@@ -200,14 +211,14 @@ impl DotPlan {
                     return Err(mismatch());
                 };
                 let (l, lv, r, rv) = self.operands(l, r);
-                gemm_batched(shape, &l, lv, &r, rv, o);
+                gemm_batched(shape, &l, lv, &r, rv, o, self.scale as f32);
             }
             DotRoute::F64 => {
                 let (Storage::F64(l), Storage::F64(r), Storage::F64(o)) = (ls, rs, out) else {
                     return Err(mismatch());
                 };
                 let (l, lv, r, rv) = self.operands(l, r);
-                gemm_batched(shape, &l, lv, &r, rv, o);
+                gemm_batched(shape, &l, lv, &r, rv, o, self.scale);
             }
             DotRoute::Bf16(kernel) => {
                 let (Storage::BF16(l), Storage::BF16(r)) = (ls, rs) else {
@@ -268,7 +279,7 @@ impl DotPlan {
                 let (l, r) = (convert::to_f32(ls), convert::to_f32(rs));
                 let (l, lv, r, rv) = self.operands(&l, &r);
                 let mut acc = vec![0f32; self.out_ty.num_elements()];
-                gemm_batched(shape, &l, lv, &r, rv, &mut acc);
+                gemm_batched(shape, &l, lv, &r, rv, &mut acc, 1.0);
                 if !convert::write_f32(out, &acc) {
                     return Err(mismatch());
                 }
@@ -277,7 +288,7 @@ impl DotPlan {
                 let (l, r) = (convert::to_f64(ls), convert::to_f64(rs));
                 let (l, lv, r, rv) = self.operands(&l, &r);
                 let mut acc = vec![0f64; self.out_ty.num_elements()];
-                gemm_batched(shape, &l, lv, &r, rv, &mut acc);
+                gemm_batched(shape, &l, lv, &r, rv, &mut acc, 1.0);
                 match out {
                     Storage::F64(o) => o.copy_from_slice(&acc),
                     _ => return Err(mismatch()),
