@@ -18,7 +18,7 @@
 //! |---|---|
 //! | `elementwise` | add, subtract, multiply, divide, remainder, negate, abs, sign/floor/ceil/round (zero), maximum/minimum (ties split), power, atan2, exponential, exponential_minus_one, log, log_plus_one, logistic, tanh, sqrt, rsqrt, cbrt, sine, cosine, tan; chlo erf, erfc, erf_inv, square, atan, asin, acos, sinh, cosh, asinh, acosh, atanh, tan, lgamma, digamma; select, clamp, convert (float↔float; integers carry no tangent), reduce_precision; compare, iota, constant, rng ops, bitcast (no tangent) |
 //! | `shape` | broadcast_in_dim, broadcast, reshape, transpose, slice, pad (operand and padding value), concatenate, reverse |
-//! | `indexing` | dynamic_slice, dynamic_update_slice, gather, scatter (add; set, with duplicate indices through the winner of each location; max/min, ties averaged; all as JAX; updates the scatter drops get no cotangent), sort (through the permutation), chlo.top_k |
+//! | `indexing` | dynamic_slice, dynamic_update_slice, gather, scatter (add; set, with duplicate indices through the winner of each location; max/min, ties averaged; multiply, in its updates only with unique indices; all as JAX; updates the scatter drops get no cotangent), sort (through the permutation), chlo.top_k |
 //! | `reduce` | reduce with add, multiply (division-free), max/min (ties split, as JAX) |
 //! | `window` | reduce_window add (transposed as a padded strided window sum), multiply (division-free) and max/min (first maximum of each window), select_and_scatter |
 //! | `dot`, `conv` | dot_general (any dimension numbers, mixed precision), dot, convolution (strides, padding, lhs/rhs dilation, feature and batch groups) |

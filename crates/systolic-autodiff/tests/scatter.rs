@@ -368,3 +368,31 @@ fn maximum_with_duplicates() {
         }
     }
 }
+
+/// A multiplying scatter: differentiable in its operand for any indices, in its updates
+/// only with `unique_indices` (JAX refuses the same); the refusal names the op and types.
+#[test]
+fn multiply_updates_need_unique_indices() {
+    let mul = r#"({
+    ^bb0(%a: tensor<T>, %b: tensor<T>):
+      %m = stablehlo.multiply %a, %b : tensor<T>
+      stablehlo.return %m : tensor<T>
+    })"#;
+    let text = one_d("f64").replace(&SET.replace('T', "f64"), &mul.replace('T', "f64"));
+    let m = parse_module(&text, "mul").unwrap();
+    let e = systolic_autodiff::vjp(&m.funcs[0], &[0, 1]).unwrap_err();
+    assert!(
+        e.message.contains("stablehlo.scatter")
+            && e.message.contains("unique_indices")
+            && e.message.contains("6xf64"),
+        "{e}"
+    );
+    systolic_autodiff::vjp(&m.funcs[0], &[0]).unwrap();
+    let unique = text.replace("unique_indices = false", "unique_indices = true");
+    check(
+        &unique,
+        vec![ints(&[5, 1], &[1, 4, 0, 3, 7])],
+        Backend::Interp,
+    );
+    check(&unique, vec![ints(&[5, 1], &[1, 4, 0, 3, 7])], Backend::Cpu);
+}

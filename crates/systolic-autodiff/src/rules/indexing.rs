@@ -59,12 +59,14 @@ enum Combine {
     Set,
     /// maximum or minimum.
     Extremal,
+    Mul,
 }
 
 fn combine_of(r: &Region) -> Option<Combine> {
     match super::reduce::reducer_op(r) {
         Some(BinaryOp::Add) => return Some(Combine::Add),
         Some(BinaryOp::Maximum | BinaryOp::Minimum) => return Some(Combine::Extremal),
+        Some(BinaryOp::Multiply) => return Some(Combine::Mul),
         _ => {}
     }
     let blk = r.entry()?;
@@ -85,6 +87,7 @@ fn combine_region(b: &mut Builder, how: Combine, dtype: DType) -> Res<Region> {
     match how {
         Combine::Add => b.reducer(BinaryOp::Add, dtype),
         Combine::Set => set_region(b, dtype),
+        Combine::Mul => b.reducer(BinaryOp::Multiply, dtype),
         Combine::Extremal => Err(Error::new(
             "internal: an extremal scatter's tangent is an additive scatter",
         )),
@@ -109,7 +112,7 @@ pub(crate) fn scatter_jvp(
     let how = op.regions.first().and_then(combine_of).ok_or_else(|| {
         Error::new(
             "cannot differentiate stablehlo.scatter with an update other than add, replace, \
-             maximum or minimum",
+             multiply, maximum or minimum",
         )
     })?;
     if let OpKind::Scatter {
@@ -123,6 +126,9 @@ pub(crate) fn scatter_jvp(
         }
         if how == Combine::Extremal {
             return Ok(vec![Some(scatter_extremal_jvp(b, sd, x, t, y[0])?)]);
+        }
+        if how == Combine::Mul {
+            return Ok(vec![scatter_mul_jvp(b, op, sd, *unique_indices, x, t)?]);
         }
     }
     let to = or_zero(b, t[0], x[0])?;
@@ -238,6 +244,42 @@ fn scatter_extremal_jvp(
     let c = b.mul(gu, upd_coef)?;
     let tu = b.add(a, c)?;
     scatter_add(b, go, idx, tu, sd.clone())
+}
+
+/// The tangent of a multiplying scatter, as JAX's: the operand's tangent is scaled by the
+/// same product of updates (a multiplying scatter of the tangent, linear in it); the
+/// updates' tangent `x · scatter_add(0, i, u̇)` is right only when no index repeats (with
+/// duplicates it would need the product of the other updates), so, as JAX, it requires
+/// `unique_indices`.
+fn scatter_mul_jvp(
+    b: &mut Builder,
+    op: &Op,
+    sd: &ScatterDimensionNumbers,
+    unique: bool,
+    x: &[ValueId],
+    t: &[Option<ValueId>],
+) -> Res<Option<ValueId>> {
+    let (operand, idx, upd) = (x[0], x[1], x[2]);
+    let mut out = None;
+    if let Some(go) = t[0] {
+        let region = b.reducer(BinaryOp::Multiply, b.dtype(go))?;
+        out = Some(b.emit_full(op.kind.clone(), vec![go, idx, upd], vec![region], None)?[0]);
+    }
+    if let Some(gu) = t[2] {
+        if !unique {
+            return Err(Error::new(format!(
+                "cannot differentiate stablehlo.scatter with multiply ({} operand, {} \
+                 updates) with respect to its updates unless unique_indices is set (as JAX)",
+                b.tt(operand),
+                b.tt(upd)
+            )));
+        }
+        let none = b.full_like(operand, 0.0)?;
+        let s = scatter_add(b, none, idx, gu, sd.clone())?;
+        let d = b.mul(operand, s)?;
+        out = b.add_opt(out, Some(d))?;
+    }
+    Ok(out)
 }
 
 /// The window a scatter writes along each operand dimension (of rank `rank`), for updates of
@@ -430,12 +472,22 @@ pub(crate) fn transpose(
                 out[0] = Some(match how {
                     Combine::Add => c,
                     Combine::Extremal => return Err(super::unsupported(op, "transpose")),
+                    // Linear in the operand with the updates (primal) as factors.
+                    Combine::Mul => {
+                        let region = b.reducer(BinaryOp::Multiply, b.dtype(c))?;
+                        b.emit_full(op.kind.clone(), vec![c, idx, upd], vec![region], None)?[0]
+                    }
                     Combine::Set => {
                         let z = b.full_like(upd, 0.0)?;
                         let region = set_region(b, b.dtype(c))?;
                         b.emit_full(op.kind.clone(), vec![c, idx, z], vec![region], None)?[0]
                     }
                 });
+            }
+            if lin[2] && how == Combine::Mul {
+                return Err(Error::new(
+                    "internal: a multiplying scatter is not linear in its updates",
+                ));
             }
             if lin[2] {
                 // (A replacing scatter is linear here only with unique indices: the JVP

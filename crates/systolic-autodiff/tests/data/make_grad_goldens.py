@@ -444,6 +444,16 @@ case(
     tol=1e-6,
 )(lambda x, u, i: x.at[i].max(u) * jnp.arange(1.0, 5.0, dtype=f32))
 
+# Scatter with multiply: the operand's gradient for any indices; the updates' only with
+# unique_indices (JAX refuses otherwise, and so do we: tests/scatter.rs).
+mul_factors = srand(4, 3) + 1.5
+case("scatter_mul_dup_operand", srand(5, 3), np.array([1, 3, 1, 7], np.int32))(
+    lambda x, i: x.at[i].multiply(mul_factors) * x
+)
+case("scatter_mul_unique", srand(5, 3), srand(3, 3), np.array([4, 0, 2], np.int32))(
+    lambda x, u, i: jnp.sin(x.at[i].multiply(u * u, unique_indices=True))
+)
+
 
 def tolist(a):
     a = np.asarray(a)
