@@ -95,10 +95,10 @@ fn op(name: &str) -> OpFn {
         "attn_bias_mask" => one(|x| {
             nn::dot_product_attention(&x[0], &x[1], &x[2], Some(&x[3]), Some(&x[4]), None, false)
         }),
-        "attn_causal" | "attn_f16_causal" => {
+        "attn_causal" | "attn_f16_causal" | "attn_3d_causal" => {
             one(|x| nn::dot_product_attention(&x[0], &x[1], &x[2], None, None, None, true))
         }
-        "attn_gqa_bias" => {
+        "attn_3d_bias_2d" | "attn_gqa_bias" => {
             one(|x| nn::dot_product_attention(&x[0], &x[1], &x[2], Some(&x[3]), None, None, false))
         }
         "attn_gqa_mask_causal" => {
@@ -211,7 +211,7 @@ fn bad_arguments_are_errors_naming_the_op_shapes_and_dtypes() {
             err_of(&nn::dot_product_attention(
                 &x, &x, &x, None, None, None, false,
             )),
-            &["dot_product_attention", "rank 4", "float32[2,3]"],
+            &["dot_product_attention", "rank 3", "float32[2,3]"],
         ),
         (
             err_of(&nn::dot_product_attention(

@@ -104,8 +104,9 @@ fn grouped(t: &Array, kh: i64, g: i64) -> Array {
 
 /// `jax.nn.dot_product_attention(query, key, value, bias, mask, scale=scale,
 /// is_causal=is_causal)`, XLA implementation. `query` is `[B, T, N, H]`, `key` and `value`
-/// `[B, S, K, H]` with `N % K == 0`; `bias` (added to the logits) and `mask` (bool, true =
-/// attend) broadcast to `[B, N, T, S]`; `scale` defaults to `1/√H`. Masked logits become
+/// `[B, S, K, H]` with `N % K == 0` (or all three without `B`: `[T, N, H]`); `bias` (added to
+/// the logits) and `mask` (bool, true = attend) broadcast to `[B, N, T, S]` (missing leading
+/// dimensions are size 1); `scale` defaults to `1/√H`. Masked logits become
 /// `-0.7 ·` the largest finite value of the logits dtype (capped at f32's), so a fully masked
 /// row averages the values uniformly rather than giving NaN.
 ///
@@ -120,8 +121,60 @@ fn grouped(t: &Array, kh: i64, g: i64) -> Array {
 /// assert!((got[0] - (w * 1.0 + (1.0 - w) * 3.0)).abs() < 1e-6);
 /// let causal = nn::dot_product_attention(&q, &k, &v, None, None, None, true);
 /// assert_eq!(causal.to_vec::<f32>().unwrap(), vec![1.0, 2.0]); // only key 0 is visible
+/// let unbatched = |x: &Array| systolic::numpy::squeeze(x, 0);
+/// let o3 = nn::dot_product_attention(&unbatched(&q), &unbatched(&k), &unbatched(&v), None, None, None, true);
+/// assert_eq!(o3.shape(), &[1, 1, 2]);
 /// ```
 pub fn dot_product_attention(
+    query: &Array,
+    key: &Array,
+    value: &Array,
+    bias: Option<&Array>,
+    mask: Option<&Array>,
+    scale: Option<f64>,
+    is_causal: bool,
+) -> Array {
+    // Lower-rank inputs ([T, N, H] without a batch, bias/mask with fewer leading dims) get
+    // leading size-1 dimensions, and the result takes the query's shape back, as in JAX.
+    for a in [query, key, value].into_iter().chain(bias).chain(mask) {
+        if let Err(e) = a.check() {
+            return Array::failed(e);
+        }
+    }
+    let qkv_rank = [query, key, value].iter().all(|a| a.ndim() == query.ndim())
+        && (query.ndim() == 3 || query.ndim() == 4);
+    let extra_rank = bias.into_iter().chain(mask).all(|a| a.ndim() <= 4);
+    if !qkv_rank || !extra_rank {
+        return Array::failed(err(format!(
+            "query, key and value must all have rank 3 ([T, N, H]) or 4 ([B, T, N, H]) and \
+             bias/mask at most rank 4, got {}",
+            crate::bind::describe_all(
+                &[query, key, value]
+                    .into_iter()
+                    .chain(bias)
+                    .chain(mask)
+                    .collect::<Vec<_>>()
+            )
+        )));
+    }
+    let to4 = |x: &Array| {
+        if x.error().is_some() || x.ndim() >= 4 {
+            return x.clone();
+        }
+        let mut s = vec![1; 4 - x.ndim()];
+        s.extend_from_slice(x.shape());
+        np::reshape(x, &s)
+    };
+    let (q4, k4, v4) = (to4(query), to4(key), to4(value));
+    let (b4, m4) = (bias.map(to4), mask.map(to4));
+    let out = attention4(&q4, &k4, &v4, b4.as_ref(), m4.as_ref(), scale, is_causal);
+    if out.error().is_some() || query.ndim() == 4 {
+        return out;
+    }
+    np::reshape(&out, query.shape())
+}
+
+fn attention4(
     query: &Array,
     key: &Array,
     value: &Array,

@@ -185,6 +185,14 @@ case("attn_f16_causal", [qh, kh, vh], jax.nn.dot_product_attention(qh, kh, vh, i
 allmask = jnp.zeros((1, 1, 4, 4), bool)
 case("attn_fully_masked", [q2, k2, v2, allmask], jax.nn.dot_product_attention(q2, k2, v2, mask=allmask))
 
+# rank-3 inputs ([T, N, H]) and a rank-2 bias get leading size-1 dimensions
+q3 = jnp.asarray(rng.normal(size=(3, 2, 4)), jnp.float32)
+k3 = jnp.asarray(rng.normal(size=(5, 2, 4)), jnp.float32)
+v3 = jnp.asarray(rng.normal(size=(5, 2, 4)), jnp.float32)
+b2 = jnp.asarray(rng.normal(size=(3, 5)), jnp.float32)
+case("attn_3d_causal", [q3, k3, v3], jax.nn.dot_product_attention(q3, k3, v3, is_causal=True))
+case("attn_3d_bias_2d", [q3, k3, v3, b2], jax.nn.dot_product_attention(q3, k3, v3, b2))
+
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"nn_jax{jax.__version__}.json")
 with open(out, "w") as f:
     json.dump({"jax_version": jax.__version__, "cases": cases}, f, separators=(",", ":"))
