@@ -1240,4 +1240,24 @@ mod tests {
         }
         assert_eq!(batched.to_vec::<f32>().unwrap(), want);
     }
+    /// Duplicate indices: the update that wins a location in the forward pass gets its
+    /// gradient, the overwritten operand element and the losing updates get none.
+    #[test]
+    fn grad_of_a_set_with_duplicate_indices_follows_the_winner() {
+        let x = arange_f32(&[5]);
+        let v = Array::from_vec(vec![10.0f32, 20.0, 30.0], &[3]);
+        let w = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0], &[5]);
+        let i = ints(&[1, 1, 3]);
+        let f = |(x, v): &(Array, Array)| {
+            let y = at(x, &[Idx::from(&i)]).set(v);
+            crate::numpy::sum(&(&y * &w), None, false)
+        };
+        let y = at(&x, &[Idx::from(&i)]).set(&v).to_vec::<f32>().unwrap();
+        let winner_at_1 = if y[1] == 20.0 { 1 } else { 0 };
+        let (gx, gv) = crate::grad(f).call(&(x, v)).unwrap();
+        assert_eq!(gx.to_vec::<f32>().unwrap(), vec![1.0, 0.0, 3.0, 0.0, 5.0]);
+        let mut want_v = vec![0.0, 0.0, 4.0];
+        want_v[winner_at_1] = 2.0;
+        assert_eq!(gv.to_vec::<f32>().unwrap(), want_v);
+    }
 }
