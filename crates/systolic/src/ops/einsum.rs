@@ -140,7 +140,7 @@ fn einsum_impl(subscripts: &str, operands: &[&Array]) -> Result<Array> {
             o.extend(
                 counts
                     .iter()
-                    .filter(|(l, &c)| c == 1 && matches!(l, Label::Letter(_)))
+                    .filter(|&(l, &c)| c == 1 && matches!(l, Label::Letter(_)))
                     .map(|(l, _)| *l),
             );
             o
