@@ -69,10 +69,10 @@ fn check(
             describe(k.ty())
         )));
     }
-    if let Some(m) = mask {
-        if m.dtype() != DType::Bool {
-            return Err(err(format!("mask must be bool, got {}", describe(m.ty()))));
-        }
+    if let Some(m) = mask
+        && m.dtype() != DType::Bool
+    {
+        return Err(err(format!("mask must be bool, got {}", describe(m.ty()))));
     }
     let logits = [b, q.shape()[2], q.shape()[1], s];
     for (name, a) in bias

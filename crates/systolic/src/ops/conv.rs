@@ -232,10 +232,10 @@ fn conv_impl(
         None,
         lhs.weak_type() && rhs.weak_type(),
     );
-    if let Err(Error::Op { message, .. }) = r.check() {
-        if !message.contains(&describe(lhs.ty())) {
-            return Err(Error::op(OP, format!("{message} (operands {})", ctx())));
-        }
+    if let Err(Error::Op { message, .. }) = r.check()
+        && !message.contains(&describe(lhs.ty()))
+    {
+        return Err(Error::op(OP, format!("{message} (operands {})", ctx())));
     }
     Ok(r)
 }

@@ -61,13 +61,13 @@ fn parse_term(term: &str, rank: Option<usize>, max_ell: &mut usize) -> Result<Ve
             )));
         }
     }
-    if let Some(r) = rank {
-        if labels.len() != r {
-            return Err(err(format!(
-                "subscripts '{term}' have {} labels for an operand of rank {r}",
-                labels.len()
-            )));
-        }
+    if let Some(r) = rank
+        && labels.len() != r
+    {
+        return Err(err(format!(
+            "subscripts '{term}' have {} labels for an operand of rank {r}",
+            labels.len()
+        )));
     }
     Ok(labels)
 }
