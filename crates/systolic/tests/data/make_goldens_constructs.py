@@ -7,39 +7,15 @@ jit.
 Run: /root/.cache/systolic-jax-venv/bin/python crates/systolic/tests/data/make_goldens_constructs.py
 Writes crates/systolic/tests/data/constructs_jax0.10.2.json next to this script.
 """
-import json
-import os
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from golden_cases import Cases
 
 
-def enc(v):
-    if np.isnan(v):
-        return None
-    if np.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return v
-
-
-def obs(x):
-    x = jnp.asarray(x)
-    return {
-        "dtype": str(x.dtype),
-        "weak": bool(x.weak_type),
-        "shape": list(x.shape),
-        "values": [enc(v) for v in np.asarray(x, dtype=np.float64).ravel().tolist()],
-    }
-
-
-cases = {}
-
-
-def case(name, inputs, out):
-    assert name not in cases, name
-    outs = list(out) if isinstance(out, (tuple, list)) else [out]
-    cases[name] = {"inputs": [obs(i) for i in inputs], "outputs": [obs(o) for o in outs]}
+cases = Cases()
+case = cases.case
 
 
 rng = np.random.default_rng(5)
@@ -125,7 +101,4 @@ case("argwhere_size", [nzx], jnp.argwhere(nzx, size=4, fill_value=7))
 case("flatnonzero_size", [nzx], jnp.flatnonzero(nzx, size=4, fill_value=-3))
 case("nonzero_empty_size", [e03], jnp.nonzero(e03, size=2))
 
-out = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"constructs_jax{jax.__version__}.json")
-with open(out, "w") as f:
-    json.dump({"jax_version": jax.__version__, "cases": cases}, f, separators=(",", ":"))
-print(f"wrote {len(cases)} cases to {out}")
+cases.write(f"constructs_jax{jax.__version__}.json")

@@ -6,40 +6,17 @@ eagerly and under jit.
 Run: /root/.cache/systolic-jax-venv/bin/python crates/systolic/tests/data/make_goldens_linalg.py
 Writes crates/systolic/tests/data/linalg_jax0.10.2.json next to this script.
 """
-import json
-import os
 
 import jax
 import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 import numpy as np
+from golden_cases import Cases
 from jax import lax
 
 
-def enc(v):
-    if np.isnan(v):
-        return None
-    if np.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return v
-
-
-def obs(x):
-    x = jnp.asarray(x)
-    return {
-        "dtype": str(x.dtype),
-        "weak": bool(x.weak_type),
-        "shape": list(x.shape),
-        "values": [enc(v) for v in np.asarray(x, dtype=np.float64).ravel().tolist()],
-    }
-
-
-cases = {}
-
-
-def case(name, inputs, out):
-    assert name not in cases, name
-    cases[name] = {"inputs": [obs(i) for i in inputs], "outputs": [obs(out)]}
+cases = Cases()
+case = cases.case
 
 
 rng = np.random.default_rng(9)
@@ -95,7 +72,4 @@ bv = jnp.asarray(rng.normal(size=(4,)), jnp.float32)
 case("solve_triangular_vec", [U[0], bv], jsl.solve_triangular(U[0], bv))
 case("solve_triangular_lower_trans", [L[0], bl[0]], jsl.solve_triangular(L[0], bl[0], trans=1, lower=True))
 
-out = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"linalg_jax{jax.__version__}.json")
-with open(out, "w") as f:
-    json.dump({"jax_version": jax.__version__, "cases": cases}, f, separators=(",", ":"))
-print(f"wrote {len(cases)} cases to {out}")
+cases.write(f"linalg_jax{jax.__version__}.json")

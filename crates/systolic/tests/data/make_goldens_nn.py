@@ -15,40 +15,16 @@ No float64 cases: the front end follows JAX with x64 disabled (promotion canonic
 Run: /root/.cache/systolic-jax-venv/bin/python crates/systolic/tests/data/make_goldens_nn.py
 Writes crates/systolic/tests/data/nn_jax0.10.2.json next to this script.
 """
-import json
-import os
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from golden_cases import Cases
 from jax import lax
 
 
-def enc(v):
-    if np.isnan(v):
-        return None
-    if np.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return v
-
-
-def obs(x):
-    x = jnp.asarray(x)
-    return {
-        "dtype": str(x.dtype),
-        "weak": bool(x.weak_type),
-        "shape": list(x.shape),
-        "values": [enc(v) for v in np.asarray(x, dtype=np.float64).ravel().tolist()],
-    }
-
-
-cases = {}
-
-
-def case(name, inputs, out):
-    assert name not in cases, name
-    outs = list(out) if isinstance(out, (tuple, list)) else [out]
-    cases[name] = {"inputs": [obs(i) for i in inputs], "outputs": [obs(o) for o in outs]}
+cases = Cases()
+case = cases.case
 
 
 rng = np.random.default_rng(7)
@@ -193,7 +169,4 @@ b2 = jnp.asarray(rng.normal(size=(3, 5)), jnp.float32)
 case("attn_3d_causal", [q3, k3, v3], jax.nn.dot_product_attention(q3, k3, v3, is_causal=True))
 case("attn_3d_bias_2d", [q3, k3, v3, b2], jax.nn.dot_product_attention(q3, k3, v3, b2))
 
-out = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"nn_jax{jax.__version__}.json")
-with open(out, "w") as f:
-    json.dump({"jax_version": jax.__version__, "cases": cases}, f, separators=(",", ":"))
-print(f"wrote {len(cases)} cases to {out}")
+cases.write(f"nn_jax{jax.__version__}.json")

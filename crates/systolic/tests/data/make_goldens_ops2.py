@@ -5,40 +5,16 @@ Rust tests rebuild the inputs from the JSON and compare eagerly and under jit.
 Run: /root/.cache/systolic-jax-venv/bin/python crates/systolic/tests/data/make_goldens_ops2.py
 Writes crates/systolic/tests/data/ops2_jax0.10.2.json next to this script.
 """
-import json
-import os
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from golden_cases import Cases
 from jax import lax
 
 
-def enc(v):
-    if np.isnan(v):
-        return None
-    if np.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return v
-
-
-def obs(x):
-    x = jnp.asarray(x)
-    return {
-        "dtype": str(x.dtype),
-        "weak": bool(x.weak_type),
-        "shape": list(x.shape),
-        # JSON has no NaN/inf: NaN is null, infinities are the strings "inf" and "-inf".
-        "values": [enc(v) for v in np.asarray(x, dtype=np.float64).ravel().tolist()],
-    }
-
-
-cases = {}
-
-
-def case(name, inputs, out):
-    outs = list(out) if isinstance(out, (tuple, list)) else [out]
-    cases[name] = {"inputs": [obs(i) for i in inputs], "outputs": [obs(o) for o in outs]}
+cases = Cases()
+case = cases.case
 
 
 f6 = jnp.array([[0.5, -1.25, 2.0], [3.0, -0.75, 1.5]], jnp.float32)
@@ -243,8 +219,4 @@ case("repeat_bool", [bl], jnp.repeat(bl, 2))
 case("flip_all", [u8], jnp.flip(u8))
 case("split_f16_axis0", [h6], jnp.split(h6, 2, axis=0))
 
-out = {"jax_version": jax.__version__, "cases": cases}
-path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ops2_jax0.10.2.json")
-with open(path, "w") as f:
-    json.dump(out, f, indent=0)
-print("wrote", path, len(cases), "cases")
+cases.write("ops2_jax0.10.2.json", indent=0)

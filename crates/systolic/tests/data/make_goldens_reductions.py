@@ -6,38 +6,15 @@ outputs; tests/reductions_golden.rs rebuilds the inputs and compares eagerly and
 Run: /root/.cache/systolic-jax-venv/bin/python crates/systolic/tests/data/make_goldens_reductions.py
 Writes crates/systolic/tests/data/reductions_jax0.10.2.json next to this script.
 """
-import json
-import os
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from golden_cases import Cases
 
 
-def enc(v):
-    if np.isnan(v):
-        return None
-    if np.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return v
-
-
-def obs(x):
-    x = jnp.asarray(x)
-    return {
-        "dtype": str(x.dtype),
-        "weak": bool(x.weak_type),
-        "shape": list(x.shape),
-        "values": [enc(v) for v in np.asarray(x, dtype=np.float64).ravel().tolist()],
-    }
-
-
-cases = {}
-
-
-def case(name, inputs, out):
-    assert name not in cases, name
-    cases[name] = {"inputs": [obs(i) for i in inputs], "outputs": [obs(out)]}
+cases = Cases()
+case = cases.case
 
 
 rng = np.random.default_rng(11)
@@ -98,7 +75,4 @@ case("average_1d_ax1_keep", [f3, w_1d], jnp.average(f3, axis=1, weights=w_1d, ke
 case("average_int_1d", [i3, w_1d], jnp.average(i3, axis=-2, weights=w_1d))
 case("average_bf16_all", [b3, w_same.astype(jnp.bfloat16)], jnp.average(b3, weights=w_same.astype(jnp.bfloat16)))
 
-out = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"reductions_jax{jax.__version__}.json")
-with open(out, "w") as f:
-    json.dump({"jax_version": jax.__version__, "cases": cases}, f, separators=(",", ":"))
-print(f"wrote {len(cases)} cases to {out}")
+cases.write(f"reductions_jax{jax.__version__}.json")

@@ -8,38 +8,15 @@ eagerly and under jit.
 Run: /root/.cache/systolic-jax-venv/bin/python crates/systolic/tests/data/make_goldens_ufuncs.py
 Writes crates/systolic/tests/data/ufuncs_jax0.10.2.json next to this script.
 """
-import json
-import os
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from golden_cases import Cases
 
 
-def enc(v):
-    if np.isnan(v):
-        return None
-    if np.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return v
-
-
-def obs(x):
-    x = jnp.asarray(x)
-    return {
-        "dtype": str(x.dtype),
-        "weak": bool(x.weak_type),
-        "shape": list(x.shape),
-        "values": [enc(v) for v in np.asarray(x, dtype=np.float64).ravel().tolist()],
-    }
-
-
-cases = {}
-
-
-def case(name, inputs, out):
-    assert name not in cases, name
-    cases[name] = {"inputs": [obs(i) for i in inputs], "outputs": [obs(out)]}
+cases = Cases()
+case = cases.case
 
 
 special = np.array([-np.inf, -3.5, -1.0, -0.75, -0.0, 0.0, 0.3, 0.5, 1.0, 1.5, 2.5, 10.0,
@@ -136,7 +113,4 @@ case("allclose_default_f32", [ca[:2], cb[:2]], jnp.allclose(ca[:2], cb[:2]))
 case("allclose_loose_f32", [ca[:2], cb[:2]], jnp.allclose(ca[:2], cb[:2], rtol=1e-2, atol=1e-3))
 case("allclose_equal_nan_f32", [ca[7:8], cb[7:8]], jnp.allclose(ca[7:8], cb[7:8], equal_nan=True))
 
-out = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"ufuncs_jax{jax.__version__}.json")
-with open(out, "w") as f:
-    json.dump({"jax_version": jax.__version__, "cases": cases}, f, separators=(",", ":"))
-print(f"wrote {len(cases)} cases to {out}")
+cases.write(f"ufuncs_jax{jax.__version__}.json")
