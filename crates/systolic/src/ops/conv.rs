@@ -198,19 +198,7 @@ fn conv_impl(
                 .iter()
                 .map(|&d| lhs.shape()[d as usize])
                 .collect();
-            let window: Vec<i64> = dn
-                .kernel_spatial_dimensions
-                .iter()
-                .zip(&rhs_dil)
-                .map(|(&d, &r)| {
-                    let k = rhs.shape()[d as usize];
-                    if k == 0 {
-                        0
-                    } else {
-                        (k - 1) * r + 1
-                    }
-                })
-                .collect();
+            let window = dilated_kernel_sizes(rhs, &dn, &rhs_dil);
             padding.pads(&input, &window, window_strides)
         }
     };
@@ -339,30 +327,11 @@ fn conv_transpose_impl(
             format!("strides {strides:?} and rhs_dilation {rhs_dil:?} must be positive"),
         ));
     }
-    let kernel: Vec<i64> = dn
-        .kernel_spatial_dimensions
-        .iter()
-        .zip(&rhs_dil)
-        .map(|(&d, &r)| {
-            let k = rhs.shape()[d as usize];
-            if k == 0 {
-                0
-            } else {
-                (k - 1) * r + 1
-            }
-        })
-        .collect();
+    let kernel = dilated_kernel_sizes(rhs, &dn, &rhs_dil);
     // JAX's `_conv_transpose_padding` for the forward convolution's string padding.
     let pads: Vec<(i64, i64)> = match padding {
-        Padding::Explicit(p) => {
-            if p.len() != nsp {
-                return Err(Error::op(
-                    OP,
-                    format!("padding {p:?} must give one (low, high) pair per spatial dimension"),
-                ));
-            }
-            p.clone()
-        }
+        // Checked by the convolution it becomes (errors renamed below).
+        Padding::Explicit(p) => p.clone(),
         Padding::Same | Padding::Valid => kernel
             .iter()
             .zip(strides)
@@ -407,4 +376,21 @@ fn conv_transpose_impl(
     let r = r.map_err(rename)?;
     r.check().map_err(rename)?;
     Ok(r)
+}
+
+/// The kernel's spatial sizes after `rhs_dilation` (`(k − 1)·r + 1`; an empty kernel stays 0):
+/// the window a convolution slides, which string padding is computed from.
+fn dilated_kernel_sizes(rhs: &Array, dn: &ConvDimensionNumbers, rhs_dil: &[i64]) -> Vec<i64> {
+    dn.kernel_spatial_dimensions
+        .iter()
+        .zip(rhs_dil)
+        .map(|(&d, &r)| {
+            let k = rhs.shape()[d as usize];
+            if k == 0 {
+                0
+            } else {
+                (k - 1) * r + 1
+            }
+        })
+        .collect()
 }
