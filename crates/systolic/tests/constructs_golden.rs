@@ -3,17 +3,13 @@
 //! JAX 0.10.2 (`tests/data/constructs_jax0.10.2.json`, made by
 //! `tests/data/make_goldens_constructs.py`), eagerly and under `jit`.
 
-use crate::golden_util::{run_cases, OpFn};
+use crate::golden_util::{one, run_cases, OpFn};
 use systolic::numpy::{self as np, TensorAxes};
 use systolic::{jit, Array};
 
 fn golden() -> &'static serde_json::Value {
     static G: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
     G.get_or_init(|| serde_json::from_str(include_str!("data/constructs_jax0.10.2.json")).unwrap())
-}
-
-fn one(f: impl Fn(&[Array]) -> Array + 'static) -> OpFn {
-    Box::new(move |x| vec![f(x)])
 }
 
 /// The trailing `k<N>` of a case name.

@@ -56,9 +56,12 @@ pub fn input(v: &Value) -> Array {
     Array::from_tensor(t.unwrap())
 }
 
+/// A relative tolerance (absolute below 1) for an output of this dtype in the named case.
+pub type Tolerance = fn(DType, &str) -> f64;
+
 /// Relative tolerance (absolute below 1) per dtype: JAX's own test tolerances, with room for
 /// a few ulp of f32 transcendental functions.
-fn tolerance(d: DType) -> f64 {
+pub fn default_tolerance(d: DType, _case: &str) -> f64 {
     match d {
         DType::BF16 => 1e-2,
         DType::F16 => 2e-3,
@@ -68,7 +71,7 @@ fn tolerance(d: DType) -> f64 {
     }
 }
 
-fn compare(name: &str, how: &str, got: &[Array], want: &Value) {
+fn compare(name: &str, how: &str, got: &[Array], want: &Value, tolerance: Tolerance) {
     let want = want.as_array().unwrap();
     assert_eq!(got.len(), want.len(), "{name} ({how}): number of outputs");
     for (k, (g, w)) in got.iter().zip(want).enumerate() {
@@ -98,7 +101,7 @@ fn compare(name: &str, how: &str, got: &[Array], want: &Value) {
             .to_f64_vec();
         let wv = nums(&w["values"]);
         assert_eq!(vals.len(), wv.len(), "{name} ({how}) output {k} size");
-        let tol = tolerance(g.dtype());
+        let tol = tolerance(g.dtype(), name);
         for (i, (a, b)) in vals.iter().zip(&wv).enumerate() {
             let ok =
                 (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= tol * b.abs().max(1.0);
@@ -107,8 +110,13 @@ fn compare(name: &str, how: &str, got: &[Array], want: &Value) {
     }
 }
 
+/// One output from a one-output expression.
+pub fn one(f: impl Fn(&[Array]) -> Array + 'static) -> OpFn {
+    Box::new(move |x| vec![f(x)])
+}
+
 /// Runs one case eagerly and under `jit` and compares both with JAX.
-pub fn run_case(golden: &Value, name: &str, op: fn(&str) -> OpFn) {
+pub fn run_case(golden: &Value, name: &str, op: fn(&str) -> OpFn, tolerance: Tolerance) {
     let case = &golden["cases"][name];
     let inputs: Vec<Array> = case["inputs"]
         .as_array()
@@ -118,23 +126,33 @@ pub fn run_case(golden: &Value, name: &str, op: fn(&str) -> OpFn) {
         .collect();
     let f = op(name);
     let eager = f(&inputs);
-    compare(name, "eager", &eager, &case["outputs"]);
+    compare(name, "eager", &eager, &case["outputs"], tolerance);
     let jf = jit(move |x: &Vec<Array>| f(x));
     let jitted = jf
         .call(&inputs)
         .unwrap_or_else(|e| panic!("{name} (jit): {e}"));
-    compare(name, "jit", &jitted, &case["outputs"]);
+    compare(name, "jit", &jitted, &case["outputs"], tolerance);
 }
 
 /// Runs every case whose name starts with one of `prefixes`, reporting all failures at once.
 pub fn run_cases(golden: &Value, prefixes: &[&str], op: fn(&str) -> OpFn) {
+    run_cases_with(golden, prefixes, op, default_tolerance);
+}
+
+/// [`run_cases`] with the file's own tolerances.
+pub fn run_cases_with(
+    golden: &Value,
+    prefixes: &[&str],
+    op: fn(&str) -> OpFn,
+    tolerance: Tolerance,
+) {
     let cases = golden["cases"].as_object().unwrap();
     let mut n = 0;
     let mut failures = vec![];
     for name in cases.keys() {
         if prefixes.iter().any(|p| name.starts_with(p)) {
             n += 1;
-            if let Err(e) = std::panic::catch_unwind(|| run_case(golden, name, op)) {
+            if let Err(e) = std::panic::catch_unwind(|| run_case(golden, name, op, tolerance)) {
                 let msg = e
                     .downcast_ref::<String>()
                     .cloned()

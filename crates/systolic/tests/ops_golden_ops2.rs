@@ -2,62 +2,16 @@
 //! 0.10.2 (`tests/data/ops2_jax0.10.2.json`, made by `tests/data/make_goldens_ops2.py`).
 //! Every case runs eagerly and under `jit` on the inputs recorded with JAX's outputs.
 
+use crate::golden_util::{one, run_cases_with, OpFn};
 use serde_json::Value;
 use systolic::lax::{self, ConvDimensions, GatherScatterMode, Padding, ScatterOp, Window};
 use systolic::numpy::{self as np, Idx, PadMode, Split, TakeMode};
 use systolic::{jit, nn, weak_float, weak_int, Array};
-use systolic_ir::{BinaryOp, DType, GatherDimensionNumbers, ScatterDimensionNumbers, Tensor};
+use systolic_ir::{BinaryOp, DType, GatherDimensionNumbers, ScatterDimensionNumbers};
 
 fn golden() -> &'static Value {
     static G: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
     G.get_or_init(|| serde_json::from_str(include_str!("data/ops2_jax0.10.2.json")).unwrap())
-}
-
-fn dtype(name: &str) -> DType {
-    DType::ALL
-        .into_iter()
-        .find(|d| d.numpy_name() == name)
-        .unwrap_or_else(|| panic!("dtype {name}"))
-}
-
-fn nums(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| match x.as_str() {
-            Some("inf") => f64::INFINITY,
-            Some("-inf") => f64::NEG_INFINITY,
-            _ => x.as_f64().unwrap_or(f64::NAN),
-        })
-        .collect()
-}
-
-fn shape(v: &Value) -> Vec<i64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_i64().unwrap())
-        .collect()
-}
-
-/// Rebuilds a recorded input.
-fn input(v: &Value) -> Array {
-    let d = dtype(v["dtype"].as_str().unwrap());
-    let s = shape(&v["shape"]);
-    let vals = nums(&v["values"]);
-    let t = match d.kind() {
-        systolic_ir::DTypeKind::Float => Tensor::from_f64(s, d, vals),
-        systolic_ir::DTypeKind::Signed => {
-            Tensor::from_i64(s, d, vals.iter().map(|&x| x as i64).collect())
-        }
-        systolic_ir::DTypeKind::Unsigned => {
-            Tensor::from_u64(s, d, vals.iter().map(|&x| x as u64).collect())
-        }
-        systolic_ir::DTypeKind::Bool => {
-            Tensor::from_bool(s, vals.iter().map(|&x| x != 0.0).collect())
-        }
-    };
-    Array::from_tensor(t.unwrap())
 }
 
 fn tolerance(d: DType, name: &str) -> f64 {
@@ -70,50 +24,6 @@ fn tolerance(d: DType, name: &str) -> f64 {
         DType::F64 => 1e-15,
         _ => 0.0,
     }
-}
-
-fn compare(name: &str, how: &str, got: &[Array], want: &Value) {
-    let want = want.as_array().unwrap();
-    assert_eq!(got.len(), want.len(), "{name} ({how}): number of outputs");
-    for (k, (g, w)) in got.iter().zip(want).enumerate() {
-        let g = g
-            .check()
-            .unwrap_or_else(|e| panic!("{name} ({how}) output {k}: {e}"));
-        assert_eq!(
-            g.dtype().numpy_name(),
-            w["dtype"].as_str().unwrap(),
-            "{name} ({how}) output {k} dtype"
-        );
-        assert_eq!(
-            g.shape(),
-            shape(&w["shape"]).as_slice(),
-            "{name} ({how}) output {k} shape"
-        );
-        if how == "eager" {
-            assert_eq!(
-                g.weak_type(),
-                w["weak"].as_bool().unwrap(),
-                "{name} output {k} weak type"
-            );
-        }
-        let vals = g
-            .to_tensor()
-            .unwrap_or_else(|e| panic!("{name} ({how}): {e}"))
-            .to_f64_vec();
-        let wv = nums(&w["values"]);
-        let tol = tolerance(g.dtype(), name);
-        for (i, (a, b)) in vals.iter().zip(&wv).enumerate() {
-            let ok =
-                (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= tol * b.abs().max(1.0);
-            assert!(ok, "{name} ({how}) output {k}[{i}]: {a} vs JAX {b}");
-        }
-    }
-}
-
-type OpFn = Box<dyn Fn(&[Array]) -> Vec<Array>>;
-
-fn one(f: impl Fn(&[Array]) -> Array + 'static) -> OpFn {
-    Box::new(move |x| vec![f(x)])
 }
 
 /// The systolic expression of every recorded case.
@@ -449,48 +359,8 @@ fn op(name: &str) -> OpFn {
     }
 }
 
-fn run_case(name: &str) {
-    let case = &golden()["cases"][name];
-    let inputs: Vec<Array> = case["inputs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(input)
-        .collect();
-    let f = op(name);
-    let eager = f(&inputs);
-    compare(name, "eager", &eager, &case["outputs"]);
-    let jf = jit(move |x: &Vec<Array>| f(x));
-    let jitted = jf
-        .call(&inputs)
-        .unwrap_or_else(|e| panic!("{name} (jit): {e}"));
-    compare(name, "jit", &jitted, &case["outputs"]);
-}
-
 fn run_prefix(prefixes: &[&str]) {
-    let cases = golden()["cases"].as_object().unwrap();
-    let mut n = 0;
-    let mut failures = vec![];
-    for name in cases.keys() {
-        if prefixes.iter().any(|p| name.starts_with(p)) {
-            n += 1;
-            if let Err(e) = std::panic::catch_unwind(|| run_case(name)) {
-                let msg = e
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
-                failures.push(format!("{name}: {msg}"));
-            }
-        }
-    }
-    assert!(n > 0, "no cases for {prefixes:?}");
-    assert!(
-        failures.is_empty(),
-        "{} of {n} failed:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    run_cases_with(golden(), prefixes, op, tolerance);
 }
 
 #[test]
