@@ -11,7 +11,7 @@ fn tour_runs_and_agrees_with_jax() {
     assert!(stdout.contains("logits: tensor<8x10xf32>"), "{stdout}");
     assert!(stdout.contains("agrees"), "{stdout}");
     // The bundled golden stages: every output checked against JAX's.
-    assert!(stdout.contains("[5/8]"), "{stdout}");
+    assert!(stdout.contains("[5/9]"), "{stdout}");
     // The compiled stage: timed beside the interpreter and checked against JAX.
     assert!(stdout.contains("compiled CPU: median"), "{stdout}");
     assert!(
@@ -41,6 +41,13 @@ fn tour_runs_and_agrees_with_jax() {
             .unwrap()
     };
     assert!(mfu("1024") > 10.0 * mfu("   8"), "{stdout}");
+    // The numerical TPU stage: bf16 products differ from f32 (the stage itself fails when the
+    // difference is 0 or beyond bf16's), and the clock counts the transfers and one execution.
+    assert!(
+        stdout.contains("logits on tpu:v5e:0 differ from the f32 CPU run by"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("compute (1 execution)"), "{stdout}");
     // The front-end stages: training and per-example gradients, each checked against JAX.
     assert!(stdout.contains("steady step: median"), "{stdout}");
     assert_eq!(stdout.matches("matches JAX").count(), 2, "{stdout}");

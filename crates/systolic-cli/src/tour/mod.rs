@@ -2,14 +2,15 @@
 //! arguments and no files.
 //!
 //! The tour is a list of stages. Each stage prints what it does, runs it, checks its numbers
-//! against JAX where there is a reference, and reports its timing. New capabilities (numerical
-//! TPU runs, sharding, profiles) join as further stages in [`stages`].
+//! against JAX where there is a reference, and reports its timing. New capabilities (sharding,
+//! profiles) join as further stages in [`stages`].
 
 mod compiled_mlp;
 mod golden;
 mod inputs;
 mod mlp;
 mod mlp_training;
+mod tpu_run;
 mod tpu_sim;
 mod training;
 
@@ -33,13 +34,14 @@ fn stages() -> Vec<Box<dyn Stage>> {
         stages.push(Box::new(golden));
     }
     stages.push(Box::new(tpu_sim::TpuSimulation));
+    stages.push(Box::new(tpu_run::TpuRun));
     stages.push(Box::new(training::Training));
     stages.push(Box::new(training::PerExampleGradients));
     stages
 }
 
 /// Capabilities that will become stages, named so the tour says where it is going.
-const COMING: &[&str] = &["numerical runs on simulated TPUs", "sharding", "profiles"];
+const COMING: &[&str] = &["sharding", "profiles"];
 
 /// Runs every stage.
 pub fn run() -> Result<(), CliError> {
