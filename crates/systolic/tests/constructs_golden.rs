@@ -3,7 +3,7 @@
 //! JAX 0.10.2 (`tests/data/constructs_jax0.10.2.json`, made by
 //! `tests/data/make_goldens_constructs.py`), eagerly and under `jit`.
 
-use crate::golden_util::{one, run_cases, OpFn};
+use crate::golden_util::{assert_every_case_is_run, err_of, one, run_cases, OpFn};
 use systolic::numpy::{self as np, TensorAxes};
 use systolic::{jit, Array};
 
@@ -137,13 +137,7 @@ fn nonzero_family_with_size_matches_jax() {
 
 #[test]
 fn every_golden_case_has_an_expression_and_a_test() {
-    for name in golden()["cases"].as_object().unwrap().keys() {
-        let _ = op(name);
-        assert!(
-            PREFIXES.iter().any(|p| name.starts_with(p)),
-            "golden case {name} is run by no test"
-        );
-    }
+    assert_every_case_is_run(golden(), PREFIXES, op);
 }
 
 #[test]
@@ -181,11 +175,6 @@ fn nonzero_without_size_reads_concrete_arrays_and_refuses_traced_ones() {
             "{m}"
         );
     }
-}
-
-#[track_caller]
-fn err_of(a: &Array) -> String {
-    a.check().unwrap_err().to_string()
 }
 
 #[test]

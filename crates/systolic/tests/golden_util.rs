@@ -170,3 +170,22 @@ pub fn run_cases_with(
         failures.join("\n")
     );
 }
+
+/// Checks that every recorded case has an expression (`op` panics on an unknown name) and is
+/// run by some test (its name starts with one of `prefixes`): a case added to a script but not
+/// to the tests fails here instead of going unchecked.
+pub fn assert_every_case_is_run(golden: &Value, prefixes: &[&str], op: fn(&str) -> OpFn) {
+    for name in golden["cases"].as_object().unwrap().keys() {
+        let _ = op(name);
+        assert!(
+            prefixes.iter().any(|p| name.starts_with(p)),
+            "golden case {name} is run by no test"
+        );
+    }
+}
+
+/// The error an array carries, as text (the array must have failed).
+#[track_caller]
+pub fn err_of(a: &Array) -> String {
+    a.check().unwrap_err().to_string()
+}

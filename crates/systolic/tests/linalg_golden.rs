@@ -2,7 +2,7 @@
 //! 0.10.2 (`tests/data/linalg_jax0.10.2.json`, made by `tests/data/make_goldens_linalg.py`),
 //! eagerly and under `jit`.
 
-use crate::golden_util::{one, run_cases, OpFn};
+use crate::golden_util::{assert_every_case_is_run, err_of, one, run_cases, OpFn};
 use systolic::numpy::linalg::{self, NormOrd};
 use systolic::Array;
 
@@ -90,18 +90,7 @@ fn cholesky_and_triangular_solves_match_jax() {
 
 #[test]
 fn every_golden_case_has_an_expression_and_a_test() {
-    for name in golden()["cases"].as_object().unwrap().keys() {
-        let _ = op(name);
-        assert!(
-            PREFIXES.iter().any(|p| name.starts_with(p)),
-            "golden case {name} is run by no test"
-        );
-    }
-}
-
-#[track_caller]
-fn err_of(a: &Array) -> String {
-    a.check().unwrap_err().to_string()
+    assert_every_case_is_run(golden(), PREFIXES, op);
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! norm, dot_product_attention) against JAX 0.10.2 (`tests/data/nn_jax0.10.2.json`, made by
 //! `tests/data/make_goldens_nn.py`). Every case runs eagerly and under `jit`.
 
-use crate::golden_util::{one, run_cases, OpFn};
+use crate::golden_util::{assert_every_case_is_run, err_of, one, run_cases, OpFn};
 use systolic::{nn, Array};
 
 fn golden() -> &'static serde_json::Value {
@@ -142,18 +142,7 @@ fn dot_product_attention_matches_jax() {
 
 #[test]
 fn every_golden_case_has_an_expression_and_a_test() {
-    for name in golden()["cases"].as_object().unwrap().keys() {
-        let _ = op(name);
-        assert!(
-            PREFIXES.iter().any(|p| name.starts_with(p)),
-            "golden case {name} is run by no test"
-        );
-    }
-}
-
-#[track_caller]
-fn err_of(a: &Array) -> String {
-    a.check().unwrap_err().to_string()
+    assert_every_case_is_run(golden(), PREFIXES, op);
 }
 
 #[test]

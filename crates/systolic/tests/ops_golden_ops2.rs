@@ -2,7 +2,7 @@
 //! 0.10.2 (`tests/data/ops2_jax0.10.2.json`, made by `tests/data/make_goldens_ops2.py`).
 //! Every case runs eagerly and under `jit` on the inputs recorded with JAX's outputs.
 
-use crate::golden_util::{one, run_cases_with, OpFn};
+use crate::golden_util::{assert_every_case_is_run, err_of, one, run_cases_with, OpFn};
 use serde_json::Value;
 use systolic::lax::{self, ConvDimensions, GatherScatterMode, Padding, ScatterOp, Window};
 use systolic::numpy::{self as np, Idx, PadMode, Split, TakeMode};
@@ -456,18 +456,7 @@ const PREFIXES: &[&str] = &[
 
 #[test]
 fn every_golden_case_has_an_expression_and_a_test() {
-    for name in golden()["cases"].as_object().unwrap().keys() {
-        let _ = op(name);
-        assert!(
-            PREFIXES.iter().any(|p| name.starts_with(p)),
-            "golden case {name} is run by no test"
-        );
-    }
-}
-
-#[track_caller]
-fn err_of(a: &Array) -> String {
-    a.check().unwrap_err().to_string()
+    assert_every_case_is_run(golden(), PREFIXES, op);
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! negative and all axes, with and without keepdims, on f32/bf16/f16/i32/i8/u8/bool, NaN and
 //! infinities, size-0 and size-1 dimensions.
 
-use crate::golden_util::{run_cases, OpFn};
+use crate::golden_util::{assert_every_case_is_run, err_of, run_cases, OpFn};
 use systolic::numpy as np;
 use systolic::Array;
 
@@ -131,18 +131,7 @@ fn nan_reductions_match_jax() {
 
 #[test]
 fn every_golden_case_has_an_expression_and_a_test() {
-    for name in golden()["cases"].as_object().unwrap().keys() {
-        let _ = op(name);
-        assert!(
-            PREFIXES.iter().any(|p| name.starts_with(p)),
-            "golden case {name} is run by no test"
-        );
-    }
-}
-
-#[track_caller]
-fn err_of(a: &Array) -> String {
-    a.check().unwrap_err().to_string()
+    assert_every_case_is_run(golden(), PREFIXES, op);
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! by `tests/data/make_goldens_ufuncs.py`), eagerly and under `jit`, on f32/bf16/f16/i32/u8/
 //! bool, signed zeros, infinities and NaN, size-0 and size-1 shapes.
 
-use crate::golden_util::{run_cases, OpFn};
+use crate::golden_util::{assert_every_case_is_run, err_of, run_cases, OpFn};
 use systolic::numpy as np;
 use systolic::Array;
 
@@ -124,18 +124,7 @@ fn nan_to_num_isclose_allclose_match_jax() {
 
 #[test]
 fn every_golden_case_has_an_expression_and_a_test() {
-    for name in golden()["cases"].as_object().unwrap().keys() {
-        let _ = op(name);
-        assert!(
-            PREFIXES.iter().any(|p| name.starts_with(p)),
-            "golden case {name} is run by no test"
-        );
-    }
-}
-
-#[track_caller]
-fn err_of(a: &Array) -> String {
-    a.check().unwrap_err().to_string()
+    assert_every_case_is_run(golden(), PREFIXES, op);
 }
 
 #[test]
