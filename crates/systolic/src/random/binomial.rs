@@ -9,7 +9,7 @@
 
 use super::continuous::{draw_shape, float_dtype, try_array};
 use super::helpers::{and, any, cst, isnan, not, or, take};
-use super::poisson::{below_max_iters, counter, int_dtype};
+use super::poisson::{below_max_iters, counter, int_dtype, transformed_rejection};
 use super::{split, split_array, uniform, Param};
 use crate::array::{describe, Array};
 use crate::error::Error;
@@ -132,74 +132,49 @@ fn btrs(
     let r = np::divide(prob, &one_minus);
     let alpha = np::multiply(&np::add(&w(2.83), &np::divide(&w(5.1), &b)), &stddev);
     let m = np::floor(&np::multiply(&np::add(count, &w(1.0)), prob));
-    let init = (
-        counter(),
-        np::full(shape, -1.0, pdt),
-        np::zeros(shape, DType::Bool),
-        key.clone(),
-    );
-    let (_, k_out, _, _) = lax::while_loop(
-        |(i, _, accepted, _): &(Array, Array, Array, Array)| {
-            and(
-                OP,
-                &any(OP, &not(OP, accepted)),
-                &below_max_iters(OP, i, dtype),
-            )
-        },
-        |(i, k_out, accepted, key)| {
-            let ks = split(key, 3);
-            let u = uniform(&ks[1], shape, pdt, 0.0, 1.0);
-            let v = uniform(&ks[2], shape, pdt, 0.0, 1.0);
-            let u = np::subtract(&u, &w(0.5));
-            let us = np::subtract(&w(0.5), &np::abs(&u));
-            let accept1 = and(
-                OP,
-                &np::greater_equal(&us, &w(0.07)),
-                &np::less_equal(&v, &v_r),
-            );
-            let hat = np::add(&np::divide(&np::multiply(&w(2.0), &a), &us), &b);
-            let k = np::floor(&np::add(&np::multiply(&hat, &u), &c));
-            let reject = or(OP, &np::less(&k, &w(0.0)), &np::greater(&k, count));
-            let v = np::log(&np::divide(
-                &np::multiply(&v, &alpha),
-                &np::add(&np::divide(&a, &np::multiply(&us, &us)), &b),
-            ));
-            let n_m1 = np::add(&np::subtract(count, &m), &w(1.0));
-            let n_k1 = np::add(&np::subtract(count, &k), &w(1.0));
-            let k1 = np::add(&k, &w(1.0));
-            let t1 = np::multiply(
-                &np::add(&m, &w(0.5)),
-                &np::log(&np::divide(&np::add(&m, &w(1.0)), &np::multiply(&r, &n_m1))),
-            );
-            let t2 = np::multiply(
-                &np::add(count, &w(1.0)),
-                &np::log(&np::divide(&n_m1, &n_k1)),
-            );
-            let t3 = np::multiply(
-                &np::add(&k, &w(0.5)),
-                &np::log(&np::divide(&np::multiply(&r, &n_k1), &k1)),
-            );
-            let ub = np::subtract(
-                &np::subtract(
-                    &np::add(
-                        &np::add(&np::add(&np::add(&t1, &t2), &t3), &stirling_tail(&m)),
-                        &stirling_tail(&np::subtract(count, &m)),
-                    ),
-                    &stirling_tail(&k),
+    let k_out = transformed_rejection(OP, key, shape, pdt, dtype, |u, v| {
+        let us = np::subtract(&w(0.5), &np::abs(u));
+        let accept1 = and(
+            OP,
+            &np::greater_equal(&us, &w(0.07)),
+            &np::less_equal(v, &v_r),
+        );
+        let hat = np::add(&np::divide(&np::multiply(&w(2.0), &a), &us), &b);
+        let k = np::floor(&np::add(&np::multiply(&hat, u), &c));
+        let reject = or(OP, &np::less(&k, &w(0.0)), &np::greater(&k, count));
+        let v = np::log(&np::divide(
+            &np::multiply(v, &alpha),
+            &np::add(&np::divide(&a, &np::multiply(&us, &us)), &b),
+        ));
+        let n_m1 = np::add(&np::subtract(count, &m), &w(1.0));
+        let n_k1 = np::add(&np::subtract(count, &k), &w(1.0));
+        let k1 = np::add(&k, &w(1.0));
+        let t1 = np::multiply(
+            &np::add(&m, &w(0.5)),
+            &np::log(&np::divide(&np::add(&m, &w(1.0)), &np::multiply(&r, &n_m1))),
+        );
+        let t2 = np::multiply(
+            &np::add(count, &w(1.0)),
+            &np::log(&np::divide(&n_m1, &n_k1)),
+        );
+        let t3 = np::multiply(
+            &np::add(&k, &w(0.5)),
+            &np::log(&np::divide(&np::multiply(&r, &n_k1), &k1)),
+        );
+        let ub = np::subtract(
+            &np::subtract(
+                &np::add(
+                    &np::add(&np::add(&np::add(&t1, &t2), &t3), &stirling_tail(&m)),
+                    &stirling_tail(&np::subtract(count, &m)),
                 ),
-                &stirling_tail(&np::subtract(count, &k)),
-            );
-            let accept2 = np::less_equal(&v, &ub);
-            let accept = or(OP, &accept1, &and(OP, &not(OP, &reject), &accept2));
-            (
-                np::add(i, &weak_int(1)),
-                np::where_(&accept, &k, k_out),
-                or(OP, accepted, &accept),
-                ks[0].clone(),
-            )
-        },
-        &init,
-    )?;
+                &stirling_tail(&k),
+            ),
+            &stirling_tail(&np::subtract(count, &k)),
+        );
+        let accept2 = np::less_equal(&v, &ub);
+        let accept = or(OP, &accept1, &and(OP, &not(OP, &reject), &accept2));
+        (k, accept)
+    })?;
     Ok(convert(OP, &k_out, dtype, false))
 }
 

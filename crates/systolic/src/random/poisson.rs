@@ -56,6 +56,51 @@ pub(crate) fn counter() -> Array {
     weak_int(0)
 }
 
+/// The loop of a transformed-rejection sampler as JAX writes it (poisson's PTRS, binomial's
+/// BTRS), over the whole `shape`: while some element has not accepted (and the round count is
+/// below `dtype`'s cap), split the key in three, draw `u − 0.5` and `v` uniform in `fdtype`
+/// from the second and third keys, and let `round(u, v)` propose `k` and say where it is
+/// accepted. An accepted proposal overwrites the element's result even if an earlier round
+/// accepted it already, as in JAX, so every element depends on how many rounds the draw takes.
+pub(crate) fn transformed_rejection(
+    op: &str,
+    key: &Array,
+    shape: &[i64],
+    fdtype: DType,
+    dtype: DType,
+    round: impl Fn(&Array, &Array) -> (Array, Array),
+) -> Result<Array, Error> {
+    let init = (
+        counter(),
+        np::full(shape, -1.0, fdtype),
+        np::zeros(shape, DType::Bool),
+        key.clone(),
+    );
+    let (_, k_out, _, _) = lax::while_loop(
+        |(i, _, accepted, _): &(Array, Array, Array, Array)| {
+            and(
+                op,
+                &any(op, &not(op, accepted)),
+                &below_max_iters(op, i, dtype),
+            )
+        },
+        |(i, k_out, accepted, key)| {
+            let ks = split(key, 3);
+            let u = np::subtract(&uniform(&ks[1], shape, fdtype, 0.0, 1.0), &weak_float(0.5));
+            let v = uniform(&ks[2], shape, fdtype, 0.0, 1.0);
+            let (k, accept) = round(&u, &v);
+            (
+                np::add(i, &weak_int(1)),
+                np::where_(&accept, &k, k_out),
+                or(op, accepted, &accept),
+                ks[0].clone(),
+            )
+        },
+        &init,
+    )?;
+    Ok(k_out)
+}
+
 /// Knuth: count the uniforms whose running product stays above `exp(-lam)`, in log space.
 fn knuth(key: &Array, lam: &Array, shape: &[i64], dtype: DType) -> Result<Array, Error> {
     let neg_lam = np::negative(lam);
@@ -106,57 +151,33 @@ fn rejection(key: &Array, lam: &Array, shape: &[i64], dtype: DType) -> Result<Ar
         &w(0.9277),
         &np::divide(&w(3.6224), &np::subtract(&b, &w(2.0))),
     );
-    let init = (
-        counter(),
-        np::full(shape, -1.0, lam.dtype()),
-        np::zeros(shape, DType::Bool),
-        key.clone(),
-    );
-    let (_, k_out, _, _) = lax::while_loop(
-        |(i, _, accepted, _): &(Array, Array, Array, Array)| {
-            and(
-                OP,
-                &any(OP, &not(OP, accepted)),
-                &below_max_iters(OP, i, dtype),
-            )
-        },
-        |(i, k_out, accepted, key)| {
-            let ks = split(key, 3);
-            let u = np::subtract(&uniform(&ks[1], shape, lam.dtype(), 0.0, 1.0), &w(0.5));
-            let v = uniform(&ks[2], shape, lam.dtype(), 0.0, 1.0);
-            let us = np::subtract(&w(0.5), &np::abs(&u));
-            let hat = np::add(&np::divide(&np::multiply(&w(2.0), &a), &us), &b);
-            let k = np::floor(&np::add(&np::add(&np::multiply(&hat, &u), lam), &w(0.43)));
-            let s = np::log(&np::divide(
-                &np::multiply(&v, &inv_alpha),
-                &np::add(&np::divide(&a, &np::multiply(&us, &us)), &b),
-            ));
-            let lgamma = chlo_unary(OP, ChloUnaryOp::Lgamma, &np::add(&k, &w(1.0)));
-            let t = np::subtract(
-                &np::add(&np::negative(lam), &np::multiply(&k, &log_lam)),
-                &lgamma,
-            );
-            let accept1 = and(
-                OP,
-                &np::greater_equal(&us, &w(0.07)),
-                &np::less_equal(&v, &v_r),
-            );
-            let reject = or(
-                OP,
-                &np::less(&k, &w(0.0)),
-                &and(OP, &np::less(&us, &w(0.013)), &np::greater(&v, &us)),
-            );
-            let accept2 = np::less_equal(&s, &t);
-            let accept = or(OP, &accept1, &and(OP, &not(OP, &reject), &accept2));
-            (
-                np::add(i, &weak_int(1)),
-                np::where_(&accept, &k, k_out),
-                or(OP, accepted, &accept),
-                ks[0].clone(),
-            )
-        },
-        &init,
-    )?;
+    let k_out = transformed_rejection(OP, key, shape, lam.dtype(), dtype, |u, v| {
+        let us = np::subtract(&w(0.5), &np::abs(u));
+        let hat = np::add(&np::divide(&np::multiply(&w(2.0), &a), &us), &b);
+        let k = np::floor(&np::add(&np::add(&np::multiply(&hat, u), lam), &w(0.43)));
+        let s = np::log(&np::divide(
+            &np::multiply(v, &inv_alpha),
+            &np::add(&np::divide(&a, &np::multiply(&us, &us)), &b),
+        ));
+        let lgamma = chlo_unary(OP, ChloUnaryOp::Lgamma, &np::add(&k, &w(1.0)));
+        let t = np::subtract(
+            &np::add(&np::negative(lam), &np::multiply(&k, &log_lam)),
+            &lgamma,
+        );
+        let accept1 = and(
+            OP,
+            &np::greater_equal(&us, &w(0.07)),
+            &np::less_equal(v, &v_r),
+        );
+        let reject = or(
+            OP,
+            &np::less(&k, &w(0.0)),
+            &and(OP, &np::less(&us, &w(0.013)), &np::greater(v, &us)),
+        );
+        let accept2 = np::less_equal(&s, &t);
+        let accept = or(OP, &accept1, &and(OP, &not(OP, &reject), &accept2));
+        (k, accept)
+    })?;
     Ok(convert(OP, &k_out, dtype, false))
 }
 
