@@ -26,7 +26,7 @@ use crate::kernels::fusion::program::{Dest, Instr, LoopProgram, Source, Stage};
 use crate::kernels::fusion::reg::Reg;
 use crate::lower::LowerCtx;
 use rayon::prelude::*;
-use systolic_ir::{FusionKind, Op, OpKind};
+use systolic_ir::{Op, OpKind};
 
 /// A product fusion: the product's kernel, then the epilogue as one loop program.
 #[derive(Debug)]
@@ -45,22 +45,15 @@ pub struct EpilogueKernel {
 /// Lowers a product fusion whose ops other than the product all have a loop form; `Ok(None)`
 /// when it is not such a fusion (the caller then tries the step-by-step kernel).
 pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
-    let OpKind::Fusion {
-        kind: FusionKind::Product,
+    let Some(super::ProductFusion {
         name,
-    } = &op.kind
+        block,
+        body,
+        ret,
+    }) = super::product_fusion(op)
     else {
         return Ok(None);
     };
-    let Some(block) = op.regions.first().and_then(|r| r.entry()) else {
-        return Ok(None);
-    };
-    let Some((ret, body)) = block.ops.split_last() else {
-        return Ok(None);
-    };
-    if !matches!(ret.kind, OpKind::Return(_)) || block.args.len() != op.operands.len() {
-        return Ok(None);
-    }
     let is_product = |o: &Op| {
         matches!(
             o.kind,

@@ -24,7 +24,7 @@ use crate::cpu_bail;
 use crate::error::Result;
 use crate::kernel::{Arg, Kernel};
 use crate::lower::LowerCtx;
-use systolic_ir::{DotDimensionNumbers, Op, OpKind};
+use systolic_ir::{Block, DotDimensionNumbers, FusionKind, Op, OpKind};
 
 /// A `dot_general` (or `dot`) kernel: runs its plan into a fresh result buffer.
 #[derive(Debug)]
@@ -72,6 +72,39 @@ pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
         return product::lower(op, ctx);
     }
     Ok(plan_of(op, ctx)?.map(|plan| Box::new(DotKernel::new(plan)) as Box<dyn Kernel>))
+}
+
+/// A product fusion taken apart, for the three ways of lowering one ([`scaled`], [`epilogue`],
+/// [`product`]): its name, its block (whose arguments are the fusion's operands), the ops
+/// before the block's `return`, and the `return`.
+pub(crate) struct ProductFusion<'a> {
+    pub name: &'a str,
+    pub block: &'a Block,
+    pub body: &'a [Op],
+    pub ret: &'a Op,
+}
+
+/// `op` as a [`ProductFusion`]; `None` for other ops and for a fusion whose block does not
+/// take one argument per operand and end in `return`.
+pub(crate) fn product_fusion(op: &Op) -> Option<ProductFusion<'_>> {
+    let OpKind::Fusion {
+        kind: FusionKind::Product,
+        name,
+    } = &op.kind
+    else {
+        return None;
+    };
+    let block = op.regions.first()?.entry()?;
+    let (ret, body) = block.ops.split_last()?;
+    if !matches!(ret.kind, OpKind::Return(_)) || block.args.len() != op.operands.len() {
+        return None;
+    }
+    Some(ProductFusion {
+        name,
+        block,
+        body,
+        ret,
+    })
 }
 
 /// The plan of a `dot_general` or `dot`; `None` for other ops.

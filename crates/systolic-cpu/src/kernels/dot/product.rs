@@ -14,7 +14,7 @@ use crate::error::{CpuError, Result};
 use crate::kernel::{Arg, Kernel};
 use crate::lower::LowerCtx;
 use std::collections::HashMap;
-use systolic_ir::{FusionKind, Op, OpKind, ValueId};
+use systolic_ir::{Op, ValueId};
 
 /// One inner op: its kernel and where its operands come from.
 #[derive(Debug)]
@@ -38,22 +38,15 @@ pub struct ProductFusionKernel {
 
 /// Lowers a product fusion; `Ok(None)` for other ops or when an inner op has no native kernel.
 pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
-    let OpKind::Fusion {
-        kind: FusionKind::Product,
+    let Some(super::ProductFusion {
         name,
-    } = &op.kind
+        block,
+        body,
+        ret,
+    }) = super::product_fusion(op)
     else {
         return Ok(None);
     };
-    let Some(block) = op.regions.first().and_then(|r| r.entry()) else {
-        return Ok(None);
-    };
-    let Some((ret, body)) = block.ops.split_last() else {
-        return Ok(None);
-    };
-    if !matches!(ret.kind, OpKind::Return(_)) || block.args.len() != op.operands.len() {
-        return Ok(None);
-    }
     let mut steps = Vec::with_capacity(body.len());
     for inner in body {
         match crate::kernels::lower_native(inner, ctx)? {

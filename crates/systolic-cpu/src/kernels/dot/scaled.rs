@@ -14,26 +14,22 @@ use super::DotKernel;
 use crate::error::Result;
 use crate::kernel::Kernel;
 use crate::lower::LowerCtx;
-use systolic_ir::{BinaryOp, FusionKind, Op, OpKind, ValueId};
+use systolic_ir::{BinaryOp, Op, OpKind, ValueId};
 
 /// Lowers `fusion(a, b) { p = dot_general(a, b); c = constant; cb = broadcast(c);
 /// r = p / cb (or p * cb, cb * p); return r }` with a power-of-two `c` to a scaled
 /// [`DotKernel`]; `Ok(None)` for anything else.
 pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
-    let OpKind::Fusion {
-        kind: FusionKind::Product,
+    let Some(super::ProductFusion {
         name,
-    } = &op.kind
+        block,
+        body: [dot, constant, broadcast, scale_op],
+        ret,
+    }) = super::product_fusion(op)
     else {
         return Ok(None);
     };
-    let Some(block) = op.regions.first().and_then(|r| r.entry()) else {
-        return Ok(None);
-    };
-    let [dot, constant, broadcast, scale_op, ret] = block.ops.as_slice() else {
-        return Ok(None);
-    };
-    let (OpKind::Return(_), [result]) = (&ret.kind, ret.operands.as_slice()) else {
+    let [result] = ret.operands.as_slice() else {
         return Ok(None);
     };
     if dot.operands != block.args || scale_op.results.as_slice() != [*result] {
