@@ -131,22 +131,8 @@ fn conv_impl(
     feature_group_count: i64,
 ) -> Result<Array> {
     const OP: &str = "conv_general_dilated";
-    lhs.check()?;
-    rhs.check()?;
+    let nsp = spatial_rank(OP, lhs, rhs)?;
     let ctx = || crate::bind::describe_all(&[lhs, rhs]);
-    if lhs.dtype() != rhs.dtype() {
-        return Err(Error::op(
-            OP,
-            format!("operands must have one dtype, got {}", ctx()),
-        ));
-    }
-    if lhs.ndim() < 2 || lhs.ndim() != rhs.ndim() {
-        return Err(Error::op(
-            OP,
-            format!("operands must have one rank >= 2, got {}", ctx()),
-        ));
-    }
-    let nsp = lhs.ndim() - 2;
     let dn = match dimension_numbers {
         Some(d) => d.clone(),
         None => ConvDimensions::default_for(lhs.ndim()),
@@ -280,16 +266,8 @@ fn conv_transpose_impl(
     transpose_kernel: bool,
 ) -> Result<Array> {
     const OP: &str = "conv_transpose";
-    lhs.check()?;
-    rhs.check()?;
+    let nsp = spatial_rank(OP, lhs, rhs)?;
     let ctx = || crate::bind::describe_all(&[lhs, rhs]);
-    if lhs.ndim() < 2 || lhs.ndim() != rhs.ndim() {
-        return Err(Error::op(
-            OP,
-            format!("operands must have one rank >= 2, got {}", ctx()),
-        ));
-    }
-    let nsp = lhs.ndim() - 2;
     let dims = match dimension_numbers {
         Some(d) => d.clone(),
         None => match nsp {
@@ -393,4 +371,25 @@ fn dilated_kernel_sizes(rhs: &Array, dn: &ConvDimensionNumbers, rhs_dil: &[i64])
             }
         })
         .collect()
+}
+
+/// Checks a convolution's operands (no carried error, one dtype, one rank of at least 2) and
+/// returns the number of spatial dimensions.
+fn spatial_rank(op: &str, lhs: &Array, rhs: &Array) -> Result<usize> {
+    lhs.check()?;
+    rhs.check()?;
+    let ctx = || crate::bind::describe_all(&[lhs, rhs]);
+    if lhs.dtype() != rhs.dtype() {
+        return Err(Error::op(
+            op,
+            format!("operands must have one dtype, got {}", ctx()),
+        ));
+    }
+    if lhs.ndim() < 2 || lhs.ndim() != rhs.ndim() {
+        return Err(Error::op(
+            op,
+            format!("operands must have one rank >= 2, got {}", ctx()),
+        ));
+    }
+    Ok(lhs.ndim() - 2)
 }
