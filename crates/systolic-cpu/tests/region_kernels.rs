@@ -14,27 +14,6 @@ fn ty(shape: &[i64], dtype: DType) -> TensorType {
     TensorType::new(shape.to_vec(), dtype)
 }
 
-/// Every element type.
-const ALL: [DType; 17] = [
-    DType::F32,
-    DType::F64,
-    DType::BF16,
-    DType::F16,
-    DType::I64,
-    DType::I32,
-    DType::I16,
-    DType::I8,
-    DType::I4,
-    DType::I2,
-    DType::U64,
-    DType::U32,
-    DType::U16,
-    DType::U8,
-    DType::U4,
-    DType::U2,
-    DType::Bool,
-];
-
 /// Index values around `0..bound` (some negative, some past the end: dropped).
 fn indices(rng: &mut Rng, shape: &[i64], bound: i64) -> Tensor {
     let t = ty(shape, DType::I32);
@@ -58,7 +37,6 @@ fn scatter_case(
     body: &str,
     flags: (bool, bool),
 ) -> Case {
-    let n = dtypes.len();
     let mut inputs: Vec<Tensor> = dtypes
         .iter()
         .map(|&d| random::tensor(rng, &ty(input, d)))
@@ -67,33 +45,12 @@ fn scatter_case(
     for &d in dtypes {
         inputs.push(random::tensor(rng, &ty(updates, d)));
     }
-    let names: Vec<String> = (0..inputs.len()).map(|i| format!("%a{i}")).collect();
-    let types: Vec<String> = inputs.iter().map(|t| t.ty().to_string()).collect();
-    let results: Vec<TensorType> = dtypes.iter().map(|&d| ty(input, d)).collect();
-    let result_types: Vec<String> = results.iter().map(|t| t.to_string()).collect();
-    let result_names: Vec<String> = (0..n).map(|i| format!("%r{i}")).collect();
-    let mut block_args: Vec<String> = dtypes
-        .iter()
-        .enumerate()
-        .map(|(i, d)| format!("%x{i}: tensor<{d}>"))
-        .collect();
-    block_args.extend(
-        dtypes
-            .iter()
-            .enumerate()
-            .map(|(i, d)| format!("%y{i}: tensor<{d}>")),
+    let attrs = format!(
+        "indices_are_sorted = {}, scatter_dimension_numbers = #stablehlo.scatter<{dn}>, \
+         unique_indices = {}",
+        flags.0, flags.1
     );
-    let ops = format!(
-        "  {} = \"stablehlo.scatter\"({}) <{{indices_are_sorted = {}, scatter_dimension_numbers = #stablehlo.scatter<{dn}>, unique_indices = {}}}> ({{\n  ^bb0({}):\n{body}\n  }}) : ({}) -> ({})",
-        result_names.join(", "),
-        names.join(", "),
-        flags.0,
-        flags.1,
-        block_args.join(", "),
-        types.join(", "),
-        result_types.join(", ")
-    );
-    Case::with_inputs(inputs, &ops, &results)
+    region_case(inputs, "scatter", &attrs, dtypes, input, body)
 }
 
 /// `x * y + 1` (`x xor y` on booleans) on one value.
@@ -118,7 +75,7 @@ const ROWS: &str = "update_window_dims = [1], inserted_window_dims = [0], scatte
 #[test]
 fn scatter_with_general_regions_every_dtype() {
     let mut rng = Rng::new(301);
-    for dtype in ALL {
+    for dtype in DType::ALL {
         let mut bodies = vec![mul_add_one(dtype), binary("add", dtype)];
         if dtype != DType::Bool {
             bodies.push(binary("subtract", dtype));
@@ -371,7 +328,6 @@ fn reduce_window_with(
     attrs: &str,
     out: &[i64],
 ) -> Case {
-    let n = dtypes.len();
     let mut inputs: Vec<Tensor> = dtypes
         .iter()
         .map(|&d| random::tensor(rng, &ty(shape, d)))
@@ -379,24 +335,35 @@ fn reduce_window_with(
     for &d in dtypes {
         inputs.push(random::tensor(rng, &ty(&[], d)));
     }
+    region_case(inputs, "reduce_window", attrs, dtypes, out, body)
+}
+
+/// One `stablehlo.OP` with a region over `dtypes` (block arguments `%x0…` current values,
+/// `%y0…` the other side) applied to `inputs`, giving one result of shape `out` per dtype.
+fn region_case(
+    inputs: Vec<Tensor>,
+    op: &str,
+    attrs: &str,
+    dtypes: &[DType],
+    out: &[i64],
+    body: &str,
+) -> Case {
     let names: Vec<String> = (0..inputs.len()).map(|i| format!("%a{i}")).collect();
     let types: Vec<String> = inputs.iter().map(|t| t.ty().to_string()).collect();
     let results: Vec<TensorType> = dtypes.iter().map(|&d| ty(out, d)).collect();
     let result_types: Vec<String> = results.iter().map(|t| t.to_string()).collect();
-    let result_names: Vec<String> = (0..n).map(|i| format!("%r{i}")).collect();
-    let mut block_args: Vec<String> = dtypes
+    let result_names: Vec<String> = (0..dtypes.len()).map(|i| format!("%r{i}")).collect();
+    let block_args: Vec<String> = ["x", "y"]
         .iter()
-        .enumerate()
-        .map(|(i, d)| format!("%x{i}: tensor<{d}>"))
+        .flat_map(|side| {
+            dtypes
+                .iter()
+                .enumerate()
+                .map(move |(i, d)| format!("%{side}{i}: tensor<{d}>"))
+        })
         .collect();
-    block_args.extend(
-        dtypes
-            .iter()
-            .enumerate()
-            .map(|(i, d)| format!("%y{i}: tensor<{d}>")),
-    );
     let ops = format!(
-        "  {} = \"stablehlo.reduce_window\"({}) <{{{attrs}}}> ({{\n  ^bb0({}):\n{body}\n  }}) : ({}) -> ({})",
+        "  {} = \"stablehlo.{op}\"({}) <{{{attrs}}}> ({{\n  ^bb0({}):\n{body}\n  }}) : ({}) -> ({})",
         result_names.join(", "),
         names.join(", "),
         block_args.join(", "),
@@ -445,7 +412,7 @@ fn variadic_reduce_window_argmax() {
 #[test]
 fn reduce_window_with_general_bodies_every_dtype() {
     let mut rng = Rng::new(402);
-    for dtype in ALL {
+    for dtype in DType::ALL {
         let mut bodies = vec![
             mul_add_one(dtype),
             binary("add", dtype),
