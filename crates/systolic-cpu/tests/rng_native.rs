@@ -34,35 +34,22 @@ fn scalar_f64(dtype: DType, x: f64) -> Tensor {
 
 const SHAPES: [&[i64]; 6] = [&[], &[0], &[1], &[7], &[3, 5], &[130, 257]];
 
-#[test]
-fn rng_uniform_floats() {
-    let mut rng = Rng::new(501);
+/// Every float dtype and shape: `dist` with each fixed parameter pair, then with a random pair
+/// (NaN, infinities and huge values among them); native and bit for bit the interpreter's.
+fn check_float_distribution(dist: &str, seed: u64, params: &[(f64, f64)]) {
+    let mut rng = Rng::new(seed);
     for dtype in [DType::F32, DType::F64, DType::BF16, DType::F16] {
-        let bounds = [
-            (0.0, 1.0),
-            (-3.5, 2.25),
-            (1.0, 1.0),
-            (2.0, -1.0),
-            (0.0, 1e-30),
-            (1.0, 1.0078125),
-        ];
         for shape in SHAPES {
-            for (lo, hi) in bounds {
-                let case = rng_case(
-                    "UNIFORM",
-                    scalar_f64(dtype, lo),
-                    scalar_f64(dtype, hi),
-                    shape,
-                );
+            for &(a, b) in params {
+                let case = rng_case(dist, scalar_f64(dtype, a), scalar_f64(dtype, b), shape);
                 check(&case, Tolerance::Exact, Expect::Native);
             }
-            // Random bounds (NaN, infinities and huge values among them).
             let (a, b) = (
                 random::tensor(&mut rng, &ty(&[], dtype)),
                 random::tensor(&mut rng, &ty(&[], dtype)),
             );
             check(
-                &rng_case("UNIFORM", a, b, shape),
+                &rng_case(dist, a, b, shape),
                 Tolerance::Exact,
                 Expect::Native,
             );
@@ -71,30 +58,24 @@ fn rng_uniform_floats() {
 }
 
 #[test]
+fn rng_uniform_floats() {
+    check_float_distribution(
+        "UNIFORM",
+        501,
+        &[
+            (0.0, 1.0),
+            (-3.5, 2.25),
+            (1.0, 1.0),
+            (2.0, -1.0),
+            (0.0, 1e-30),
+            (1.0, 1.0078125),
+        ],
+    );
+}
+
+#[test]
 fn rng_normal_floats() {
-    let mut rng = Rng::new(502);
-    for dtype in [DType::F32, DType::F64, DType::BF16, DType::F16] {
-        for shape in SHAPES {
-            for (mean, sd) in [(0.0, 1.0), (3.0, 0.5), (-1.0, 0.0)] {
-                let case = rng_case(
-                    "NORMAL",
-                    scalar_f64(dtype, mean),
-                    scalar_f64(dtype, sd),
-                    shape,
-                );
-                check(&case, Tolerance::Exact, Expect::Native);
-            }
-            let (a, b) = (
-                random::tensor(&mut rng, &ty(&[], dtype)),
-                random::tensor(&mut rng, &ty(&[], dtype)),
-            );
-            check(
-                &rng_case("NORMAL", a, b, shape),
-                Tolerance::Exact,
-                Expect::Native,
-            );
-        }
-    }
+    check_float_distribution("NORMAL", 502, &[(0.0, 1.0), (3.0, 0.5), (-1.0, 0.0)]);
 }
 
 #[test]
