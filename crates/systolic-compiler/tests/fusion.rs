@@ -260,6 +260,66 @@ func.func public @main(%a: tensor<16xf32>, %b: tensor<16xf32>) -> (tensor<16xf32
 }
 
 #[test]
+fn a_cheap_value_written_out_anyway_is_read_back_not_recomputed_from_two_arrays() {
+    // The backward pass of a relu layer: the masked gradient `s` feeds a product (whose
+    // operands are written to memory) and a column sum. Recomputing `s` in the sum would read
+    // `pre` and `d` again; reading `s` back reads one array, and `d` then has one reader, so
+    // the mask becomes `d`'s product epilogue.
+    let out = fuse_and_check(
+        r#"
+func.func public @main(%g: tensor<8x4xf32>, %w: tensor<16x4xf32>, %pre: tensor<8x16xf32>, %x: tensor<8x6xf32>) -> (tensor<6x16xf32>, tensor<16xf32>) {
+  %d = stablehlo.dot_general %g, %w, contracting_dims = [1] x [1] : (tensor<8x4xf32>, tensor<16x4xf32>) -> tensor<8x16xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %zb = stablehlo.broadcast_in_dim %z, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
+  %p = stablehlo.compare GT, %pre, %zb, FLOAT : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xi1>
+  %s = stablehlo.select %p, %d, %zb : tensor<8x16xi1>, tensor<8x16xf32>
+  %dw = stablehlo.dot_general %x, %s, contracting_dims = [0] x [0] : (tensor<8x6xf32>, tensor<8x16xf32>) -> tensor<6x16xf32>
+  %db = stablehlo.reduce(%s init: %z) applies stablehlo.add across dimensions = [0] : (tensor<8x16xf32>, tensor<f32>) -> tensor<16xf32>
+  return %dw, %db : tensor<6x16xf32>, tensor<16xf32>
+}
+"#,
+    );
+    assert_eq!(
+        count(&out, "main", "stablehlo.select"),
+        1,
+        "{}",
+        print_module(&out)
+    );
+    let f = fusions(&out);
+    let masked: Vec<_> = f
+        .iter()
+        .filter(|f| f.1.contains(&"select".into()))
+        .collect();
+    assert_eq!(masked.len(), 1);
+    assert_eq!(masked[0].0, FusionKind::Product);
+    assert_eq!(masked[0].1[0], "dot_general");
+}
+
+#[test]
+fn a_cheap_value_of_one_array_is_still_recomputed_where_it_is_read() {
+    // `n = -a` is written out for the custom call, and recomputed inside the sum: it reads
+    // one array either way, and the sum reads `a` anyway.
+    let out = fuse_and_check(
+        r#"
+func.func public @main(%a: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<16xf32>) {
+  %n = stablehlo.negate %a : tensor<8x16xf32>
+  %m = stablehlo.multiply %n, %a : tensor<8x16xf32>
+  %t = stablehlo.custom_call @opaque(%n) : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%m init: %z) applies stablehlo.add across dimensions = [0] : (tensor<8x16xf32>, tensor<f32>) -> tensor<16xf32>
+  return %t, %r : tensor<8x16xf32>, tensor<16xf32>
+}
+"#,
+    );
+    assert_eq!(
+        count(&out, "main", "stablehlo.negate"),
+        2,
+        "{}",
+        print_module(&out)
+    );
+}
+
+#[test]
 fn a_broadcast_read_by_many_fusions_is_copied_into_each() {
     // Six loops (split by unfusable reverses) read one broadcast zero: none materialises it.
     let mut body = String::new();

@@ -28,7 +28,10 @@
 //! - **Several readers**: a producer all of whose readers are in one fusion joins it. Otherwise
 //!   it is *duplicated* into each reading fusion only when cheap: views (broadcast, iota, scalar
 //!   constant, reshape, transpose, slice) into every reader, elementwise ops that are not
-//!   transcendental or divisions (see [`classify`]) into at most [`plan::MAX_COPIES`]; an
+//!   transcendental or divisions (see [`classify`]) into at most [`plan::MAX_COPIES`] — but
+//!   not when the op is written out anyway (some reader cannot fuse it) and a copy would read
+//!   two or more arrays of its size: then its readers read the one written array back (a relu
+//!   mask feeding a product and a bias-gradient sum); an
 //!   expensive op, a reduce or a product is computed once and its result written out. An
 //!   expensive elementwise op that a loop fusion reads over the loop's shape becomes an extra
 //!   output of that loop (producer-consumer multi-output fusion) unless one of its other

@@ -207,7 +207,11 @@ fn decide(func: &Func, ops: &[Op], graph: &BlockGraph, plan: &mut Plan, j: usize
         return;
     }
     let copies_allowed = cat.is_view() || accepting.len() <= MAX_COPIES;
-    if cat.duplicable() && !accepting.is_empty() && copies_allowed {
+    // A value that is written to memory anyway (a reader cannot fuse it) is cheaper to read
+    // back (one stream) than to recompute from two or more arrays in each other reader.
+    let recompute_costs_more =
+        refused && !cat.is_view() && full_size_streams(func, ops, graph, j) >= 2;
+    if cat.duplicable() && !accepting.is_empty() && copies_allowed && !recompute_costs_more {
         for (g, role, _) in &accepting {
             plan.groups[*g].members.insert(j, *role);
             plan.copies[j].push(*g);
@@ -225,6 +229,43 @@ fn decide(func: &Func, ops: &[Op], graph: &BlockGraph, plan: &mut Plan, j: usize
         return;
     }
     plan.home[j] = start_group(func, ops, plan, j);
+}
+
+/// How many distinct arrays of `j`'s own size a fused copy of `j` reads from memory: the
+/// operands of `j` and of the cheap elementwise producers it would bring along, where
+/// broadcasts of smaller values, iotas and scalar constants read nothing and anything else
+/// (a block argument, a reduce, a product, an expensive op, a view of a full array) is one
+/// array read.
+fn full_size_streams(func: &Func, ops: &[Op], graph: &BlockGraph, j: usize) -> usize {
+    let elements = |v: ValueId| -> Option<i64> {
+        func.value_type(v)
+            .as_tensor()
+            .map(|t| t.shape.iter().product())
+    };
+    let Some(size) = ops[j].results.first().and_then(|&r| elements(r)) else {
+        return 0;
+    };
+    let mut streams = std::collections::BTreeSet::new();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut stack: Vec<ValueId> = ops[j].operands.clone();
+    while let Some(v) = stack.pop() {
+        if !seen.insert(v) || elements(v) != Some(size) {
+            continue;
+        }
+        match graph.def.get(&v).map(|&d| (d, graph.cats[d])) {
+            Some((d, cat)) if cat == Category::Elementwise { expensive: false } => {
+                stack.extend(ops[d].operands.iter().copied());
+            }
+            Some((d, Category::Broadcast)) => {
+                stack.extend(ops[d].operands.iter().copied());
+            }
+            Some((_, Category::Generator)) => {}
+            _ => {
+                streams.insert(v);
+            }
+        }
+    }
+    streams.len()
 }
 
 /// Producer-consumer multi-output fusion: an elementwise op that cannot be duplicated but that
