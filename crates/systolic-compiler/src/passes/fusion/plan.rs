@@ -253,10 +253,7 @@ fn full_size_streams(func: &Func, ops: &[Op], graph: &BlockGraph, j: usize) -> u
             continue;
         }
         match graph.def.get(&v).map(|&d| (d, graph.cats[d])) {
-            Some((d, cat)) if cat == Category::Elementwise { expensive: false } => {
-                stack.extend(ops[d].operands.iter().copied());
-            }
-            Some((d, Category::Broadcast)) => {
+            Some((d, Category::Elementwise { expensive: false } | Category::Broadcast)) => {
                 stack.extend(ops[d].operands.iter().copied());
             }
             Some((_, Category::Generator)) => {}
