@@ -338,6 +338,22 @@ fn elements_mut<T: AmxElement>(words: &mut [u32]) -> &mut [T] {
     unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut T, len) }
 }
 
+/// Bytes a tile row is aligned to: a `tileloadd` whose 64-byte rows straddle two cache lines
+/// runs about three times slower (measured: 46 against 15 cycles per `tdpbf16ps` with
+/// L1-resident operands 16 bytes off a line).
+const ALIGN_BYTES: usize = 64;
+
+/// The first `len` words of `buf` starting at a [`ALIGN_BYTES`] boundary (the vector grows as
+/// needed; the heap only guarantees 16-byte alignment for large blocks).
+fn aligned(buf: &mut Vec<u32>, len: usize) -> &mut [u32] {
+    let slack = ALIGN_BYTES / 4;
+    if buf.len() < len + slack {
+        buf.resize(len + slack, 0);
+    }
+    let skip = buf.as_ptr().align_offset(ALIGN_BYTES);
+    &mut buf[skip..skip + len]
+}
+
 /// One product: pack, then compute row chunks.
 #[allow(clippy::too_many_arguments)]
 fn one_matrix<T: AmxElement>(
@@ -358,8 +374,8 @@ fn one_matrix<T: AmxElement>(
     let m_panels = s.m.div_ceil(TILE);
     let n_panels = s.n.div_ceil(TILE);
     // Every word is written below (data or zero padding), so stale contents do not matter.
-    packed.0.resize(m_panels * TILE * lda, 0);
-    packed.1.resize(n_panels * kwp * TILE, 0);
+    let pa = aligned(&mut packed.0, m_panels * TILE * lda);
+    let pb = aligned(&mut packed.1, n_panels * kwp * TILE);
     // A: rows of elements, zero-padded.
     let pack_a = |(r, row): (usize, &mut [u32])| {
         let row = elements_mut::<T>(row);
@@ -410,21 +426,17 @@ fn one_matrix<T: AmxElement>(
         }
     };
     if parallel {
-        packed.0.par_chunks_mut(lda).enumerate().for_each(pack_a);
-        packed
-            .1
-            .par_chunks_mut(PACK_PANELS * kwp * TILE)
+        pa.par_chunks_mut(lda).enumerate().for_each(pack_a);
+        pb.par_chunks_mut(PACK_PANELS * kwp * TILE)
             .enumerate()
             .for_each(pack_b);
     } else {
-        packed.0.chunks_mut(lda).enumerate().for_each(pack_a);
-        packed
-            .1
-            .chunks_mut(PACK_PANELS * kwp * TILE)
+        pa.chunks_mut(lda).enumerate().for_each(pack_a);
+        pb.chunks_mut(PACK_PANELS * kwp * TILE)
             .enumerate()
             .for_each(pack_b);
     }
-    let (a, b) = (&packed.0[..], &packed.1[..]);
+    let (a, b) = (&*pa, &*pb);
     let threads = if parallel {
         rayon::current_num_threads()
     } else {
