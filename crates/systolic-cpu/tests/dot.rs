@@ -327,11 +327,12 @@ fn dot_bf16_every_kernel() {
                 Some(route),
             );
         }
-        // Several K blocks (AMX: 512 bf16 per block), N blocks and edge tiles.
+        // Several K blocks (AMX: 2048 bf16 per block, the second one partial), N blocks and
+        // edge tiles.
         check(
             49,
-            &[70, 1100],
-            &[1100, 300],
+            &[70, 2100],
+            &[2100, 300],
             &matmul_dims(),
             (DType::BF16, DType::BF16, DType::BF16),
             Some(route),
@@ -404,6 +405,15 @@ fn dot_int8_vnni_and_portable() {
             70,
             &[100, 1003],
             &[1003, 90],
+            &matmul_dims(),
+            (DType::I8, DType::I8, DType::I32),
+            route,
+        );
+        // Several AMX K blocks (4096 int8 per block).
+        check(
+            74,
+            &[40, 4200],
+            &[4200, 50],
             &matmul_dims(),
             (DType::I8, DType::I8, DType::I32),
             route,

@@ -27,9 +27,12 @@ use std::sync::OnceLock;
 const TILE: usize = 32;
 /// K words per tile step (one AMX tile row is 64 bytes = 16 words).
 const STEP_WORDS: usize = 16;
-/// K words per block: an A panel piece is `32 · KC_WORDS · 4` = 32 KiB.
-const KC_WORDS: usize = 256;
-/// Columns per N block: a B block is `NC · KC_WORDS · 4` = 256 KiB (L2 is 2 MiB).
+/// K words per block: an A panel piece is `32 · KC_WORDS · 4` = 128 KiB. Up to this K (2048
+/// bf16, 4096 int8) the accumulators stay in tiles over the whole K and every result is
+/// stored once; blocks of 256 words, which sent the partial sums through the result four
+/// times at K = 2048, took 22.4 against 18.1 ms single-threaded for 2048³ bf16.
+const KC_WORDS: usize = 1024;
+/// Columns per N block: a B block is `NC · KC_WORDS · 4` = 1 MiB (L2 is 2 MiB).
 const NC: usize = 256;
 /// B panels one packing task fills (a row-major rhs is then read `PACK_PANELS · 64` bytes at a
 /// time).
