@@ -103,6 +103,11 @@ pub fn recycle(s: Storage) {
     });
 }
 
+/// Bytes this thread's pool holds now (for tests and diagnostics).
+pub fn pooled_bytes() -> usize {
+    POOL.try_with(|p| p.borrow().bytes).unwrap_or(0)
+}
+
 /// Empties this thread's pool.
 pub fn clear() {
     let _ = POOL.try_with(|p| {

@@ -37,6 +37,26 @@ struct Shared {
     lease: Mutex<Option<HbmLease>>,
 }
 
+/// The last handle of a buffer gives its memory to this thread's storage pool
+/// ([`systolic_cpu::pool`]) instead of to the allocator: the next execution on this thread
+/// takes it for an output or a temporary of the same type and size as it is, where a fresh
+/// allocation would be zero-filled (or faulted in) first. A training loop that drops last
+/// step's outputs thus runs its next step in the same memory, as XLA's allocator would.
+impl Drop for Shared {
+    fn drop(&mut self) {
+        let slot = std::mem::replace(
+            self.slot.get_mut().unwrap_or_else(|p| p.into_inner()),
+            Slot::Donated,
+        );
+        if let Slot::Ready(data) = slot {
+            // Executions still reading the data hold their own reference; they drop it.
+            if let Ok(data) = Arc::try_unwrap(data) {
+                systolic_cpu::pool::recycle(data.into_parts().1);
+            }
+        }
+    }
+}
+
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, Slot> {
         // A panic while holding the lock cannot leave the slot half-written (each write is one

@@ -178,3 +178,45 @@ fn dump_dir_bypasses_the_caches_and_writes_the_passes() {
     );
     assert!(std::fs::read_dir(dir.path()).unwrap().count() > 0);
 }
+
+#[test]
+fn a_dropped_output_is_reused_by_the_next_execution_on_this_thread() {
+    let n = 32_768; // 128 KiB: large enough to be pooled
+    let src = format!(
+        "func.func public @main(%a: tensor<{n}xf32>) -> tensor<{n}xf32> {{
+  %0 = stablehlo.add %a, %a : tensor<{n}xf32>
+  %1 = stablehlo.multiply %0, %a : tensor<{n}xf32>
+  return %1 : tensor<{n}xf32>
+}}"
+    );
+    let client = Client::cpu();
+    let exe = client
+        .compile(&module(&src), &CompileOptions::no_disk_cache())
+        .unwrap();
+    let values: Vec<f32> = (0..n).map(|i| (i % 7) as f32 - 3.0).collect();
+    let want: Vec<f32> = values.iter().map(|&x| (x + x) * x).collect();
+    let arg = client
+        .buffer_from_tensor(tensor(&values), exe.device())
+        .unwrap();
+
+    let out = exe.execute(&[&arg]).unwrap();
+    systolic_cpu::pool::clear();
+    let handle = out[0].clone();
+    drop(out);
+    assert_eq!(
+        systolic_cpu::pool::pooled_bytes(),
+        0,
+        "a handle is still alive"
+    );
+    drop(handle);
+    assert_eq!(
+        systolic_cpu::pool::pooled_bytes(),
+        n * 4,
+        "the last handle pools it"
+    );
+
+    // The next run writes its output into that memory, stale contents and all.
+    let again = exe.execute(&[&arg]).unwrap();
+    assert_eq!(systolic_cpu::pool::pooled_bytes(), 0);
+    assert_eq!(f32s(&again[0].to_tensor().unwrap()), want);
+}
