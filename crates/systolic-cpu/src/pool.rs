@@ -1,19 +1,23 @@
-//! A per-thread pool of storage vectors, so that kernels stop paying for fresh allocations (and
-//! the page faults of first touching them) on every run.
+//! A process-wide pool of storage vectors, so that kernels stop paying for fresh allocations
+//! (zero-filled, or faulted in page by page) on every run.
 //!
-//! The executor hands the storage of every value that dies back with [`recycle`]; a kernel
-//! needing a zeroed vector of some type and length takes one with [`zeros`], which reuses a
-//! pooled vector of the same variant and length (zero-filled again, so results do not change)
-//! or allocates. The pool holds at most [`MAX_BYTES`] and [`MAX_PER_KEY`] vectors per key;
-//! vectors below [`MIN_BYTES`] are not pooled (the allocator is cheap for them).
+//! The executor hands the storage of every value that dies back with [`recycle`], and so does
+//! the runtime when the last handle of a buffer drops; a kernel needing a zeroed vector of some
+//! type and length takes one with [`zeros`], which reuses a pooled vector of the same variant
+//! and length (zero-filled again, so results do not change) or allocates, and one it writes
+//! completely with [`take`] (stale contents, no fill). One pool serves every thread: a program
+//! runs on the CPU backend's worker threads while its outputs are dropped on the caller's.
+//! The pool holds at most [`MAX_BYTES`] and [`MAX_PER_KEY`] vectors per key; vectors below
+//! [`MIN_BYTES`] are not pooled (the allocator is cheap for them), so the lock is taken a few
+//! times per large kernel, never per element or block.
 
 use crate::buffer::Storage;
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::mem::Discriminant;
+use std::sync::{Mutex, MutexGuard};
 use systolic_ir::DType;
 
-/// The most bytes one thread's pool retains.
+/// The most bytes the pool retains.
 pub const MAX_BYTES: usize = 1 << 30;
 
 /// The most vectors retained per (variant, length).
@@ -26,35 +30,36 @@ type Key = (Discriminant<Storage>, usize);
 
 #[derive(Default)]
 struct Pool {
-    free: HashMap<Key, Vec<Storage>>,
+    free: Option<HashMap<Key, Vec<Storage>>>,
     bytes: usize,
 }
 
-thread_local! {
-    static POOL: RefCell<Pool> = RefCell::new(Pool::default());
+static POOL: Mutex<Pool> = Mutex::new(Pool {
+    free: None,
+    bytes: 0,
+});
+
+fn lock() -> MutexGuard<'static, Pool> {
+    // Every update leaves the pool consistent (a vector is in the map and counted, or not).
+    POOL.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn bytes_of(s: &Storage) -> usize {
     crate::with_storage!(s, v => std::mem::size_of_val(v.as_slice()))
 }
 
+/// A pooled vector for `n` elements of `dtype`, if one is free.
+fn pop(dtype: DType, n: usize) -> Option<Storage> {
+    let key = (std::mem::discriminant(&Storage::zeros(dtype, 0)), n);
+    let mut p = lock();
+    let s = p.free.as_mut()?.get_mut(&key)?.pop()?;
+    p.bytes -= bytes_of(&s);
+    Some(s)
+}
+
 /// A zeroed storage vector for `n` elements of `dtype`: a pooled one when available.
 pub fn zeros(dtype: DType, n: usize) -> Storage {
-    let empty = Storage::zeros(dtype, 0);
-    if n == 0 {
-        return empty;
-    }
-    let key = (std::mem::discriminant(&empty), n);
-    let reused = POOL
-        .try_with(|p| {
-            let mut p = p.borrow_mut();
-            let s = p.free.get_mut(&key)?.pop()?;
-            p.bytes -= bytes_of(&s);
-            Some(s)
-        })
-        .ok()
-        .flatten();
-    match reused {
+    match (n > 0).then(|| pop(dtype, n)).flatten() {
         Some(mut s) => {
             crate::with_storage!(&mut s, v => v.fill(Default::default()));
             s
@@ -67,54 +72,55 @@ pub fn zeros(dtype: DType, n: usize) -> Storage {
 /// writes every element): a pooled one as it is (stale values, no zero-fill pass), or a fresh
 /// zeroed one.
 pub fn take(dtype: DType, n: usize) -> Storage {
-    let empty = Storage::zeros(dtype, 0);
-    if n == 0 {
-        return empty;
-    }
-    let key = (std::mem::discriminant(&empty), n);
-    POOL.try_with(|p| {
-        let mut p = p.borrow_mut();
-        let s = p.free.get_mut(&key)?.pop()?;
-        p.bytes -= bytes_of(&s);
-        Some(s)
-    })
-    .ok()
-    .flatten()
-    .unwrap_or_else(|| Storage::zeros(dtype, n))
+    (n > 0)
+        .then(|| pop(dtype, n))
+        .flatten()
+        .unwrap_or_else(|| Storage::zeros(dtype, n))
 }
 
-/// Returns a dead value's storage to this thread's pool (or frees it when the pool is full).
+/// Returns a dead value's storage to the pool (or frees it when the pool is full).
 pub fn recycle(s: Storage) {
     let bytes = bytes_of(&s);
     if bytes < MIN_BYTES {
         return;
     }
     let key = (std::mem::discriminant(&s), s.len());
-    let _ = POOL.try_with(|p| {
-        let mut p = p.borrow_mut();
-        if p.bytes + bytes > MAX_BYTES {
-            return;
-        }
-        let list = p.free.entry(key).or_default();
-        if list.len() < MAX_PER_KEY {
-            list.push(s);
-            p.bytes += bytes;
-        }
-    });
+    let mut p = lock();
+    if p.bytes + bytes > MAX_BYTES {
+        return;
+    }
+    let list = p
+        .free
+        .get_or_insert_with(HashMap::new)
+        .entry(key)
+        .or_default();
+    if list.len() < MAX_PER_KEY {
+        list.push(s);
+        p.bytes += bytes;
+    }
 }
 
-/// Bytes this thread's pool holds now (for tests and diagnostics).
+/// Bytes the pool holds now (for diagnostics).
 pub fn pooled_bytes() -> usize {
-    POOL.try_with(|p| p.borrow().bytes).unwrap_or(0)
+    lock().bytes
 }
 
-/// Empties this thread's pool.
+/// How many vectors for `n` elements of `dtype` the pool holds now (for tests: with a length
+/// no other test uses, the count is theirs alone).
+pub fn pooled(dtype: DType, n: usize) -> usize {
+    let key = (std::mem::discriminant(&Storage::zeros(dtype, 0)), n);
+    lock()
+        .free
+        .as_ref()
+        .and_then(|f| f.get(&key))
+        .map_or(0, Vec::len)
+}
+
+/// Empties the pool.
 pub fn clear() {
-    let _ = POOL.try_with(|p| {
-        let mut p = p.borrow_mut();
-        p.free.clear();
-        p.bytes = 0;
-    });
+    let mut p = lock();
+    p.free = None;
+    p.bytes = 0;
 }
 
 #[cfg(test)]
@@ -123,14 +129,15 @@ mod tests {
 
     #[test]
     fn a_recycled_vector_comes_back_zeroed() {
-        clear();
-        let n = MIN_BYTES;
+        // A length of its own: the pool is shared with every other test of this binary.
+        let n = MIN_BYTES / 4 + 11;
         let s = Storage::F32(vec![1.5; n]);
         let ptr = match &s {
             Storage::F32(v) => v.as_ptr(),
             _ => unreachable!(),
         };
         recycle(s);
+        assert_eq!(pooled(DType::F32, n), 1);
         match zeros(DType::F32, n) {
             Storage::F32(v) => {
                 assert_eq!(v.as_ptr(), ptr);
@@ -138,9 +145,18 @@ mod tests {
             }
             _ => panic!("wrong variant"),
         }
+        assert_eq!(pooled(DType::F32, n), 0);
         // Another type of the same length is not served from it.
         recycle(Storage::F32(vec![2.0; n]));
         assert!(matches!(zeros(DType::I32, n), Storage::I32(_)));
-        clear();
+        assert_eq!(pooled(DType::F32, n), 1);
+        assert!(matches!(take(DType::F32, n), Storage::F32(v) if v[0] == 2.0));
+    }
+
+    #[test]
+    fn small_vectors_are_left_to_the_allocator() {
+        let n = MIN_BYTES / 4 - 3;
+        recycle(Storage::F32(vec![1.0; n]));
+        assert_eq!(pooled(DType::F32, n), 0);
     }
 }
