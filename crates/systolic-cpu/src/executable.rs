@@ -98,14 +98,14 @@ impl CpuExecutable {
             .into_iter()
             .map(|b| ValueArg::Owned(RtValue::Buffer(b)))
             .collect();
-        self.finish(self.program.run(inputs)?)
+        self.finish(self.program.execute(inputs)?)
     }
 
     /// Runs with borrowed arguments (never modified).
     pub fn execute_borrowed(&self, args: &[&CpuBuffer]) -> Result<Vec<CpuBuffer>> {
         self.check_args(args.iter().copied())?;
         let inputs = args.iter().map(|&b| ValueArg::Buffer(b)).collect();
-        self.finish(self.program.run(inputs)?)
+        self.finish(self.program.execute(inputs)?)
     }
 
     /// Runs on values of any type (tuples and tokens included), checking their types.
@@ -118,7 +118,7 @@ impl CpuExecutable {
             }
         }
         self.program
-            .run(args.into_iter().map(ValueArg::Owned).collect())
+            .execute(args.into_iter().map(ValueArg::Owned).collect())
     }
 
     fn check_count(&self, got: usize) -> Result<()> {

@@ -287,6 +287,30 @@ impl Program {
         &self.steps
     }
 
+    /// Runs the program as an entry point: [`Program::run`], on one of the worker threads
+    /// (rayon's pool, the caller waiting) when its inputs hold at least
+    /// [`PARALLEL_MIN`](crate::kernels::fusion::exec::PARALLEL_MIN) elements. A kernel that
+    /// splits its work from the caller's thread hands the pieces to the pool and sleeps until
+    /// they are done, so a program of twenty parallel kernels paid twenty hand-offs and
+    /// wake-ups; run from a worker, the program keeps its thread busy and only the pieces the
+    /// other workers steal move. Small programs stay on the caller's thread (one hand-off
+    /// would cost more than they do); on a worker already (a nested call) it runs in place.
+    pub fn execute<'p>(&'p self, inputs: Vec<ValueArg<'p>>) -> Result<Vec<RtValue>> {
+        let elements: usize = self
+            .input_types
+            .iter()
+            .filter_map(Type::as_tensor)
+            .map(|t| t.num_elements())
+            .sum();
+        let small = elements < crate::kernels::fusion::exec::PARALLEL_MIN;
+        if small || rayon::current_thread_index().is_some() {
+            return self.run(inputs);
+        }
+        let mut result = None;
+        rayon::scope(|_| result = Some(self.run(inputs)));
+        result.expect("the scope ran its body")
+    }
+
     /// Runs the program. Inputs are not type-checked here (the executable checks the caller's
     /// arguments; nested programs get values of their declared types by construction).
     pub fn run<'p>(&'p self, inputs: Vec<ValueArg<'p>>) -> Result<Vec<RtValue>> {

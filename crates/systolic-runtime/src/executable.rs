@@ -164,7 +164,7 @@ impl Executable {
             .map(|(i, b)| b.data(self.place(i)))
             .collect::<Result<Vec<_>>>()?;
         let inputs = data.iter().map(|d| ValueArg::Buffer(d.as_ref())).collect();
-        let outputs = self.finish(self.compiled.program.run(inputs));
+        let outputs = self.finish(self.compiled.program.execute(inputs));
         self.advance_clock(&outputs);
         outputs
     }
@@ -198,7 +198,7 @@ impl Executable {
             .into_iter()
             .map(|b| ValueArg::Owned(RtValue::Buffer(b)))
             .collect();
-        let outputs = self.finish(self.compiled.program.run(inputs));
+        let outputs = self.finish(self.compiled.program.execute(inputs));
         self.advance_clock(&outputs);
         outputs
     }
