@@ -37,9 +37,9 @@ struct Shared {
     lease: Mutex<Option<HbmLease>>,
 }
 
-/// The last handle of a buffer gives its memory to this thread's storage pool
-/// ([`systolic_cpu::pool`]) instead of to the allocator: the next execution on this thread
-/// takes it for an output or a temporary of the same type and size as it is, where a fresh
+/// The last handle of a buffer gives its memory to the CPU backend's storage pool
+/// ([`systolic_cpu::pool`]) instead of to the allocator: the next execution takes it for an
+/// output or a temporary of the same type and size as it is, where a fresh
 /// allocation would be zero-filled (or faulted in) first. A training loop that drops last
 /// step's outputs thus runs its next step in the same memory, as XLA's allocator would.
 impl Drop for Shared {

@@ -180,7 +180,7 @@ fn dump_dir_bypasses_the_caches_and_writes_the_passes() {
 }
 
 #[test]
-fn a_dropped_output_is_reused_by_the_next_execution_on_this_thread() {
+fn a_dropped_output_is_reused_by_the_next_execution() {
     // 128 KiB (large enough to be pooled), a length no other test uses: the pool is shared.
     let n = 32_771;
     let src = format!(
