@@ -349,6 +349,32 @@ fn dot_bf16_every_kernel() {
     }
 }
 
+/// AMX on both operands transposed, over several row chunks (the last one ragged, packed
+/// rows read at a stride) and several K blocks.
+#[test]
+fn dot_amx_transposed_operands_several_chunks() {
+    if !amx::available() {
+        return;
+    }
+    let dn = dims(&[], &[], &[0], &[1]);
+    for (seed, k, types, route) in [
+        (
+            80,
+            2100,
+            (DType::BF16, DType::BF16, DType::F32),
+            DotRoute::AmxBf16,
+        ),
+        (
+            81,
+            4200,
+            (DType::I8, DType::I8, DType::I32),
+            DotRoute::AmxInt8,
+        ),
+    ] {
+        check(seed, &[k, 300], &[40, k], &dn, types, Some(route));
+    }
+}
+
 #[test]
 fn dot_bf16_portable_kernel() {
     let scalar = Some(DotRoute::Bf16(Bf16Kernel::Scalar));

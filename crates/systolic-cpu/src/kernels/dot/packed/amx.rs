@@ -7,15 +7,17 @@
 //! stable Rust intrinsics, so the few we need are written as inline assembly.
 //!
 //! Layout. Eight tile registers: four 16×16 accumulators form a 32×32 result tile, two hold
-//! 16 rows × 64 bytes of A, two hold 16 K-words × 16 columns of B. Operands are packed once:
-//! - A row-major with K padded to a multiple of 16 words (a word is 2 bf16 or 4 int8 in K
-//!   order, so a packed row is just the row's elements, zero-padded);
-//! - B in panels of 32 columns: per K word, 32 words (the columns' K groups), so a B tile is
-//!   16 rows of 64 bytes at a stride of 128.
+//! 16 rows × 64 bytes of A, two hold 16 K-words × 16 columns of B. Operands are packed into
+//! 64-byte aligned buffers:
+//! - B once per matrix, in panels of 32 columns: per K word, 32 words (the columns' K groups),
+//!   so a B tile is 16 rows of 64 bytes at a stride of 128;
+//! - A per row chunk and K block, row-major (a word is 2 bf16 or 4 int8 in K order, so a
+//!   packed row is just the row's elements, zero-padded), while the chunk is computed, so the
+//!   packed rows land in the L2 of the core that uses them.
 //!
-//! Blocking: N in blocks of [`NC`] columns, inside them K in blocks of [`KC_WORDS`] words
-//! (partial sums go through the chunk's results, which stay in L2), so a B block stays in L2
-//! while the A panels of a row chunk pass; row chunks in parallel on rayon.
+//! Blocking: row chunks of up to [`MAX_PANELS_PER_CHUNK`] panels in parallel on rayon; in a
+//! chunk, K in blocks of [`KC_WORDS`] words (partial sums of longer K go through the result),
+//! B panels outside and the chunk's A panels inside.
 
 use super::super::float::BatchedShape;
 use super::super::layout::MatView;
@@ -32,12 +34,11 @@ const STEP_WORDS: usize = 16;
 /// stored once; blocks of 256 words, which sent the partial sums through the result four
 /// times at K = 2048, took 22.4 against 18.1 ms single-threaded for 2048³ bf16.
 const KC_WORDS: usize = 1024;
-/// Columns per N block: a B block is `NC · KC_WORDS · 4` = 1 MiB (L2 is 2 MiB).
-const NC: usize = 256;
 /// B panels one packing task fills (a row-major rhs is then read `PACK_PANELS · 64` bytes at a
-/// time).
-const PACK_PANELS: usize = 8;
-/// Most 32-row panels in one parallel chunk.
+/// time; 16 packed 2048² bf16 in 2.5 ms single-threaded against 4 ms with 8).
+const PACK_PANELS: usize = 16;
+/// Most 32-row panels in one parallel chunk (its packed A, up to 1 MiB, stays in L2 while the B
+/// panels pass).
 const MAX_PANELS_PER_CHUNK: usize = 8;
 /// Below this many multiply-adds a product runs on one thread.
 const PARALLEL_MACS: usize = 1 << 20;
@@ -278,11 +279,11 @@ unsafe fn tile(
 }
 
 thread_local! {
-    /// Packing buffers (A, B) kept between calls on a thread: fresh pages for every product
-    /// cost more than the packing itself.
-    static SCRATCH: std::cell::Cell<(Vec<u32>, Vec<u32>)> = const {
-        std::cell::Cell::new((Vec::new(), Vec::new()))
-    };
+    /// Packing buffers kept between calls on a thread (B of a whole matrix on the calling
+    /// thread, A of one row chunk on each worker): fresh pages for every product cost more
+    /// than the packing itself.
+    static B_PACKED: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
+    static A_CHUNK: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// `out[b] = lhs[b] · rhs[b]` on AMX for a batch (dense `[B, M, N]` result, every element
@@ -309,14 +310,14 @@ pub fn run<T: AmxElement>(
         out.par_chunks_mut(per_matrix)
             .enumerate()
             .for_each(|(b, o)| {
-                let mut packed = SCRATCH.with(|c| c.take());
+                let mut packed = B_PACKED.with(|c| c.take());
                 let (l, r) = (&lhs[lv.start(b)..], &rhs[rv.start(b)..]);
                 one_matrix(s, l, lv, r, rv, o, &mut packed, false);
-                SCRATCH.with(|c| c.set(packed));
+                B_PACKED.with(|c| c.set(packed));
             });
         return;
     }
-    let mut packed = SCRATCH.with(|c| c.take());
+    let mut packed = B_PACKED.with(|c| c.take());
     for (b, o) in out.chunks_mut(per_matrix).enumerate() {
         one_matrix(
             s,
@@ -329,7 +330,7 @@ pub fn run<T: AmxElement>(
             parallel,
         );
     }
-    SCRATCH.with(|c| c.set(packed));
+    B_PACKED.with(|c| c.set(packed));
 }
 
 /// The words of a packed buffer seen as elements of `T` (a word holds `GROUP` of them in K
@@ -357,7 +358,7 @@ fn aligned(buf: &mut Vec<u32>, len: usize) -> &mut [u32] {
     &mut buf[skip..skip + len]
 }
 
-/// One product: pack, then compute row chunks.
+/// One product: pack B, then compute row chunks, each packing its own rows of A.
 #[allow(clippy::too_many_arguments)]
 fn one_matrix<T: AmxElement>(
     s: BatchedShape,
@@ -366,36 +367,15 @@ fn one_matrix<T: AmxElement>(
     rhs: &[T],
     rv: MatView,
     out: &mut [T::Acc],
-    packed: &mut (Vec<u32>, Vec<u32>),
+    packed_b: &mut Vec<u32>,
     parallel: bool,
 ) {
     let g = T::GROUP;
     let kwp = s.k.div_ceil(g).div_ceil(STEP_WORDS) * STEP_WORDS;
-    // Packed A rows are one step longer than K needs: a power-of-two row stride would put the
-    // 16 rows of an A tile into the same few L1 sets.
-    let lda = kwp + STEP_WORDS;
     let m_panels = s.m.div_ceil(TILE);
     let n_panels = s.n.div_ceil(TILE);
     // Every word is written below (data or zero padding), so stale contents do not matter.
-    let pa = aligned(&mut packed.0, m_panels * TILE * lda);
-    let pb = aligned(&mut packed.1, n_panels * kwp * TILE);
-    // A: rows of elements, zero-padded.
-    let pack_a = |(r, row): (usize, &mut [u32])| {
-        let row = elements_mut::<T>(row);
-        if r >= s.m {
-            row.fill(T::default());
-            return;
-        }
-        let src = r * lv.row;
-        if lv.col == 1 {
-            row[..s.k].copy_from_slice(&lhs[src..src + s.k]);
-        } else {
-            for (k, x) in row[..s.k].iter_mut().enumerate() {
-                *x = lhs[src + k * lv.col];
-            }
-        }
-        row[s.k..].fill(T::default());
-    };
+    let pb = aligned(packed_b, n_panels * kwp * TILE);
     // B: per panel, per K word, the 32 columns' words (zero past N and K). A task packs
     // PACK_PANELS adjacent panels K word by K word, so that a row-major rhs is read a few
     // hundred contiguous bytes at a time rather than 64 bytes per row of K.
@@ -429,17 +409,15 @@ fn one_matrix<T: AmxElement>(
         }
     };
     if parallel {
-        pa.par_chunks_mut(lda).enumerate().for_each(pack_a);
         pb.par_chunks_mut(PACK_PANELS * kwp * TILE)
             .enumerate()
             .for_each(pack_b);
     } else {
-        pa.chunks_mut(lda).enumerate().for_each(pack_a);
         pb.chunks_mut(PACK_PANELS * kwp * TILE)
             .enumerate()
             .for_each(pack_b);
     }
-    let (a, b) = (&*pa, &*pb);
+    let b = &*pb;
     let threads = if parallel {
         rayon::current_num_threads()
     } else {
@@ -448,40 +426,52 @@ fn one_matrix<T: AmxElement>(
     let chunks = threads * m_panels.div_ceil(threads * MAX_PANELS_PER_CHUNK);
     let panels_per_chunk = m_panels.div_ceil(chunks.max(1));
     let rows_per_chunk = panels_per_chunk * TILE;
+    // A chunk's packed rows of one K block: one step longer than the block needs, since a
+    // power-of-two row stride would put the 16 rows of an A tile into the same few L1 sets.
+    let lda = KC_WORDS.min(kwp) + STEP_WORDS;
     let compute = |(chunk, c): (usize, &mut [T::Acc])| {
         let rows = c.len() / s.n;
+        let mut a_buf = A_CHUNK.with(|b| b.take());
+        let a = aligned(&mut a_buf, rows.div_ceil(TILE) * TILE * lda);
         // SAFETY: `available` was checked by the caller (the plan's route); the tile state is
         // configured and released on this thread around the chunk.
         unsafe { configure() };
-        // K blocks inside N blocks: the chunk's `rows × NC` results (256 KiB) stay in L2
-        // while the K blocks add into them, instead of every K block streaming the whole
-        // result through memory.
-        for n0 in (0..s.n).step_by(NC) {
-            for w0 in (0..kwp).step_by(KC_WORDS) {
-                let steps = KC_WORDS.min(kwp - w0) / STEP_WORDS;
+        for w0 in (0..kwp).step_by(KC_WORDS) {
+            let words = KC_WORDS.min(kwp - w0);
+            pack_a_block(
+                lhs,
+                lv,
+                s.k,
+                chunk * rows_per_chunk,
+                rows,
+                w0,
+                words,
+                a,
+                lda,
+            );
+            // B panels outside, the chunk's A panels (in L2) inside: each B panel is read
+            // from memory once per chunk and then serves every A panel.
+            for jp in 0..n_panels {
+                let b_panel = &b[(jp * kwp + w0) * TILE..];
                 for ip in 0..rows.div_ceil(TILE) {
-                    let row0 = ip * TILE;
-                    let a_panel = &a[(chunk * panels_per_chunk + ip) * TILE * lda + w0..];
-                    for jp in n0 / TILE..(n0 + NC).min(s.n).div_ceil(TILE) {
-                        let b_panel = &b[(jp * kwp + w0) * TILE..];
-                        tile_at::<T>(
-                            steps,
-                            a_panel,
-                            lda,
-                            b_panel,
-                            c,
-                            s.n,
-                            row0,
-                            jp * TILE,
-                            rows,
-                            w0 > 0,
-                        );
-                    }
+                    tile_at::<T>(
+                        words / STEP_WORDS,
+                        &a[ip * TILE * lda..],
+                        lda,
+                        b_panel,
+                        c,
+                        s.n,
+                        ip * TILE,
+                        jp * TILE,
+                        rows,
+                        w0 > 0,
+                    );
                 }
             }
         }
         // SAFETY: as above.
         unsafe { release() };
+        A_CHUNK.with(|b| b.set(a_buf));
     };
     if parallel && chunks > 1 {
         out.par_chunks_mut(rows_per_chunk * s.n)
@@ -493,6 +483,46 @@ fn one_matrix<T: AmxElement>(
             .for_each(compute);
     }
 }
+
+/// Packs K words `w0 .. w0 + words` of lhs rows `row0 .. row0 + rows` into `a` (row stride
+/// `lda` words, rows rounded up to whole panels): the rows' elements, zero past K and past
+/// the last row.
+#[allow(clippy::too_many_arguments)]
+fn pack_a_block<T: AmxElement>(
+    lhs: &[T],
+    lv: MatView,
+    k: usize,
+    row0: usize,
+    rows: usize,
+    w0: usize,
+    words: usize,
+    a: &mut [u32],
+    lda: usize,
+) {
+    let g = T::GROUP;
+    let (k0, k1) = ((w0 * g).min(k), ((w0 + words) * g).min(k));
+    for (r, row) in a.chunks_mut(lda).enumerate() {
+        let row = &mut elements_mut::<T>(row)[..words * g];
+        if r >= rows {
+            row.fill(T::default());
+            continue;
+        }
+        let src = (row0 + r) * lv.row + k0 * lv.col;
+        let n = k1 - k0;
+        if lv.col == 1 {
+            row[..n].copy_from_slice(&lhs[src..src + n]);
+        } else {
+            for (i, x) in row[..n].iter_mut().enumerate() {
+                *x = lhs[src + i * lv.col];
+            }
+        }
+        row[n..].fill(T::default());
+    }
+}
+
+/// A result tile on a cache-line boundary (tile rows then do not straddle lines).
+#[repr(C, align(64))]
+struct EdgeTile<A>([A; TILE * TILE]);
 
 /// One 32 × 32 tile at (`row0`, `col0`) of `c` (`rows` rows of `ldc` columns), through a
 /// scratch tile when it sticks out of the matrix. `a_panel` holds 32 packed rows of `lda`
@@ -537,7 +567,8 @@ fn tile_at<T: AmxElement>(
         run(c[row0 * ldc + col0..].as_mut_ptr(), ldc * esize);
         return;
     }
-    let mut tmp = [T::Acc::default(); TILE * TILE];
+    let mut tmp = EdgeTile([T::Acc::default(); TILE * TILE]);
+    let tmp = &mut tmp.0;
     if load_c {
         for r in 0..mr {
             tmp[r * TILE..r * TILE + nr].copy_from_slice(&c[(row0 + r) * ldc + col0..][..nr]);
