@@ -104,8 +104,12 @@ macro_rules! float_lane_common {
         const NAN: Self = <$t>::NAN;
         #[inline(always)]
         fn ftz(self) -> Self {
-            if self.abs() < <$t>::MIN_POSITIVE {
-                (0.0 as $t).copysign(self)
+            // On the bits: a zero exponent field (zero or subnormal) keeps only the sign. Two
+            // vector instructions (test, masked and) where the float compare takes three, and
+            // every float op flushes its inputs and result.
+            let bits = self.to_bits();
+            if bits & <$t>::INFINITY.to_bits() == 0 {
+                <$t>::from_bits(bits & (-0.0 as $t).to_bits())
             } else {
                 self
             }

@@ -72,10 +72,12 @@ pub fn row_fold(simple: Simple, dtype: DType) -> Option<RowFold> {
             Some(match simple {
                 Add => |x, lo, n, acc, k| fold_float::<$t>(x, lo, n, acc, k, |a, b| (a + b), 0.0),
                 Mul => |x, lo, n, acc, k| fold_float::<$t>(x, lo, n, acc, k, |a, b| (a * b), 1.0),
-                Max => {
-                    |x, lo, n, acc, k| fold_float::<$t>(x, lo, n, acc, k, max, <$t>::NEG_INFINITY)
+                Max => |x, lo, n, acc, k| {
+                    fold_monotone::<$t>(x, lo, n, acc, k, max, <$t>::NEG_INFINITY)
+                },
+                Min => {
+                    |x, lo, n, acc, k| fold_monotone::<$t>(x, lo, n, acc, k, min, <$t>::INFINITY)
                 }
-                Min => |x, lo, n, acc, k| fold_float::<$t>(x, lo, n, acc, k, min, <$t>::INFINITY),
                 And | Or => return None,
             })
         };
@@ -143,6 +145,23 @@ fn fold_float<T: FloatLane>(
     );
     let a = &mut T::of_mut(acc)[slot];
     *a = op(a.ftz(), folded).ftz();
+}
+
+/// [`fold_float`] for maximum and minimum, flushing once at the end instead of every
+/// element: flushing is monotone (subnormals go to the zero of their sign, and these ops order
+/// −0 below +0), so the extreme of the flushed values is the flushed extreme, NaN included.
+fn fold_monotone<T: FloatLane>(
+    x: &Reg,
+    lo: usize,
+    n: usize,
+    acc: &mut Reg,
+    slot: usize,
+    op: impl Fn(T, T) -> T + Copy,
+    identity: T,
+) {
+    let folded = fold64(&lanes::<T>(x, lo + n)[lo..], op, identity);
+    let a = &mut T::of_mut(acc)[slot];
+    *a = op(a.ftz(), folded.ftz()).ftz();
 }
 
 fn fold_int<T: IntLane, const BITS: u32>(
