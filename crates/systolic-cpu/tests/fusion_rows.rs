@@ -338,3 +338,54 @@ fn blocks_that_are_not_row_programs_are_refused() {
 }";
     assert!(!is_row_program(crossed));
 }
+
+/// A row program over integer and float operands that reads both in place (their rows are
+/// not copied into registers), returns an operand as it is (a store of a register viewing
+/// it), reuses the register of a viewed operand for an op's result, and folds integers
+/// (wrapping sums, maxima) next to floats.
+fn in_place_rows(rows: i64, cols: i64) -> String {
+    let (ti, tf) = (ty(&[rows, cols], DType::I32), ty(&[rows, cols], DType::F32));
+    let (ki, kf) = (ty(&[rows], DType::I32), ty(&[rows], DType::F32));
+    format!(
+        "func.func @main(%x: {ti}, %y: {tf}) -> ({ti}, {ki}, {tf}, {kf}) {{
+  %zi = stablehlo.constant dense<0> : tensor<i32>
+  %mi = stablehlo.constant dense<-2147483648> : tensor<i32>
+  %zf = stablehlo.constant dense<0.0> : tensor<f32>
+  %m = stablehlo.reduce(%x init: %mi) applies stablehlo.maximum across dimensions = [1] : ({ti}, tensor<i32>) -> {ki}
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : ({ki}) -> {ti}
+  %d = stablehlo.subtract %x, %mb : {ti}
+  %dd = stablehlo.multiply %d, %x : {ti}
+  %t = stablehlo.reduce(%dd init: %zi) applies stablehlo.add across dimensions = [1] : ({ti}, tensor<i32>) -> {ki}
+  %sq = stablehlo.multiply %y, %y : {tf}
+  %s = stablehlo.reduce(%sq init: %zf) applies stablehlo.add across dimensions = [1] : ({tf}, tensor<f32>) -> {kf}
+  %sb = stablehlo.broadcast_in_dim %s, dims = [0] : ({kf}) -> {tf}
+  %q = stablehlo.divide %y, %sb : {tf}
+  %n = stablehlo.negate %q : {tf}
+  %u = stablehlo.reduce(%n init: %zf) applies stablehlo.add across dimensions = [1] : ({tf}, tensor<f32>) -> {kf}
+  return %x, %t, %n, %u : {ti}, {ki}, {tf}, {kf}
+}}"
+    )
+}
+
+#[test]
+fn operands_read_in_place_match_the_interpreter() {
+    let shapes = [
+        (1, 1),
+        (3, 1),
+        (1, 7),
+        (0, 5),
+        (6, 0),
+        (5, 33),
+        (17, 1000),
+        (40, 513),
+        (300, 64),
+        (3, 2049),
+    ];
+    for (seed, (rows, cols)) in shapes.into_iter().enumerate() {
+        let text = in_place_rows(rows, cols);
+        assert!(is_row_program(&text), "not a row program:\n{text}");
+        let inputs = inputs_of(&text, seed as u64 + 500);
+        let (ours, want, _) = run_block(&text, seed as u64, Some(inputs), true);
+        assert_close(&ours, &want, 1e-5, &format!("in place {rows}x{cols}"));
+    }
+}

@@ -37,10 +37,13 @@ fn for_each_run(
         &mut large
     };
     let mut rest = start;
-    for d in (0..rank).rev() {
+    for d in (1..rank).rev() {
         index[d] = rest % dims[d];
         rest /= dims[d];
     }
+    // The outermost index needs no remainder (the block starts inside the loop): one
+    // division fewer per load, which row programs do for every register of every row.
+    index[0] = rest;
     let mut done = 0;
     while done < n {
         let len = (inner - index[rank - 1]).min(n - done);
@@ -100,6 +103,8 @@ pub fn load(
     n: usize,
     dst: &mut Reg,
 ) {
+    // Every lane of the block is written: a view the register held is simply dropped.
+    dst.unview();
     if access.source == Source::Iota {
         load_iota(dims, access, start, n, dst);
         return;
@@ -149,6 +154,93 @@ pub fn load(
         ),
     }
     narrow_to_width(access.dtype, dst, n);
+}
+
+/// Makes `dst` read the block `[start, start + n)` of `source` through `access` in place, when
+/// that block is one contiguous run stored in the register's own lane type (no conversion,
+/// no narrowing); returns false otherwise, and the caller loads a copy with [`load`]. Saves
+/// the copy of operand rows and temporaries that row programs read whole.
+///
+/// # Safety
+/// As [`Reg::view`]: `source` must stay alive and unwritten while `dst` is read, until `dst`
+/// is overwritten or dropped.
+pub unsafe fn view(
+    dims: &[usize],
+    access: &Access,
+    source: &Storage,
+    start: usize,
+    n: usize,
+    dst: &mut Reg,
+) -> bool {
+    let narrow = matches!(access.dtype, DType::I2 | DType::I4 | DType::U2 | DType::U4);
+    if n == 0 || narrow || access.source == Source::Iota || access.strides.last() != Some(&1) {
+        return false;
+    }
+    let (mut runs, mut first) = (0, 0);
+    for_each_run(dims, access, start, n, |base, _, _| {
+        if runs == 0 {
+            first = base;
+        }
+        runs += 1;
+    });
+    if runs != 1 {
+        return false;
+    }
+    let run = first..first + n;
+    match (source, &*dst) {
+        (Storage::Bool(s), Reg::Bool(_)) => dst.view(&s[run]),
+        (Storage::I8(s), Reg::I8(_)) => dst.view(&s[run]),
+        (Storage::I16(s), Reg::I16(_)) => dst.view(&s[run]),
+        (Storage::I32(s), Reg::I32(_)) => dst.view(&s[run]),
+        (Storage::I64(s), Reg::I64(_)) => dst.view(&s[run]),
+        (Storage::U8(s), Reg::U8(_)) => dst.view(&s[run]),
+        (Storage::U16(s), Reg::U16(_)) => dst.view(&s[run]),
+        (Storage::U32(s), Reg::U32(_)) => dst.view(&s[run]),
+        (Storage::U64(s), Reg::U64(_)) => dst.view(&s[run]),
+        (Storage::F32(s), Reg::F32(_)) => dst.view(&s[run]),
+        (Storage::F64(s), Reg::F64(_)) => dst.view(&s[run]),
+        _ => return false,
+    }
+    true
+}
+
+/// Appends to `lines` the address of every cache line of the block `[start, start + n)` of
+/// `source` through `access` (contiguous runs only), for [`prefetch_line`]: a row program
+/// fetches the next chunk's rows while it computes on the current one, so the next chunk's
+/// first pass does not wait on memory.
+pub fn cache_lines(
+    dims: &[usize],
+    access: &Access,
+    source: &Storage,
+    start: usize,
+    n: usize,
+    lines: &mut Vec<usize>,
+) {
+    const LINE: usize = 64;
+    if access.source == Source::Iota || access.strides.last() != Some(&1) {
+        return;
+    }
+    crate::with_storage!(source, v => for_each_run(dims, access, start, n, |base, _, len| {
+        if let Some(run) = v.get(base..base + len) {
+            let p = run.as_ptr() as usize;
+            let end = p + std::mem::size_of_val(run);
+            lines.extend((p / LINE * LINE..end).step_by(LINE));
+        }
+    }));
+}
+
+/// Asks the caches to fetch the line at address `line` into L2 (a hint: it never faults
+/// and changes no memory).
+#[inline]
+pub fn prefetch_line(line: usize) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults nor writes, whatever the address.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
+        _mm_prefetch::<_MM_HINT_T1>(line as *const i8)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = line;
 }
 
 /// Sub-byte integers may arrive as their bit pattern (numpy's bytes) rather than their
@@ -344,7 +436,7 @@ mod tests {
     #[test]
     fn streaming_stores_match_plain_stores() {
         let values: Vec<f32> = (0..70).map(|i| i as f32 * 1.5 - 20.0).collect();
-        let reg = Reg::F32(values.clone());
+        let reg = Reg::F32(values.clone().into());
         for start in 0..9 {
             for n in [0, 1, 3, 4, 5, 17, 61] {
                 let mut plain = Storage::F32(vec![f32::NAN; 80]);

@@ -282,6 +282,8 @@ pub fn step(stage: &Stage, env: &Env, instr: &Instr, regs: &mut [Reg], at: usize
         }
         Instr::Apply { body, inputs, dst } => {
             let mut out = std::mem::take(&mut regs[*dst]);
+            // The body writes every lane of the block: a view the register held is dropped.
+            out.unview();
             convert_body(body, inputs, regs, &mut out, n);
             regs[*dst] = out;
         }

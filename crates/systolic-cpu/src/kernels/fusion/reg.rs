@@ -52,55 +52,183 @@ impl Lane {
     }
 }
 
+/// The lanes of a register: a vector it owns, or for a while a view of a buffer it reads in
+/// place (see [`Reg::view`]). Reads go through `Deref`; a write to a view copies it into the
+/// owned vector first, so a view is never written through.
+pub struct Lanes<T> {
+    owned: Vec<T>,
+    /// The viewed lanes (null: none, the owned vector is the value).
+    view: *const T,
+    view_len: usize,
+}
+
+// SAFETY: a view is only read, and only while the buffer it points into is alive and not
+// written (the contract of `Reg::view`); the lanes are then shared like a `&[T]`.
+unsafe impl<T: Sync> Send for Lanes<T> {}
+// SAFETY: as above: shared access only reads.
+unsafe impl<T: Sync> Sync for Lanes<T> {}
+
+impl<T> From<Vec<T>> for Lanes<T> {
+    fn from(owned: Vec<T>) -> Self {
+        Lanes {
+            owned,
+            view: std::ptr::null(),
+            view_len: 0,
+        }
+    }
+}
+
+impl<T> std::ops::Deref for Lanes<T> {
+    type Target = [T];
+    #[inline]
+    fn deref(&self) -> &[T] {
+        if self.view.is_null() {
+            &self.owned
+        } else {
+            // SAFETY: set by `Reg::view`, whose caller keeps the viewed buffer alive and
+            // unwritten for as long as the register is read.
+            unsafe { std::slice::from_raw_parts(self.view, self.view_len) }
+        }
+    }
+}
+
+impl<T: Copy> std::ops::DerefMut for Lanes<T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [T] {
+        if !self.view.is_null() {
+            self.copy_view();
+        }
+        &mut self.owned
+    }
+}
+
+impl<T> Lanes<T> {
+    /// Drops the view, if any, without copying it: the owned vector (stale contents) is the
+    /// value again. For a register about to be overwritten.
+    #[inline]
+    fn unview(&mut self) {
+        self.view = std::ptr::null();
+    }
+}
+
+impl<T: Copy> Lanes<T> {
+    #[cold]
+    fn copy_view(&mut self) {
+        // SAFETY: as in `deref`.
+        let view = unsafe { std::slice::from_raw_parts(self.view, self.view_len) };
+        if self.owned.len() < view.len() {
+            self.owned.resize(view.len(), view[0]);
+        }
+        self.owned[..view.len()].copy_from_slice(view);
+        self.view = std::ptr::null();
+    }
+}
+
+impl<T: Copy> Clone for Lanes<T> {
+    fn clone(&self) -> Self {
+        Lanes::from(self.to_vec())
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Lanes<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T: PartialEq> PartialEq for Lanes<T> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
 /// One register: a block of elements of one lane type.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Reg {
     /// Booleans.
-    Bool(Vec<bool>),
+    Bool(Lanes<bool>),
     /// i8 lanes.
-    I8(Vec<i8>),
+    I8(Lanes<i8>),
     /// i16 lanes.
-    I16(Vec<i16>),
+    I16(Lanes<i16>),
     /// i32 lanes.
-    I32(Vec<i32>),
+    I32(Lanes<i32>),
     /// i64 lanes.
-    I64(Vec<i64>),
+    I64(Lanes<i64>),
     /// u8 lanes.
-    U8(Vec<u8>),
+    U8(Lanes<u8>),
     /// u16 lanes.
-    U16(Vec<u16>),
+    U16(Lanes<u16>),
     /// u32 lanes.
-    U32(Vec<u32>),
+    U32(Lanes<u32>),
     /// u64 lanes.
-    U64(Vec<u64>),
+    U64(Lanes<u64>),
     /// f32 lanes.
-    F32(Vec<f32>),
+    F32(Lanes<f32>),
     /// f64 lanes.
-    F64(Vec<f64>),
+    F64(Lanes<f64>),
 }
 
 impl Default for Reg {
     fn default() -> Self {
-        Reg::Bool(Vec::new())
+        Reg::Bool(Lanes::from(Vec::new()))
     }
+}
+
+/// Applies `$body` to the lanes of any register, bound to `$v`.
+macro_rules! with_lanes {
+    ($reg:expr, $v:ident => $body:expr) => {
+        match $reg {
+            Reg::Bool($v) => $body,
+            Reg::I8($v) => $body,
+            Reg::I16($v) => $body,
+            Reg::I32($v) => $body,
+            Reg::I64($v) => $body,
+            Reg::U8($v) => $body,
+            Reg::U16($v) => $body,
+            Reg::U32($v) => $body,
+            Reg::U64($v) => $body,
+            Reg::F32($v) => $body,
+            Reg::F64($v) => $body,
+        }
+    };
 }
 
 impl Reg {
     /// A zeroed register of `len` lanes.
     pub fn new(lane: Lane, len: usize) -> Reg {
         match lane {
-            Lane::Bool => Reg::Bool(vec![false; len]),
-            Lane::I8 => Reg::I8(vec![0; len]),
-            Lane::I16 => Reg::I16(vec![0; len]),
-            Lane::I32 => Reg::I32(vec![0; len]),
-            Lane::I64 => Reg::I64(vec![0; len]),
-            Lane::U8 => Reg::U8(vec![0; len]),
-            Lane::U16 => Reg::U16(vec![0; len]),
-            Lane::U32 => Reg::U32(vec![0; len]),
-            Lane::U64 => Reg::U64(vec![0; len]),
-            Lane::F32 => Reg::F32(vec![0.0; len]),
-            Lane::F64 => Reg::F64(vec![0.0; len]),
+            Lane::Bool => Reg::Bool(vec![false; len].into()),
+            Lane::I8 => Reg::I8(vec![0; len].into()),
+            Lane::I16 => Reg::I16(vec![0; len].into()),
+            Lane::I32 => Reg::I32(vec![0; len].into()),
+            Lane::I64 => Reg::I64(vec![0; len].into()),
+            Lane::U8 => Reg::U8(vec![0; len].into()),
+            Lane::U16 => Reg::U16(vec![0; len].into()),
+            Lane::U32 => Reg::U32(vec![0; len].into()),
+            Lane::U64 => Reg::U64(vec![0; len].into()),
+            Lane::F32 => Reg::F32(vec![0.0; len].into()),
+            Lane::F64 => Reg::F64(vec![0.0; len].into()),
         }
+    }
+
+    /// Makes the register read `lanes` in place instead of a copy of them (a load of a
+    /// contiguous run of a buffer in the register's own lane type).
+    ///
+    /// # Safety
+    /// The buffer `lanes` borrows must stay alive and unwritten for as long as the register
+    /// is read, until the register is overwritten (a load, an op's result) or dropped.
+    pub unsafe fn view<T: LaneType>(&mut self, lanes: &[T]) {
+        let l = T::lanes_of(self);
+        l.view = lanes.as_ptr();
+        l.view_len = lanes.len();
+    }
+
+    /// Drops a view (see [`Reg::view`]) without copying it, for a register about to be
+    /// overwritten: it holds its own (stale) lanes again.
+    #[inline]
+    pub fn unview(&mut self) {
+        with_lanes!(self, v => v.unview())
     }
 }
 
@@ -115,6 +243,8 @@ pub trait LaneType: Copy + Default + PartialEq + PartialOrd + Send + Sync + 'sta
     fn of(reg: &Reg) -> &[Self];
     /// The lanes of a register of this type, mutably.
     fn of_mut(reg: &mut Reg) -> &mut [Self];
+    /// The register's lane storage (owned or viewed).
+    fn lanes_of(reg: &mut Reg) -> &mut Lanes<Self>;
 }
 
 macro_rules! lane_type {
@@ -130,6 +260,13 @@ macro_rules! lane_type {
             }
             #[inline]
             fn of_mut(reg: &mut Reg) -> &mut [Self] {
+                match reg {
+                    Reg::$variant(v) => v,
+                    other => lane_mismatch(Lane::$variant, other),
+                }
+            }
+            #[inline]
+            fn lanes_of(reg: &mut Reg) -> &mut Lanes<Self> {
                 match reg {
                     Reg::$variant(v) => v,
                     other => lane_mismatch(Lane::$variant, other),
@@ -176,4 +313,29 @@ pub fn lanes<T: LaneType>(reg: &Reg, n: usize) -> &[T] {
 #[inline]
 pub fn lanes_mut<T: LaneType>(reg: &mut Reg, n: usize) -> &mut [T] {
     &mut T::of_mut(reg)[..n]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A register viewing a buffer reads it in place; writing the register copies the view
+    /// into its own lanes first (the buffer is never written); a load or an op's result drops
+    /// the view without copying.
+    #[test]
+    fn views_are_read_in_place_and_copied_on_write() {
+        let buffer: Vec<f32> = (0..6).map(|i| i as f32).collect();
+        let mut reg = Reg::new(Lane::F32, 8);
+        // SAFETY: `buffer` outlives every read of `reg` below and is not written.
+        unsafe { reg.view(&buffer[1..5]) };
+        assert_eq!(lanes::<f32>(&reg, 4), &[1.0, 2.0, 3.0, 4.0]);
+        lanes_mut::<f32>(&mut reg, 2)[0] = 9.0;
+        assert_eq!(lanes::<f32>(&reg, 4), &[9.0, 2.0, 3.0, 4.0]);
+        assert_eq!(buffer[1], 1.0);
+        assert_eq!(f32::of(&reg).len(), 8, "the register keeps its width");
+        // SAFETY: as above.
+        unsafe { reg.view(&buffer[..3]) };
+        reg.unview();
+        assert_eq!(lanes::<f32>(&reg, 4), &[9.0, 2.0, 3.0, 4.0]);
+    }
 }

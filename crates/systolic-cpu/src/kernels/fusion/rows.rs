@@ -20,7 +20,7 @@
 //! the chunking: a row no longer than the width whole, a longer one in blocks of the width
 //! from its start, so results do not depend on the number of threads.
 
-use super::access::{load, SharedDest};
+use super::access::{cache_lines, load, prefetch_line, view, SharedDest};
 use super::exec::{self, step, Env, BLOCK, PARALLEL_MIN};
 use super::plan::{plan_rows, BlockSpec, FoldSpec, RowSpace, Unsupported};
 use super::program::{Access, Dest, Instr, LoopProgram, Source, Stage};
@@ -61,6 +61,10 @@ pub struct RowPlan {
     stage_folds: Vec<Vec<usize>>,
     /// Per temporary: its elements per row (the row length, or 1).
     per_row: Vec<usize>,
+    /// The operand rows the first full stage reads contiguously (stage, access): the second
+    /// full stage, `prefetch_stage`, prefetches them for the next chunk while it computes.
+    streams: Vec<(usize, Access)>,
+    prefetch_stage: Option<usize>,
 }
 
 impl RowPlan {
@@ -221,7 +225,22 @@ pub fn plan_row_block(
             }
         }
     }
+    let full_stages: Vec<usize> = (0..full.len()).filter(|&s| full[s]).collect();
+    let mut streams: Vec<(usize, Access)> = vec![];
+    if let Some(&first) = full_stages.first() {
+        for instr in &program.stages[first].body {
+            if let Instr::Load { access, .. } = instr {
+                let contiguous = access.strides.last() == Some(&1);
+                let seen = streams.iter().any(|(_, a)| a.source == access.source);
+                if matches!(access.source, Source::Arg(_)) && contiguous && !seen {
+                    streams.push((first, access.clone()));
+                }
+            }
+        }
+    }
     Ok(RowPlan {
+        prefetch_stage: full_stages.get(1).copied(),
+        streams,
         program,
         folds,
         rows,
@@ -314,6 +333,8 @@ struct Worker<'a> {
     regs: Vec<Vec<Reg>>,
     temps: Vec<Storage>,
     accs: Vec<Reg>,
+    /// Cache lines the next block prefetches (see [`Worker::queue_prefetch`]).
+    lines: Vec<usize>,
 }
 
 impl<'a> Worker<'a> {
@@ -350,6 +371,7 @@ impl<'a> Worker<'a> {
             regs,
             temps,
             accs,
+            lines: vec![],
         }
     }
 
@@ -375,16 +397,23 @@ impl<'a> Worker<'a> {
         for (s, stage) in program.stages.iter().enumerate() {
             if plan.full[s] {
                 let base = r0 * c;
+                let prefetch = plan.prefetch_stage == Some(s);
                 if c > 0 && c <= width {
                     let per_block = width / c;
                     let mut r = r0;
                     while r < r1 {
                         let m = per_block.min(r1 - r);
+                        if prefetch {
+                            self.queue_prefetch(r + k, m);
+                        }
                         self.block(s, stage, r * c, m * c, base, r0, dests);
                         r += m;
                     }
                 } else if c > width {
                     for r in r0..r1 {
+                        if prefetch {
+                            self.queue_prefetch(r + k, 1);
+                        }
                         let mut off = 0;
                         while off < c {
                             let n = width.min(c - off);
@@ -410,6 +439,24 @@ impl<'a> Worker<'a> {
         }
     }
 
+    /// Queues the cache lines of rows `[r, r + m)` of the operands the first full stage
+    /// streams (rows of the next chunk, which this worker runs next) for the next block to
+    /// prefetch, a few lines per instruction: all at once, the prefetches would fill the
+    /// core's miss queue and stall it instead of overlapping with the block's work.
+    fn queue_prefetch(&mut self, r: usize, m: usize) {
+        let plan = self.plan;
+        self.lines.clear();
+        let m = m.min(plan.rows.saturating_sub(r));
+        for (s, access) in &plan.streams {
+            if let (Source::Arg(i), true) = (access.source, m > 0) {
+                let dims = &plan.program.stages[*s].dims;
+                let c = plan.row_len;
+                let source = self.args[i].storage();
+                cache_lines(dims, access, source, r * c, m * c, &mut self.lines);
+            }
+        }
+    }
+
     /// Runs stage `s`'s body on elements `[at, at + n)`; `base` is the stage position of the
     /// chunk's first element (where the chunk-local temporaries start), `r0` its first row.
     #[allow(clippy::too_many_arguments)]
@@ -426,19 +473,29 @@ impl<'a> Worker<'a> {
         let program = &self.plan.program;
         let c = self.plan.row_len;
         let regs = &mut self.regs[s];
+        let mut lines = std::mem::take(&mut self.lines);
+        let per_instr = lines.len().div_ceil(stage.body.len().max(1));
+        let mut queued = lines.iter().copied();
         for instr in &stage.body {
+            queued.by_ref().take(per_instr).for_each(prefetch_line);
             match instr {
-                Instr::Load { access, dst } => match access.source {
-                    Source::Temp(t) => load(
-                        &stage.dims,
-                        access,
-                        Some(&self.temps[t]),
-                        at - base,
-                        n,
-                        &mut regs[*dst],
-                    ),
-                    _ => step(stage, &self.env, instr, regs, at, n),
-                },
+                Instr::Load { access, dst } => {
+                    let (source, start) = match access.source {
+                        Source::Temp(t) => (&self.temps[t], at - base),
+                        Source::Arg(i) => (self.args[i].storage(), at),
+                        _ => {
+                            step(stage, &self.env, instr, regs, at, n);
+                            continue;
+                        }
+                    };
+                    let dst = &mut regs[*dst];
+                    // SAFETY: operands outlive the worker and are never written; a temporary
+                    // is written only by the stage computing it, of a lower level than every
+                    // stage reading it, so not while this stage reads this block.
+                    if !unsafe { view(&stage.dims, access, source, start, n, dst) } {
+                        load(&stage.dims, access, Some(source), start, n, dst);
+                    }
+                }
                 Instr::Fold { src, acc, fold } => {
                     let acc = &mut self.accs[*acc];
                     if c <= self.plan.width {
@@ -463,5 +520,7 @@ impl<'a> Worker<'a> {
                 Instr::Apply { .. } => step(stage, &self.env, instr, regs, at, n),
             }
         }
+        lines.clear();
+        self.lines = lines;
     }
 }
