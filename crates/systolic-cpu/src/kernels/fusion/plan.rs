@@ -15,7 +15,7 @@ use super::reg::Lane;
 use super::view::View;
 use crate::buffer::CpuBuffer;
 use std::collections::HashMap;
-use systolic_ir::{BinaryOp, DType, Op, OpKind, Tensor, TensorType, ValueId};
+use systolic_ir::{BinaryOp, DType, Op, OpKind, Tensor, TensorType, UnaryOp, ValueId};
 
 /// A block of ops to compile: its arguments (the kernel's operands, in order), its ops in
 /// order (a trailing `return` is ignored) and the values it returns (the kernel's results).
@@ -136,6 +136,8 @@ fn plan_with(
         by_key: HashMap::new(),
         rows,
         folds: vec![],
+        recipes: HashMap::new(),
+        sunk: HashMap::new(),
     };
     let mut arg_types = Vec::with_capacity(block.args.len());
     for (i, &a) in block.args.iter().enumerate() {
@@ -172,6 +174,12 @@ struct Planner<'a> {
     /// Set for row programs (reduces allowed).
     rows: Option<RowSpace>,
     folds: Vec<FoldSpec>,
+    /// Cheap elementwise ops computable from views alone (directly or through other such
+    /// ops), by result: a row program recomputes them where they are needed instead of
+    /// carrying them to a later stage through a full-row temporary (see [`Planner::sink`]).
+    recipes: HashMap<ValueId, Op>,
+    /// Values recomputed in a stage: (stage, value) → register.
+    sunk: HashMap<(usize, ValueId), RegId>,
 }
 
 impl Planner<'_> {
@@ -274,6 +282,12 @@ impl Planner<'_> {
             if s == stage {
                 return Ok(reg);
             }
+            let unread = !self.stages[s].body.iter().any(|i| reads(i).contains(&reg));
+            if self.rows.is_some() && unread {
+                if let Some(reg) = self.sink(stage, v)? {
+                    return Ok(reg);
+                }
+            }
         }
         let view = self.as_view(&val);
         let view = if view.shape == shape {
@@ -287,6 +301,49 @@ impl Planner<'_> {
             unsupported!("operand of shape {:?} in a loop over {shape:?}", view.shape)
         };
         Ok(self.load(stage, &view))
+    }
+
+    /// Recomputes value `v` in `stage` from its recipe (see [`Planner::recipes`]), when it
+    /// has one and is computed over the stage's shape; None otherwise. A value nothing reads
+    /// in the stage that computed it (a one-hot of labels, needed only by the last stage of a
+    /// cross-entropy) then never goes through a temporary: no store there, no load here, and
+    /// its first computation is dead (removed when the stage is finished).
+    fn sink(&mut self, stage: usize, v: ValueId) -> Plan<Option<RegId>> {
+        if let Some(&r) = self.sunk.get(&(stage, v)) {
+            return Ok(Some(r));
+        }
+        let Some(op) = self.recipes.get(&v).cloned() else {
+            return Ok(None);
+        };
+        let rty = self.ty(v)?;
+        if rty.shape != self.stages[stage].shape {
+            return Ok(None);
+        }
+        let mut dtypes = Vec::with_capacity(op.operands.len());
+        for &o in &op.operands {
+            dtypes.push(self.ty(o)?.dtype);
+        }
+        let Some(body) = elementwise::resolve(&op.kind, &dtypes, rty.dtype) else {
+            return Ok(None);
+        };
+        if arity(&body) != op.operands.len() {
+            return Ok(None);
+        }
+        let mut inputs = Vec::with_capacity(op.operands.len());
+        for (i, &o) in op.operands.iter().enumerate() {
+            let reg = match self.val(o)? {
+                Val::Reg { stage: s, reg, .. } if s == stage => reg,
+                Val::Reg { .. } => match self.sink(stage, o)? {
+                    Some(r) => r,
+                    None => return Ok(None),
+                },
+                Val::View(_) => self.operand(stage, o, op.kind == OpKind::Select && i == 0)?,
+            };
+            inputs.push(reg);
+        }
+        let dst = self.apply(stage, body, inputs, rty.dtype);
+        self.sunk.insert((stage, v), dst);
+        Ok(Some(dst))
     }
 
     fn op(&mut self, op: &Op) -> Plan<()> {
@@ -468,13 +525,14 @@ impl Planner<'_> {
         for (i, &v) in op.operands.iter().enumerate() {
             inputs.push(self.operand(stage, v, scalar_ok && i == 0)?);
         }
-        let arity = match body {
-            Body::One(_) | Body::Bitcast { .. } | Body::ReducePrecision(_) => 1,
-            Body::Two(_) => 2,
-            Body::Three(_) => 3,
-        };
-        if inputs.len() != arity {
+        if inputs.len() != arity(&body) {
             unsupported!("{} with {} operands", op.kind.name(), inputs.len());
+        }
+        let from_views = op.operands.iter().all(|o| {
+            matches!(self.vals.get(o), Some(Val::View(_))) || self.recipes.contains_key(o)
+        });
+        if cheap(&op.kind) && from_views {
+            self.recipes.insert(result, op.clone());
         }
         let dst = self.apply(stage, body, inputs, rty.dtype);
         self.vals.insert(
@@ -590,6 +648,52 @@ impl Planner<'_> {
     }
 }
 
+/// The number of inputs a body takes.
+fn arity(body: &Body) -> usize {
+    match body {
+        Body::One(_) | Body::Bitcast { .. } | Body::ReducePrecision(_) => 1,
+        Body::Two(_) => 2,
+        Body::Three(_) => 3,
+    }
+}
+
+/// Ops cheap enough to compute again in a later stage rather than store and reload (one
+/// pass each, no transcendental).
+fn cheap(kind: &OpKind) -> bool {
+    use BinaryOp::*;
+    match kind {
+        OpKind::Compare { .. } | OpKind::Convert | OpKind::Select => true,
+        OpKind::Binary(op) => {
+            matches!(op, Add | Subtract | Multiply | Maximum | Minimum | And | Or)
+        }
+        OpKind::Unary(op) => matches!(op, UnaryOp::Negate | UnaryOp::Not | UnaryOp::Abs),
+        _ => false,
+    }
+}
+
+/// Drops the instructions whose results nothing reads (values recomputed in a later stage
+/// instead of stored, see [`Planner::sink`]). Registers are still single-assignment here.
+fn eliminate_dead(prologue: &mut Vec<Instr>, body: &mut Vec<Instr>) {
+    let mut live: std::collections::HashSet<RegId> = std::collections::HashSet::new();
+    let mut kept: Vec<Instr> = Vec::with_capacity(body.len());
+    for instr in body.drain(..).rev() {
+        let needed = match &instr {
+            Instr::Store { .. } | Instr::Fold { .. } => true,
+            Instr::Load { dst, .. } | Instr::Apply { dst, .. } => live.contains(dst),
+        };
+        if needed {
+            live.extend(reads(&instr));
+            kept.push(instr);
+        }
+    }
+    kept.reverse();
+    *body = kept;
+    prologue.retain(|i| match i {
+        Instr::Load { dst, .. } | Instr::Apply { dst, .. } => live.contains(dst),
+        Instr::Store { .. } | Instr::Fold { .. } => true,
+    });
+}
+
 /// Reorders (when asked) and merges loop dimensions, moves uniform loads to the prologue and
 /// reuses registers.
 fn finish_stage(s: StageBuilder, order: Option<&[usize]>) -> Stage {
@@ -610,6 +714,8 @@ fn finish_stage(s: StageBuilder, order: Option<&[usize]>) -> Stage {
         matches!(i, Instr::Load { access, .. }
                 if access.is_uniform() && !matches!(access.source, Source::Temp(_)))
     });
+    let (mut prologue, mut body) = (prologue, body);
+    eliminate_dead(&mut prologue, &mut body);
     let (prologue, body, regs) = allocate_registers(prologue, body, &s.regs);
     Stage {
         dims,
