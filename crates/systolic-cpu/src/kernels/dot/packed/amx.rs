@@ -342,6 +342,16 @@ fn elements_mut<T: AmxElement>(words: &mut [u32]) -> &mut [T] {
     unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut T, len) }
 }
 
+/// 16-bit elements as their bits.
+///
+/// # Panics
+/// When `T` is not 16 bits wide.
+fn bits16<T: AmxElement>(x: &[T]) -> &[u16] {
+    assert_eq!(T::BITS, 16);
+    // SAFETY: `AmxElement` is sealed; its 16-bit implementation is bf16, a transparent u16.
+    unsafe { std::slice::from_raw_parts(x.as_ptr() as *const u16, x.len()) }
+}
+
 /// Bytes a tile row is aligned to: a `tileloadd` whose 64-byte rows straddle two cache lines
 /// runs about three times slower (measured: 46 against 15 cycles per `tdpbf16ps` with
 /// L1-resident operands 16 bytes off a line).
@@ -379,6 +389,9 @@ fn one_matrix<T: AmxElement>(
     // B: per panel, per K word, the 32 columns' words (zero past N and K). A task packs
     // PACK_PANELS adjacent panels K word by K word, so that a row-major rhs is read a few
     // hundred contiguous bytes at a time rather than 64 bytes per row of K.
+    // bf16 rows of a row-major rhs: whole panels interleave two K rows with one vector
+    // permute per 16 words.
+    let pairs = T::IS_BF16 && rv.col == 1 && super::pairs::available();
     let pack_b = |(group, panels): (usize, &mut [u32])| {
         let first = group * PACK_PANELS;
         let count = panels.len() / (kwp * TILE);
@@ -387,6 +400,13 @@ fn one_matrix<T: AmxElement>(
                 let p = first + q;
                 let cols = TILE.min(s.n - p * TILE);
                 let words = &mut panels[(q * kwp + w) * TILE..][..TILE];
+                if pairs && cols == TILE && 2 * w + 1 < s.k {
+                    let src = 2 * w * rv.row + p * TILE;
+                    let lo = bits16(&rhs[src..src + TILE]);
+                    let hi = bits16(&rhs[src + rv.row..src + rv.row + TILE]);
+                    super::pairs::interleave_32(lo, hi, words);
+                    continue;
+                }
                 words.fill(0);
                 for j in 0..g {
                     let k = w * g + j;

@@ -17,6 +17,7 @@
 pub mod amx;
 pub mod bf16;
 pub mod int8;
+mod pairs;
 
 use super::float::BatchedShape;
 use super::layout::MatView;
