@@ -5,7 +5,7 @@
 use super::program::{Access, Source};
 use super::reg::Reg;
 use crate::buffer::Storage;
-use crate::kernels::math::simd::map1;
+use crate::kernels::math::simd::{iota_i32, map1, update};
 use half::{bf16, f16};
 use systolic_ir::{numerics, DType};
 
@@ -82,8 +82,11 @@ fn gather<S: Copy, T: Copy>(
             }
         }
         0 => {
+            // A broadcast: the vector fill (this module is not compiled for AVX-512, and the
+            // plain loop stored 16 bytes at a time; row programs fill a row-wide register
+            // for every value broadcast along the rows).
             let v = conv(src[base]);
-            dst.iter_mut().for_each(|d| *d = v);
+            update(dst, move |_| v);
         }
         _ => {
             for (k, d) in dst.iter_mut().enumerate() {
@@ -278,14 +281,8 @@ fn load_iota(dims: &[usize], access: &Access, start: usize, n: usize, dst: &mut 
         Reg::I8(d) => fill!(d, at, len, base, |v| numerics::wrap_signed(bits, v as i64)
             as i8),
         Reg::I16(d) => fill!(d, at, len, base, |v| v as i16),
-        Reg::I32(d) => {
-            // A running i32 (wrapping as the cast does): a vector induction, no 64-bit products.
-            let (mut v, step) = (base as i32, step as i32);
-            for x in &mut d[at..at + len] {
-                *x = v;
-                v = v.wrapping_add(step);
-            }
-        }
+        // Wrapping as the cast does, in the AVX-512 build.
+        Reg::I32(d) => iota_i32(&mut d[at..at + len], base as i32, step as i32),
         Reg::I64(d) => fill!(d, at, len, base, |v| v as i64),
         Reg::U8(d) => fill!(d, at, len, base, |v| numerics::wrap_unsigned(bits, v) as u8),
         Reg::U16(d) => fill!(d, at, len, base, |v| v as u16),

@@ -78,6 +78,21 @@ multiversion! {
         where A: Copy, F: Fn(A) -> A
 }
 
+multiversion! {
+    /// `out[k] = start + k·step`, wrapping: an i32 iota (one-hot class indices along a row).
+    fn iota_i32 / iota_i32_plain / iota_i32_v4 <>(out: &mut [i32], start: i32, step: i32) where
+}
+
+#[inline(always)]
+fn iota_i32_plain(out: &mut [i32], start: i32, step: i32) {
+    // A running value: a vector induction, no 64-bit products.
+    let mut v = start;
+    for x in out {
+        *x = v;
+        v = v.wrapping_add(step);
+    }
+}
+
 #[inline(always)]
 fn map1_plain<A: Copy, B, F: Fn(A) -> B>(a: &[A], out: &mut [B], f: F) {
     for (o, &x) in out.iter_mut().zip(a) {
