@@ -177,6 +177,30 @@ const ARGMAX: &str = "func.func @main(%arg0: tensor<50x301xf32>) -> (tensor<50xf
   return %1#0, %1#1 : tensor<50xf32>, tensor<50xi32>
 }";
 
+/// A column reduce (slots mode) whose region is one op that is not symmetric in its
+/// arguments: `%acc - %x` and `%x - %acc` fold differently, and either order must be the
+/// interpreter's (region argument 0 is the accumulator).
+#[test]
+fn one_op_regions_keep_the_accumulator_argument_order() {
+    for (lhs, rhs) in [("%acc", "%x"), ("%x", "%acc")] {
+        for dtype in [DType::I32, DType::F32] {
+            let t = format!("tensor<{dtype}>");
+            let text = format!(
+                "func.func @main(%a: tensor<300x7x{dtype}>, %init: {t}) -> tensor<7x{dtype}> {{
+  %0 = stablehlo.reduce(%a init: %init) across dimensions = [0] : (tensor<300x7x{dtype}>, {t}) -> tensor<7x{dtype}>
+   reducer(%acc: {t}, %x: {t})  {{
+    %1 = stablehlo.subtract {lhs}, {rhs} : {t}
+    stablehlo.return %1 : {t}
+  }}
+  return %0 : tensor<7x{dtype}>
+}}"
+            );
+            let (ours, want, inputs) = run_block(&text, 5, None, true);
+            assert_results(&ours, &want, &inputs, 0, &text);
+        }
+    }
+}
+
 #[test]
 fn jax_argmax_variadic_reducer_exact() {
     for seed in 0..4 {

@@ -177,6 +177,9 @@ impl Driver<'_> {
     }
 
     fn slots(&self, reducer: &LoopProgram, at: usize, n: usize) {
+        if let Some(op) = BinaryReducer::of(reducer, self.plan.reduce_types.len()) {
+            return self.slots_binary(op, at, n);
+        }
         let kept = self.plan.kept;
         let count = self.plan.reduce_types.len();
         let mut regs = self.new_regs();
@@ -245,6 +248,87 @@ impl Driver<'_> {
         for (k, acc) in accs.iter().enumerate() {
             // SAFETY: this worker owns results [at, at + n).
             unsafe { self.dests[k].store(acc, at, n) };
+        }
+    }
+}
+
+impl Driver<'_> {
+    /// [`Driver::slots`] for a one-result reduce whose region is one binary op (add, max, …):
+    /// the op runs on the accumulator and the producer's register directly, without the
+    /// general path's copies into and out of the region's registers (three per row).
+    fn slots_binary(&self, op: BinaryReducer, at: usize, n: usize) {
+        let kept = self.plan.kept;
+        let ty = &self.plan.reduce_types[0];
+        let mut regs = self.new_regs();
+        let mut acc = Reg::new(Lane::of(ty.dtype), BLOCK);
+        let mut next = Reg::new(Lane::of(ty.dtype), BLOCK);
+        fill(self.inits[0], ty.dtype, &mut acc, n);
+        for r in 0..self.plan.reduced {
+            self.produce(&mut regs, r * kept + at, n, |_, x| {
+                if op.acc_first {
+                    (op.f)(&acc, x, &mut next, n)
+                } else {
+                    (op.f)(x, &acc, &mut next, n)
+                }
+            });
+            std::mem::swap(&mut acc, &mut next);
+        }
+        // SAFETY: this worker owns results [at, at + n).
+        unsafe { self.dests[0].store(&acc, at, n) };
+    }
+}
+
+/// A reduce region that is one binary op of the accumulator and the input.
+#[derive(Clone, Copy)]
+struct BinaryReducer {
+    f: crate::kernels::fusion::reg::Fn2,
+    /// The accumulator is the op's first operand (region argument 0 is the accumulator).
+    acc_first: bool,
+}
+
+impl BinaryReducer {
+    /// The op of `reducer` when it is `return op(acc, x)` for a reduce of `results` results
+    /// (one: a reduce of several results pairs them up in its region).
+    fn of(reducer: &LoopProgram, results: usize) -> Option<BinaryReducer> {
+        let stage = reducer.stages.first()?;
+        if results != 1 || reducer.stages.len() != 1 || stage.prologue.len() != 2 {
+            return None;
+        }
+        let arg_reg = |k: usize| {
+            stage.prologue.iter().find_map(|i| match i {
+                Instr::Load {
+                    access:
+                        Access {
+                            source: Source::Arg(a),
+                            ..
+                        },
+                    dst,
+                } if *a == k => Some(*dst),
+                _ => None,
+            })
+        };
+        let (acc, x) = (arg_reg(0)?, arg_reg(1)?);
+        match stage.body.as_slice() {
+            [Instr::Apply {
+                body: crate::kernels::fusion::elementwise::Body::Two(f),
+                inputs,
+                dst,
+            }, Instr::Store {
+                src,
+                dest: Dest::Output(0),
+                ..
+            }] if src == dst => match inputs.as_slice() {
+                [a, b] if (*a, *b) == (acc, x) => Some(BinaryReducer {
+                    f: *f,
+                    acc_first: true,
+                }),
+                [a, b] if (*a, *b) == (x, acc) => Some(BinaryReducer {
+                    f: *f,
+                    acc_first: false,
+                }),
+                _ => None,
+            },
+            _ => None,
         }
     }
 }
