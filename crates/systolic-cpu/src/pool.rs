@@ -20,8 +20,9 @@ use systolic_ir::DType;
 /// The most bytes the pool retains.
 pub const MAX_BYTES: usize = 1 << 30;
 
-/// The most vectors retained per (variant, length).
-pub const MAX_PER_KEY: usize = 4;
+/// The most vectors retained per (variant, length): a training step holds a dozen arrays of
+/// one shape at once (activations, their gradients, weight updates).
+pub const MAX_PER_KEY: usize = 16;
 
 /// Vectors smaller than this are left to the allocator.
 pub const MIN_BYTES: usize = 1 << 16;
