@@ -19,6 +19,10 @@ mod tour;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// Large arrays on cache-line boundaries (see [`systolic_cpu::alloc`]).
+#[global_allocator]
+static ALLOCATOR: systolic_cpu::alloc::CacheLineAligned = systolic_cpu::alloc::CacheLineAligned;
+
 /// Systolic: JAX-style array programs in Rust.
 #[derive(Parser, Debug)]
 #[command(name = "systolic", version, about)]

@@ -21,6 +21,7 @@
 
 #![warn(missing_docs)]
 
+pub mod alloc;
 pub mod buffer;
 pub mod error;
 pub mod executable;
