@@ -336,26 +336,17 @@ fn standalone_reduce_lowers_through_the_family_entry_point() {
 #[test]
 fn simple_row_reductions_take_the_rows_mode_and_others_the_slots_mode() {
     use systolic_cpu::kernels::fusion::reduce::plan::{plan_reduction, scalar_constant, Mode};
-    use systolic_cpu::kernels::fusion::BlockSpec;
     let mode_of = |text: &str| -> &'static str {
-        let module = systolic_ir::text::parse_module(text, "t").unwrap();
-        let func = module.func("main").unwrap();
-        let ctx = systolic_cpu::LowerCtx::new(&module, func);
-        let body = func.body.entry().unwrap();
-        let ret = body.ops.last().unwrap();
-        let spec = BlockSpec {
-            args: &body.args,
-            ops: &body.ops,
-            results: &ret.operands,
-        };
-        let plan = plan_reduction(&spec, &|v| ctx.tensor_type(v).ok().cloned(), &|v| {
-            ctx.constant(v).and_then(scalar_constant)
+        fusion_support::with_main_block(text, |spec, ctx| {
+            let plan = plan_reduction(spec, &|v| ctx.tensor_type(v).ok().cloned(), &|v| {
+                ctx.constant(v).and_then(scalar_constant)
+            })
+            .unwrap();
+            match plan.mode {
+                Mode::Rows(_) => "rows",
+                Mode::Slots(_) => "slots",
+            }
         })
-        .unwrap();
-        match plan.mode {
-            Mode::Rows(_) => "rows",
-            Mode::Slots(_) => "slots",
-        }
     };
     let max_rows = "func.func @main(%x: tensor<64x1000xf32>) -> tensor<64xf32> {
   %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>

@@ -9,7 +9,6 @@
 use crate::fusion_support;
 
 use fusion_support::{run_block, Rng};
-use systolic_cpu::kernels::fusion::plan::BlockSpec;
 use systolic_cpu::kernels::fusion::rows::plan_row_block;
 use systolic_ir::{DType, Data, Tensor, TensorType};
 
@@ -180,19 +179,11 @@ fn is_row_program(text: &str) -> bool {
 
 /// Why `text`'s body does not plan as a row program.
 fn row_plan_error(text: &str) -> Option<String> {
-    let module = systolic_ir::text::parse_module(text, "t").unwrap();
-    let func = module.func("main").unwrap();
-    let ctx = systolic_cpu::LowerCtx::new(&module, func);
-    let body = func.body.entry().unwrap();
-    let ret = body.ops.last().unwrap();
-    let spec = BlockSpec {
-        args: &body.args,
-        ops: &body.ops,
-        results: &ret.operands,
-    };
-    plan_row_block(&spec, &|v| ctx.tensor_type(v).ok().cloned())
-        .err()
-        .map(|e| e.0)
+    fusion_support::with_main_block(text, |spec, ctx| {
+        plan_row_block(spec, &|v| ctx.tensor_type(v).ok().cloned())
+            .err()
+            .map(|e| e.0)
+    })
 }
 
 /// Compares within `rel` of each row's largest magnitude (NaNs equal, exact zeros of empty
@@ -392,23 +383,15 @@ fn operands_read_in_place_match_the_interpreter() {
 
 /// Full-row temporaries of the row plan of `text` (values carried from a stage to a later one).
 fn full_row_temps(text: &str) -> usize {
-    let module = systolic_ir::text::parse_module(text, "t").unwrap();
-    let func = module.func("main").unwrap();
-    let ctx = systolic_cpu::LowerCtx::new(&module, func);
-    let body = func.body.entry().unwrap();
-    let ret = body.ops.last().unwrap();
-    let spec = BlockSpec {
-        args: &body.args,
-        ops: &body.ops,
-        results: &ret.operands,
-    };
-    let plan = plan_row_block(&spec, &|v| ctx.tensor_type(v).ok().cloned()).unwrap();
-    let (rows, len) = plan.rows();
-    plan.program()
-        .temp_types
-        .iter()
-        .filter(|t| t.num_elements() == rows * len && len > 1)
-        .count()
+    fusion_support::with_main_block(text, |spec, ctx| {
+        let plan = plan_row_block(spec, &|v| ctx.tensor_type(v).ok().cloned()).unwrap();
+        let (rows, len) = plan.rows();
+        plan.program()
+            .temp_types
+            .iter()
+            .filter(|t| t.num_elements() == rows * len && len > 1)
+            .count()
+    })
 }
 
 /// Cheap values computed from operands (a mask from labels, a select on it, a convert and a

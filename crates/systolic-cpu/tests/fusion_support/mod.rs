@@ -198,3 +198,20 @@ pub fn assert_results(
         }
     }
 }
+
+/// Calls `plan` with the block of `@main` in `text` (its ops up to the `return`, which gives
+/// the results) and the lowering context that types and folds its values: for tests that plan
+/// a body the way the fusion kernels do.
+pub fn with_main_block<R>(text: &str, plan: impl FnOnce(&BlockSpec, &LowerCtx) -> R) -> R {
+    let module = systolic_ir::text::parse_module(text, "t").unwrap();
+    let func = module.func("main").unwrap();
+    let ctx = LowerCtx::new(&module, func);
+    let body = func.body.entry().unwrap();
+    let ret = body.ops.last().unwrap();
+    let spec = BlockSpec {
+        args: &body.args,
+        ops: &body.ops,
+        results: &ret.operands,
+    };
+    plan(&spec, &ctx)
+}
