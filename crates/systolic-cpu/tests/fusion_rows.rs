@@ -430,6 +430,99 @@ fn recomputed_rows(rows: i64, cols: i64, dtype: DType) -> String {
     )
 }
 
+/// Elementwise work with a per-row operand `%v` on either side (add, subtract, multiply,
+/// compare) in `dtype`, and a row sum in f32 that makes the block a row program: the row
+/// values are splat operands in blocks within one row.
+fn per_row_operands(rows: i64, cols: i64, dtype: DType) -> String {
+    let (t, k) = (ty(&[rows, cols], dtype), ty(&[rows], dtype));
+    let (t32, k32) = (ty(&[rows, cols], DType::F32), ty(&[rows], DType::F32));
+    let tb = ty(&[rows, cols], DType::Bool);
+    format!(
+        "func.func @main(%x: {t}, %v: {k}) -> ({t}, {t}, {t}, {tb}, {k32}) {{
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %vb = stablehlo.broadcast_in_dim %v, dims = [0] : ({k}) -> {t}
+  %a = stablehlo.add %x, %vb : {t}
+  %s = stablehlo.subtract %vb, %x : {t}
+  %p = stablehlo.multiply %x, %vb : {t}
+  %c = stablehlo.compare LT, %vb, %x, FLOAT : ({t}, {t}) -> {tb}
+  %x32 = stablehlo.convert %x : ({t}) -> {t32}
+  %r = stablehlo.reduce(%x32 init: %zero) applies stablehlo.add across dimensions = [1] : ({t32}, tensor<f32>) -> {k32}
+  return %a, %s, %p, %c, %r : {t}, {t}, {t}, {tb}, {k32}
+}}"
+    )
+}
+
+/// The splat loads of the row plan of `text`.
+fn splat_loads(text: &str) -> usize {
+    let module = systolic_ir::text::parse_module(text, "t").unwrap();
+    let func = module.func("main").unwrap();
+    let ctx = systolic_cpu::LowerCtx::new(&module, func);
+    let body = func.body.entry().unwrap();
+    let ret = body.ops.last().unwrap();
+    let spec = BlockSpec {
+        args: &body.args,
+        ops: &body.ops,
+        results: &ret.operands,
+    };
+    let plan = plan_row_block(&spec, &|v| ctx.tensor_type(v).ok().cloned()).unwrap();
+    plan.splat_loads()
+}
+
+/// Exactly equal results (floats bit for bit, NaNs as NaNs of any payload).
+fn assert_exact(ours: &[Tensor], want: &[Tensor], what: &str) {
+    assert_eq!(ours.len(), want.len(), "{what}: result count");
+    for (k, (o, w)) in ours.iter().zip(want).enumerate() {
+        let (Data::Float(a), Data::Float(b)) = (o.data(), w.data()) else {
+            assert_eq!(o, w, "{what}: result {k}");
+            continue;
+        };
+        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            let same = x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan());
+            assert!(
+                same,
+                "{what}: result {k} element {i}: ours {x}, interpreter {y}"
+            );
+        }
+    }
+}
+
+#[test]
+fn per_row_operands_match_the_interpreter() {
+    // The row max, the log of the row sum and the label are splats in the cross-entropy.
+    assert_eq!(splat_loads(&xent_rows(8, 1000)), 3);
+    assert_eq!(splat_loads(&per_row_operands(8, 1000, DType::BF16)), 1);
+    let mut seed = 900;
+    for (rows, cols) in [
+        (1, 1),
+        (3, 1),
+        (0, 5),
+        (4, 0),
+        (1, 7),
+        (5, 33),
+        (3, 600),
+        (2, 2049),
+        (2, 3001),
+    ] {
+        for dtype in [DType::F32, DType::F64, DType::BF16, DType::F16] {
+            let text = per_row_operands(rows, cols, dtype);
+            assert!(is_row_program(&text), "not a row program:\n{text}");
+            for special in [false, true] {
+                let inputs = (!special).then(|| inputs_of(&text, seed));
+                let (ours, want, _) = run_block(&text, seed, inputs, true);
+                let what = format!("per-row operands {rows}x{cols} {dtype}");
+                // The elementwise results are exact; the f32 row sums are reassociated (and
+                // compared on moderate inputs only: `assert_close` takes inf − inf as a miss).
+                let n = ours.len() - 1;
+                assert_exact(&ours[..n], &want[..n], &what);
+                if !special {
+                    assert_close(&ours[n..], &want[n..], 1e-5, &what);
+                }
+                seed += 1;
+            }
+        }
+    }
+}
+
 #[test]
 fn values_recomputed_in_later_stages_match_the_interpreter() {
     // The cross-entropy's one-hot is recomputed in its last stage: only x − max is carried.

@@ -24,7 +24,7 @@ use reg::Reg;
 fn convert_body(body: &Body, inputs: &[usize], regs: &[Reg], out: &mut Reg, n: usize) {
     match body {
         Body::One(f) => f(&regs[inputs[0]], out, n),
-        Body::Two(f) => f(&regs[inputs[0]], &regs[inputs[1]], out, n),
+        Body::Two(f) | Body::TwoSplat(f) => f(&regs[inputs[0]], &regs[inputs[1]], out, n),
         Body::Three(f) => f(&regs[inputs[0]], &regs[inputs[1]], &regs[inputs[2]], out, n),
         Body::Bitcast { from, to } => {
             elementwise::convert::bitcast(*from, *to, &regs[inputs[0]], out, n)

@@ -568,10 +568,14 @@ impl Planner<'_> {
         let dtype = rty.dtype;
         let max = OpKind::Binary(BinaryOp::Maximum);
         let min = OpKind::Binary(BinaryOp::Minimum);
-        let (Some(Body::Two(fmax)), Some(Body::Two(fmin))) = (
+        let (
+            Some(Body::Two(fmax) | Body::TwoSplat(fmax)),
+            Some(Body::Two(fmin) | Body::TwoSplat(fmin)),
+        ) = (
             elementwise::resolve(&max, &[dtype, dtype], dtype),
             elementwise::resolve(&min, &[dtype, dtype], dtype),
-        ) else {
+        )
+        else {
             unsupported!("clamp on {dtypes:?}");
         };
         let (rx, rlo, rhi) = (
@@ -652,7 +656,7 @@ impl Planner<'_> {
 fn arity(body: &Body) -> usize {
     match body {
         Body::One(_) | Body::Bitcast { .. } | Body::ReducePrecision(_) => 1,
-        Body::Two(_) => 2,
+        Body::Two(_) | Body::TwoSplat(_) => 2,
         Body::Three(_) => 3,
     }
 }

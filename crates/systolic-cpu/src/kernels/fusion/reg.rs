@@ -60,6 +60,9 @@ pub struct Lanes<T> {
     /// The viewed lanes (null: none, the owned vector is the value).
     view: *const T,
     view_len: usize,
+    /// Lane 0 of the owned vector is the value of every lane (see [`Reg::splat`]); reads see
+    /// that one lane, so only bodies that expect a splat (see [`splat`]) can read the block.
+    splat: bool,
 }
 
 // SAFETY: a view is only read, and only while the buffer it points into is alive and not
@@ -74,6 +77,7 @@ impl<T> From<Vec<T>> for Lanes<T> {
             owned,
             view: std::ptr::null(),
             view_len: 0,
+            splat: false,
         }
     }
 }
@@ -82,7 +86,9 @@ impl<T> std::ops::Deref for Lanes<T> {
     type Target = [T];
     #[inline]
     fn deref(&self) -> &[T] {
-        if self.view.is_null() {
+        if self.splat {
+            &self.owned[..1]
+        } else if self.view.is_null() {
             &self.owned
         } else {
             // SAFETY: set by `Reg::view`, whose caller keeps the viewed buffer alive and
@@ -98,6 +104,7 @@ impl<T: Copy> std::ops::DerefMut for Lanes<T> {
         if !self.view.is_null() {
             self.copy_view();
         }
+        self.splat = false;
         &mut self.owned
     }
 }
@@ -108,6 +115,7 @@ impl<T> Lanes<T> {
     #[inline]
     fn unview(&mut self) {
         self.view = std::ptr::null();
+        self.splat = false;
     }
 }
 
@@ -222,6 +230,15 @@ impl Reg {
         let l = T::lanes_of(self);
         l.view = lanes.as_ptr();
         l.view_len = lanes.len();
+        l.splat = false;
+    }
+
+    /// Marks the register's lane 0 (already written) as the value of every lane of the
+    /// block: a value uniform over a row is loaded once instead of filled into every lane,
+    /// and the bodies reading it (see [`splat`]) take it as a scalar operand. Cleared when
+    /// the register is written again.
+    pub fn splat(&mut self) {
+        with_lanes!(self, v => v.splat = true)
     }
 
     /// Drops a view (see [`Reg::view`]) without copying it, for a register about to be
@@ -245,6 +262,8 @@ pub trait LaneType: Copy + Default + PartialEq + PartialOrd + Send + Sync + 'sta
     fn of_mut(reg: &mut Reg) -> &mut [Self];
     /// The register's lane storage (owned or viewed).
     fn lanes_of(reg: &mut Reg) -> &mut Lanes<Self>;
+    /// The register's lane storage, shared.
+    fn lanes_ref(reg: &Reg) -> &Lanes<Self>;
 }
 
 macro_rules! lane_type {
@@ -267,6 +286,13 @@ macro_rules! lane_type {
             }
             #[inline]
             fn lanes_of(reg: &mut Reg) -> &mut Lanes<Self> {
+                match reg {
+                    Reg::$variant(v) => v,
+                    other => lane_mismatch(Lane::$variant, other),
+                }
+            }
+            #[inline]
+            fn lanes_ref(reg: &Reg) -> &Lanes<Self> {
                 match reg {
                     Reg::$variant(v) => v,
                     other => lane_mismatch(Lane::$variant, other),
@@ -307,6 +333,14 @@ pub type Fn3 = fn(&Reg, &Reg, &Reg, &mut Reg, usize);
 #[inline]
 pub fn lanes<T: LaneType>(reg: &Reg, n: usize) -> &[T] {
     &T::of(reg)[..n]
+}
+
+/// The value of every lane of a splat register (see [`Reg::splat`]), or `None` for a
+/// register holding its lanes.
+#[inline]
+pub fn splat<T: LaneType>(reg: &Reg) -> Option<T> {
+    let l = T::lanes_ref(reg);
+    l.splat.then(|| l.owned[0])
 }
 
 /// The first `n` lanes of a register, mutably.

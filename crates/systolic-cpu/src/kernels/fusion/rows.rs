@@ -21,6 +21,7 @@
 //! from its start, so results do not depend on the number of threads.
 
 use super::access::{cache_lines, load, prefetch_line, view, SharedDest};
+use super::elementwise::Body;
 use super::exec::{self, step, Env, BLOCK, PARALLEL_MIN};
 use super::plan::{plan_rows, BlockSpec, FoldSpec, RowSpace, Unsupported};
 use super::program::{Access, Dest, Instr, LoopProgram, Source, Stage};
@@ -65,12 +66,20 @@ pub struct RowPlan {
     /// full stage, `prefetch_stage`, prefetches them for the next chunk while it computes.
     streams: Vec<(usize, Access)>,
     prefetch_stage: Option<usize>,
+    /// Per stage and body instruction: a load of a value uniform over each row that only
+    /// bodies taking splats read (see [`splat_loads`]).
+    splats: Vec<Vec<bool>>,
 }
 
 impl RowPlan {
     /// The loop program (its reduces as folds).
     pub fn program(&self) -> &LoopProgram {
         &self.program
+    }
+
+    /// Loads of per-row values that run as splats in blocks within one row.
+    pub fn splat_loads(&self) -> usize {
+        self.splats.iter().flatten().filter(|&&b| b).count()
     }
 
     /// Number of rows and their length.
@@ -238,7 +247,14 @@ pub fn plan_row_block(
             }
         }
     }
+    let splats = program
+        .stages
+        .iter()
+        .zip(&full)
+        .map(|(stage, &full)| splat_loads(stage, full, row_len))
+        .collect();
     Ok(RowPlan {
+        splats,
         prefetch_stage: full_stages.get(1).copied(),
         streams,
         program,
@@ -250,6 +266,62 @@ pub fn plan_row_block(
         stage_folds,
         per_row,
     })
+}
+
+/// Per body instruction of a stage: a load that reads one value per row (the row's max, the
+/// log of its sum, its label) whose register only [`Body::TwoSplat`] bodies read before it
+/// is loaded again. In a block within one row such a load writes one lane and marks the
+/// register a splat (see [`Reg::splat`]) instead of filling every lane with the value.
+fn splat_loads(stage: &Stage, full: bool, row_len: usize) -> Vec<bool> {
+    let body = &stage.body;
+    let only_splat_readers = |i: usize, r: usize| {
+        let mut readers = 0;
+        for instr in &body[i + 1..] {
+            let (reads, writes) = match instr {
+                Instr::Apply { body, inputs, dst } => {
+                    let reads = inputs.contains(&r);
+                    if reads && !matches!(body, Body::TwoSplat(_)) {
+                        return false;
+                    }
+                    (reads, *dst == r)
+                }
+                Instr::Load { dst, .. } => (false, *dst == r),
+                Instr::Fold { src, .. } | Instr::Store { src, .. } if *src == r => return false,
+                Instr::Fold { .. } | Instr::Store { .. } => (false, false),
+            };
+            readers += usize::from(reads);
+            if writes {
+                break;
+            }
+        }
+        readers > 0
+    };
+    body.iter()
+        .enumerate()
+        .map(|(i, instr)| match instr {
+            Instr::Load { access, dst } => {
+                let from_buffer = matches!(access.source, Source::Arg(_) | Source::Temp(_));
+                full && from_buffer
+                    && row_uniform(&stage.dims, access, row_len)
+                    && only_splat_readers(i, *dst)
+            }
+            _ => false,
+        })
+        .collect()
+}
+
+/// Every element of a row reads the same element of the source: the stage's innermost
+/// dimensions make up the row, and the access does not step along them.
+fn row_uniform(dims: &[usize], access: &Access, row_len: usize) -> bool {
+    let mut inner = 1;
+    let mut k = dims.len();
+    while inner < row_len && k > 0 {
+        k -= 1;
+        inner *= dims[k];
+    }
+    inner == row_len
+        && access.strides.len() == dims.len()
+        && access.strides[k..].iter().all(|&s| s == 0)
 }
 
 /// Element `p` of the stage reads element `p` of the source.
@@ -476,7 +548,8 @@ impl<'a> Worker<'a> {
         let mut lines = std::mem::take(&mut self.lines);
         let per_instr = lines.len().div_ceil(stage.body.len().max(1));
         let mut queued = lines.iter().copied();
-        for instr in &stage.body {
+        let one_row = n > 0 && c > 0 && at / c == (at + n - 1) / c;
+        for (i, instr) in stage.body.iter().enumerate() {
             queued.by_ref().take(per_instr).for_each(prefetch_line);
             match instr {
                 Instr::Load { access, dst } => {
@@ -489,6 +562,11 @@ impl<'a> Worker<'a> {
                         }
                     };
                     let dst = &mut regs[*dst];
+                    if one_row && self.plan.splats[s][i] {
+                        load(&stage.dims, access, Some(source), start, 1, dst);
+                        dst.splat();
+                        continue;
+                    }
                     // SAFETY: operands outlive the worker and are never written; a temporary
                     // is written only by the stage computing it, of a lower level than every
                     // stage reading it, so not while this stage reads this block.

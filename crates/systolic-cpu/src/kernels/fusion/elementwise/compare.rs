@@ -8,17 +8,19 @@ use crate::kernels::fusion::reg::{lanes, lanes_mut, Fn2, Fn3, LaneType, Reg};
 use crate::kernels::math::simd::{map2, map3};
 use systolic_ir::{BinaryOp, ComparisonDirection, UnaryOp};
 
-/// A comparison of lane values `T` as keys `K` (the key function makes the relation).
+/// A comparison of lane values `T` as keys `K` (the key function makes the relation); either
+/// input may be a splat register (see [`super::zip2`]).
 macro_rules! relation {
     ($dir:expr, $T:ty, |$x:ident| $key:expr) => {{
         use ComparisonDirection::*;
         macro_rules! rel {
             ($op:tt) => {
                 (|a: &Reg, b: &Reg, o: &mut Reg, n: usize| {
-                    map2(
-                        lanes::<$T>(a, n),
-                        lanes::<$T>(b, n),
-                        lanes_mut::<bool>(o, n),
+                    super::zip2(
+                        a,
+                        b,
+                        o,
+                        n,
                         #[inline(always)]
                         |p: $T, q: $T| {
                             let key = |$x: $T| $key;

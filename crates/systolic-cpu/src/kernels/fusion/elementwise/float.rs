@@ -24,14 +24,16 @@ macro_rules! body1 {
     };
 }
 
-/// Declares an [`Fn2`] over format `$F` computing `$body` from lane values `$x`, `$y`.
+/// Declares an [`Fn2`] over format `$F` computing `$body` from lane values `$x`, `$y`; either
+/// input may be a splat register (see [`super::zip2`]).
 macro_rules! body2 {
     ($F:ident, |$x:ident, $y:ident| $body:expr) => {
         (|a: &Reg, b: &Reg, o: &mut Reg, n: usize| {
-            map2(
-                lanes::<$F::L>(a, n),
-                lanes::<$F::L>(b, n),
-                lanes_mut::<$F::L>(o, n),
+            super::zip2(
+                a,
+                b,
+                o,
+                n,
                 #[inline(always)]
                 |$x: $F::L, $y: $F::L| $body,
             )

@@ -6,6 +6,7 @@ use super::plan::{Init, Mode, ReducePlan};
 use crate::buffer::{CpuBuffer, Storage};
 use crate::error::{CpuError, Result};
 use crate::kernels::fusion::access::{load, SharedDest};
+use crate::kernels::fusion::elementwise::Body;
 use crate::kernels::fusion::exec::{self, step, Buffers, Env, BLOCK, PARALLEL_MIN};
 use crate::kernels::fusion::program::{Access, Dest, Instr, LoopProgram, Source, Stage};
 use crate::kernels::fusion::reg::{Lane, Reg};
@@ -310,7 +311,7 @@ impl BinaryReducer {
         let (acc, x) = (arg_reg(0)?, arg_reg(1)?);
         match stage.body.as_slice() {
             [Instr::Apply {
-                body: crate::kernels::fusion::elementwise::Body::Two(f),
+                body: Body::Two(f) | Body::TwoSplat(f),
                 inputs,
                 dst,
             }, Instr::Store {
