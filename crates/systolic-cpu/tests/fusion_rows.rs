@@ -454,18 +454,11 @@ fn per_row_operands(rows: i64, cols: i64, dtype: DType) -> String {
 
 /// The splat loads of the row plan of `text`.
 fn splat_loads(text: &str) -> usize {
-    let module = systolic_ir::text::parse_module(text, "t").unwrap();
-    let func = module.func("main").unwrap();
-    let ctx = systolic_cpu::LowerCtx::new(&module, func);
-    let body = func.body.entry().unwrap();
-    let ret = body.ops.last().unwrap();
-    let spec = BlockSpec {
-        args: &body.args,
-        ops: &body.ops,
-        results: &ret.operands,
-    };
-    let plan = plan_row_block(&spec, &|v| ctx.tensor_type(v).ok().cloned()).unwrap();
-    plan.splat_loads()
+    fusion_support::with_main_block(text, |spec, ctx| {
+        plan_row_block(spec, &|v| ctx.tensor_type(v).ok().cloned())
+            .unwrap()
+            .splat_loads()
+    })
 }
 
 /// Exactly equal results (floats bit for bit, NaNs as NaNs of any payload).
