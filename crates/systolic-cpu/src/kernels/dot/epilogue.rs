@@ -19,7 +19,7 @@ use crate::buffer::{CpuBuffer, Storage};
 use crate::cpu_bail;
 use crate::error::{CpuError, Result};
 use crate::kernel::{Arg, Kernel};
-use crate::kernels::fusion::access::SharedDest;
+use crate::kernels::fusion::access::{fence_streams, SharedDest};
 use crate::kernels::fusion::exec::{self, step, Env, BLOCK, PARALLEL_MIN};
 use crate::kernels::fusion::plan::{plan, BlockSpec};
 use crate::kernels::fusion::program::{Dest, Instr, LoopProgram, Source, Stage};
@@ -256,7 +256,7 @@ fn dests(program: &LoopProgram, outputs: &mut [Storage]) -> Vec<SharedDest> {
     outputs
         .iter_mut()
         .zip(&program.result_types)
-        .map(|(s, t)| SharedDest::new(s, t.dtype))
+        .map(|(s, t)| SharedDest::streaming(s, t.dtype))
         .collect()
 }
 
@@ -304,4 +304,5 @@ fn run_range(stage: &Stage, env: &Env, dests: &[SharedDest], start: usize, end: 
         }
         at += n;
     }
+    fence_streams();
 }
