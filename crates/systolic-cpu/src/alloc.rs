@@ -28,45 +28,84 @@ pub struct CacheLineAligned;
 
 const LINE: usize = 64;
 
-fn widen(layout: Layout) -> Layout {
-    if layout.size() >= LARGE && layout.align() < LINE {
-        // A valid layout stays valid with a larger power-of-two alignment at this size.
-        Layout::from_size_align(layout.size(), LINE).unwrap_or(layout)
-    } else {
-        layout
-    }
+/// Room in front of a large block: up to a line to reach the boundary, and the word before it
+/// that holds the system block's address.
+const SLACK: usize = LINE + std::mem::size_of::<usize>();
+
+/// True for the layouts this allocator places itself (the rest go to `System` unchanged).
+fn placed(layout: Layout) -> bool {
+    layout.size() >= LARGE && layout.align() <= LINE
 }
 
-// SAFETY: every call is forwarded to `System` with the same size and an alignment that depends
-// only on the size and the caller's alignment, so `dealloc` and `realloc` see the layout their
-// block was allocated with; a larger alignment satisfies the caller's.
+/// The system block behind a placed block of `size` bytes.
+fn system_layout(size: usize) -> Option<Layout> {
+    Layout::from_size_align(size.checked_add(SLACK)?, std::mem::align_of::<usize>()).ok()
+}
+
+/// The placed block inside system block `raw`: the first line boundary with a word before it,
+/// where the word records `raw`.
+///
+/// # Safety
+/// `raw` must be a live system block of at least `system_layout(size)` bytes, or null.
+unsafe fn place(raw: *mut u8) -> *mut u8 {
+    if raw.is_null() {
+        return raw;
+    }
+    let start = raw as usize + std::mem::size_of::<usize>();
+    let block = raw.add(start.next_multiple_of(LINE) - raw as usize);
+    (block as *mut usize).sub(1).write_unaligned(raw as usize);
+    block
+}
+
+/// The system block recorded in front of placed block `block`.
+///
+/// # Safety
+/// `block` must come from [`place`].
+unsafe fn system_block(block: *mut u8) -> *mut u8 {
+    (block as *const usize).sub(1).read_unaligned() as *mut u8
+}
+
+// SAFETY: small blocks and over-aligned ones go to `System` as they are. A large block is a
+// system block `SLACK` bytes longer, of which the caller gets the part from the first line
+// boundary with a word in front (which records the system block, so `dealloc` and `realloc`
+// find it); `placed` depends only on the layout, so every call sees the kind of block it was
+// given. Zeroed blocks come from the system's zeroed allocation (calloc: no fill of fresh
+// memory).
 unsafe impl GlobalAlloc for CacheLineAligned {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        System.alloc(widen(layout))
+        match (placed(layout), system_layout(layout.size())) {
+            (true, Some(sys)) => place(System.alloc(sys)),
+            (true, None) => std::ptr::null_mut(),
+            (false, _) => System.alloc(layout),
+        }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        System.alloc_zeroed(widen(layout))
+        match (placed(layout), system_layout(layout.size())) {
+            (true, Some(sys)) => place(System.alloc_zeroed(sys)),
+            (true, None) => std::ptr::null_mut(),
+            (false, _) => System.alloc_zeroed(layout),
+        }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, widen(layout))
+        match (placed(layout), system_layout(layout.size())) {
+            (true, Some(sys)) => System.dealloc(system_block(ptr), sys),
+            _ => System.dealloc(ptr, layout),
+        }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let old = widen(layout);
         let Ok(new) = Layout::from_size_align(new_size, layout.align()) else {
             return std::ptr::null_mut();
         };
-        let new = widen(new);
-        if old.align() == new.align() {
-            return System.realloc(ptr, old, new_size);
+        if !placed(layout) && !placed(new) {
+            return System.realloc(ptr, layout, new_size);
         }
-        // The alignment changes across the threshold: move by hand.
-        let fresh = System.alloc(new);
+        let fresh = self.alloc(new);
         if !fresh.is_null() {
-            std::ptr::copy_nonoverlapping(ptr, fresh, old.size().min(new_size));
-            System.dealloc(ptr, old);
+            std::ptr::copy_nonoverlapping(ptr, fresh, layout.size().min(new_size));
+            self.dealloc(ptr, layout);
         }
         fresh
     }
@@ -81,8 +120,7 @@ mod tests {
         let a = CacheLineAligned;
         let small = Layout::from_size_align(100, 4).unwrap();
         let large = Layout::from_size_align(LARGE + 12, 4).unwrap();
-        assert_eq!(widen(small), small);
-        assert_eq!(widen(large).align(), LINE);
+        assert!(!placed(small) && placed(large));
         // SAFETY: each block is used within its layout and freed with the layout it has.
         unsafe {
             let p = a.alloc_zeroed(large);
