@@ -15,8 +15,9 @@
 //! (64 bytes) costs three times the cycles (measured: 46 against 15 per `tdpbf16ps` with
 //! tiles in L1). XLA allocates its buffers 64-byte aligned; so do we, for every block of at
 //! least [`LARGE`] bytes. Small blocks keep the system's alignment (no waste). Measured with the
-//! `systolic` command (chrt -f 50, `--repeat 30`, two rounds): the 2048³ bf16 product on AMX
-//! 9.5/9.1 → 8.2/8.1 ms; the other benchmark programs unchanged within noise.
+//! `systolic` command (chrt -f 50, `--repeat 30`–`40`): the 2048³ bf16 product on AMX
+//! 9.5/9.1 → 8.2/8.1 ms in one session, 10.8/10.3/10.6 → 10.0/10.0/9.8 ms in a later one; the
+//! other benchmark programs unchanged within noise.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
