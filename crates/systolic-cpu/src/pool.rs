@@ -45,15 +45,19 @@ fn lock() -> MutexGuard<'static, Pool> {
     POOL.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// The pool's key for vectors of `n` elements of `dtype`.
+fn key(dtype: DType, n: usize) -> Key {
+    (std::mem::discriminant(&Storage::zeros(dtype, 0)), n)
+}
+
 fn bytes_of(s: &Storage) -> usize {
     crate::with_storage!(s, v => std::mem::size_of_val(v.as_slice()))
 }
 
 /// A pooled vector for `n` elements of `dtype`, if one is free.
 fn pop(dtype: DType, n: usize) -> Option<Storage> {
-    let key = (std::mem::discriminant(&Storage::zeros(dtype, 0)), n);
     let mut p = lock();
-    let s = p.free.as_mut()?.get_mut(&key)?.pop()?;
+    let s = p.free.as_mut()?.get_mut(&key(dtype, n))?.pop()?;
     p.bytes -= bytes_of(&s);
     Some(s)
 }
@@ -109,11 +113,10 @@ pub fn pooled_bytes() -> usize {
 /// How many vectors for `n` elements of `dtype` the pool holds now (for tests: with a length
 /// no other test uses, the count is theirs alone).
 pub fn pooled(dtype: DType, n: usize) -> usize {
-    let key = (std::mem::discriminant(&Storage::zeros(dtype, 0)), n);
     lock()
         .free
         .as_ref()
-        .and_then(|f| f.get(&key))
+        .and_then(|f| f.get(&key(dtype, n)))
         .map_or(0, Vec::len)
 }
 

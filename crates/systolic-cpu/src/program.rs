@@ -208,6 +208,9 @@ pub struct Program {
     outputs: Vec<usize>,
     /// Inputs nobody reads: dropped on entry.
     unused_inputs: Vec<usize>,
+    /// The inputs hold at least [`PARALLEL_MIN`](crate::kernels::fusion::exec::PARALLEL_MIN)
+    /// elements: [`Program::execute`] runs on a worker thread.
+    large_inputs: bool,
 }
 
 impl Program {
@@ -256,6 +259,12 @@ impl Program {
             frees.dedup();
             step.frees = frees;
         }
+        let input_elements: usize = input_types
+            .iter()
+            .filter_map(Type::as_tensor)
+            .map(|t| t.num_elements())
+            .sum();
+        let large_inputs = input_elements >= crate::kernels::fusion::exec::PARALLEL_MIN;
         let unused_inputs = inputs
             .iter()
             .copied()
@@ -269,6 +278,7 @@ impl Program {
             steps,
             outputs,
             unused_inputs,
+            large_inputs,
         }
     }
 
@@ -296,14 +306,7 @@ impl Program {
     /// other workers steal move. Small programs stay on the caller's thread (one hand-off
     /// would cost more than they do); on a worker already (a nested call) it runs in place.
     pub fn execute<'p>(&'p self, inputs: Vec<ValueArg<'p>>) -> Result<Vec<RtValue>> {
-        let elements: usize = self
-            .input_types
-            .iter()
-            .filter_map(Type::as_tensor)
-            .map(|t| t.num_elements())
-            .sum();
-        let small = elements < crate::kernels::fusion::exec::PARALLEL_MIN;
-        if small || rayon::current_thread_index().is_some() {
+        if !self.large_inputs || rayon::current_thread_index().is_some() {
             return self.run(inputs);
         }
         let mut result = None;

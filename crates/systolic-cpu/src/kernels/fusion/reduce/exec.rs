@@ -51,12 +51,17 @@ pub fn run(plan: &ReducePlan, args: &[&CpuBuffer]) -> Result<Vec<CpuBuffer>> {
             .collect();
         let env = Env::reading(&plan.producer, args, &buffers.temps);
         let stage = &plan.producer.stages[last];
+        let binary = match &plan.mode {
+            Mode::Slots(reducer) => BinaryReducer::of(reducer, plan.reduce_types.len()),
+            Mode::Rows(_) => None,
+        };
         let driver = Driver {
             plan,
             stage,
             env: &env,
             inits: &inits,
             dests: &dests,
+            binary,
         };
         driver.run();
     }
@@ -81,6 +86,8 @@ struct Driver<'a> {
     env: &'a Env<'a>,
     inits: &'a [&'a Storage],
     dests: &'a [SharedDest],
+    /// The slots mode's region when it is one binary op (recognised once per run).
+    binary: Option<BinaryReducer>,
 }
 
 impl Driver<'_> {
@@ -178,7 +185,7 @@ impl Driver<'_> {
     }
 
     fn slots(&self, reducer: &LoopProgram, at: usize, n: usize) {
-        if let Some(op) = BinaryReducer::of(reducer, self.plan.reduce_types.len()) {
+        if let Some(op) = self.binary {
             return self.slots_binary(op, at, n);
         }
         let kept = self.plan.kept;
