@@ -30,6 +30,7 @@ pub mod kernels;
 pub mod lower;
 pub mod pool;
 pub mod program;
+pub mod schedule;
 
 pub use buffer::{CpuBuffer, Storage};
 pub use error::{CpuError, Result};

@@ -13,6 +13,7 @@
 use crate::buffer::CpuBuffer;
 use crate::error::{CpuError, Result};
 use crate::kernel::{Arg, Kernel};
+use crate::schedule::{schedule, Schedule, StepInfo};
 use std::fmt;
 use systolic_ir::{Span, Type};
 
@@ -151,6 +152,8 @@ pub struct Step {
     pub op_name: String,
     /// Where the op is in the source.
     pub span: Option<Span>,
+    /// Estimated run time, ns ([`crate::lower::cost`]): what the scheduler pairs steps by.
+    pub cost_ns: f64,
     /// Per operand: this is the slot's last use, pass it by value.
     owned: Vec<bool>,
     /// Slots dropped after this step (last uses not passed by value, unused results).
@@ -174,9 +177,22 @@ impl Step {
             result_types,
             op_name,
             span,
+            cost_ns: 0.0,
             owned: vec![],
             frees: vec![],
         }
+    }
+
+    /// The step with its estimated run time.
+    pub fn with_cost(mut self, cost_ns: f64) -> Step {
+        self.cost_ns = cost_ns;
+        self
+    }
+
+    /// A tensor kernel: no side effects, no nested programs, so the scheduler may move it and
+    /// run it beside another step.
+    fn movable(&self) -> bool {
+        matches!(self.exec, Exec::Kernel(_))
     }
 
     /// The kernel's description.
@@ -186,6 +202,23 @@ impl Step {
             Exec::Value(k) => k.name(),
             Exec::Constant(v) => format!("constant {}", v.ty()),
         }
+    }
+
+    /// Runs the kernel on `args` and checks the results' types.
+    fn exec<'r>(&self, args: Vec<ValueArg<'_>>) -> Result<Vec<ValueArg<'r>>> {
+        let results = match &self.exec {
+            Exec::Kernel(k) => {
+                let args = args
+                    .into_iter()
+                    .map(ValueArg::into_kernel_arg)
+                    .collect::<Result<Vec<_>>>()?;
+                k.run(args)?.into_iter().map(RtValue::Buffer).collect()
+            }
+            Exec::Value(k) => k.run(args)?,
+            Exec::Constant(v) => vec![v.clone()],
+        };
+        check_results(self, &results)?;
+        Ok(results.into_iter().map(ValueArg::Owned).collect())
     }
 
     fn locate(&self, mut e: CpuError) -> CpuError {
@@ -205,6 +238,8 @@ pub struct Program {
     inputs: Vec<usize>,
     input_types: Vec<Type>,
     steps: Vec<Step>,
+    /// `with_next[k]`: steps `k` and `k + 1` run at the same time ([`crate::schedule`]).
+    with_next: Vec<bool>,
     outputs: Vec<usize>,
     /// Inputs nobody reads: dropped on entry.
     unused_inputs: Vec<usize>,
@@ -214,7 +249,8 @@ pub struct Program {
 }
 
 impl Program {
-    /// A program over `num_slots` slots; computes every slot's last use.
+    /// A program over `num_slots` slots: orders the steps ([`crate::schedule`]: independent
+    /// steps of similar cost run side by side) and computes every slot's last use.
     ///
     /// `inputs[i]` is the slot argument `i` is written to; `outputs` are read at the end.
     pub fn new(
@@ -222,9 +258,24 @@ impl Program {
         num_slots: usize,
         inputs: Vec<usize>,
         input_types: Vec<Type>,
-        mut steps: Vec<Step>,
+        steps: Vec<Step>,
         outputs: Vec<usize>,
     ) -> Program {
+        let infos: Vec<StepInfo> = steps
+            .iter()
+            .map(|s| StepInfo {
+                reads: s.operands.clone(),
+                writes: s.results.clone(),
+                cost_ns: s.cost_ns,
+                movable: s.movable(),
+            })
+            .collect();
+        let Schedule { order, with_next } = schedule(&infos);
+        let mut by_index: Vec<Option<Step>> = steps.into_iter().map(Some).collect();
+        let mut steps: Vec<Step> = order
+            .iter()
+            .map(|&i| by_index[i].take().expect("a schedule is a permutation"))
+            .collect();
         const NEVER: usize = usize::MAX;
         let mut last_use = vec![NEVER; num_slots];
         for (i, step) in steps.iter().enumerate() {
@@ -232,6 +283,19 @@ impl Program {
                 last_use[s] = i;
             }
         }
+        // A step running beside another may not take a value the other reads.
+        let partner_reads: Vec<Vec<usize>> = (0..steps.len())
+            .map(|i| {
+                let partner = if with_next[i] {
+                    Some(i + 1)
+                } else if i > 0 && with_next[i - 1] {
+                    Some(i - 1)
+                } else {
+                    None
+                };
+                partner.map_or_else(Vec::new, |p| steps[p].operands.clone())
+            })
+            .collect();
         let mut is_output = vec![false; num_slots];
         for &s in &outputs {
             is_output[s] = true;
@@ -241,7 +305,11 @@ impl Program {
             step.owned = step
                 .operands
                 .iter()
-                .map(|&s| dies_here(s) && step.operands.iter().filter(|&&o| o == s).count() == 1)
+                .map(|&s| {
+                    dies_here(s)
+                        && step.operands.iter().filter(|&&o| o == s).count() == 1
+                        && !partner_reads[i].contains(&s)
+                })
                 .collect();
             let mut frees: Vec<usize> = step
                 .operands
@@ -276,6 +344,7 @@ impl Program {
             inputs,
             input_types,
             steps,
+            with_next,
             outputs,
             unused_inputs,
             large_inputs,
@@ -332,17 +401,24 @@ impl Program {
         for &s in &self.unused_inputs {
             slots[s] = None;
         }
-        for step in &self.steps {
-            let results = self
-                .run_step(step, &mut slots)
-                .map_err(|e| step.locate(e))?;
-            for (&s, v) in step.results.iter().zip(results) {
-                slots[s] = Some(v);
-            }
-            for &s in &step.frees {
-                if let Some(ValueArg::Owned(RtValue::Buffer(b))) = slots[s].take() {
-                    crate::pool::recycle(b.into_parts().1);
-                }
+        let mut k = 0;
+        while k < self.steps.len() {
+            let step = &self.steps[k];
+            if self.with_next[k] {
+                let other = &self.steps[k + 1];
+                let (a, b) = self.run_pair(step, other, &mut slots)?;
+                self.store(step, a, &mut slots);
+                self.store(other, b, &mut slots);
+                self.free(step, &mut slots);
+                self.free(other, &mut slots);
+                k += 2;
+            } else {
+                let results = self
+                    .run_step(step, &mut slots)
+                    .map_err(|e| step.locate(e))?;
+                self.store(step, results, &mut slots);
+                self.free(step, &mut slots);
+                k += 1;
             }
         }
         let mut out = Vec::with_capacity(self.outputs.len());
@@ -358,6 +434,27 @@ impl Program {
         Ok(out)
     }
 
+    /// Writes a step's results into their slots.
+    fn store<'p>(
+        &self,
+        step: &Step,
+        results: Vec<ValueArg<'p>>,
+        slots: &mut [Option<ValueArg<'p>>],
+    ) {
+        for (&s, v) in step.results.iter().zip(results) {
+            slots[s] = Some(v);
+        }
+    }
+
+    /// Drops the values whose last use was `step`, their storage back to the pool.
+    fn free(&self, step: &Step, slots: &mut [Option<ValueArg<'_>>]) {
+        for &s in &step.frees {
+            if let Some(ValueArg::Owned(RtValue::Buffer(b))) = slots[s].take() {
+                crate::pool::recycle(b.into_parts().1);
+            }
+        }
+    }
+
     /// Runs one step, returning its results (not yet stored).
     fn run_step<'p>(
         &'p self,
@@ -367,35 +464,63 @@ impl Program {
         if let Exec::Constant(v) = &step.exec {
             return Ok(vec![ValueArg::Value(v)]);
         }
-        // Take the dying operands out first; then borrow the others.
-        let mut taken: Vec<Option<ValueArg<'p>>> = Vec::with_capacity(step.operands.len());
-        for (&s, &owned) in step.operands.iter().zip(&step.owned) {
-            taken.push(if owned {
-                Some(slots[s].take().ok_or_else(|| self.missing(s))?)
-            } else {
-                None
-            });
-        }
-        let mut args: Vec<ValueArg<'_>> = Vec::with_capacity(step.operands.len());
-        for (&s, t) in step.operands.iter().zip(taken) {
-            args.push(match t {
-                Some(v) => v,
-                None => slots[s].as_ref().ok_or_else(|| self.missing(s))?.reborrow(),
-            });
-        }
-        let results = match &step.exec {
-            Exec::Kernel(k) => {
-                let args = args
-                    .into_iter()
-                    .map(ValueArg::into_kernel_arg)
-                    .collect::<Result<Vec<_>>>()?;
-                k.run(args)?.into_iter().map(RtValue::Buffer).collect()
-            }
-            Exec::Value(k) => k.run(args)?,
-            Exec::Constant(_) => unreachable!("handled above"),
-        };
-        check_results(step, &results)?;
-        Ok(results.into_iter().map(ValueArg::Owned).collect())
+        let taken = self.take_owned(step, slots)?;
+        let args = self.gather(step, taken, slots)?;
+        step.exec(args)
+    }
+
+    /// Runs two independent steps at the same time (one task each on the pool); the first
+    /// error in program order wins.
+    fn run_pair<'p>(
+        &'p self,
+        a: &'p Step,
+        b: &'p Step,
+        slots: &mut [Option<ValueArg<'p>>],
+    ) -> Result<(Vec<ValueArg<'p>>, Vec<ValueArg<'p>>)> {
+        // Take both steps' dying operands first (the schedule made sure neither takes one the
+        // other reads); then borrow the rest.
+        let taken_a = self.take_owned(a, slots).map_err(|e| a.locate(e))?;
+        let taken_b = self.take_owned(b, slots).map_err(|e| b.locate(e))?;
+        let args_a = self.gather(a, taken_a, slots).map_err(|e| a.locate(e))?;
+        let args_b = self.gather(b, taken_b, slots).map_err(|e| b.locate(e))?;
+        let (ra, rb) = rayon::join(|| a.exec(args_a), || b.exec(args_b));
+        Ok((ra.map_err(|e| a.locate(e))?, rb.map_err(|e| b.locate(e))?))
+    }
+
+    /// Moves the operands that die at `step` out of their slots (`None` for the others).
+    fn take_owned<'p>(
+        &self,
+        step: &Step,
+        slots: &mut [Option<ValueArg<'p>>],
+    ) -> Result<Vec<Option<ValueArg<'p>>>> {
+        step.operands
+            .iter()
+            .zip(&step.owned)
+            .map(|(&s, &owned)| {
+                if owned {
+                    slots[s].take().map(Some).ok_or_else(|| self.missing(s))
+                } else {
+                    Ok(None)
+                }
+            })
+            .collect()
+    }
+
+    /// The step's operands: the taken ones, and borrows of the others.
+    fn gather<'s, 'p: 's>(
+        &self,
+        step: &Step,
+        taken: Vec<Option<ValueArg<'p>>>,
+        slots: &'s [Option<ValueArg<'p>>],
+    ) -> Result<Vec<ValueArg<'s>>> {
+        step.operands
+            .iter()
+            .zip(taken)
+            .map(|(&s, t)| match t {
+                Some(v) => Ok(v),
+                None => Ok(slots[s].as_ref().ok_or_else(|| self.missing(s))?.reborrow()),
+            })
+            .collect()
     }
 
     fn missing(&self, slot: usize) -> CpuError {
@@ -504,6 +629,98 @@ mod tests {
                 vec![false, true]
             ]
         );
+    }
+
+    /// Waits (up to 10 s) until `want` calls are inside at once; records whether they were.
+    #[derive(Debug)]
+    struct Rendezvous {
+        inside: std::sync::atomic::AtomicUsize,
+        want: usize,
+        met: Mutex<Vec<bool>>,
+    }
+
+    impl Kernel for Rendezvous {
+        fn name(&self) -> String {
+            "rendezvous".to_string()
+        }
+
+        fn run(&self, args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>> {
+            use std::sync::atomic::Ordering;
+            self.inside.fetch_add(1, Ordering::SeqCst);
+            let start = std::time::Instant::now();
+            while self.inside.load(Ordering::SeqCst) < self.want
+                && start.elapsed() < std::time::Duration::from_secs(10)
+            {
+                std::thread::yield_now();
+            }
+            let met = self.inside.load(Ordering::SeqCst) >= self.want;
+            self.met.lock().unwrap().push(met);
+            Ok(vec![args.into_iter().next().unwrap().into_owned()])
+        }
+    }
+
+    /// Two costly steps reading the same input run at the same time, and neither takes the
+    /// input by value (the other still reads it), though the later one is its last use.
+    #[test]
+    fn independent_costly_steps_run_together_sharing_their_inputs() {
+        let spies: Vec<_> = (0..3)
+            .map(|_| std::sync::Arc::new(Spy::default()))
+            .collect();
+        let costly = |s: Step| s.with_cost(1e6);
+        // 0: a = f(x); 1: b = g(a); 2: c = h(x): step 2 runs beside step 0.
+        let steps = vec![
+            costly(spy_step(&spies[0], vec![0], 1)),
+            costly(spy_step(&spies[1], vec![1], 2)),
+            costly(spy_step(&spies[2], vec![0], 3)),
+        ];
+        let p = Program::new("t".into(), 4, vec![0], vec![f32_type()], steps, vec![2, 3]);
+        assert_eq!(p.with_next, vec![true, false, false]);
+        let input = CpuBuffer::from_f32(vec![1], vec![7.0]);
+        p.run(vec![ValueArg::Owned(RtValue::Buffer(input))])
+            .unwrap();
+        let seen = |i: usize| spies[i].seen.lock().unwrap().clone();
+        assert_eq!((seen(0), seen(2)), (vec![vec![false]], vec![vec![false]]));
+        assert_eq!(seen(1), vec![vec![true]]);
+
+        if rayon::current_num_threads() >= 2 {
+            let meet = std::sync::Arc::new(Rendezvous {
+                inside: 0.into(),
+                want: 2,
+                met: Mutex::new(vec![]),
+            });
+            #[derive(Debug)]
+            struct Shared(std::sync::Arc<Rendezvous>);
+            impl Kernel for Shared {
+                fn name(&self) -> String {
+                    self.0.name()
+                }
+                fn run(&self, args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>> {
+                    self.0.run(args)
+                }
+            }
+            let step = |result: usize| {
+                Step::new(
+                    Exec::Kernel(Box::new(Shared(meet.clone()))),
+                    vec![0],
+                    vec![result],
+                    vec![f32_type()],
+                    "test.meet".to_string(),
+                    None,
+                )
+                .with_cost(1e6)
+            };
+            let p = Program::new(
+                "t".into(),
+                3,
+                vec![0],
+                vec![f32_type()],
+                vec![step(1), step(2)],
+                vec![1, 2],
+            );
+            let input = CpuBuffer::from_f32(vec![1], vec![7.0]);
+            p.run(vec![ValueArg::Buffer(&input)]).unwrap();
+            assert_eq!(*meet.met.lock().unwrap(), vec![true, true]);
+        }
     }
 
     #[test]

@@ -142,14 +142,17 @@ impl<'m> Lowerer<'m> {
                 .iter()
                 .map(|&v| ctx.value_type(v).clone())
                 .collect();
-            b.steps.push(Step::new(
-                exec,
-                operands,
-                results,
-                result_types,
-                op.kind.name(),
-                op.span,
-            ));
+            b.steps.push(
+                Step::new(
+                    exec,
+                    operands,
+                    results,
+                    result_types,
+                    op.kind.name(),
+                    op.span,
+                )
+                .with_cost(super::cost::estimate_ns(op, ctx)),
+            );
         }
         Err(CpuError::new(format!(
             "{name}: block ends without a return"

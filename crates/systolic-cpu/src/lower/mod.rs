@@ -3,6 +3,7 @@
 //! [`LowerCtx`] is the contract with the kernel families in [`crate::kernels`].
 
 pub mod captures;
+pub mod cost;
 mod ctx;
 mod function;
 mod pipeline;

@@ -1,0 +1,129 @@
+//! A rough run-time estimate per op, for the scheduler ([`crate::schedule`]) to tell a product
+//! from a pass over memory: multiply-adds at the f32 rate of both cores, bytes at the rate of
+//! memory, whichever is larger. Only ratios between steps matter, so the rates are round
+//! figures of this kind of machine (2 AVX-512 cores: ~300 GFLOP/s f32; ~12 GB/s streamed).
+
+use super::LowerCtx;
+use systolic_ir::{Op, OpKind, Type};
+
+/// Multiply-adds per nanosecond (both cores, f32).
+const MACS_PER_NS: f64 = 150.0;
+
+/// Bytes per nanosecond to and from memory.
+const BYTES_PER_NS: f64 = 12.0;
+
+/// The estimated run time of `op`, ns: the larger of its multiply-adds' time and its
+/// operands' and results' bytes' time. Nested regions (fusions, loops) are looked into for
+/// products; a loop's trip count is unknown, so its body counts once. A reshape costs
+/// nothing (it hands its operand's storage on when that dies there).
+pub fn estimate_ns(op: &Op, ctx: &LowerCtx) -> f64 {
+    if matches!(op.kind, OpKind::Reshape) {
+        return 0.0;
+    }
+    let bytes: usize = op
+        .operands
+        .iter()
+        .chain(&op.results)
+        .map(|&v| type_bytes(ctx.value_type(v)))
+        .sum();
+    let macs = multiply_adds(op, ctx);
+    (macs / MACS_PER_NS).max(bytes as f64 / BYTES_PER_NS)
+}
+
+fn type_bytes(t: &Type) -> usize {
+    match t {
+        Type::Tensor(t) => t.byte_size(),
+        Type::Tuple(ts) => ts.iter().map(type_bytes).sum(),
+        _ => 0,
+    }
+}
+
+/// Multiply-adds of the products in `op` (itself, or inside its regions).
+fn multiply_adds(op: &Op, ctx: &LowerCtx) -> f64 {
+    let own = match &op.kind {
+        OpKind::DotGeneral {
+            dimension_numbers, ..
+        } => contraction(op, ctx, &dimension_numbers.lhs_contracting_dimensions),
+        OpKind::Dot { .. } => {
+            let last = ctx
+                .operand_types(op)
+                .ok()
+                .and_then(|t| t.first().map(|l| l.rank() as i64 - 1));
+            last.map_or(0.0, |d| contraction(op, ctx, &[d]))
+        }
+        OpKind::Convolution(attrs) => {
+            // Per result element: every kernel element of one output feature.
+            let kernel = ctx.operand_types(op).ok().and_then(|t| t.get(1).copied());
+            kernel.map_or(0.0, |k| {
+                let features =
+                    usize::try_from(attrs.dimension_numbers.kernel_output_feature_dimension)
+                        .ok()
+                        .and_then(|d| k.shape.get(d))
+                        .map_or(1, |&f| f.max(1) as usize);
+                result_elements(op, ctx) * (k.num_elements() / features) as f64
+            })
+        }
+        _ => 0.0,
+    };
+    let nested: f64 = op
+        .regions
+        .iter()
+        .flat_map(|r| r.blocks.iter())
+        .flat_map(|b| b.ops.iter())
+        .map(|o| multiply_adds(o, ctx))
+        .sum();
+    own + nested
+}
+
+/// Result elements × the product of `lhs`'s `dims`.
+fn contraction(op: &Op, ctx: &LowerCtx, dims: &[i64]) -> f64 {
+    let Some(lhs) = op.operands.first().map(|&v| ctx.value_type(v)) else {
+        return 0.0;
+    };
+    let Type::Tensor(lhs) = lhs else {
+        return 0.0;
+    };
+    let k: f64 = dims
+        .iter()
+        .filter_map(|&d| usize::try_from(d).ok().and_then(|d| lhs.shape.get(d)))
+        .map(|&s| s.max(0) as f64)
+        .product();
+    result_elements(op, ctx) * k
+}
+
+fn result_elements(op: &Op, ctx: &LowerCtx) -> f64 {
+    op.results
+        .first()
+        .map(|&v| match ctx.value_type(v) {
+            Type::Tensor(t) => t.num_elements() as f64,
+            _ => 0.0,
+        })
+        .unwrap_or(0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry_costs(src: &str) -> Vec<f64> {
+        let module = systolic_ir::text::parse_module(src, "t").unwrap();
+        let func = module.func("main").unwrap();
+        let ctx = LowerCtx::new(&module, func);
+        let block = func.body.entry().unwrap();
+        block.ops.iter().map(|o| estimate_ns(o, &ctx)).collect()
+    }
+
+    #[test]
+    fn a_product_costs_its_multiply_adds_and_an_add_its_bytes() {
+        let costs = entry_costs(
+            "func.func @main(%a: tensor<512x256xf32>, %b: tensor<256x128xf32>) -> tensor<512x128xf32> {
+               %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<512x256xf32>, tensor<256x128xf32>) -> tensor<512x128xf32>
+               %1 = stablehlo.add %0, %0 : tensor<512x128xf32>
+               return %1 : tensor<512x128xf32>
+             }",
+        );
+        let macs = 512.0 * 128.0 * 256.0;
+        assert_eq!(costs[0], macs / MACS_PER_NS);
+        assert_eq!(costs[1], (3 * 512 * 128 * 4) as f64 / BYTES_PER_NS);
+    }
+}
