@@ -366,6 +366,12 @@ impl Program {
         &self.steps
     }
 
+    /// True when step `k` (of [`Program::steps`]) runs at the same time as step `k + 1`
+    /// ([`crate::schedule`]).
+    pub fn runs_with_next(&self, k: usize) -> bool {
+        self.with_next.get(k).copied().unwrap_or(false)
+    }
+
     /// Runs the program as an entry point: [`Program::run`], on one of the worker threads
     /// (rayon's pool, the caller waiting) when its inputs hold at least
     /// [`PARALLEL_MIN`](crate::kernels::fusion::exec::PARALLEL_MIN) elements. A kernel that

@@ -3,7 +3,8 @@
 //!
 //! The profiler walks the lowered steps itself with every operand borrowed, so kernels that
 //! would update a dying operand in place allocate instead: the total is a little above a normal
-//! run's. Control flow (`while`, `case`) and calls are timed as one step each.
+//! run's. Control flow (`while`, `case`) and calls are timed as one step each, and steps that
+//! a normal run starts two at a time (`StepTime::paired`) are timed one after the other.
 
 use crate::buffer::Buffer;
 use crate::error::{Result, RuntimeError};
@@ -21,6 +22,9 @@ pub struct StepTime {
     pub op: String,
     /// Milliseconds.
     pub ms: f64,
+    /// In a normal run this step runs at the same time as a neighbour (independent steps of
+    /// similar cost are paired, see `systolic_cpu::schedule`); here it was timed alone.
+    pub paired: bool,
 }
 
 /// The steps of one profiled execution, in program order.
@@ -132,7 +136,7 @@ fn profile_program(
         slots[i] = Some(Slot::Input(b));
     }
     let mut profile = Profile::default();
-    for step in steps {
+    for (k, step) in steps.iter().enumerate() {
         if step.results.iter().any(|&r| r < inputs.len()) {
             return Err(
                 "a step writes an argument's slot; the program layout is not the one \
@@ -187,6 +191,7 @@ fn profile_program(
             kernel: step.kernel_name(),
             op: step.op_name.clone(),
             ms,
+            paired: program.runs_with_next(k) || (k > 0 && program.runs_with_next(k - 1)),
         });
     }
     Ok(profile)

@@ -155,12 +155,17 @@ fn print_profile(profile: &systolic_runtime::Profile) {
     for (op, ms, n) in profile.by_op().into_iter().take(PROFILE_ROWS) {
         println!("  {ms:10.3} ms {:5.1}%  {op} ×{n}", share(ms));
     }
+    let paired = profile.steps.iter().filter(|s| s.paired).count();
+    if paired > 0 {
+        println!("  ({paired} steps marked ∥ run two at a time in a normal run)");
+    }
     println!("  slowest steps:");
     for step in profile.slowest(PROFILE_ROWS) {
         println!(
-            "  {:10.3} ms {:5.1}%  {}",
+            "  {:10.3} ms {:5.1}% {} {}",
             step.ms,
             share(step.ms),
+            if step.paired { "∥" } else { " " },
             step.kernel
         );
     }
