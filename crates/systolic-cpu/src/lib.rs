@@ -31,6 +31,7 @@ pub mod lower;
 pub mod pool;
 pub mod program;
 pub mod schedule;
+pub mod threads;
 
 pub use buffer::{CpuBuffer, Storage};
 pub use error::{CpuError, Result};

@@ -243,10 +243,16 @@ pub struct Program {
     outputs: Vec<usize>,
     /// Inputs nobody reads: dropped on entry.
     unused_inputs: Vec<usize>,
-    /// The inputs hold at least [`PARALLEL_MIN`](crate::kernels::fusion::exec::PARALLEL_MIN)
-    /// elements: [`Program::execute`] runs on a worker thread.
-    large_inputs: bool,
+    /// Every step is a tensor kernel (or a constant) estimated below [`SERIAL_MAX_NS`]: no
+    /// kernel of the program uses more than one thread, and [`Program::execute`] runs it on
+    /// the caller's thread.
+    serial: bool,
 }
+
+/// Steps estimated below this (ns) are far below every kernel's threshold for spreading its
+/// work over threads (the smallest: a product of 2^18 multiply-adds, ~1.7 µs by
+/// [`crate::lower::cost`]; elementwise and reduction kernels from 64K elements, ~20 µs).
+pub const SERIAL_MAX_NS: f64 = 1000.0;
 
 impl Program {
     /// A program over `num_slots` slots: orders the steps ([`crate::schedule`]: independent
@@ -327,12 +333,9 @@ impl Program {
             frees.dedup();
             step.frees = frees;
         }
-        let input_elements: usize = input_types
-            .iter()
-            .filter_map(Type::as_tensor)
-            .map(|t| t.num_elements())
-            .sum();
-        let large_inputs = input_elements >= crate::kernels::fusion::exec::PARALLEL_MIN;
+        let serial = steps.iter().all(|s| {
+            matches!(s.exec, Exec::Kernel(_) | Exec::Constant(_)) && s.cost_ns < SERIAL_MAX_NS
+        });
         let unused_inputs = inputs
             .iter()
             .copied()
@@ -347,7 +350,7 @@ impl Program {
             with_next,
             outputs,
             unused_inputs,
-            large_inputs,
+            serial,
         }
     }
 
@@ -372,21 +375,20 @@ impl Program {
         self.with_next.get(k).copied().unwrap_or(false)
     }
 
-    /// Runs the program as an entry point: [`Program::run`], on one of the worker threads
-    /// (rayon's pool, the caller waiting) when its inputs hold at least
-    /// [`PARALLEL_MIN`](crate::kernels::fusion::exec::PARALLEL_MIN) elements. A kernel that
-    /// splits its work from the caller's thread hands the pieces to the pool and sleeps until
-    /// they are done, so a program of twenty parallel kernels paid twenty hand-offs and
-    /// wake-ups; run from a worker, the program keeps its thread busy and only the pieces the
-    /// other workers steal move. Small programs stay on the caller's thread (one hand-off
-    /// would cost more than they do); on a worker already (a nested call) it runs in place.
+    /// Runs the program as an entry point: [`Program::run`] on the backend's pool
+    /// ([`crate::threads`]: its threads flush denormals in hardware, as the kernels expect),
+    /// the caller waiting. A kernel that splits its work from the caller's thread hands the
+    /// pieces to the pool and sleeps until they are done, so a program of twenty parallel
+    /// kernels paid twenty hand-offs and wake-ups; run from a worker, the program keeps its
+    /// thread busy and only the pieces the other workers steal move. A program whose kernels
+    /// all run on one thread ([`SERIAL_MAX_NS`]) stays on the caller's thread, the flush bits
+    /// set for its duration: one hand-off (~5 µs) would cost more than it does.
     pub fn execute<'p>(&'p self, inputs: Vec<ValueArg<'p>>) -> Result<Vec<RtValue>> {
-        if !self.large_inputs || rayon::current_thread_index().is_some() {
+        if self.serial {
+            let _flush = crate::threads::DenormalMode::flush();
             return self.run(inputs);
         }
-        let mut result = None;
-        rayon::scope(|_| result = Some(self.run(inputs)));
-        result.expect("the scope ran its body")
+        crate::threads::run(|| self.run(inputs))
     }
 
     /// Runs the program. Inputs are not type-checked here (the executable checks the caller's

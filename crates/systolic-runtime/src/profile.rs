@@ -110,9 +110,13 @@ impl Executable {
             .map(|b| b.data(String::new()))
             .collect::<Result<Vec<_>>>()?;
         let inputs: Vec<&CpuBuffer> = data.iter().map(|d| d.as_ref()).collect();
-        profile_program(self.program(), &inputs).map_err(|message| RuntimeError::Execute {
-            entry: self.entry().to_string(),
-            message: format!("profile: {message}"),
+        // On the backend's threads, as `execute` runs (they flush denormals in hardware).
+        let program = self.program();
+        systolic_cpu::threads::run(|| profile_program(program, &inputs)).map_err(|message| {
+            RuntimeError::Execute {
+                entry: self.entry().to_string(),
+                message: format!("profile: {message}"),
+            }
         })
     }
 }

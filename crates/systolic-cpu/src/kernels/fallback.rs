@@ -89,6 +89,9 @@ impl ValueKernel for FallbackKernel {
     }
 
     fn run(&self, args: Vec<ValueArg<'_>>) -> Result<Vec<RtValue>> {
+        // The interpreter keeps subnormals by IEEE rules and flushes where XLA does itself;
+        // the kernels' FTZ/DAZ mode would flush inside its bit-level helpers too.
+        let _ieee = crate::threads::DenormalMode::ieee();
         let module = self.module.get().ok_or_else(|| {
             CpuError::new("internal: the fallback module was not sealed after lowering")
         })?;

@@ -131,12 +131,13 @@ pub fn run_block(
             .collect()
     });
     let buffers: Vec<CpuBuffer> = inputs.iter().map(CpuBuffer::from_tensor).collect();
-    let ours = kernel
-        .run(buffers.iter().map(Arg::Borrowed).collect())
-        .unwrap_or_else(|e| panic!("{e}\n{text}"))
-        .iter()
-        .map(CpuBuffer::to_tensor)
-        .collect();
+    // Kernels run on the backend's threads (they flush subnormals in hardware).
+    let ours =
+        systolic_cpu::threads::run(|| kernel.run(buffers.iter().map(Arg::Borrowed).collect()))
+            .unwrap_or_else(|e| panic!("{e}\n{text}"))
+            .iter()
+            .map(CpuBuffer::to_tensor)
+            .collect();
     let want = Interpreter::new(&module)
         .call("main", inputs.iter().cloned().map(Value::Tensor).collect())
         .unwrap_or_else(|e| panic!("interpreter: {e:?}\n{text}"))

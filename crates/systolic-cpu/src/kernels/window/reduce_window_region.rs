@@ -148,10 +148,14 @@ impl Kernel for RegionReduceWindowKernel {
         let count = self.windows.count();
         let task = WIDTH * TASK_BATCHES;
         let parts: Vec<Vec<Storage>> = if count > task {
-            (0..count.div_ceil(task))
-                .into_par_iter()
-                .map(|t| self.batch(&xs, &inits, t * task, task.min(count - t * task)))
-                .collect()
+            // On the backend's pool even from a program small enough to run on the caller's
+            // thread: the region's arithmetic relies on the pool threads' FTZ/DAZ mode.
+            crate::threads::run(|| {
+                (0..count.div_ceil(task))
+                    .into_par_iter()
+                    .map(|t| self.batch(&xs, &inits, t * task, task.min(count - t * task)))
+                    .collect()
+            })
         } else {
             vec![self.batch(&xs, &inits, 0, count)]
         };

@@ -78,7 +78,7 @@ fn float_to_bool<F: Format>() -> Fn1 {
     if matches!(F::DTYPE, DType::F32 | DType::F64) {
         conv!(F::L, bool, |x| x.ftz() != F::L::ZERO)
     } else {
-        conv!(F::L, bool, |x| x != F::L::ZERO)
+        conv!(F::L, bool, |x| x.nonzero_bits())
     }
 }
 
@@ -131,6 +131,10 @@ fn bits_of(dtype: DType, reg: &Reg, i: usize) -> u64 {
         Reg::U16(v) => v[i] as u64,
         Reg::U32(v) => v[i] as u64,
         Reg::U64(v) => v[i],
+        // f32 and bf16 from the lane's own bits: through f64, the conversion instruction would
+        // read a subnormal as zero (DAZ). Narrower formats are normal f32 values.
+        Reg::F32(v) if dtype == DType::F32 => v[i].to_bits() as u64,
+        Reg::F32(v) if dtype == DType::BF16 => (v[i].to_bits() >> 16) as u64,
         Reg::F32(v) => numerics::float_to_bits(dtype, v[i] as f64),
         Reg::F64(v) => v[i].to_bits(),
     }
@@ -149,6 +153,8 @@ fn set_bits(dtype: DType, reg: &mut Reg, i: usize, bits: u64) {
         Reg::U16(v) => v[i] = bits as u16,
         Reg::U32(v) => v[i] = bits as u32,
         Reg::U64(v) => v[i] = bits,
+        Reg::F32(v) if dtype == DType::F32 => v[i] = f32::from_bits(bits as u32),
+        Reg::F32(v) if dtype == DType::BF16 => v[i] = f32::from_bits((bits as u32) << 16),
         Reg::F32(v) => v[i] = numerics::float_from_bits(dtype, bits) as f32,
         Reg::F64(v) => v[i] = f64::from_bits(bits),
     }

@@ -8,7 +8,7 @@ use super::lanes::{FloatLane, Format};
 use crate::kernels::fusion::reg::{lanes, lanes_mut, Fn1, Fn2, Reg};
 use crate::kernels::math::simd::{map1, map2};
 use systolic_interp::ops::chlo::special;
-use systolic_ir::{BinaryOp, ChloBinaryOp, ChloUnaryOp, UnaryOp};
+use systolic_ir::{BinaryOp, ChloBinaryOp, ChloUnaryOp, DType, UnaryOp};
 
 /// Declares an [`Fn1`] over format `$F` computing `$body` from the lane value `$x`.
 macro_rules! body1 {
@@ -142,10 +142,10 @@ pub fn is_finite<F: Format>() -> Fn1 {
 pub fn binary<F: Format>(op: BinaryOp) -> Option<Fn2> {
     use BinaryOp::*;
     Some(match op {
-        Add => body2!(F, |x, y| F::finish(x.ftz() + y.ftz())),
-        Subtract => body2!(F, |x, y| F::finish(x.ftz() - y.ftz())),
-        Multiply => body2!(F, |x, y| F::finish(x.ftz() * y.ftz())),
-        Divide => body2!(F, |x, y| F::finish(x.ftz() / y.ftz())),
+        Add => body2!(F, |x, y| F::finish_arith(x.daz() + y.daz())),
+        Subtract => body2!(F, |x, y| F::finish_arith(x.daz() - y.daz())),
+        Multiply => body2!(F, |x, y| F::finish_arith(x.daz() * y.daz())),
+        Divide => body2!(F, |x, y| F::finish_arith(x.daz() / y.daz())),
         Maximum => body2!(F, |x, y| F::finish(max(x.ftz(), y.ftz()))),
         Minimum => body2!(F, |x, y| F::finish(min(x.ftz(), y.ftz()))),
         Remainder => body2!(F, |x, y| if y.ftz() == F::L::ZERO {
@@ -177,7 +177,7 @@ pub fn chlo_unary<F: Format>(op: ChloUnaryOp) -> Option<Fn1> {
     use ChloUnaryOp::*;
     Some(match op {
         Conj => body1!(F, |x| x),
-        Square => body1!(F, |x| F::finish(x.ftz() * x.ftz())),
+        Square => body1!(F, |x| F::finish_arith(x.daz() * x.daz())),
         Erf => body1!(F, |x| F::finish(x.ftz().erf())),
         ErfInv => body1!(F, |x| F::finish(x.ftz().erf_inv())),
         Acos => body1!(F, |x| F::finish(x.ftz().via_f64(f64::acos))),
@@ -238,6 +238,35 @@ pub fn chlo_binary<F: Format>(op: ChloBinaryOp) -> Fn2 {
 /// subnormal of the dtype, unflushed), by the interpreter's definition.
 #[inline(always)]
 fn next_after<F: Format>(x: F::L, y: F::L) -> F::L {
-    let r = systolic_interp::ops::chlo::next_after(F::DTYPE, x.to_f64(), y.to_f64());
-    F::L::from_f64(r)
+    // The interpreter's rule, decided on bits (compares and conversions would read
+    // subnormals as zero under DAZ): the total-order keys order non-NaN values as numbers
+    // do, apart from −0 < +0, which count as equal here.
+    if x.is_nan() || y.is_nan() {
+        return F::L::NAN;
+    }
+    let (kx, ky) = (x.total_key(), y.total_key());
+    if kx == ky || (!x.nonzero_bits() && !y.nonzero_bits()) {
+        return y;
+    }
+    let xd = x.to_f64_exact();
+    let sign = 1u64 << (F::DTYPE.bit_width() - 1);
+    let bits = if !x.nonzero_bits() {
+        1 | if y.is_sign_negative() { sign } else { 0 }
+    } else {
+        let bits = match F::DTYPE {
+            DType::BF16 => x.lane_bits() >> 16,
+            DType::F32 | DType::F64 => x.lane_bits(),
+            other => systolic_ir::numerics::float_to_bits(other, xd),
+        };
+        if (ky > kx) != x.is_sign_negative() {
+            bits + 1
+        } else {
+            bits - 1
+        }
+    };
+    match F::DTYPE {
+        DType::BF16 => F::L::from_lane_bits(bits << 16),
+        DType::F32 | DType::F64 => F::L::from_lane_bits(bits),
+        other => F::L::from_f64(systolic_ir::numerics::float_from_bits(other, bits)),
+    }
 }

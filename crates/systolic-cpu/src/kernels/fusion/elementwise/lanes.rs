@@ -25,6 +25,19 @@ pub trait FloatLane:
     const NAN: Self;
     /// Subnormals become zeros of the same sign (XLA:CPU's DAZ on inputs and FTZ on results).
     fn ftz(self) -> Self;
+    /// An operand or the result of one arithmetic instruction (add, subtract, multiply,
+    /// divide, fused multiply-add), flushed: by the hardware where kernels run with FTZ/DAZ
+    /// set ([`crate::threads::hardware_flush`]), so nothing to do here; [`FloatLane::ftz`]
+    /// elsewhere. Not for values made by moving bits (selects, sign tricks, bit-built
+    /// results), which the hardware does not flush.
+    #[inline(always)]
+    fn daz(self) -> Self {
+        if crate::threads::hardware_flush() {
+            self
+        } else {
+            self.ftz()
+        }
+    }
     /// |x|.
     fn abs(self) -> Self;
     /// NaN test.
@@ -85,6 +98,19 @@ pub trait FloatLane:
     fn to_f64(self) -> f64;
     /// An f64 rounded to this lane.
     fn from_f64(v: f64) -> Self;
+    /// [`FloatLane::to_f64`] that keeps subnormals where the kernels run with DAZ set (the
+    /// conversion instruction would read them as zero): for ops on bit patterns.
+    fn to_f64_exact(self) -> f64;
+    /// [`FloatLane::from_f64`] for a value this lane holds exactly, subnormals included (the
+    /// conversion instruction would flush them under FTZ): for ops on bit patterns.
+    fn from_f64_exact(v: f64) -> Self;
+    /// True unless ±0, read from the bits (a compare reads a subnormal as zero under DAZ;
+    /// slow, for ops on bit patterns).
+    fn nonzero_bits(self) -> bool;
+    /// The lane's bit pattern.
+    fn lane_bits(self) -> u64;
+    /// A lane from its bit pattern.
+    fn from_lane_bits(bits: u64) -> Self;
     /// Truncation to i64, saturating, NaN → 0.
     fn to_i64_sat(self) -> i64;
     /// Truncation to u64, saturating, NaN → 0.
@@ -161,6 +187,49 @@ macro_rules! float_lane_common {
         #[inline(always)]
         fn from_f64(v: f64) -> Self {
             v as $t
+        }
+        #[inline]
+        fn to_f64_exact(self) -> f64 {
+            let bits = self.to_bits();
+            let exponent = <$t>::INFINITY.to_bits();
+            let sign = (-0.0 as $t).to_bits();
+            if std::mem::size_of::<$t>() == 4 && bits & exponent == 0 && bits & !sign != 0 {
+                // A subnormal f32: its mantissa times 2^-149, in f64 arithmetic on normals.
+                let v = (bits & !sign) as f64 * 2f64.powi(-149);
+                if bits & sign != 0 {
+                    -v
+                } else {
+                    v
+                }
+            } else {
+                self as f64
+            }
+        }
+        #[inline]
+        fn from_f64_exact(v: f64) -> Self {
+            let tiny = (<$t>::MIN_POSITIVE as f64);
+            if std::mem::size_of::<$t>() == 4 && v != 0.0 && v.abs() < tiny {
+                // A subnormal f32 built from its bits: mantissa = |v| / 2^-149 (exact).
+                let mantissa = (v.abs() * 2f64.powi(149)).round() as $bits;
+                let sign = if v < 0.0 { (-0.0 as $t).to_bits() } else { 0 };
+                <$t>::from_bits(sign | mantissa)
+            } else {
+                v as $t
+            }
+        }
+        #[inline(always)]
+        fn nonzero_bits(self) -> bool {
+            // Behind `black_box`: LLVM rewrites this bit test into a float compare with zero
+            // (equal under its default IEEE mode), which reads subnormals as zero under DAZ.
+            std::hint::black_box(self.to_bits()) & !(-0.0 as $t).to_bits() != 0
+        }
+        #[inline(always)]
+        fn lane_bits(self) -> u64 {
+            self.to_bits() as u64
+        }
+        #[inline(always)]
+        fn from_lane_bits(bits: u64) -> Self {
+            <$t>::from_bits(bits as $bits)
         }
         #[inline(always)]
         fn to_i64_sat(self) -> i64 {
@@ -287,7 +356,13 @@ impl FloatLane for f64 {
     }
     #[inline(always)]
     fn tanh(self) -> Self {
-        f64::tanh(self)
+        // Below 2^-28 tanh(x) rounds to x: pass the bits through (a subnormal would read as
+        // zero in the library's arithmetic under DAZ).
+        if self.abs() < 1.0 / 268_435_456.0 {
+            self
+        } else {
+            f64::tanh(self)
+        }
     }
     #[inline(always)]
     fn cbrt(self) -> Self {
@@ -351,6 +426,14 @@ pub trait Format: 'static {
     #[inline(always)]
     fn finish(x: Self::L) -> Self::L {
         Self::round(x).ftz()
+    }
+    /// [`Format::finish`] for a result made by one arithmetic instruction, or by a function
+    /// whose last step is one (see [`FloatLane::daz`]): the hardware flushed it already.
+    /// Rounding to bf16 cannot make a flushed f32 subnormal (same exponent range); to f16 it
+    /// can, and `finish` keeps those too (it flushes f32 subnormals only).
+    #[inline(always)]
+    fn finish_arith(x: Self::L) -> Self::L {
+        Self::round(x).daz()
     }
 }
 

@@ -140,11 +140,11 @@ fn fold_float<T: FloatLane>(
 ) {
     let folded = fold64(
         &lanes::<T>(x, lo + n)[lo..],
-        move |a, b| op(a.ftz(), b.ftz()),
+        move |a, b| op(a.daz(), b.daz()),
         identity,
     );
     let a = &mut T::of_mut(acc)[slot];
-    *a = op(a.ftz(), folded).ftz();
+    *a = op(a.daz(), folded).daz();
 }
 
 /// [`fold_float`] for maximum and minimum, flushing once at the end instead of every
