@@ -588,26 +588,38 @@ mod tests {
         Type::tensor(vec![1], systolic_ir::DType::F32)
     }
 
-    /// A step running a shared spy on `operands`, writing `result`.
-    fn spy_step(spy: &std::sync::Arc<Spy>, operands: Vec<usize>, result: usize) -> Step {
-        #[derive(Debug)]
-        struct Shared(std::sync::Arc<Spy>);
-        impl Kernel for Shared {
-            fn name(&self) -> String {
-                self.0.name()
-            }
-            fn run(&self, args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>> {
-                self.0.run(args)
-            }
+    /// A kernel shared with the test, which inspects it after the run.
+    #[derive(Debug)]
+    struct Shared<K>(std::sync::Arc<K>);
+
+    impl<K: Kernel> Kernel for Shared<K> {
+        fn name(&self) -> String {
+            self.0.name()
         }
+        fn run(&self, args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>> {
+            self.0.run(args)
+        }
+    }
+
+    /// A step running shared kernel `k` on `operands`, writing `result`.
+    fn shared_step<K: Kernel + 'static>(
+        k: &std::sync::Arc<K>,
+        operands: Vec<usize>,
+        result: usize,
+    ) -> Step {
         Step::new(
-            Exec::Kernel(Box::new(Shared(spy.clone()))),
+            Exec::Kernel(Box::new(Shared(k.clone()))),
             operands,
             vec![result],
             vec![f32_type()],
-            "test.spy".to_string(),
+            format!("test.{}", k.name()),
             None,
         )
+    }
+
+    /// A step running a shared spy on `operands`, writing `result`.
+    fn spy_step(spy: &std::sync::Arc<Spy>, operands: Vec<usize>, result: usize) -> Step {
+        shared_step(spy, operands, result)
     }
 
     /// Slot 0 is read by steps 0 and 1 (owned only at step 1); slot 1 twice by step 2 (never
@@ -696,27 +708,7 @@ mod tests {
                 want: 2,
                 met: Mutex::new(vec![]),
             });
-            #[derive(Debug)]
-            struct Shared(std::sync::Arc<Rendezvous>);
-            impl Kernel for Shared {
-                fn name(&self) -> String {
-                    self.0.name()
-                }
-                fn run(&self, args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>> {
-                    self.0.run(args)
-                }
-            }
-            let step = |result: usize| {
-                Step::new(
-                    Exec::Kernel(Box::new(Shared(meet.clone()))),
-                    vec![0],
-                    vec![result],
-                    vec![f32_type()],
-                    "test.meet".to_string(),
-                    None,
-                )
-                .with_cost(1e6)
-            };
+            let step = |result: usize| shared_step(&meet, vec![0], result).with_cost(1e6);
             let p = Program::new(
                 "t".into(),
                 3,
