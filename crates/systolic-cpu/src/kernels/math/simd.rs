@@ -147,6 +147,36 @@ unsafe fn fold64_v4<T: Copy, F: Fn(T, T) -> T + Copy>(x: &[T], op: F, identity: 
     fold64_plain(x, op, identity)
 }
 
+/// True when `pred` holds for some element of `x`: every element tested (no early exit), as
+/// an OR over [`PARTS`] independent flags, so it runs as vector code.
+#[inline]
+pub fn any<T: Copy, P: Fn(T) -> bool + Copy>(x: &[T], pred: P) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx512() {
+        // SAFETY: the CPU supports every feature `any_v4` is compiled for (checked above).
+        return unsafe { any_v4(x, pred) };
+    }
+    any_plain(x, pred)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,bmi1,bmi2,lzcnt,popcnt")]
+unsafe fn any_v4<T: Copy, P: Fn(T) -> bool + Copy>(x: &[T], pred: P) -> bool {
+    any_plain(x, pred)
+}
+
+#[inline(always)]
+fn any_plain<T: Copy, P: Fn(T) -> bool + Copy>(x: &[T], pred: P) -> bool {
+    let mut flags = [false; PARTS];
+    let mut chunks = x.chunks_exact(PARTS);
+    for chunk in &mut chunks {
+        for j in 0..PARTS {
+            flags[j] |= pred(chunk[j]);
+        }
+    }
+    chunks.remainder().iter().any(|&v| pred(v)) || flags.iter().any(|&f| f)
+}
+
 /// Independent partial results of [`fold64`].
 const PARTS: usize = 64;
 

@@ -11,7 +11,7 @@
 use crate::kernels::fusion::elementwise::float::{max, min};
 use crate::kernels::fusion::elementwise::lanes::{wrap, FloatLane, IntLane};
 use crate::kernels::fusion::reg::{lanes, lanes_mut, Reg};
-use crate::kernels::math::simd::fold64;
+use crate::kernels::math::simd::{any, fold64};
 use systolic_ir::{BinaryOp, DType, OpKind, Region};
 
 /// A reducer with a vectorised fold.
@@ -73,11 +73,11 @@ pub fn row_fold(simple: Simple, dtype: DType) -> Option<RowFold> {
                 Add => |x, lo, n, acc, k| fold_float::<$t>(x, lo, n, acc, k, |a, b| (a + b), 0.0),
                 Mul => |x, lo, n, acc, k| fold_float::<$t>(x, lo, n, acc, k, |a, b| (a * b), 1.0),
                 Max => |x, lo, n, acc, k| {
-                    fold_monotone::<$t>(x, lo, n, acc, k, max, <$t>::NEG_INFINITY)
+                    fold_monotone::<$t>(x, lo, n, acc, k, (max, true), <$t>::NEG_INFINITY)
                 },
-                Min => {
-                    |x, lo, n, acc, k| fold_monotone::<$t>(x, lo, n, acc, k, min, <$t>::INFINITY)
-                }
+                Min => |x, lo, n, acc, k| {
+                    fold_monotone::<$t>(x, lo, n, acc, k, (min, false), <$t>::INFINITY)
+                },
                 And | Or => return None,
             })
         };
@@ -147,19 +147,57 @@ fn fold_float<T: FloatLane>(
     *a = op(a.daz(), folded).daz();
 }
 
-/// [`fold_float`] for maximum and minimum, flushing once at the end instead of every
-/// element: flushing is monotone (subnormals go to the zero of their sign, and these ops order
-/// −0 below +0), so the extreme of the flushed values is the flushed extreme, NaN included.
+/// [`fold_float`] for maximum (`is_max`) and minimum, flushing once at the end instead of
+/// every element: flushing is monotone (subnormals go to the zero of their sign, and these ops
+/// order −0 below +0), so the extreme of the flushed values is the flushed extreme.
+///
+/// The block folds with a plain compare-and-keep (one vector instruction per 16 f32), which
+/// ignores NaN and the sign of zero; the two rules are then settled from the block itself:
+/// any NaN makes the result NaN (a vectorised scan), and a zero extreme takes the sign the
+/// full op gives — maximum(−0, +0) = +0, minimum = −0 — from a scan that runs only then. The
+/// full op with its NaN and zero rules took 6–7 vector instructions per 16 elements (the
+/// max fold of softmax's first stage, 11% of that program's time).
 fn fold_monotone<T: FloatLane>(
     x: &Reg,
     lo: usize,
     n: usize,
     acc: &mut Reg,
     slot: usize,
-    op: impl Fn(T, T) -> T + Copy,
+    (op, is_max): (impl Fn(T, T) -> T + Copy, bool),
     identity: T,
 ) {
-    let folded = fold64(&lanes::<T>(x, lo + n)[lo..], op, identity);
+    let xs = &lanes::<T>(x, lo + n)[lo..];
+    let folded = if any(xs, |v: T| v.is_nan()) {
+        T::NAN
+    } else {
+        let extreme = if is_max {
+            fold64(xs, |a, b| if b > a { b } else { a }, identity)
+        } else {
+            fold64(xs, |a, b| if b < a { b } else { a }, identity)
+        }
+        .ftz();
+        if extreme == T::ZERO {
+            // The zero the op prefers (+0 for maximum, −0 for minimum), if any element
+            // flushes to it; else the other one.
+            let preferred_negative = !is_max;
+            let seen = xs.iter().any(|&v| {
+                let f = v.ftz();
+                f == T::ZERO && f.is_sign_negative() == preferred_negative
+            });
+            let negative = if seen {
+                preferred_negative
+            } else {
+                !preferred_negative
+            };
+            if negative {
+                -T::ZERO
+            } else {
+                T::ZERO
+            }
+        } else {
+            extreme
+        }
+    };
     let a = &mut T::of_mut(acc)[slot];
     *a = op(a.ftz(), folded.ftz()).ftz();
 }
@@ -186,4 +224,77 @@ fn fold_bool(x: &Reg, lo: usize, n: usize, acc: &mut Reg, slot: usize, and: bool
     } else {
         *a || x.iter().any(|&b| b)
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::fusion::elementwise::lanes::FloatLane;
+
+    /// The row folds of maximum and minimum against the full op applied element by element:
+    /// NaN anywhere, zeros of both signs, subnormals (which flush to the zero of their sign),
+    /// infinities; over blocks longer than a vector chunk so both the fold and its tail run.
+    /// On this thread (IEEE mode) and on the backend's pool (FTZ/DAZ, where compares read
+    /// subnormals as zero).
+    #[test]
+    fn max_and_min_row_folds_keep_the_nan_and_signed_zero_rules() {
+        check_max_and_min_folds();
+        crate::threads::run(check_max_and_min_folds);
+    }
+
+    fn check_max_and_min_folds() {
+        let sub = f32::from_bits(5);
+        let specials = [
+            0.0f32,
+            -0.0,
+            sub,
+            -sub,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            -1.5,
+            2.5,
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for case in 0..400 {
+            let len = (next() % 150) as usize + 1;
+            let mut row: Vec<f32> = (0..len)
+                .map(|_| {
+                    let v = specials[(next() % specials.len() as u64) as usize];
+                    // Mostly zeros and subnormals, so zero extremes are common.
+                    if case % 2 == 0 && v.abs() > 1.0 {
+                        -0.0
+                    } else {
+                        v
+                    }
+                })
+                .collect();
+            if case % 7 == 0 {
+                let at = (next() % len as u64) as usize;
+                row[at] = f32::NAN;
+            }
+            for (simple, op, identity) in [
+                (Simple::Max, max as fn(f32, f32) -> f32, f32::NEG_INFINITY),
+                (Simple::Min, min as fn(f32, f32) -> f32, f32::INFINITY),
+            ] {
+                let want = row
+                    .iter()
+                    .fold(identity, |a, &b| op(a.ftz(), b.ftz()).ftz());
+                let fold = row_fold(simple, DType::F32).unwrap();
+                let x = Reg::F32(row.clone().into());
+                let mut acc = Reg::F32(vec![identity].into());
+                fold(&x, 0, len, &mut acc, 0);
+                let got = lanes::<f32>(&acc, 1)[0];
+                assert!(
+                    got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                    "{simple:?} of {row:?}: got {got:?}, want {want:?}"
+                );
+            }
+        }
+    }
 }
