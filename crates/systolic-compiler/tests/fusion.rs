@@ -36,6 +36,11 @@ fn top_names(m: &Module) -> Vec<String> {
         .collect()
 }
 
+/// Asserts that `@main` holds `n` ops named `name`, printing the module when it does not.
+fn assert_main_count(out: &Module, name: &str, n: usize) {
+    assert_eq!(count(out, "main", name), n, "{name}\n{}", print_module(out));
+}
+
 fn fuse_and_check(src: &str) -> Module {
     let m = parse(src);
     let out = run_pass(&Fusion, &m);
@@ -239,12 +244,7 @@ func.func public @main(%a: tensor<16xf32>, %b: tensor<16xf32>) -> (tensor<16xf32
     );
     // add is copied into the two fusions that read it; exp is computed once, as a second
     // output of one reader's fusion (negate, abs), which the other fusion and the return read.
-    assert_eq!(
-        count(&out, "main", "stablehlo.add"),
-        2,
-        "{}",
-        print_module(&out)
-    );
+    assert_main_count(&out, "stablehlo.add", 2);
     assert_eq!(count(&out, "main", "stablehlo.exponential"), 1);
     let with_exp: Vec<_> = fusions(&out)
         .into_iter()
@@ -279,12 +279,7 @@ func.func public @main(%g: tensor<8x4xf32>, %w: tensor<16x4xf32>, %pre: tensor<8
 }
 "#,
     );
-    assert_eq!(
-        count(&out, "main", "stablehlo.select"),
-        1,
-        "{}",
-        print_module(&out)
-    );
+    assert_main_count(&out, "stablehlo.select", 1);
     let f = fusions(&out);
     let masked: Vec<_> = f
         .iter()
@@ -311,12 +306,7 @@ func.func public @main(%a: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<16xf32
 }
 "#,
     );
-    assert_eq!(
-        count(&out, "main", "stablehlo.negate"),
-        2,
-        "{}",
-        print_module(&out)
-    );
+    assert_main_count(&out, "stablehlo.negate", 2);
 }
 
 #[test]

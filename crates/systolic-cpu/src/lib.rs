@@ -31,6 +31,8 @@ pub mod lower;
 pub mod pool;
 pub mod program;
 pub mod schedule;
+#[cfg(test)]
+mod test_rng;
 pub mod threads;
 
 pub use buffer::{CpuBuffer, Storage};

@@ -218,13 +218,7 @@ mod tests {
     /// Random data-flow graphs: every schedule is a valid order with valid pairs.
     #[test]
     fn random_programs_get_valid_schedules() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::test_rng::xorshift(0x9e37_79b9_7f4a_7c15u64);
         for _ in 0..300 {
             let n = (next() % 40) as usize + 1;
             let mut steps = Vec::new();
@@ -234,7 +228,7 @@ mod tests {
                     .map(|_| (next() % (i as u64 + 1)) as usize)
                     .collect::<Vec<_>>();
                 let mut st = step(&reads, &[i + 1], (next() % 1000) as f64 / 100.0);
-                st.movable = next() % 5 != 0;
+                st.movable = !next().is_multiple_of(5);
                 steps.push(st);
             }
             assert_valid(&steps, &schedule(&steps));

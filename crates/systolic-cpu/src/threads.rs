@@ -13,7 +13,7 @@
 //! as zero, compares and conversions included, and LLVM (which assumes IEEE behaviour) may
 //! turn a bit test into a float compare. Ops defined on bit patterns therefore keep to
 //! integer operations (`bitcast_convert`, `reduce_precision`, `next_after`, bf16 → bool,
-//! `FloatLane::to_f64_exact`), tanh passes tiny inputs through by a select, and the
+//! `FloatLane::dtype_bits`), tanh passes tiny inputs through by a select, and the
 //! interpreter fallback runs in IEEE mode ([`DenormalMode::ieee`]); the property tests, whose
 //! random inputs include subnormals, check every op against the interpreter.
 //!

@@ -41,27 +41,32 @@ fn type_bytes(t: &Type) -> usize {
 /// Multiply-adds of the products in `op` (itself, or inside its regions).
 fn multiply_adds(op: &Op, ctx: &LowerCtx) -> f64 {
     let own = match &op.kind {
-        OpKind::DotGeneral {
-            dimension_numbers, ..
-        } => contraction(op, ctx, &dimension_numbers.lhs_contracting_dimensions),
-        OpKind::Dot { .. } => {
-            let last = ctx
-                .operand_types(op)
-                .ok()
-                .and_then(|t| t.first().map(|l| l.rank() as i64 - 1));
-            last.map_or(0.0, |d| contraction(op, ctx, &[d]))
-        }
+        // The product kernels' own plan: batch · M · N · K.
+        OpKind::DotGeneral { .. } | OpKind::Dot { .. } => crate::kernels::dot::plan_of(op, ctx)
+            .ok()
+            .flatten()
+            .map_or(0.0, |plan| {
+                let g = plan.geometry();
+                (g.batch * g.m * g.n * g.k) as f64
+            }),
         OpKind::Convolution(attrs) => {
             // Per result element: every kernel element of one output feature.
             let kernel = ctx.operand_types(op).ok().and_then(|t| t.get(1).copied());
-            kernel.map_or(0.0, |k| {
-                let features =
-                    usize::try_from(attrs.dimension_numbers.kernel_output_feature_dimension)
-                        .ok()
-                        .and_then(|d| k.shape.get(d))
-                        .map_or(1, |&f| f.max(1) as usize);
-                result_elements(op, ctx) * (k.num_elements() / features) as f64
-            })
+            let result = op
+                .results
+                .first()
+                .and_then(|&v| ctx.value_type(v).as_tensor());
+            match (kernel, result) {
+                (Some(k), Some(r)) => {
+                    let features =
+                        usize::try_from(attrs.dimension_numbers.kernel_output_feature_dimension)
+                            .ok()
+                            .and_then(|d| k.shape.get(d))
+                            .map_or(1, |&f| f.max(1) as usize);
+                    (r.num_elements() * (k.num_elements() / features)) as f64
+                }
+                _ => 0.0,
+            }
         }
         _ => 0.0,
     };
@@ -73,32 +78,6 @@ fn multiply_adds(op: &Op, ctx: &LowerCtx) -> f64 {
         .map(|o| multiply_adds(o, ctx))
         .sum();
     own + nested
-}
-
-/// Result elements × the product of `lhs`'s `dims`.
-fn contraction(op: &Op, ctx: &LowerCtx, dims: &[i64]) -> f64 {
-    let Some(lhs) = op.operands.first().map(|&v| ctx.value_type(v)) else {
-        return 0.0;
-    };
-    let Type::Tensor(lhs) = lhs else {
-        return 0.0;
-    };
-    let k: f64 = dims
-        .iter()
-        .filter_map(|&d| usize::try_from(d).ok().and_then(|d| lhs.shape.get(d)))
-        .map(|&s| s.max(0) as f64)
-        .product();
-    result_elements(op, ctx) * k
-}
-
-fn result_elements(op: &Op, ctx: &LowerCtx) -> f64 {
-    op.results
-        .first()
-        .map(|&v| match ctx.value_type(v) {
-            Type::Tensor(t) => t.num_elements() as f64,
-            _ => 0.0,
-        })
-        .unwrap_or(0.0)
 }
 
 #[cfg(test)]

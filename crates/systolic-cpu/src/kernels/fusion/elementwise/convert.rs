@@ -12,7 +12,7 @@ use super::dispatch::{with_float, with_int};
 use super::lanes::{mask, round_to_bf16, sign_extend, wrap, FloatLane, Format, IntLane};
 use crate::kernels::fusion::reg::{lanes, lanes_mut, Fn1, Reg};
 use crate::kernels::math::simd::map1;
-use systolic_ir::{numerics, DType, DTypeKind};
+use systolic_ir::{DType, DTypeKind};
 
 /// `out = f(a)` from lanes `S` to lanes `D`.
 macro_rules! conv {
@@ -131,12 +131,8 @@ fn bits_of(dtype: DType, reg: &Reg, i: usize) -> u64 {
         Reg::U16(v) => v[i] as u64,
         Reg::U32(v) => v[i] as u64,
         Reg::U64(v) => v[i],
-        // f32 and bf16 from the lane's own bits: through f64, the conversion instruction would
-        // read a subnormal as zero (DAZ). Narrower formats are normal f32 values.
-        Reg::F32(v) if dtype == DType::F32 => v[i].to_bits() as u64,
-        Reg::F32(v) if dtype == DType::BF16 => (v[i].to_bits() >> 16) as u64,
-        Reg::F32(v) => numerics::float_to_bits(dtype, v[i] as f64),
-        Reg::F64(v) => v[i].to_bits(),
+        Reg::F32(v) => v[i].dtype_bits(dtype),
+        Reg::F64(v) => v[i].dtype_bits(dtype),
     }
 }
 
@@ -153,10 +149,8 @@ fn set_bits(dtype: DType, reg: &mut Reg, i: usize, bits: u64) {
         Reg::U16(v) => v[i] = bits as u16,
         Reg::U32(v) => v[i] = bits as u32,
         Reg::U64(v) => v[i] = bits,
-        Reg::F32(v) if dtype == DType::F32 => v[i] = f32::from_bits(bits as u32),
-        Reg::F32(v) if dtype == DType::BF16 => v[i] = f32::from_bits((bits as u32) << 16),
-        Reg::F32(v) => v[i] = numerics::float_from_bits(dtype, bits) as f32,
-        Reg::F64(v) => v[i] = f64::from_bits(bits),
+        Reg::F32(v) => v[i] = f32::from_dtype_bits(dtype, bits),
+        Reg::F64(v) => v[i] = f64::from_dtype_bits(dtype, bits),
     }
 }
 

@@ -8,7 +8,7 @@ use super::lanes::{FloatLane, Format};
 use crate::kernels::fusion::reg::{lanes, lanes_mut, Fn1, Fn2, Reg};
 use crate::kernels::math::simd::{map1, map2};
 use systolic_interp::ops::chlo::special;
-use systolic_ir::{BinaryOp, ChloBinaryOp, ChloUnaryOp, DType, UnaryOp};
+use systolic_ir::{BinaryOp, ChloBinaryOp, ChloUnaryOp, UnaryOp};
 
 /// Declares an [`Fn1`] over format `$F` computing `$body` from the lane value `$x`.
 macro_rules! body1 {
@@ -250,25 +250,13 @@ fn next_after<F: Format>(x: F::L, y: F::L) -> F::L {
     if kx == ky || (!x.nonzero_bits() && !y.nonzero_bits()) {
         return y;
     }
-    let xd = x.to_f64_exact();
     let sign = 1u64 << (F::DTYPE.bit_width() - 1);
     let bits = if !x.nonzero_bits() {
         1 | if y.is_sign_negative() { sign } else { 0 }
+    } else if (ky > kx) != x.is_sign_negative() {
+        x.dtype_bits(F::DTYPE) + 1
     } else {
-        let bits = match F::DTYPE {
-            DType::BF16 => x.lane_bits() >> 16,
-            DType::F32 | DType::F64 => x.lane_bits(),
-            other => systolic_ir::numerics::float_to_bits(other, xd),
-        };
-        if (ky > kx) != x.is_sign_negative() {
-            bits + 1
-        } else {
-            bits - 1
-        }
+        x.dtype_bits(F::DTYPE) - 1
     };
-    match F::DTYPE {
-        DType::BF16 => F::L::from_lane_bits(bits << 16),
-        DType::F32 | DType::F64 => F::L::from_lane_bits(bits),
-        other => F::L::from_f64(systolic_ir::numerics::float_from_bits(other, bits)),
-    }
+    F::L::from_dtype_bits(F::DTYPE, bits)
 }

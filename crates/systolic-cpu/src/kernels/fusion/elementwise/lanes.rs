@@ -98,12 +98,6 @@ pub trait FloatLane:
     fn to_f64(self) -> f64;
     /// An f64 rounded to this lane.
     fn from_f64(v: f64) -> Self;
-    /// [`FloatLane::to_f64`] that keeps subnormals where the kernels run with DAZ set (the
-    /// conversion instruction would read them as zero): for ops on bit patterns.
-    fn to_f64_exact(self) -> f64;
-    /// [`FloatLane::from_f64`] for a value this lane holds exactly, subnormals included (the
-    /// conversion instruction would flush them under FTZ): for ops on bit patterns.
-    fn from_f64_exact(v: f64) -> Self;
     /// True unless ±0, read from the bits (a compare reads a subnormal as zero under DAZ;
     /// slow, for ops on bit patterns).
     fn nonzero_bits(self) -> bool;
@@ -111,6 +105,28 @@ pub trait FloatLane:
     fn lane_bits(self) -> u64;
     /// A lane from its bit pattern.
     fn from_lane_bits(bits: u64) -> Self;
+    /// The bit pattern of this lane's value as `dtype` (the lane's format: f32 lanes hold
+    /// f32, bf16, f16 and the 8-bit floats; f64 lanes f64). f32 and bf16 come from the lane's
+    /// own bits: through f64, the conversion instruction would read a subnormal as zero under
+    /// DAZ; the narrower formats' values are normal f32s.
+    #[inline]
+    fn dtype_bits(self, dtype: DType) -> u64 {
+        match dtype {
+            DType::BF16 => self.lane_bits() >> 16,
+            DType::F32 | DType::F64 => self.lane_bits(),
+            other => systolic_ir::numerics::float_to_bits(other, self.to_f64()),
+        }
+    }
+    /// The lane holding the `dtype` value with bit pattern `bits` (see
+    /// [`FloatLane::dtype_bits`]).
+    #[inline]
+    fn from_dtype_bits(dtype: DType, bits: u64) -> Self {
+        match dtype {
+            DType::BF16 => Self::from_lane_bits(bits << 16),
+            DType::F32 | DType::F64 => Self::from_lane_bits(bits),
+            other => Self::from_f64(systolic_ir::numerics::float_from_bits(other, bits)),
+        }
+    }
     /// Truncation to i64, saturating, NaN → 0.
     fn to_i64_sat(self) -> i64;
     /// Truncation to u64, saturating, NaN → 0.
@@ -187,35 +203,6 @@ macro_rules! float_lane_common {
         #[inline(always)]
         fn from_f64(v: f64) -> Self {
             v as $t
-        }
-        #[inline]
-        fn to_f64_exact(self) -> f64 {
-            let bits = self.to_bits();
-            let exponent = <$t>::INFINITY.to_bits();
-            let sign = (-0.0 as $t).to_bits();
-            if std::mem::size_of::<$t>() == 4 && bits & exponent == 0 && bits & !sign != 0 {
-                // A subnormal f32: its mantissa times 2^-149, in f64 arithmetic on normals.
-                let v = (bits & !sign) as f64 * 2f64.powi(-149);
-                if bits & sign != 0 {
-                    -v
-                } else {
-                    v
-                }
-            } else {
-                self as f64
-            }
-        }
-        #[inline]
-        fn from_f64_exact(v: f64) -> Self {
-            let tiny = (<$t>::MIN_POSITIVE as f64);
-            if std::mem::size_of::<$t>() == 4 && v != 0.0 && v.abs() < tiny {
-                // A subnormal f32 built from its bits: mantissa = |v| / 2^-149 (exact).
-                let mantissa = (v.abs() * 2f64.powi(149)).round() as $bits;
-                let sign = if v < 0.0 { (-0.0 as $t).to_bits() } else { 0 };
-                <$t>::from_bits(sign | mantissa)
-            } else {
-                v as $t
-            }
         }
         #[inline(always)]
         fn nonzero_bits(self) -> bool {

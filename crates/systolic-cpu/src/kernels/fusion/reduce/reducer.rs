@@ -254,13 +254,7 @@ mod tests {
             -1.5,
             2.5,
         ];
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::test_rng::xorshift(0x2545_f491_4f6c_dd1du64);
         for case in 0..400 {
             let len = (next() % 150) as usize + 1;
             let mut row: Vec<f32> = (0..len)
