@@ -117,8 +117,9 @@ pub trait Executable {
         vec![]
     }
 
-    /// Runs once more on the placed inputs with every kernel timed, for backends that can.
-    fn profile(&mut self) -> Result<systolic_runtime::Profile, CliError> {
+    /// Runs `rounds` more times on the placed inputs with every kernel timed, for backends
+    /// that can.
+    fn profile(&mut self, _rounds: usize) -> Result<systolic_runtime::Profile, CliError> {
         Err(CliError::msg(
             "--profile needs a compiled backend (--backend cpu); the interpreter has no kernels",
         ))
@@ -225,10 +226,10 @@ impl Executable for CpuExecutable {
         )]
     }
 
-    fn profile(&mut self) -> Result<systolic_runtime::Profile, CliError> {
+    fn profile(&mut self, rounds: usize) -> Result<systolic_runtime::Profile, CliError> {
         let args: Vec<&Buffer> = self.inputs.iter().collect();
         self.executable
-            .profile(&args)
+            .profile_rounds(&args, rounds)
             .map_err(|e| runtime_error(&self.file, e))
     }
 

@@ -36,8 +36,8 @@ pub struct RunArgs {
     /// Timed runs after the first one (for steady-state timing).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub repeat: usize,
-    /// After the runs, run once more with every kernel timed and print where the time went
-    /// (`cpu` only).
+    /// After the runs, run the program step by step with every kernel timed and print where
+    /// the time went (`cpu` only): `--repeat` rounds (at least 3), the median per step.
     #[arg(long)]
     pub profile: bool,
     /// Print the timing report as JSON on the last line.
@@ -97,7 +97,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     }
     let outputs = executable.outputs()?;
     if args.profile {
-        print_profile(&executable.profile()?);
+        print_profile(&executable.profile(args.repeat.max(PROFILE_MIN_ROUNDS))?);
     }
     let run_ms = RunStats::of(&times)
         .or_else(|| RunStats::of(&[first_run_ms]))
@@ -140,6 +140,10 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Rounds `--profile` runs at least: the first round's kernels find cold caches and a cold
+/// pool, so one round alone overstates them.
+const PROFILE_MIN_ROUNDS: usize = 3;
+
 /// Rows of each profile table.
 const PROFILE_ROWS: usize = 12;
 
@@ -148,8 +152,10 @@ fn print_profile(profile: &systolic_runtime::Profile) {
     let total = profile.total_ms();
     let share = |ms: f64| 100.0 * ms / total.max(1e-9);
     println!(
-        "profile: {} steps, {total:.2} ms (one run, each step timed alone, no in-place updates)",
-        profile.steps.len()
+        "profile: {} steps, {total:.2} ms (median of {} rounds per step, each step timed alone, \
+         no in-place updates)",
+        profile.steps.len(),
+        profile.rounds()
     );
     println!("  by op:");
     for (op, ms, n) in profile.by_op().into_iter().take(PROFILE_ROWS) {
