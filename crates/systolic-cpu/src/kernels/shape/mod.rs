@@ -11,6 +11,7 @@ pub mod elem;
 pub mod iota;
 pub mod movement;
 pub mod strided;
+pub mod tile8;
 
 use crate::error::{CpuError, Result};
 use crate::kernel::Kernel;

@@ -25,9 +25,16 @@ impl ViewKernel {
     fn run_typed<T: Elem>(&self, src: &CpuBuffer) -> Result<CpuBuffer> {
         let src = elems::<T>(src, self.op)?;
         let shape = dims(&self.result.shape);
-        let mut out = vec![T::default(); self.result.num_elements()];
-        copy(src, &self.view, &mut out, &View::dense(&shape, 0), &shape);
-        new_buffer(&self.result, T::wrap(out))
+        // Every element is written by the copy: a pooled vector needs no zero fill.
+        let mut out = crate::pool::take(self.result.dtype, self.result.num_elements());
+        let dst = T::slice_mut(&mut out).ok_or_else(|| {
+            CpuError::new(format!(
+                "{}: result storage is not {}",
+                self.op, self.result
+            ))
+        })?;
+        copy(src, &self.view, dst, &View::dense(&shape, 0), &shape);
+        new_buffer(&self.result, out)
     }
 }
 
