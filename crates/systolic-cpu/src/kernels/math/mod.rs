@@ -82,7 +82,7 @@ impl F32Unary {
     pub fn apply(self, x: &[f32], out: &mut [f32]) {
         use simd::map1;
         match self {
-            F32Unary::Exp => map1(x, out, exp),
+            F32Unary::Exp => exp::exp_slice(x, out),
             F32Unary::Expm1 => map1(x, out, expm1),
             F32Unary::Log => map1(x, out, log),
             F32Unary::Log1p => map1(x, out, log1p),

@@ -6,9 +6,10 @@
 
 use super::lanes::{FloatLane, Format};
 use crate::kernels::fusion::reg::{lanes, lanes_mut, Fn1, Fn2, Reg};
+use crate::kernels::math::exp::exp_slice;
 use crate::kernels::math::simd::{map1, map2};
 use systolic_interp::ops::chlo::special;
-use systolic_ir::{BinaryOp, ChloBinaryOp, ChloUnaryOp, UnaryOp};
+use systolic_ir::{BinaryOp, ChloBinaryOp, ChloUnaryOp, DType, UnaryOp};
 
 /// Declares an [`Fn1`] over format `$F` computing `$body` from the lane value `$x`.
 macro_rules! body1 {
@@ -113,6 +114,10 @@ pub fn unary<F: Format>(op: UnaryOp) -> Option<Fn1> {
         RoundNearestEven => body1!(F, |x| F::finish(x.ftz().round_even())),
         // Arithmetic all the way (the clamp reads a subnormal as zero, the final product by 2^n
         // flushes), so the hardware flushes as the software did.
+        // f32 in whole vectors (`exp_slice`, the same bits as the lane function).
+        Exponential if F::DTYPE == DType::F32 && crate::threads::hardware_flush() => {
+            |a, o, n| exp_slice(lanes::<f32>(a, n), lanes_mut::<f32>(o, n))
+        }
         Exponential => body1!(F, |x| F::finish_arith(x.daz().exp())),
         ExponentialMinusOne => body1!(F, |x| F::finish(x.ftz().expm1())),
         Log => body1!(F, |x| F::finish(x.ftz().ln())),
