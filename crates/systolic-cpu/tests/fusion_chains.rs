@@ -60,6 +60,44 @@ fn row_column_and_scalar_broadcasts_with_constants() {
     );
 }
 
+/// Blocks that only move one operand's elements (a transpose, a transpose then a reshape, a
+/// strided slice then a transpose) become a strided copy, not a loop program; the results
+/// are the interpreter's exactly, in every dtype width.
+#[test]
+fn data_movement_blocks_are_copies() {
+    let cases = [
+        ("8x4x6x10", "0, 3, 1, 2", "8x10x4x6", "8x10x24"),
+        ("3x5x17x9", "0, 2, 1, 3", "3x17x5x9", "3x85x9"),
+        ("33x20", "1, 0", "20x33", "660"),
+    ];
+    for dtype in ["f32", "bf16", "i8", "i1", "f64"] {
+        for (from, perm, moved, shaped) in cases {
+            let text = format!(
+                "func.func @main(%x: tensor<{from}x{dtype}>) -> tensor<{shaped}x{dtype}> {{
+  %0 = stablehlo.transpose %x, dims = [{perm}] : (tensor<{from}x{dtype}>) -> tensor<{moved}x{dtype}>
+  %1 = stablehlo.reshape %0 : (tensor<{moved}x{dtype}>) -> tensor<{shaped}x{dtype}>
+  return %1 : tensor<{shaped}x{dtype}>
+}}"
+            );
+            let kernel = fusion_support::with_main_block(&text, |block, ctx| {
+                systolic_cpu::kernels::fusion::kernel::lower_block("t".into(), block, ctx)
+            })
+            .expect("a kernel");
+            assert!(
+                format!("{kernel:?}").starts_with("ViewKernel"),
+                "not a copy: {kernel:?}\n{text}"
+            );
+            check(&text, 0);
+        }
+    }
+    let sliced = "func.func @main(%x: tensor<9x40xf32>) -> tensor<20x7xf32> {
+  %0 = stablehlo.slice %x [1:8, 0:40:2] : (tensor<9x40xf32>) -> tensor<7x20xf32>
+  %1 = stablehlo.transpose %0, dims = [1, 0] : (tensor<7x20xf32>) -> tensor<20x7xf32>
+  return %1 : tensor<20x7xf32>
+}";
+    check(sliced, 0);
+}
+
 #[test]
 fn transpose_and_strided_slice() {
     check(

@@ -2,12 +2,14 @@
 
 use super::exec;
 use super::plan::{plan, BlockSpec};
-use super::program::LoopProgram;
+use super::program::{Access, Dest, Instr, LoopProgram, Source, Stage};
 use crate::buffer::CpuBuffer;
 use crate::error::Result;
 use crate::kernel::{Arg, Kernel};
+use crate::kernels::shape::movement::ViewKernel;
+use crate::kernels::shape::strided::View;
 use crate::lower::LowerCtx;
-use systolic_ir::{FusionKind, Op, OpKind};
+use systolic_ir::{row_major_strides, FusionKind, Op, OpKind};
 
 /// A compiled block of elementwise ops.
 #[derive(Debug)]
@@ -71,10 +73,79 @@ pub fn is_loop_op(kind: &OpKind) -> bool {
     )
 }
 
-/// A loop kernel for `block`, or `None` when some op in it has no loop form.
+/// A loop kernel for `block`, or `None` when some op in it has no loop form. A block that
+/// only moves one operand's elements becomes a strided copy ([`copy_kernel`]).
 pub fn lower_block(name: String, block: &BlockSpec, ctx: &LowerCtx) -> Option<Box<dyn Kernel>> {
     let program = plan(block, &|v| ctx.tensor_type(v).ok().cloned()).ok()?;
+    if let Some(kernel) = copy_kernel(&name, &program) {
+        return Some(Box::new(kernel));
+    }
     Some(Box::new(LoopKernel::new(name, program)))
+}
+
+/// The program as a strided copy when it is one: operand 0 read through an access and stored
+/// unchanged as the only result, in one stage, or in two when the planner put the view in a
+/// temporary first because a reshape followed a transpose (`[8,8,64,256] → transpose →
+/// [8,256,8,64] → reshape`): then the second stage copies the temporary in order and the
+/// first stage's access is the whole copy. The loop executor would move each element two or
+/// four times (into a register block and out again, per stage), with one `memmove` per
+/// contiguous run; the copy kernel writes the result once, in tiles when the transpose moves
+/// the innermost dimension.
+fn copy_kernel(name: &str, program: &LoopProgram) -> Option<ViewKernel> {
+    let [result] = program.result_types.as_slice() else {
+        return None;
+    };
+    let (first, last) = match program.stages.as_slice() {
+        [only] => (only, only),
+        [first, last] => (first, last),
+        _ => return None,
+    };
+    let (access, into) = moved(first)?;
+    let (_, out) = moved(last)?;
+    if let (Dest::Temp(t), [_, _]) = (into, program.stages.as_slice()) {
+        let (read, _) = moved(last)?;
+        let dims: Vec<i64> = last.dims.iter().map(|&d| d as i64).collect();
+        let in_order = read.source == Source::Temp(t)
+            && read.offset == 0
+            && read.strides == row_major_strides(&dims)
+            && last.len == first.len;
+        if !in_order {
+            return None;
+        }
+    } else if into != Dest::Output(0) || program.stages.len() != 1 {
+        return None;
+    }
+    let whole = program.arg_types.len() == 1
+        && access.source == Source::Arg(0)
+        && access.dtype == result.dtype
+        && out == Dest::Output(0)
+        && access.strides.len() == first.dims.len()
+        && first.len == result.num_elements();
+    if !whole {
+        return None;
+    }
+    let view = View {
+        offset: access.offset as isize,
+        strides: access.strides.iter().map(|&s| s as isize).collect(),
+    };
+    Some(ViewKernel::copying(
+        name.to_string(),
+        view,
+        first.dims.clone(),
+        result.clone(),
+    ))
+}
+
+/// A stage that loads one value and stores it unchanged: its access and destination.
+fn moved(stage: &Stage) -> Option<(&Access, Dest)> {
+    match stage.body.as_slice() {
+        [Instr::Load { access, dst }, Instr::Store { src, dtype, dest }]
+            if stage.prologue.is_empty() && src == dst && *dtype == access.dtype =>
+        {
+            Some((access, *dest))
+        }
+        _ => None,
+    }
 }
 
 /// The family's entry point: a `systolic.fusion` of kind loop or reduction becomes one loop or

@@ -13,18 +13,43 @@ use systolic_ir::TensorType;
 pub struct ViewKernel {
     op: &'static str,
     view: View,
+    /// The box copied: the result's shape, or the same elements in fewer dimensions.
+    shape: Vec<usize>,
     result: TensorType,
+    /// The name in profiles, when not `op -> result`.
+    label: Option<String>,
 }
 
 impl ViewKernel {
     /// A kernel reading `view` of the operand into a dense `result`.
     pub fn new(op: &'static str, view: View, result: TensorType) -> ViewKernel {
-        ViewKernel { op, view, result }
+        ViewKernel {
+            op,
+            view,
+            shape: dims(&result.shape),
+            result,
+            label: None,
+        }
+    }
+
+    /// A kernel reading `view` over the box `shape` (row-major, as many elements as `result`)
+    /// into a dense `result`, named `label`: a loop fusion that only moves data (a transpose
+    /// and a reshape of one operand), which this kernel copies in tiles or whole rows instead
+    /// of through the loop executor's registers.
+    pub fn copying(label: String, view: View, shape: Vec<usize>, result: TensorType) -> ViewKernel {
+        debug_assert_eq!(shape.iter().product::<usize>(), result.num_elements());
+        ViewKernel {
+            op: "fusion copy",
+            view,
+            shape,
+            result,
+            label: Some(label),
+        }
     }
 
     fn run_typed<T: Elem>(&self, src: &CpuBuffer) -> Result<CpuBuffer> {
         let src = elems::<T>(src, self.op)?;
-        let shape = dims(&self.result.shape);
+        let shape = &self.shape;
         // Every element is written by the copy: a pooled vector needs no zero fill.
         let mut out = crate::pool::take(self.result.dtype, self.result.num_elements());
         let dst = T::slice_mut(&mut out).ok_or_else(|| {
@@ -33,19 +58,28 @@ impl ViewKernel {
                 self.op, self.result
             ))
         })?;
-        copy(src, &self.view, dst, &View::dense(&shape, 0), &shape);
+        copy(src, &self.view, dst, &View::dense(shape, 0), shape);
         new_buffer(&self.result, out)
     }
 }
 
 impl Kernel for ViewKernel {
     fn name(&self) -> String {
-        format!("{} -> {}", self.op, self.result)
+        match &self.label {
+            Some(label) => label.clone(),
+            None => format!("{} -> {}", self.op, self.result),
+        }
     }
 
     fn run(&self, args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>> {
         let src = one_arg(&args, self.op)?;
         let out = crate::dispatch_dtype!(self.result.dtype, T => self.run_typed::<T>(src))?;
+        // An operand that dies here goes back to the pool for the next allocation.
+        for a in args {
+            if let Some(b) = a.into_reusable() {
+                crate::pool::recycle(b.into_parts().1);
+            }
+        }
         Ok(vec![out])
     }
 }
