@@ -452,6 +452,15 @@ fn per_row_operands(rows: i64, cols: i64, dtype: DType) -> String {
     )
 }
 
+/// The iotas the row plan of `text` fills once per worker.
+fn invariant_iotas(text: &str) -> usize {
+    fusion_support::with_main_block(text, |spec, ctx| {
+        plan_row_block(spec, &|v| ctx.tensor_type(v).ok().cloned())
+            .unwrap()
+            .invariant_iotas()
+    })
+}
+
 /// The splat loads of the row plan of `text`.
 fn splat_loads(text: &str) -> usize {
     fusion_support::with_main_block(text, |spec, ctx| {
@@ -518,8 +527,14 @@ fn per_row_operands_match_the_interpreter() {
 
 #[test]
 fn values_recomputed_in_later_stages_match_the_interpreter() {
-    // The cross-entropy's one-hot is recomputed in its last stage: only x − max is carried.
+    // The cross-entropy's one-hot is recomputed in its last stage: only x − max is carried;
+    // its class indices are filled once per worker (with rows split into blocks, one row
+    // per block, several rows per block; `cross_entropy_rows_match_the_interpreter` runs
+    // them all).
     assert_eq!(full_row_temps(&xent_rows(8, 100)), 1);
+    assert_eq!(invariant_iotas(&xent_rows(8, 100)), 1);
+    assert!(invariant_iotas(&recomputed_rows(64, 2049, DType::F32)) >= 1);
+    assert!(invariant_iotas(&recomputed_rows(300, 64, DType::F32)) >= 1);
     let shapes = [
         (1, 1),
         (3, 1),
@@ -529,6 +544,7 @@ fn values_recomputed_in_later_stages_match_the_interpreter() {
         (5, 33),
         (17, 1000),
         (300, 64),
+        (700, 24),
     ];
     let mut seed = 700;
     for (rows, cols) in shapes {

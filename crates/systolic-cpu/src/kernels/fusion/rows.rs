@@ -69,6 +69,9 @@ pub struct RowPlan {
     /// Per stage and body instruction: a load of a value uniform over each row that only
     /// bodies taking splats read (see [`splat_loads`]).
     splats: Vec<Vec<bool>>,
+    /// Per stage and body instruction: an iota that is the same in every row, into a register
+    /// nothing else in the stage writes (see [`row_invariant_iotas`]).
+    invariant: Vec<Vec<bool>>,
 }
 
 impl RowPlan {
@@ -80,6 +83,11 @@ impl RowPlan {
     /// Loads of per-row values that run as splats in blocks within one row.
     pub fn splat_loads(&self) -> usize {
         self.splats.iter().flatten().filter(|&&b| b).count()
+    }
+
+    /// Iota loads filled once per worker and kept (see [`row_invariant_iotas`]).
+    pub fn invariant_iotas(&self) -> usize {
+        self.invariant.iter().flatten().filter(|&&b| b).count()
     }
 
     /// Number of rows and their length.
@@ -253,8 +261,15 @@ pub fn plan_row_block(
         .zip(&full)
         .map(|(stage, &full)| splat_loads(stage, full, row_len))
         .collect();
+    let invariant = program
+        .stages
+        .iter()
+        .zip(&full)
+        .map(|(stage, &full)| row_invariant_iotas(stage, full, row_len))
+        .collect();
     Ok(RowPlan {
         splats,
+        invariant,
         prefetch_stage: full_stages.get(1).copied(),
         streams,
         program,
@@ -308,6 +323,46 @@ fn splat_loads(stage: &Stage, full: bool, row_len: usize) -> Vec<bool> {
             _ => false,
         })
         .collect()
+}
+
+/// Per body instruction of a stage: an iota load that reads the same numbers in every row
+/// (it steps only along the row's own dimensions: a one-hot's class indices) into a register
+/// no other instruction writes. A worker fills it once and keeps it for every block that
+/// starts at the same place in a row with the same length (in a one-row block, every block).
+fn row_invariant_iotas(stage: &Stage, full: bool, row_len: usize) -> Vec<bool> {
+    let body = &stage.body;
+    let writes = |r: usize| {
+        body.iter()
+            .filter(|i| match i {
+                Instr::Load { dst, .. } | Instr::Apply { dst, .. } => *dst == r,
+                _ => false,
+            })
+            .count()
+    };
+    body.iter()
+        .map(|instr| match instr {
+            Instr::Load { access, dst } => {
+                full && access.source == Source::Iota
+                    && row_local(&stage.dims, access, row_len)
+                    && writes(*dst) == 1
+            }
+            _ => false,
+        })
+        .collect()
+}
+
+/// The stage's innermost dimensions make up the row, and the access steps along none of the
+/// others: every row reads the same elements.
+fn row_local(dims: &[usize], access: &Access, row_len: usize) -> bool {
+    let mut inner = 1;
+    let mut k = dims.len();
+    while inner < row_len && k > 0 {
+        k -= 1;
+        inner *= dims[k];
+    }
+    inner == row_len
+        && access.strides.len() == dims.len()
+        && access.strides[..k].iter().all(|&s| s == 0)
 }
 
 /// Every element of a row reads the same element of the source: the stage's innermost
@@ -407,6 +462,9 @@ struct Worker<'a> {
     accs: Vec<Reg>,
     /// Cache lines the next block prefetches (see [`Worker::queue_prefetch`]).
     lines: Vec<usize>,
+    /// Per stage and body instruction: the (position in the row, length) of the block a
+    /// row-invariant iota's register holds, if filled.
+    filled: Vec<Vec<Option<(usize, usize)>>>,
 }
 
 impl<'a> Worker<'a> {
@@ -436,6 +494,11 @@ impl<'a> Worker<'a> {
             .iter()
             .map(|f| Reg::new(Lane::of(f.dtype), chunk))
             .collect();
+        let filled = program
+            .stages
+            .iter()
+            .map(|stage| vec![None; stage.body.len()])
+            .collect();
         Worker {
             plan,
             args,
@@ -444,6 +507,7 @@ impl<'a> Worker<'a> {
             temps,
             accs,
             lines: vec![],
+            filled,
         }
     }
 
@@ -556,6 +620,14 @@ impl<'a> Worker<'a> {
                     let (source, start) = match access.source {
                         Source::Temp(t) => (&self.temps[t], at - base),
                         Source::Arg(i) => (self.args[i].storage(), at),
+                        Source::Iota if self.plan.invariant[s][i] && c > 0 => {
+                            let key = Some((at % c, n));
+                            if self.filled[s][i] != key {
+                                step(stage, &self.env, instr, regs, at, n);
+                                self.filled[s][i] = key;
+                            }
+                            continue;
+                        }
                         _ => {
                             step(stage, &self.env, instr, regs, at, n);
                             continue;
