@@ -5,7 +5,8 @@ use crate::common;
 
 use common::{op_names, parse, run_pass};
 use systolic_compiler::passes::{Dce, Simplify};
-use systolic_ir::Module;
+use systolic_interp::Value;
+use systolic_ir::{Module, Tensor};
 
 /// Simplify then DCE, and the op names left in `@main` (without the return).
 fn simplified(src: &str) -> (Module, Vec<String>) {
@@ -192,6 +193,47 @@ func.func public @main(%x: tensor<2xf32>, %i: tensor<2xi32>) -> (tensor<2xf32>, 
     );
     // f32->bf16 rounds, i32->f32 rounds: both pairs stay; i32->i64->f64 is one convert.
     assert_eq!(names.len(), 5, "{names:?}");
+}
+
+/// A reduce whose dimensions all have size 1 is its body applied once per element, on the
+/// input reshaped to the result: JAX's bias gradient `sum(g.reshape(1, n), axis=0)` and a
+/// max over a unit axis. The same bits as the reduce, signed zeros and NaN included.
+#[test]
+fn reduces_over_unit_dimensions_become_elementwise() {
+    let src = r#"
+func.func public @main(%g: tensor<1x5xf32>, %h: tensor<4x1x1xf32>) -> (tensor<5xf32>, tensor<4xf32>, tensor<4x1xf32>) {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %0 = stablehlo.reduce(%g init: %z) applies stablehlo.add across dimensions = [0] : (tensor<1x5xf32>, tensor<f32>) -> tensor<5xf32>
+  %1 = stablehlo.reduce(%h init: %ninf) applies stablehlo.maximum across dimensions = [1, 2] : (tensor<4x1x1xf32>, tensor<f32>) -> tensor<4xf32>
+  %2 = stablehlo.reduce(%h init: %z) applies stablehlo.add across dimensions = [2] : (tensor<4x1x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  return %0, %1, %2 : tensor<5xf32>, tensor<4xf32>, tensor<4x1xf32>
+}
+"#;
+    let (m, names) = simplified(src);
+    assert_eq!(
+        common::count(&m, "main", "stablehlo.reduce"),
+        0,
+        "{names:?}"
+    );
+    let g = Tensor::from_f32(vec![1, 5], vec![-0.0, 1.5, f32::NAN, -3.0, 0.0]);
+    let h = Tensor::from_f32(vec![4, 1, 1], vec![-0.0, f32::NEG_INFINITY, f32::NAN, 2.0]);
+    common::assert_same_outputs(
+        "unit reduces",
+        &parse(src),
+        &m,
+        vec![Value::Tensor(g), Value::Tensor(h)],
+    );
+    // A reduce over a dimension larger than 1 stays.
+    let kept = r#"
+func.func public @main(%g: tensor<2x5xf32>) -> tensor<5xf32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = stablehlo.reduce(%g init: %z) applies stablehlo.add across dimensions = [0] : (tensor<2x5xf32>, tensor<f32>) -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}
+"#;
+    let (m, _) = simplified(kept);
+    assert_eq!(common::count(&m, "main", "stablehlo.reduce"), 1);
 }
 
 #[test]

@@ -282,8 +282,10 @@ pub fn dot_with_empty_dimension(rw: &mut Rewriter<'_, '_>, op: &Op) -> Option<Ve
     Some(vec![emit_splat(rw, &out, zero)?])
 }
 
-/// A reduce over no dimensions applies its body once per element: `body(init, x)`. Done for
-/// one input whose body is a single binary elementwise op of the two block arguments.
+/// A reduce over no dimensions applies its body once per element: `body(init, x)`; so does a
+/// reduce over dimensions of size 1 only, on `x` reshaped to the result (the bias gradients of
+/// an MLP step reduce a `1×1024` reshape over its first dimension). Done for one input whose
+/// body is a single binary elementwise op of the two block arguments.
 pub fn reduce_over_nothing(
     rw: &mut Rewriter<'_, '_>,
     op: &Op,
@@ -292,7 +294,9 @@ pub fn reduce_over_nothing(
     let [x, init] = op.operands[..] else {
         return None;
     };
-    if !dims.is_empty() {
+    let input = tensor_type(rw, x)?;
+    let unit = |d: &i64| usize::try_from(*d).ok().and_then(|d| input.shape.get(d)) == Some(&1);
+    if !dims.iter().all(unit) {
         return None;
     }
     let block = op.regions.first()?.blocks.first()?;
@@ -309,9 +313,20 @@ pub fn reduce_over_nothing(
         return None;
     }
     let out = tensor_type(rw, op.results[0])?;
-    if tensor_type(rw, x)? != out || rw.tensor_ty(acc)? != &TensorType::scalar(out.dtype) {
+    let same_elements = input.dtype == out.dtype && input.num_elements() == out.num_elements();
+    if !same_elements || rw.tensor_ty(acc)? != &TensorType::scalar(out.dtype) {
         return None;
     }
+    let init_first = match body.operands[..] {
+        [p, q] if (p, q) == (acc, elem) => true,
+        [p, q] if (p, q) == (elem, acc) => false,
+        _ => return None,
+    };
+    let x = if input == out {
+        x
+    } else {
+        rw.emit1(OpKind::Reshape, vec![x], Type::Tensor(out.clone()))
+    };
     let init_value = rw.constant(init).cloned();
     let splat_init = match init_value {
         Some(t) if out.rank() > 0 => emit_splat_tensor(rw, &out, t),
@@ -324,10 +339,10 @@ pub fn reduce_over_nothing(
             Type::Tensor(out.clone()),
         ),
     };
-    let operands = match body.operands[..] {
-        [p, q] if p == acc && q == elem => vec![splat_init, x],
-        [p, q] if p == elem && q == acc => vec![x, splat_init],
-        _ => return None,
+    let operands = if init_first {
+        vec![splat_init, x]
+    } else {
+        vec![x, splat_init]
     };
     Some(vec![rw.emit1(
         OpKind::Binary(b),
