@@ -46,6 +46,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    quiet_on_closed_stdout();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -83,6 +84,23 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("{e}");
             ExitCode::from(1)
+        }
+    }
+}
+
+/// Ends the process quietly when its standard output is closed early (`systolic run … | head`),
+/// as Unix tools do: Rust ignores SIGPIPE, so the next `println!` would panic instead.
+fn quiet_on_closed_stdout() {
+    #[cfg(unix)]
+    {
+        extern "C" {
+            fn signal(signum: i32, handler: usize) -> usize;
+        }
+        const SIGPIPE: i32 = 13;
+        const SIG_DFL: usize = 0;
+        // SAFETY: restores the default disposition of one signal before any thread starts.
+        unsafe {
+            signal(SIGPIPE, SIG_DFL);
         }
     }
 }
