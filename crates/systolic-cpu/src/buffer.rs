@@ -127,6 +127,14 @@ impl CpuBuffer {
         Ok(CpuBuffer { ty, storage })
     }
 
+    /// Moves the storage out, leaving an empty buffer (shape `[0]`) behind: for a value's
+    /// last holder that has it only by reference (an [`crate::Arg`] being dropped).
+    pub(crate) fn take_storage(&mut self) -> Storage {
+        let dtype = self.ty.dtype;
+        self.ty = TensorType::new(vec![0], dtype);
+        std::mem::replace(&mut self.storage, Storage::zeros(dtype, 0))
+    }
+
     /// A zero-filled buffer.
     pub fn zeros(ty: TensorType) -> CpuBuffer {
         let storage = Storage::zeros(ty.dtype, ty.num_elements());

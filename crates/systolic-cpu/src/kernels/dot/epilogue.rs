@@ -184,11 +184,6 @@ impl Kernel for EpilogueKernel {
             let buffers: Vec<&CpuBuffer> = args.iter().map(Arg::buffer).collect();
             self.run_after(&buffers)?
         };
-        for a in args {
-            if let Some(b) = a.into_reusable() {
-                crate::pool::recycle(b.into_parts().1);
-            }
-        }
         Ok(results)
     }
 }

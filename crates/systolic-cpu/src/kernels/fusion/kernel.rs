@@ -37,15 +37,8 @@ impl Kernel for LoopKernel {
 
     fn run(&self, args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>> {
         let buffers: Vec<&CpuBuffer> = args.iter().map(|a| a.buffer()).collect();
-        let results = exec::run(&self.program, &buffers);
-        drop(buffers);
-        // The operands that die here go back to the pool for the next allocation.
-        for a in args {
-            if let Some(b) = a.into_reusable() {
-                crate::pool::recycle(b.into_parts().1);
-            }
-        }
-        results
+        // Operands that die here go back to the pool as `args` drops (see `Arg`'s `Drop`).
+        exec::run(&self.program, &buffers)
     }
 }
 

@@ -122,14 +122,8 @@ impl Kernel for RowKernel {
 
     fn run(&self, args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>> {
         let buffers: Vec<&CpuBuffer> = args.iter().map(|a| a.buffer()).collect();
-        let results = run(&self.plan, &buffers);
-        drop(buffers);
-        for a in args {
-            if let Some(b) = a.into_reusable() {
-                crate::pool::recycle(b.into_parts().1);
-            }
-        }
-        results
+        // Operands that die here go back to the pool as `args` drops (see `Arg`'s `Drop`).
+        run(&self.plan, &buffers)
     }
 }
 

@@ -74,12 +74,6 @@ impl Kernel for ViewKernel {
     fn run(&self, args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>> {
         let src = one_arg(&args, self.op)?;
         let out = crate::dispatch_dtype!(self.result.dtype, T => self.run_typed::<T>(src))?;
-        // An operand that dies here goes back to the pool for the next allocation.
-        for a in args {
-            if let Some(b) = a.into_reusable() {
-                crate::pool::recycle(b.into_parts().1);
-            }
-        }
         Ok(vec![out])
     }
 }
