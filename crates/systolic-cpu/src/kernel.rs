@@ -83,7 +83,10 @@ mod tests {
     use systolic_ir::{DType, TensorType};
 
     fn owned(n: usize) -> Arg<'static> {
-        Arg::Owned(CpuBuffer::zeros(TensorType::new(vec![n as i64], DType::F32)))
+        Arg::Owned(CpuBuffer::zeros(TensorType::new(
+            vec![n as i64],
+            DType::F32,
+        )))
     }
 
     #[test]

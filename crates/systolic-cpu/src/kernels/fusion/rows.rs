@@ -348,29 +348,29 @@ fn row_invariant_iotas(stage: &Stage, full: bool, row_len: usize) -> Vec<bool> {
 /// The stage's innermost dimensions make up the row, and the access steps along none of the
 /// others: every row reads the same elements.
 fn row_local(dims: &[usize], access: &Access, row_len: usize) -> bool {
+    row_dims(dims, row_len).is_some_and(|k| {
+        access.strides.len() == dims.len() && access.strides[..k].iter().all(|&s| s == 0)
+    })
+}
+
+/// Where the row's dimensions start among the stage's `dims`: the `k` whose `dims[k..]`
+/// multiply to `row_len`, if the innermost dimensions make up the row exactly.
+fn row_dims(dims: &[usize], row_len: usize) -> Option<usize> {
     let mut inner = 1;
     let mut k = dims.len();
     while inner < row_len && k > 0 {
         k -= 1;
         inner *= dims[k];
     }
-    inner == row_len
-        && access.strides.len() == dims.len()
-        && access.strides[..k].iter().all(|&s| s == 0)
+    (inner == row_len).then_some(k)
 }
 
 /// Every element of a row reads the same element of the source: the stage's innermost
 /// dimensions make up the row, and the access does not step along them.
 fn row_uniform(dims: &[usize], access: &Access, row_len: usize) -> bool {
-    let mut inner = 1;
-    let mut k = dims.len();
-    while inner < row_len && k > 0 {
-        k -= 1;
-        inner *= dims[k];
-    }
-    inner == row_len
-        && access.strides.len() == dims.len()
-        && access.strides[k..].iter().all(|&s| s == 0)
+    row_dims(dims, row_len).is_some_and(|k| {
+        access.strides.len() == dims.len() && access.strides[k..].iter().all(|&s| s == 0)
+    })
 }
 
 /// Element `p` of the stage reads element `p` of the source.
@@ -389,15 +389,9 @@ fn row_map(dims: &[usize], access: &Access, row_len: usize) -> bool {
     if access.offset != 0 || access.strides.len() != dims.len() {
         return false;
     }
-    let mut inner = 1;
-    let mut k = dims.len();
-    while inner < row_len && k > 0 {
-        k -= 1;
-        inner *= dims[k];
-    }
-    if inner != row_len {
+    let Some(k) = row_dims(dims, row_len) else {
         return false;
-    }
+    };
     let outer = Access {
         strides: access.strides[..k].to_vec(),
         ..access.clone()

@@ -95,16 +95,29 @@ pub(crate) fn expm1_kernel(x: f64) -> f64 {
     }
 }
 
+/// ln 2 in two parts for the f32 reduction: 0.693145751953125 (15 significant bits, so that
+/// n·LN2_HI is exact for |n| ≤ 150) and ln 2 − LN2_HI rounded to f32.
+const LN2_HI: f32 = f32::from_bits(0x3f31_7200);
+const LN2_LO: f32 = f32::from_bits(0x35bf_be8e);
+
+/// e^r's Taylor coefficients 1/0! … 1/7! (truncation 1e-8 relative for |r| ≤ ln2/2).
+const EXP_TAYLOR: [f32; 8] = [
+    1.0,
+    1.0,
+    1.0 / 2.0,
+    1.0 / 6.0,
+    1.0 / 24.0,
+    1.0 / 120.0,
+    1.0 / 720.0,
+    1.0 / 5040.0,
+];
+
 /// x = n·ln2 + r in f32 for |x| ≤ 104: (r, n) with |r| ≤ ln2/2 (plus rounding). ln2 is split
 /// so that n·LN2_HI is exact (15 significant bits, |n| ≤ 150) and the reduction adds no error
 /// beyond the final rounding of r.
 #[inline(always)]
 pub(crate) fn reduce_f32(x: f32) -> (f32, i32) {
-    const LOG2E: f32 = std::f32::consts::LOG2_E;
-    // 0.693145751953125 (15 significant bits) and ln 2 − LN2_HI rounded to f32.
-    const LN2_HI: f32 = f32::from_bits(0x3f31_7200);
-    const LN2_LO: f32 = f32::from_bits(0x35bf_be8e);
-    let t = x * LOG2E + ROUND_F32;
+    let t = x * std::f32::consts::LOG2_E + ROUND_F32;
     let n = t - ROUND_F32;
     let k = (t.to_bits() as i32).wrapping_sub(ROUND_F32.to_bits() as i32);
     (n.mul_add(-LN2_LO, n.mul_add(-LN2_HI, x)), k)
@@ -123,16 +136,7 @@ pub(crate) fn pow2_f32(k: i32) -> f32 {
 /// or a subnormal.
 #[inline(always)]
 pub fn exp(x: f32) -> f32 {
-    const C: [f32; 8] = [
-        1.0,
-        1.0,
-        1.0 / 2.0,
-        1.0 / 6.0,
-        1.0 / 24.0,
-        1.0 / 120.0,
-        1.0 / 720.0,
-        1.0 / 5040.0,
-    ];
+    const C: [f32; 8] = EXP_TAYLOR;
     let x = x.clamp(-104.0, 89.0);
     let (r, k) = reduce_f32(x);
     let mut p = C[7];
@@ -162,18 +166,7 @@ pub fn exp_slice(x: &[f32], out: &mut [f32]) {
 #[target_feature(enable = "avx512f")]
 unsafe fn exp_slice_v4(x: &[f32], out: &mut [f32]) {
     use std::arch::x86_64::*;
-    const C: [f32; 8] = [
-        1.0,
-        1.0,
-        1.0 / 2.0,
-        1.0 / 6.0,
-        1.0 / 24.0,
-        1.0 / 120.0,
-        1.0 / 720.0,
-        1.0 / 5040.0,
-    ];
-    const LN2_HI: f32 = f32::from_bits(0x3f31_7200);
-    const LN2_LO: f32 = f32::from_bits(0x35bf_be8e);
+    const C: [f32; 8] = EXP_TAYLOR;
     let n = x.len().min(out.len());
     let lanes = |v: __m512| -> __m512 {
         // The steps of `exp` in its order: clamp (NaN kept: the operand after the bound is
