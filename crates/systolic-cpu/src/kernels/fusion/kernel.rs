@@ -94,9 +94,8 @@ fn copy_kernel(name: &str, program: &LoopProgram) -> Option<ViewKernel> {
         _ => return None,
     };
     let (access, into) = moved(first)?;
-    let (_, out) = moved(last)?;
+    let (read, out) = moved(last)?;
     if let (Dest::Temp(t), [_, _]) = (into, program.stages.as_slice()) {
-        let (read, _) = moved(last)?;
         let dims: Vec<i64> = last.dims.iter().map(|&d| d as i64).collect();
         let in_order = read.source == Source::Temp(t)
             && read.offset == 0
