@@ -181,6 +181,8 @@ fn profile_lists_where_the_time_went() {
     let (stdout, stderr) = texts(&out);
     assert!(out.status.success(), "{stderr}");
     assert!(stdout.contains("profile: "), "{stdout}");
+    // Without --repeat, the fewest rounds: each step's time is their median.
+    assert!(stdout.contains("median of 3 rounds per step"), "{stdout}");
     assert!(
         stdout.contains("by op:") && stdout.contains("slowest steps:"),
         "{stdout}"

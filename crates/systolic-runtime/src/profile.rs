@@ -270,3 +270,41 @@ fn median_profile(mut runs: Vec<Profile>) -> Profile {
     first.rounds = rounds;
     first
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round(times: &[f64]) -> Profile {
+        Profile {
+            steps: times
+                .iter()
+                .enumerate()
+                .map(|(k, &ms)| StepTime {
+                    kernel: format!("k{k}"),
+                    op: "systolic.fusion".into(),
+                    ms,
+                    paired: k == 0,
+                })
+                .collect(),
+            rounds: 1,
+        }
+    }
+
+    #[test]
+    fn each_step_is_the_median_of_its_rounds() {
+        // A cold first round (much slower) does not move the median.
+        let odd = median_profile(vec![
+            round(&[90.0, 5.0]),
+            round(&[10.0, 4.0]),
+            round(&[11.0, 6.0]),
+        ]);
+        assert_eq!(odd.rounds(), 3);
+        let ms: Vec<f64> = odd.steps.iter().map(|s| s.ms).collect();
+        assert_eq!(ms, [11.0, 5.0]);
+        assert!(odd.steps[0].paired && odd.steps[1].kernel == "k1");
+        let even = median_profile(vec![round(&[1.0]), round(&[3.0])]);
+        assert_eq!((even.rounds(), even.steps[0].ms), (2, 2.0));
+        assert_eq!(median_profile(vec![]).rounds(), 0);
+    }
+}
