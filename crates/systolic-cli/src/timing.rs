@@ -26,22 +26,12 @@ pub struct RunStats {
 impl RunStats {
     /// Summarises `times`; `None` when there are none.
     pub fn of(times: &[f64]) -> Option<RunStats> {
-        if times.is_empty() {
-            return None;
-        }
-        let mut sorted = times.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        let n = sorted.len();
-        let median = if n % 2 == 1 {
-            sorted[n / 2]
-        } else {
-            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-        };
+        let median = systolic_runtime::profile::median(times)?;
         Some(RunStats {
-            min: sorted[0],
+            min: times.iter().copied().fold(f64::INFINITY, f64::min),
             median,
-            max: sorted[n - 1],
-            count: n,
+            max: times.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            count: times.len(),
         })
     }
 }

@@ -250,6 +250,19 @@ fn profile_program(
     Ok(profile)
 }
 
+/// The median of `times` (the mean of the two middle ones for an even count); `None` when
+/// there are none. Step times here and the command line's run statistics use it.
+pub fn median(times: &[f64]) -> Option<f64> {
+    let mut sorted = times.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(sorted[n / 2]),
+        _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2.0),
+    }
+}
+
 /// One profile whose step times are the medians of `runs`' (the same program's rounds).
 fn median_profile(mut runs: Vec<Profile>) -> Profile {
     let rounds = runs.len();
@@ -259,13 +272,7 @@ fn median_profile(mut runs: Vec<Profile>) -> Profile {
     for (k, step) in first.steps.iter_mut().enumerate() {
         let mut times: Vec<f64> = runs.iter().map(|r| r.steps[k].ms).collect();
         times.push(step.ms);
-        times.sort_by(f64::total_cmp);
-        let mid = times.len() / 2;
-        step.ms = if times.len() % 2 == 1 {
-            times[mid]
-        } else {
-            (times[mid - 1] + times[mid]) / 2.0
-        };
+        step.ms = median(&times).unwrap_or(step.ms);
     }
     first.rounds = rounds;
     first
