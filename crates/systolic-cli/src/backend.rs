@@ -4,6 +4,7 @@
 
 use crate::error::CliError;
 use std::path::PathBuf;
+use systolic_cpu::CpuBuffer;
 use systolic_interp::{Interpreter, Value};
 use systolic_ir::{Module, Tensor};
 use systolic_runtime::{Buffer, Client, CompileOptions, CompileSource, DiskCacheDir, RuntimeError};
@@ -94,17 +95,18 @@ impl Backend {
 
 /// A program ready to run on some backend. Inputs are placed on the device once
 /// ([`Executable::put_inputs`]) and each [`Executable::execute`] runs on them, so that timed
-/// runs measure the program and not the transfers.
+/// runs measure the program and not the transfers. Inputs and outputs are host arrays in
+/// native element types ([`CpuBuffer`]): what `.npy` files hold and the CPU backend runs on.
 pub trait Executable {
     /// Places `inputs` (already checked against the parameter types) on the device and waits
     /// until they are there.
-    fn put_inputs(&mut self, inputs: &[Tensor]) -> Result<(), CliError>;
+    fn put_inputs(&mut self, inputs: Vec<CpuBuffer>) -> Result<(), CliError>;
 
     /// Runs once on the placed inputs, keeping the outputs on the device.
     fn execute(&mut self) -> Result<(), CliError>;
 
     /// The outputs of the last [`Executable::execute`], copied to the host.
-    fn outputs(&mut self) -> Result<Vec<Tensor>, CliError>;
+    fn outputs(&mut self) -> Result<Vec<CpuBuffer>, CliError>;
 
     /// Where the compiled program came from (`compiled`, `memory cache`, `disk cache`), for
     /// backends that compile.
@@ -125,11 +127,12 @@ pub trait Executable {
         ))
     }
 
-    /// Places `inputs`, runs once and returns the outputs.
+    /// Places `inputs`, runs once and returns the outputs, as exact tensors (for callers
+    /// comparing with reference values, such as the tour's checks against JAX).
     fn run(&mut self, inputs: &[Tensor]) -> Result<Vec<Tensor>, CliError> {
-        self.put_inputs(inputs)?;
+        self.put_inputs(inputs.iter().map(CpuBuffer::from_tensor).collect())?;
         self.execute()?;
-        self.outputs()
+        Ok(self.outputs()?.iter().map(CpuBuffer::to_tensor).collect())
     }
 }
 
@@ -178,11 +181,11 @@ impl CpuExecutable {
 }
 
 impl Executable for CpuExecutable {
-    fn put_inputs(&mut self, inputs: &[Tensor]) -> Result<(), CliError> {
+    fn put_inputs(&mut self, inputs: Vec<CpuBuffer>) -> Result<(), CliError> {
         let device = self.executable.device();
         let buffers = inputs
-            .iter()
-            .map(|t| self.client.buffer_from_tensor(t.clone(), device))
+            .into_iter()
+            .map(|b| self.client.buffer_from_host(b, device))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| runtime_error(&self.file, e))?;
         for b in &buffers {
@@ -204,10 +207,10 @@ impl Executable for CpuExecutable {
         Ok(())
     }
 
-    fn outputs(&mut self) -> Result<Vec<Tensor>, CliError> {
+    fn outputs(&mut self) -> Result<Vec<CpuBuffer>, CliError> {
         self.outputs
             .iter()
-            .map(|b| b.to_tensor().map_err(|e| runtime_error(&self.file, e)))
+            .map(|b| b.to_cpu_buffer().map_err(|e| runtime_error(&self.file, e)))
             .collect()
     }
 
@@ -269,8 +272,8 @@ struct InterpExecutable<'m> {
 }
 
 impl Executable for InterpExecutable<'_> {
-    fn put_inputs(&mut self, inputs: &[Tensor]) -> Result<(), CliError> {
-        self.inputs = inputs.to_vec();
+    fn put_inputs(&mut self, inputs: Vec<CpuBuffer>) -> Result<(), CliError> {
+        self.inputs = inputs.iter().map(CpuBuffer::to_tensor).collect();
         Ok(())
     }
 
@@ -297,8 +300,8 @@ impl Executable for InterpExecutable<'_> {
         Ok(())
     }
 
-    fn outputs(&mut self) -> Result<Vec<Tensor>, CliError> {
-        Ok(self.outputs.clone())
+    fn outputs(&mut self) -> Result<Vec<CpuBuffer>, CliError> {
+        Ok(self.outputs.iter().map(CpuBuffer::from_tensor).collect())
     }
 }
 

@@ -3,38 +3,72 @@
 use crate::error::CliError;
 use serde::Serialize;
 use std::path::Path;
-use systolic_ir::{Data, Tensor};
+use systolic_cpu::{CpuBuffer, Storage};
+use systolic_ir::Tensor;
 
 /// How many leading values a summary shows.
 const FIRST_VALUES: usize = 4;
 
 /// A one-line summary: type, first values and sum (for booleans, the count of `true`).
+/// Floats are summed in f64 from the first element on, integers exactly.
 ///
 /// ```text
 /// out0: tensor<8x10xf32> first [0.1234, -1.5, 0, 2] sum -3.25
 /// ```
-pub fn summary(name: &str, t: &Tensor) -> String {
-    let n = t.num_elements();
-    let first: Vec<String> = (0..n.min(FIRST_VALUES)).map(|i| value_text(t, i)).collect();
-    let more = if n > FIRST_VALUES { ", …" } else { "" };
-    let total = match t.data() {
-        Data::Bool(v) => format!("true {}", v.iter().filter(|&&b| b).count()),
-        Data::Int(v) => format!("sum {}", v.iter().map(|&x| x as i128).sum::<i128>()),
-        Data::UInt(v) => format!("sum {}", v.iter().map(|&x| x as u128).sum::<u128>()),
-        Data::Float(v) => format!("sum {}", float_text(v.iter().sum())),
+pub fn summary(name: &str, b: &CpuBuffer) -> String {
+    let (first, total) = match b.storage() {
+        Storage::Bool(v) => (
+            v.iter().take(FIRST_VALUES).map(|x| x.to_string()).collect(),
+            format!("true {}", v.iter().filter(|&&x| x).count()),
+        ),
+        Storage::I8(v) => integers(v),
+        Storage::I16(v) => integers(v),
+        Storage::I32(v) => integers(v),
+        Storage::I64(v) => integers(v),
+        Storage::U8(v) => integers(v),
+        Storage::U16(v) => integers(v),
+        Storage::U32(v) => integers(v),
+        Storage::U64(v) => integers(v),
+        Storage::F16(v) => floats(v),
+        Storage::BF16(v) => floats(v),
+        Storage::F32(v) => floats(v),
+        Storage::F64(v) => floats(v),
+    };
+    let more = if b.num_elements() > FIRST_VALUES {
+        ", …"
+    } else {
+        ""
     };
     format!(
         "{name}: {} first [{}{more}] {total}",
-        t.ty(),
+        b.ty(),
         first.join(", ")
     )
 }
 
-fn value_text(t: &Tensor, i: usize) -> String {
-    match t.data() {
-        Data::Float(v) => float_text(v[i]),
-        _ => t.get(i).to_string(),
-    }
+/// [`summary`] of an exact tensor.
+pub fn tensor_summary(name: &str, t: &Tensor) -> String {
+    summary(name, &CpuBuffer::from_tensor(t))
+}
+
+/// The first values and the exact sum of integers.
+fn integers<T: Copy + Into<i128> + std::fmt::Display>(v: &[T]) -> (Vec<String>, String) {
+    let first = v.iter().take(FIRST_VALUES).map(|x| x.to_string()).collect();
+    (
+        first,
+        format!("sum {}", v.iter().map(|&x| x.into()).sum::<i128>()),
+    )
+}
+
+/// The first values and the f64 sum of floats.
+fn floats<T: Copy + Into<f64>>(v: &[T]) -> (Vec<String>, String) {
+    let first = v
+        .iter()
+        .take(FIRST_VALUES)
+        .map(|&x| float_text(x.into()))
+        .collect();
+    let sum: f64 = v.iter().map(|&x| x.into()).sum();
+    (first, format!("sum {}", float_text(sum)))
 }
 
 /// Six significant digits, switching to exponent form for very large or small magnitudes.
@@ -66,17 +100,17 @@ pub struct OutputInfo {
 }
 
 impl OutputInfo {
-    /// The shape and dtype of `t`.
-    pub fn of(t: &Tensor) -> OutputInfo {
+    /// The shape and dtype of `b`.
+    pub fn of(b: &CpuBuffer) -> OutputInfo {
         OutputInfo {
-            shape: t.shape().to_vec(),
-            dtype: t.dtype().mlir_name().to_string(),
+            shape: b.shape().to_vec(),
+            dtype: b.dtype().mlir_name().to_string(),
         }
     }
 }
 
 /// Writes `outputs` as `dir/out0.npy`, `dir/out1.npy`, …, creating `dir` if needed.
-pub fn write_outputs(dir: &Path, outputs: &[Tensor]) -> Result<Vec<String>, CliError> {
+pub fn write_outputs(dir: &Path, outputs: &[CpuBuffer]) -> Result<Vec<String>, CliError> {
     std::fs::create_dir_all(dir).map_err(|e| {
         CliError::msg(format!(
             "cannot create output directory {}: {e}",
@@ -86,9 +120,9 @@ pub fn write_outputs(dir: &Path, outputs: &[Tensor]) -> Result<Vec<String>, CliE
     outputs
         .iter()
         .enumerate()
-        .map(|(i, t)| {
+        .map(|(i, b)| {
             let path = dir.join(format!("out{i}.npy"));
-            systolic_npy::write(&path, t)?;
+            systolic_npy::write_raw(&path, b.ty(), &b.to_le_bytes())?;
             Ok(path.display().to_string())
         })
         .collect()
@@ -113,17 +147,17 @@ mod tests {
     fn summaries_per_kind() {
         let t = Tensor::from_f32(vec![2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, -0.5]);
         assert_eq!(
-            summary("out0", &t),
+            tensor_summary("out0", &t),
             "out0: tensor<2x3xf32> first [1, 2, 3, 4, …] sum 14.5"
         );
         let t = Tensor::from_i64(vec![3], DType::I8, vec![-1, 2, 100]).unwrap();
         assert_eq!(
-            summary("x", &t),
+            tensor_summary("x", &t),
             "x: tensor<3xi8> first [-1, 2, 100] sum 101"
         );
         let t = Tensor::from_bool(vec![3], vec![true, false, true]).unwrap();
         assert_eq!(
-            summary("b", &t),
+            tensor_summary("b", &t),
             "b: tensor<3xi1> first [true, false, true] true 2"
         );
     }

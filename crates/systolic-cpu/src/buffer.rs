@@ -210,6 +210,31 @@ impl CpuBuffer {
         CpuBuffer { ty, storage }
     }
 
+    /// Copies from dense little-endian bytes in C order (numpy's layout: one byte per element
+    /// for `i1` and the sub-byte integer types, of which only the low bits count), as a `.npy`
+    /// file holds them. One pass, no per-element exact values in between.
+    ///
+    /// ```
+    /// use systolic_cpu::CpuBuffer;
+    /// use systolic_ir::{DType, TensorType};
+    /// let ty = TensorType::new(vec![2], DType::F32);
+    /// let bytes: Vec<u8> = [1.5f32, -2.0].iter().flat_map(|x| x.to_le_bytes()).collect();
+    /// let b = CpuBuffer::from_le_bytes(ty, &bytes).unwrap();
+    /// assert_eq!(b.as_f32(), Some(&[1.5f32, -2.0][..]));
+    /// assert_eq!(b.to_le_bytes(), bytes);
+    /// ```
+    pub fn from_le_bytes(ty: TensorType, bytes: &[u8]) -> Result<CpuBuffer, ByteCountMismatch> {
+        let expected = ty.num_elements() * ty.dtype.byte_size();
+        if bytes.len() != expected {
+            return Err(ByteCountMismatch {
+                ty,
+                got: bytes.len(),
+            });
+        }
+        let storage = storage_from_le_bytes(ty.dtype, bytes);
+        Ok(CpuBuffer { ty, storage })
+    }
+
     /// Copies into an exact interpreter tensor.
     pub fn to_tensor(&self) -> Tensor {
         Tensor::from_le_bytes(self.ty.clone(), &self.to_le_bytes())
@@ -218,58 +243,62 @@ impl CpuBuffer {
 
     /// The dense little-endian bytes (numpy's layout).
     pub fn to_le_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.num_elements() * self.ty.dtype.byte_size());
         match &self.storage {
-            Storage::Bool(v) => out.extend(v.iter().map(|&b| b as u8)),
+            Storage::Bool(v) => v.iter().map(|&b| b as u8).collect(),
             Storage::I8(v) => {
                 // Sub-byte signed types leave only their low bits, as the exact tensors do.
                 let mask = (((1u16 << self.ty.dtype.bit_width()) - 1) & 0xff) as u8;
-                out.extend(v.iter().map(|&x| x as u8 & mask))
+                v.iter().map(|&x| x as u8 & mask).collect()
             }
-            Storage::U8(v) => out.extend_from_slice(v),
-            Storage::I16(v) => v
-                .iter()
-                .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-            Storage::I32(v) => v
-                .iter()
-                .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-            Storage::I64(v) => v
-                .iter()
-                .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-            Storage::U16(v) => v
-                .iter()
-                .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-            Storage::U32(v) => v
-                .iter()
-                .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-            Storage::U64(v) => v
-                .iter()
-                .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-            Storage::F16(v) => v
-                .iter()
-                .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-            Storage::BF16(v) => v
-                .iter()
-                .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-            Storage::F32(v) => v
-                .iter()
-                .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-            Storage::F64(v) => v
-                .iter()
-                .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+            Storage::U8(v) => v.clone(),
+            Storage::I16(v) => le_bytes(v, |x| x.to_le_bytes()),
+            Storage::I32(v) => le_bytes(v, |x| x.to_le_bytes()),
+            Storage::I64(v) => le_bytes(v, |x| x.to_le_bytes()),
+            Storage::U16(v) => le_bytes(v, |x| x.to_le_bytes()),
+            Storage::U32(v) => le_bytes(v, |x| x.to_le_bytes()),
+            Storage::U64(v) => le_bytes(v, |x| x.to_le_bytes()),
+            Storage::F16(v) => le_bytes(v, |x| x.to_le_bytes()),
+            Storage::BF16(v) => le_bytes(v, |x| x.to_le_bytes()),
+            Storage::F32(v) => le_bytes(v, |x| x.to_le_bytes()),
+            Storage::F64(v) => le_bytes(v, |x| x.to_le_bytes()),
         }
-        out
+    }
+}
+
+/// Bytes that do not fill a buffer's type exactly.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{got} bytes do not fit {ty}, which takes {}", .ty.num_elements() * .ty.dtype.byte_size())]
+pub struct ByteCountMismatch {
+    /// The type asked for.
+    pub ty: TensorType,
+    /// Bytes given.
+    pub got: usize,
+}
+
+/// The little-endian bytes of `v`: on a little-endian machine the memory as it is (one copy).
+fn le_bytes<T: bytemuck::Pod, const N: usize>(v: &[T], to_le: fn(&T) -> [u8; N]) -> Vec<u8> {
+    if cfg!(target_endian = "little") {
+        bytemuck::cast_slice(v).to_vec()
+    } else {
+        v.iter().flat_map(to_le).collect()
+    }
+}
+
+/// Elements from little-endian bytes (a whole number of them, checked by the caller): on a
+/// little-endian machine the bytes as they are (one copy into aligned memory).
+fn from_le<T: bytemuck::Pod, const N: usize>(bytes: &[u8], from_le: fn([u8; N]) -> T) -> Vec<T> {
+    if cfg!(target_endian = "little") {
+        bytemuck::pod_collect_to_vec(bytes)
+    } else {
+        bytes
+            .chunks_exact(N)
+            .map(|c| from_le(c.try_into().expect("chunk of N bytes")))
+            .collect()
     }
 }
 
 /// Builds storage from dense little-endian bytes whose length fits `dtype` (checked by caller).
 fn storage_from_le_bytes(dtype: DType, bytes: &[u8]) -> Storage {
-    fn chunks<const N: usize, T>(bytes: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
-        bytes
-            .chunks_exact(N)
-            .map(|c| f(c.try_into().expect("chunk of N bytes")))
-            .collect()
-    }
     match dtype {
         DType::Bool => Storage::Bool(bytes.iter().map(|&b| b != 0).collect()),
         // Sub-byte signed types arrive as their low bits: sign-extend them to the byte.
@@ -282,17 +311,22 @@ fn storage_from_le_bytes(dtype: DType, bytes: &[u8]) -> Storage {
                     .collect(),
             )
         }
-        DType::U2 | DType::U4 | DType::U8 => Storage::U8(bytes.to_vec()),
-        DType::I16 => Storage::I16(chunks(bytes, i16::from_le_bytes)),
-        DType::I32 => Storage::I32(chunks(bytes, i32::from_le_bytes)),
-        DType::I64 => Storage::I64(chunks(bytes, i64::from_le_bytes)),
-        DType::U16 => Storage::U16(chunks(bytes, u16::from_le_bytes)),
-        DType::U32 => Storage::U32(chunks(bytes, u32::from_le_bytes)),
-        DType::U64 => Storage::U64(chunks(bytes, u64::from_le_bytes)),
-        DType::F16 => Storage::F16(chunks(bytes, f16::from_le_bytes)),
-        DType::BF16 => Storage::BF16(chunks(bytes, bf16::from_le_bytes)),
-        DType::F32 => Storage::F32(chunks(bytes, f32::from_le_bytes)),
-        DType::F64 => Storage::F64(chunks(bytes, f64::from_le_bytes)),
+        // Sub-byte unsigned types keep their low bits (the exact tensors wrap them the same).
+        DType::U2 | DType::U4 => {
+            let mask = ((1u16 << dtype.bit_width()) - 1) as u8;
+            Storage::U8(bytes.iter().map(|&b| b & mask).collect())
+        }
+        DType::U8 => Storage::U8(bytes.to_vec()),
+        DType::I16 => Storage::I16(from_le(bytes, i16::from_le_bytes)),
+        DType::I32 => Storage::I32(from_le(bytes, i32::from_le_bytes)),
+        DType::I64 => Storage::I64(from_le(bytes, i64::from_le_bytes)),
+        DType::U16 => Storage::U16(from_le(bytes, u16::from_le_bytes)),
+        DType::U32 => Storage::U32(from_le(bytes, u32::from_le_bytes)),
+        DType::U64 => Storage::U64(from_le(bytes, u64::from_le_bytes)),
+        DType::F16 => Storage::F16(from_le(bytes, f16::from_le_bytes)),
+        DType::BF16 => Storage::BF16(from_le(bytes, bf16::from_le_bytes)),
+        DType::F32 => Storage::F32(from_le(bytes, f32::from_le_bytes)),
+        DType::F64 => Storage::F64(from_le(bytes, f64::from_le_bytes)),
     }
 }
 
@@ -322,6 +356,28 @@ mod tests {
         assert_eq!(
             CpuBuffer::from_tensor(&t).storage(),
             &Storage::I8(vec![-2, 1])
+        );
+    }
+
+    #[test]
+    fn le_bytes_round_trip_every_dtype_and_match_the_tensor_path() {
+        for dtype in DType::ALL {
+            let ty = TensorType::new(vec![3], dtype);
+            let t = Tensor::from_bits(ty.clone(), &[0, 1, 3]).unwrap();
+            let bytes = t.to_le_bytes();
+            let b = CpuBuffer::from_le_bytes(ty.clone(), &bytes).unwrap();
+            assert_eq!(b, CpuBuffer::from_tensor(&t), "{dtype}");
+            assert_eq!(b.to_le_bytes(), bytes, "{dtype}");
+            let err = CpuBuffer::from_le_bytes(ty, &bytes[1..]).unwrap_err();
+            assert_eq!(err.got, bytes.len() - 1, "{dtype}");
+        }
+        // Bits above a sub-byte type's width do not count, as for the exact tensors.
+        let ty = TensorType::new(vec![2], DType::U4);
+        let b = CpuBuffer::from_le_bytes(ty.clone(), &[0xf3, 0x2c]).unwrap();
+        assert_eq!(b.storage(), &Storage::U8(vec![3, 12]));
+        assert_eq!(
+            b.to_tensor(),
+            Tensor::from_le_bytes(ty, &[0xf3, 0x2c]).unwrap()
         );
     }
 

@@ -35,7 +35,7 @@ pub mod schedule;
 mod test_rng;
 pub mod threads;
 
-pub use buffer::{CpuBuffer, Storage};
+pub use buffer::{ByteCountMismatch, CpuBuffer, Storage};
 pub use error::{CpuError, Result};
 pub use executable::{compile, CompileOptions, CpuExecutable};
 pub use kernel::{Arg, Kernel};

@@ -26,15 +26,44 @@ pub use descr::ElementType;
 pub use error::{NpyError, NpyErrorKind};
 pub use header::Header;
 
+use std::io::Write;
 use std::path::Path;
 use systolic_ir::{DType, Tensor, TensorType};
+
+/// An array as a `.npy` file holds it, normalised: its type and its elements as dense
+/// little-endian bytes in C order (one byte per element for booleans, 0 or 1, and for the
+/// sub-byte integer types). What a runtime copies into a device buffer with one pass, without
+/// the exact per-element values a [`Tensor`] keeps.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawArray {
+    /// Shape and dtype.
+    pub ty: TensorType,
+    /// `ty.num_elements() × ty.dtype.byte_size()` bytes.
+    pub bytes: Vec<u8>,
+}
 
 /// Decodes a `.npy` buffer into a tensor. `expected` names the dtype of raw void elements
 /// (see [`ElementType::resolve`]); it does not convert named types.
 pub fn from_bytes(bytes: &[u8], expected: Option<DType>) -> Result<Tensor, NpyErrorKind> {
-    let (header, data_start) = header::parse(bytes)?;
+    let array = decode(bytes.to_vec(), expected)?;
+    Tensor::from_le_bytes(array.ty, &array.bytes)
+        .map_err(|e| NpyErrorKind::BadHeader(e.to_string()))
+}
+
+/// Decodes a whole `.npy` file's bytes into a [`RawArray`], reusing the buffer: the data is
+/// moved to its front in place, so a large file costs one move and no second allocation.
+/// `expected` is as for [`from_bytes`].
+///
+/// ```
+/// use systolic_ir::{DType, Tensor};
+/// let t = Tensor::from_f32(vec![2], vec![1.5, -2.0]);
+/// let array = systolic_npy::decode(systolic_npy::to_bytes(&t), None).unwrap();
+/// assert_eq!(array.ty.dtype, DType::F32);
+/// assert_eq!(array.bytes, t.to_le_bytes());
+/// ```
+pub fn decode(mut bytes: Vec<u8>, expected: Option<DType>) -> Result<RawArray, NpyErrorKind> {
+    let (header, data_start) = header::parse(&bytes)?;
     let dtype = header.element.resolve(expected)?;
-    let data = &bytes[data_start..];
     let count = header
         .shape
         .iter()
@@ -44,63 +73,100 @@ pub fn from_bytes(bytes: &[u8], expected: Option<DType>) -> Result<Tensor, NpyEr
     let expected_len = count
         .checked_mul(width)
         .ok_or_else(|| NpyErrorKind::TooLarge(header.shape.clone()))?;
-    if data.len() != expected_len {
+    let got = bytes.len() - data_start;
+    if got != expected_len {
         return Err(NpyErrorKind::DataLength {
             shape: header.shape.clone(),
             descr: header.element.descr(),
             expected: expected_len,
-            got: data.len(),
+            got,
         });
-    }
-    let mut le = data.to_vec();
-    if header.big_endian && width > 1 {
-        le.chunks_exact_mut(width).for_each(|c| c.reverse());
-    }
-    if header.fortran_order && header.shape.len() > 1 {
-        le = fortran_to_c_order(&le, &header.shape, width);
-    }
-    if dtype == DType::Bool {
-        // numpy reads any nonzero byte as True.
-        le.iter_mut().for_each(|b| *b = (*b != 0) as u8);
     }
     let shape = header
         .shape
         .iter()
         .map(|&d| i64::try_from(d).map_err(|_| NpyErrorKind::TooLarge(header.shape.clone())))
         .collect::<Result<Vec<_>, _>>()?;
-    Tensor::from_le_bytes(TensorType::new(shape, dtype), &le)
-        .map_err(|e| NpyErrorKind::BadHeader(e.to_string()))
+    bytes.copy_within(data_start.., 0);
+    bytes.truncate(expected_len);
+    if header.big_endian && width > 1 {
+        bytes.chunks_exact_mut(width).for_each(|c| c.reverse());
+    }
+    if header.fortran_order && header.shape.len() > 1 {
+        bytes = fortran_to_c_order(&bytes, &header.shape, width);
+    }
+    if dtype == DType::Bool {
+        // numpy reads any nonzero byte as True.
+        bytes.iter_mut().for_each(|b| *b = (*b != 0) as u8);
+    }
+    Ok(RawArray {
+        ty: TensorType::new(shape, dtype),
+        bytes,
+    })
 }
 
 /// Encodes a tensor as the bytes of a `.npy` file (C order, little-endian).
 pub fn to_bytes(tensor: &Tensor) -> Vec<u8> {
-    let header = Header {
-        element: descr::element_type_of(tensor.dtype()),
-        big_endian: false,
-        fortran_order: false,
-        shape: tensor.shape().iter().map(|&d| d.max(0) as usize).collect(),
-    };
-    let mut out = header::format(&header);
+    let mut out = header_bytes(tensor.ty());
     out.extend_from_slice(&tensor.to_le_bytes());
     out
 }
 
+/// The header `np.save` writes for an array of type `ty`.
+fn header_bytes(ty: &TensorType) -> Vec<u8> {
+    header::format(&Header {
+        element: descr::element_type_of(ty.dtype),
+        big_endian: false,
+        fortran_order: false,
+        shape: ty.shape.iter().map(|&d| d.max(0) as usize).collect(),
+    })
+}
+
 /// Reads a `.npy` file into a tensor; errors name the file.
 pub fn read(path: &Path, expected: Option<DType>) -> Result<Tensor, NpyError> {
+    let array = read_raw(path, expected)?;
+    Tensor::from_le_bytes(array.ty, &array.bytes).map_err(|e| NpyError {
+        file: path.display().to_string(),
+        kind: NpyErrorKind::BadHeader(e.to_string()),
+    })
+}
+
+/// Reads a `.npy` file into a [`RawArray`] (one read, the data moved in place); errors name
+/// the file.
+pub fn read_raw(path: &Path, expected: Option<DType>) -> Result<RawArray, NpyError> {
     let file = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| NpyError {
         file: file.clone(),
         kind: NpyErrorKind::Io(format!("cannot read: {e}")),
     })?;
-    from_bytes(&bytes, expected).map_err(|kind| NpyError { file, kind })
+    decode(bytes, expected).map_err(|kind| NpyError { file, kind })
 }
 
 /// Writes a tensor to a `.npy` file; errors name the file.
 pub fn write(path: &Path, tensor: &Tensor) -> Result<(), NpyError> {
-    std::fs::write(path, to_bytes(tensor)).map_err(|e| NpyError {
+    write_raw(path, tensor.ty(), &tensor.to_le_bytes())
+}
+
+/// Writes dense little-endian C-order bytes of an array of type `ty` as a `.npy` file (the
+/// header, then the bytes as they are); errors name the file.
+pub fn write_raw(path: &Path, ty: &TensorType, le_bytes: &[u8]) -> Result<(), NpyError> {
+    let error = |kind| NpyError {
         file: path.display().to_string(),
-        kind: NpyErrorKind::Io(format!("cannot write: {e}")),
-    })
+        kind,
+    };
+    let expected = ty.num_elements() * ty.dtype.byte_size();
+    if le_bytes.len() != expected {
+        return Err(error(NpyErrorKind::Io(format!(
+            "cannot write {} bytes as {ty}, which takes {expected}",
+            le_bytes.len()
+        ))));
+    }
+    let write = || -> std::io::Result<()> {
+        let mut file = std::fs::File::create(path)?;
+        file.write_all(&header_bytes(ty))?;
+        file.write_all(le_bytes)
+    };
+    write().map_err(|e| error(NpyErrorKind::Io(format!("cannot write: {e}"))))
 }
 
 /// Reorders column-major element bytes to row-major.
@@ -246,6 +312,44 @@ mod tests {
                 let _ = from_bytes(&bad, None);
             }
         }
+    }
+
+    #[test]
+    fn raw_arrays_match_tensors_for_every_layout() {
+        // Each case decodes to the same bytes the tensor path gives, in C order, little-endian.
+        let cases: Vec<(Vec<u8>, Option<DType>)> = vec![
+            (
+                npy("<f4", false, "(2,)", &[0, 0, 0xc0, 0x3f, 0, 0, 0, 0xc0]),
+                None,
+            ),
+            (npy(">i2", false, "(2,)", &[0x01, 0x02, 0xff, 0xfe]), None),
+            (npy("|i1", true, "(2, 3)", &[0, 3, 1, 4, 2, 5]), None),
+            (npy("|b1", false, "(3,)", &[0, 1, 7]), None),
+            (
+                npy("<V2", false, "(2,)", &[0x80, 0x3f, 0x20, 0xc0]),
+                Some(DType::BF16),
+            ),
+            (npy("<f8", false, "()", &2.5f64.to_le_bytes()), None),
+            (npy("<f4", false, "(0, 3)", &[]), None),
+        ];
+        for (bytes, expected) in cases {
+            let t = from_bytes(&bytes, expected).unwrap();
+            let raw = decode(bytes, expected).unwrap();
+            assert_eq!(&raw.ty, t.ty());
+            assert_eq!(raw.bytes, t.to_le_bytes(), "{}", t.ty());
+        }
+    }
+
+    #[test]
+    fn raw_writes_are_what_np_save_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("raw.npy");
+        let t = Tensor::from_f32(vec![2, 1], vec![0.25, -8.0]);
+        write_raw(&path, t.ty(), &t.to_le_bytes()).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), to_bytes(&t));
+        assert_eq!(read_raw(&path, None).unwrap().bytes, t.to_le_bytes());
+        let err = write_raw(&path, t.ty(), &[0; 7]).unwrap_err().to_string();
+        assert!(err.contains("raw.npy") && err.contains("7 bytes"), "{err}");
     }
 
     #[test]

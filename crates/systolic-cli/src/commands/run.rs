@@ -86,7 +86,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     for note in executable.notes() {
         println!("{note}");
     }
-    executable.put_inputs(&inputs)?;
+    executable.put_inputs(inputs)?;
     let (first, first_run_ms) = time_ms(|| executable.execute());
     first?;
     let mut times = Vec::with_capacity(args.repeat);

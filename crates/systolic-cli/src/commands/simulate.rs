@@ -9,7 +9,8 @@ use crate::inputs::{load_inputs, param_tensor_types};
 use crate::outputs::{summary, write_outputs};
 use crate::program::{entry_func, load_module};
 use std::path::PathBuf;
-use systolic_ir::{Module, Scalar, Tensor};
+use systolic_cpu::CpuBuffer;
+use systolic_ir::Module;
 use systolic_runtime::{Client, CompileOptions};
 use systolic_tpu::{ChipSpec, SimOptions, SimReport, TpuError};
 
@@ -136,9 +137,9 @@ fn numerical(
     let buffers = inputs
         .into_iter()
         .enumerate()
-        .map(|(i, t)| {
+        .map(|(i, b)| {
             client
-                .buffer_from_tensor(t, device)
+                .buffer_from_host(b, device)
                 .map_err(|e| CliError::msg(format!("input {i}: {e}")))
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -148,8 +149,8 @@ fn numerical(
         .map_err(|e| CliError::msg(format!("{file}: {e}")))?;
     let tensors = outs
         .iter()
-        .map(|b| b.to_tensor().map_err(|e| CliError::msg(e.to_string())))
-        .collect::<Result<Vec<Tensor>, _>>()?;
+        .map(|b| b.to_cpu_buffer().map_err(|e| CliError::msg(e.to_string())))
+        .collect::<Result<Vec<CpuBuffer>, _>>()?;
     let cost = exe
         .tpu_cost()
         .ok_or_else(|| CliError::msg(format!("{} did not record a modelled cost", device)))?;
@@ -206,17 +207,9 @@ fn numerical(
 }
 
 /// An output's shape, dtype, first values and sum, for the JSON report.
-fn output_json(t: &Tensor) -> serde_json::Value {
-    let info = crate::outputs::OutputInfo::of(t);
-    let n = t.num_elements();
-    let values: Vec<f64> = (0..n)
-        .map(|i| match t.get(i) {
-            Scalar::Bool(b) => f64::from(u8::from(b)),
-            Scalar::Int(v) => v as f64,
-            Scalar::UInt(v) => v as f64,
-            Scalar::Float(v) => v,
-        })
-        .collect();
+fn output_json(b: &CpuBuffer) -> serde_json::Value {
+    let info = crate::outputs::OutputInfo::of(b);
+    let values = b.to_tensor().to_f64_vec();
     serde_json::json!({
         "shape": info.shape,
         "dtype": info.dtype,

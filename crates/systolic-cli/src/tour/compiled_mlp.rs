@@ -8,6 +8,7 @@ use crate::backend::{Backend, PrepareOptions};
 use crate::error::CliError;
 use crate::program::parse_and_verify;
 use crate::timing::{time_ms, RunStats};
+use systolic_cpu::CpuBuffer;
 
 /// Timed runs of the compiled program after the first.
 const RUNS: usize = 20;
@@ -31,7 +32,7 @@ impl Stage for CompiledMlp {
         let (exe, compile_ms) =
             time_ms(|| Backend::Cpu.prepare(&module, "main", NAME, &PrepareOptions::default()));
         let mut exe = exe?;
-        exe.put_inputs(&inputs)?;
+        exe.put_inputs(inputs.iter().map(CpuBuffer::from_tensor).collect())?;
         let (first, first_ms) = time_ms(|| exe.execute());
         first?;
         let mut times = Vec::with_capacity(RUNS);
@@ -45,7 +46,7 @@ impl Stage for CompiledMlp {
         let out = outputs
             .first()
             .ok_or_else(|| CliError::msg(format!("{NAME}: @main returned no result")))?;
-        let diff = check_against_jax(out, &r)?;
+        let diff = check_against_jax(&out.to_tensor(), &r)?;
 
         let mut interp = Backend::Interp.prepare(&module, "main", NAME, &Default::default())?;
         let (interp_out, interp_ms) = time_ms(|| interp.run(&inputs));

@@ -6,7 +6,7 @@ use crate::backend::Backend;
 use crate::compare::compare;
 use crate::error::CliError;
 use crate::inputs::{check_input, param_tensor_types};
-use crate::outputs::summary;
+use crate::outputs::tensor_summary;
 use crate::program::{entry_func, parse_and_verify};
 use crate::timing::time_ms;
 use systolic_ir::DType;
@@ -125,7 +125,7 @@ impl Stage for BundledGolden {
             let name = format!("{}/in{i}.npy", self.name);
             let t = systolic_npy::from_bytes(bytes, Some(param.dtype))
                 .map_err(|e| CliError::msg(format!("{name}: {e}")))?;
-            check_input(i, &name, &t, param, "main")?;
+            check_input(i, &name, t.ty(), param, "main")?;
             inputs.push(t);
         }
         let mut exe = Backend::Interp.prepare(&module, "main", &file, &Default::default())?;
@@ -171,7 +171,7 @@ impl Stage for BundledGolden {
             }
             worst = worst.max(c.max_abs_error);
             if i < 3 {
-                println!("  {}", summary(&format!("out{i}"), got));
+                println!("  {}", tensor_summary(&format!("out{i}"), got));
             }
         }
         if outputs.len() > 3 {

@@ -6,7 +6,7 @@ use super::Stage;
 use crate::backend::Backend;
 use crate::error::CliError;
 use crate::inputs::{check_input, param_tensor_types};
-use crate::outputs::{float_text, summary};
+use crate::outputs::{float_text, tensor_summary};
 use crate::program::{entry_func, parse_and_verify};
 use crate::timing::time_ms;
 use systolic_ir::Tensor;
@@ -96,7 +96,7 @@ impl Stage for InterpreterMlp {
             )));
         }
         for (i, (t, p)) in inputs.iter().zip(&params).enumerate() {
-            check_input(i, "generated", t, p, "main")?;
+            check_input(i, "generated", t.ty(), p, "main")?;
         }
         let weights: usize = inputs[1..].iter().map(Tensor::num_elements).sum();
         let macs: i64 = r.sizes.windows(2).map(|p| r.batch * p[0] * p[1]).sum();
@@ -122,7 +122,7 @@ impl Stage for InterpreterMlp {
         let out = outputs
             .first()
             .ok_or_else(|| CliError::msg(format!("{NAME}: @main returned no result")))?;
-        println!("  {}", summary("logits", out));
+        println!("  {}", tensor_summary("logits", out));
         let diff = check_against_jax(out, &r)?;
         println!(
             "  JAX's result on the same inputs sums to {}: agrees (difference {:.1e})",

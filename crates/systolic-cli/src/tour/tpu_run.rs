@@ -38,9 +38,7 @@ impl Stage for TpuRun {
         let tpu = run_on_tpu(&module, &inputs)?;
 
         let mut cpu = Backend::Cpu.prepare(&module, "main", NAME, &PrepareOptions::default())?;
-        cpu.put_inputs(&inputs)?;
-        cpu.execute()?;
-        let cpu = cpu.outputs()?;
+        let cpu = cpu.run(&inputs)?;
         let (tpu_out, cpu_out) = match (tpu.0.first(), cpu.first()) {
             (Some(t), Some(c)) => (t.to_f64_vec(), c.to_f64_vec()),
             _ => return Err(CliError::msg(format!("{NAME}: @main returned no result"))),
