@@ -1,4 +1,12 @@
-//! The passes a CPU backend runs after the standard pipeline, in order:
+//! The passes a CPU backend adds to the standard pipeline.
+//!
+//! Expanders, after CHLO legalization and before the simplification rounds (so these clean up
+//! after them), rewriting ops no CPU kernel family takes — which would otherwise run on
+//! the interpreter fallback — into ops the backend compiles:
+//!
+//! - [`BatchNormExpander`]: the batch-norm ops as reductions and elementwise arithmetic.
+//!
+//! Then, after the standard pipeline, in order:
 //!
 //! 1. [`Layout`]: transposes folded into dot dimension numbers, bitcast transposes as
 //!    reshapes — first, so the transposes it removes are not fused into loops;
@@ -7,8 +15,20 @@
 //!    (`systolic.peak_memory_bytes`) is that of the program the backend runs.
 
 use crate::pass::{PassManager, PipelineOptions};
-use crate::passes::{BufferAssignmentPass, Fusion, Layout};
-use crate::pipeline::standard_pipeline;
+use crate::passes::{BatchNormExpander, BufferAssignmentPass, Fusion, Layout};
+use crate::pipeline::standard_pipeline_with;
+
+/// Appends the CPU backend's expander passes to `pm`.
+pub fn add_cpu_expander_passes(pm: &mut PassManager) -> &mut PassManager {
+    pm.add(BatchNormExpander)
+}
+
+/// The names of the CPU backend's expander passes, in order.
+pub fn cpu_expander_pass_names() -> Vec<&'static str> {
+    let mut pm = PassManager::new(PipelineOptions::default());
+    add_cpu_expander_passes(&mut pm);
+    pm.pass_names()
+}
 
 /// Appends the CPU backend's passes to `pm`.
 pub fn add_cpu_backend_passes(pm: &mut PassManager) -> &mut PassManager {
@@ -22,9 +42,12 @@ pub fn cpu_backend_pass_names() -> Vec<&'static str> {
     pm.pass_names()
 }
 
-/// The whole CPU pipeline: the standard target-independent passes, then the CPU backend's.
+/// The whole CPU pipeline: the standard target-independent passes with the CPU backend's
+/// expanders after CHLO legalization, then the CPU backend's passes.
 pub fn cpu_pipeline(options: PipelineOptions) -> PassManager {
-    let mut pm = standard_pipeline(options);
+    let mut pm = standard_pipeline_with(options, |pm| {
+        add_cpu_expander_passes(pm);
+    });
     add_cpu_backend_passes(&mut pm);
     pm
 }

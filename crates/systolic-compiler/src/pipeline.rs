@@ -2,15 +2,28 @@
 //! StableHLO; then simplify, fold constants and constant control flow, share common
 //! subexpressions and remove dead code, twice (the second round cleans up after the first: folded branches expose constants,
 //! merged ops expose identities). Backends append their own passes (fusion, layout, buffer
-//! assignment) to the returned manager.
+//! assignment) to the returned manager, and may put expanders (ops they have no kernel for,
+//! rewritten into ones they have) before the simplification rounds with
+//! [`standard_pipeline_with`].
 
 use crate::pass::{PassManager, PipelineOptions};
 use crate::passes::{CfSimplify, ChloLegalize, ConstFold, Cse, Dce, Inline, Simplify};
 
 /// The standard target-independent pipeline.
 pub fn standard_pipeline(options: PipelineOptions) -> PassManager {
+    standard_pipeline_with(options, |_| {})
+}
+
+/// The standard pipeline with a backend's expander passes, added by `expanders`, after CHLO
+/// legalization: the simplification rounds then clean up what they emit (XLA runs its
+/// expanders before the algebraic simplifier the same way).
+pub fn standard_pipeline_with(
+    options: PipelineOptions,
+    expanders: impl FnOnce(&mut PassManager),
+) -> PassManager {
     let mut pm = PassManager::new(options);
     pm.add(Inline).add(ChloLegalize);
+    expanders(&mut pm);
     for _ in 0..2 {
         pm.add(Simplify)
             .add(ConstFold)

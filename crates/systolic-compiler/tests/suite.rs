@@ -6,6 +6,7 @@
 
 mod common;
 
+mod batch_norm_expander;
 mod buffer_assignment;
 mod cf_simplify;
 mod chlo_legalize;

@@ -2,9 +2,11 @@
 //! alone.
 //!
 //! Target-independent: [`inline`], [`chlo_legalize`], [`simplify`], [`const_fold`],
-//! [`cf_simplify`], [`cse`], [`dce`]. For backends: [`layout`], [`fusion`],
-//! [`buffer_assignment`].
+//! [`cf_simplify`], [`cse`], [`dce`]. Expanders a backend adds after CHLO legalization (ops it
+//! has no kernel for, rewritten into ones it has): [`batch_norm_expander`].
+//! For backends: [`layout`], [`fusion`], [`buffer_assignment`].
 
+pub mod batch_norm_expander;
 pub mod buffer_assignment;
 pub mod cf_simplify;
 pub mod chlo_legalize;
@@ -16,6 +18,7 @@ pub mod inline;
 pub mod layout;
 pub mod simplify;
 
+pub use batch_norm_expander::BatchNormExpander;
 pub use buffer_assignment::BufferAssignmentPass;
 pub use cf_simplify::CfSimplify;
 pub use chlo_legalize::ChloLegalize;
