@@ -1,10 +1,11 @@
 //! The passes a CPU backend adds to the standard pipeline.
 //!
 //! Expanders, after CHLO legalization and before the simplification rounds (so these clean up
-//! after them), rewriting ops no CPU kernel family takes — which would otherwise run on
+//! after them), each rewriting ops no CPU kernel family takes — which would otherwise run on
 //! the interpreter fallback — into ops the backend compiles:
 //!
-//! - [`BatchNormExpander`]: the batch-norm ops as reductions and elementwise arithmetic.
+//! 1. [`MapInliner`]: `map` regions of scalar arithmetic as elementwise ops on whole tensors;
+//! 2. [`BatchNormExpander`]: the batch-norm ops as reductions and elementwise arithmetic.
 //!
 //! Then, after the standard pipeline, in order:
 //!
@@ -15,12 +16,12 @@
 //!    (`systolic.peak_memory_bytes`) is that of the program the backend runs.
 
 use crate::pass::{PassManager, PipelineOptions};
-use crate::passes::{BatchNormExpander, BufferAssignmentPass, Fusion, Layout};
+use crate::passes::{BatchNormExpander, BufferAssignmentPass, Fusion, Layout, MapInliner};
 use crate::pipeline::standard_pipeline_with;
 
 /// Appends the CPU backend's expander passes to `pm`.
 pub fn add_cpu_expander_passes(pm: &mut PassManager) -> &mut PassManager {
-    pm.add(BatchNormExpander)
+    pm.add(MapInliner).add(BatchNormExpander)
 }
 
 /// The names of the CPU backend's expander passes, in order.

@@ -18,6 +18,7 @@ mod fusion_pipeline;
 mod fusion_random;
 mod inline;
 mod layout;
+mod map_inliner;
 mod pass_manager;
 mod robustness;
 mod simplify;

@@ -3,7 +3,7 @@
 //!
 //! Target-independent: [`inline`], [`chlo_legalize`], [`simplify`], [`const_fold`],
 //! [`cf_simplify`], [`cse`], [`dce`]. Expanders a backend adds after CHLO legalization (ops it
-//! has no kernel for, rewritten into ones it has): [`batch_norm_expander`].
+//! has no kernel for, rewritten into ones it has): [`map_inliner`], [`batch_norm_expander`].
 //! For backends: [`layout`], [`fusion`], [`buffer_assignment`].
 
 pub mod batch_norm_expander;
@@ -16,6 +16,7 @@ pub mod dce;
 pub mod fusion;
 pub mod inline;
 pub mod layout;
+pub mod map_inliner;
 pub mod simplify;
 
 pub use batch_norm_expander::BatchNormExpander;
@@ -28,4 +29,5 @@ pub use dce::Dce;
 pub use fusion::Fusion;
 pub use inline::Inline;
 pub use layout::Layout;
+pub use map_inliner::MapInliner;
 pub use simplify::Simplify;
