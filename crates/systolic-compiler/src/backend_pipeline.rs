@@ -4,8 +4,10 @@
 //! after them), each rewriting ops no CPU kernel family takes — which would otherwise run on
 //! the interpreter fallback — into ops the backend compiles:
 //!
-//! 1. [`MapInliner`]: `map` regions of scalar arithmetic as elementwise ops on whole tensors;
-//! 2. [`BatchNormExpander`]: the batch-norm ops as reductions and elementwise arithmetic.
+//! 1. [`SingleDeviceSpmd`]: device ids and collectives of a one-replica, one-partition
+//!    program as constants and identities;
+//! 2. [`MapInliner`]: `map` regions of scalar arithmetic as elementwise ops on whole tensors;
+//! 3. [`BatchNormExpander`]: the batch-norm ops as reductions and elementwise arithmetic.
 //!
 //! Then, after the standard pipeline, in order:
 //!
@@ -16,12 +18,16 @@
 //!    (`systolic.peak_memory_bytes`) is that of the program the backend runs.
 
 use crate::pass::{PassManager, PipelineOptions};
-use crate::passes::{BatchNormExpander, BufferAssignmentPass, Fusion, Layout, MapInliner};
+use crate::passes::{
+    BatchNormExpander, BufferAssignmentPass, Fusion, Layout, MapInliner, SingleDeviceSpmd,
+};
 use crate::pipeline::standard_pipeline_with;
 
 /// Appends the CPU backend's expander passes to `pm`.
 pub fn add_cpu_expander_passes(pm: &mut PassManager) -> &mut PassManager {
-    pm.add(MapInliner).add(BatchNormExpander)
+    pm.add(SingleDeviceSpmd)
+        .add(MapInliner)
+        .add(BatchNormExpander)
 }
 
 /// The names of the CPU backend's expander passes, in order.

@@ -22,3 +22,4 @@ mod map_inliner;
 mod pass_manager;
 mod robustness;
 mod simplify;
+mod single_device_spmd;

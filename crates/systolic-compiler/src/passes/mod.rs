@@ -3,8 +3,8 @@
 //!
 //! Target-independent: [`inline`], [`chlo_legalize`], [`simplify`], [`const_fold`],
 //! [`cf_simplify`], [`cse`], [`dce`]. Expanders a backend adds after CHLO legalization (ops it
-//! has no kernel for, rewritten into ones it has): [`map_inliner`], [`batch_norm_expander`].
-//! For backends: [`layout`], [`fusion`], [`buffer_assignment`].
+//! has no kernel for, rewritten into ones it has): [`single_device_spmd`], [`map_inliner`],
+//! [`batch_norm_expander`]. For backends: [`layout`], [`fusion`], [`buffer_assignment`].
 
 pub mod batch_norm_expander;
 pub mod buffer_assignment;
@@ -18,6 +18,7 @@ pub mod inline;
 pub mod layout;
 pub mod map_inliner;
 pub mod simplify;
+pub mod single_device_spmd;
 
 pub use batch_norm_expander::BatchNormExpander;
 pub use buffer_assignment::BufferAssignmentPass;
@@ -31,3 +32,4 @@ pub use inline::Inline;
 pub use layout::Layout;
 pub use map_inliner::MapInliner;
 pub use simplify::Simplify;
+pub use single_device_spmd::SingleDeviceSpmd;
