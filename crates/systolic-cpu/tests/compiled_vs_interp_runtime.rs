@@ -164,27 +164,32 @@ fn executables_are_shared_between_threads() {
     });
 }
 
-/// An op no kernel family covers runs on the interpreter and is recorded as such.
+/// An op no kernel family covers runs on the interpreter and is recorded as such (here a
+/// scatter whose update region reads a value from outside it).
 #[test]
 fn fallback_ops_are_recorded_and_still_correct() {
-    let text = "func.func @main(%x: tensor<2x2xf32>, %s: tensor<2xf32>, %o: tensor<2xf32>, %m: tensor<2xf32>, %v: tensor<2xf32>) -> tensor<2x2xf32> {
-  %0 = \"stablehlo.batch_norm_inference\"(%x, %s, %o, %m, %v) {epsilon = 0.0 : f32, feature_index = 1 : i64} : (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
-  return %0 : tensor<2x2xf32>
+    let text = "func.func @main(%x: tensor<4xf32>, %i: tensor<2x1xi32>, %u: tensor<2xf32>, %k: tensor<f32>) -> tensor<4xf32> {
+  %0 = \"stablehlo.scatter\"(%x, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.multiply %b, %k : tensor<f32>
+    %d = stablehlo.add %a, %c : tensor<f32>
+    stablehlo.return %d : tensor<f32>
+  }) : (tensor<4xf32>, tensor<2x1xi32>, tensor<2xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
 }";
     let e = exe(text);
     let names: Vec<&str> = e.fallback_ops().iter().map(|f| f.op.as_str()).collect();
-    assert_eq!(names, ["stablehlo.batch_norm_inference"]);
+    assert_eq!(names, ["stablehlo.scatter"]);
     assert_eq!(e.fallback_ops()[0].func, "main");
-    let f = |v: Vec<f32>| CpuBuffer::from_f32(vec![2], v);
-    // (x - mean) / sqrt(var) * scale + offset, per feature (column).
+    // x[i] += k·u at i = 1, 3.
+    let indices = Tensor::from_i64(vec![2, 1], DType::I32, vec![1, 3]).unwrap();
     let out = e
         .execute(vec![
-            CpuBuffer::from_f32(vec![2, 2], vec![1.0, 2.0, 3.0, 4.0]),
-            f(vec![2.0, 1.0]),
-            f(vec![0.5, 0.0]),
-            f(vec![1.0, 2.0]),
-            f(vec![4.0, 1.0]),
+            CpuBuffer::from_f32(vec![4], vec![1.0, 2.0, 3.0, 4.0]),
+            CpuBuffer::from_tensor(&indices),
+            CpuBuffer::from_f32(vec![2], vec![10.0, 20.0]),
+            CpuBuffer::from_f32(vec![], vec![2.0]),
         ])
         .unwrap();
-    assert_eq!(out[0].as_f32().unwrap(), &[0.5, 0.0, 2.5, 2.0]);
+    assert_eq!(out[0].as_f32().unwrap(), &[1.0, 22.0, 3.0, 44.0]);
 }

@@ -1,6 +1,8 @@
 //! Which ops still run on the interpreter fallback, tracked: each program below compiles with
 //! exactly the listed fallback ops (and still computes the interpreter's results). When a
-//! kernel family learns one of them, move it out of this list.
+//! kernel family learns one of them, move it out of this list. Ops the optimising pipeline
+//! expands into ops with kernels (batch norms, `map`, single-device collectives) are listed
+//! apart: they must not fall back when optimised.
 
 use crate::support;
 
@@ -9,21 +11,78 @@ use support::harness::{check, Case, Expect};
 use support::random::Rng;
 use systolic_ir::{DType, TensorType};
 
-fn fallbacks(text: &str) -> Vec<String> {
+fn fallbacks_with(text: &str, optimize: bool) -> Vec<String> {
     let module = support::parse(text);
-    let exe = support::compile_main_with(&module, false);
+    let exe = support::compile_main_with(&module, optimize);
     exe.fallback_ops().iter().map(|f| f.op.clone()).collect()
+}
+
+fn fallbacks(text: &str) -> Vec<String> {
+    fallbacks_with(text, false)
+}
+
+/// Ops no kernel family takes, which expander passes of the optimising pipeline rewrite into
+/// ops that have kernels (`batch_norm_expander`, `map_inliner`, `single_device_spmd`): none
+/// falls back when optimised; each still does without the pipeline.
+#[test]
+fn expanded_ops_do_not_fall_back_when_optimised() {
+    let bn = "func.func @main(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %o: tensor<3xf32>, %g: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %t:3 = \"stablehlo.batch_norm_training\"(%x, %s, %o) {epsilon = 1.0e-03 : f32, feature_index = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>)
+  %i = \"stablehlo.batch_norm_inference\"(%x, %s, %o, %t#1, %t#2) {epsilon = 1.0e-03 : f32, feature_index = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %d:3 = \"stablehlo.batch_norm_grad\"(%x, %s, %t#1, %t#2, %g) {epsilon = 1.0e-03 : f32, feature_index = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>)
+  return %t#0, %i, %d#0 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}";
+    let map = "func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = \"stablehlo.map\"(%x, %y) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.constant dense<2.0> : tensor<f32>
+    %m = stablehlo.multiply %a, %c : tensor<f32>
+    %s = stablehlo.add %m, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {dimensions = array<i64: 0>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}";
+    let collectives = "func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<ui32>) {
+  %r = \"stablehlo.all_reduce\"(%x) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0]]> : tensor<1x1xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  %g = \"stablehlo.all_gather\"(%r) {all_gather_dim = 0 : i64, replica_groups = dense<[[0]]> : tensor<1x1xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  %p = \"stablehlo.collective_permute\"(%g) {source_target_pairs = dense<> : tensor<0x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  %h = stablehlo.custom_call @Sharding(%g) {backend_config = \"\"} : (tensor<4xf32>) -> tensor<4xf32>
+  %i = stablehlo.replica_id : tensor<ui32>
+  return %p, %h, %i : tensor<4xf32>, tensor<4xf32>, tensor<ui32>
+}";
+    for (text, unoptimised) in [
+        (
+            bn,
+            &[
+                "stablehlo.batch_norm_training",
+                "stablehlo.batch_norm_inference",
+                "stablehlo.batch_norm_grad",
+            ][..],
+        ),
+        (map, &["stablehlo.map"][..]),
+        (
+            collectives,
+            &[
+                "stablehlo.all_reduce",
+                "stablehlo.all_gather",
+                "stablehlo.collective_permute",
+                "stablehlo.custom_call",
+                "stablehlo.replica_id",
+            ][..],
+        ),
+    ] {
+        assert_eq!(fallbacks_with(text, true), Vec::<String>::new(), "{text}");
+        assert_eq!(fallbacks(text), unoptimised, "{text}");
+    }
 }
 
 /// Ops with no native kernel yet, each with why.
 #[test]
 fn remaining_fallbacks_are_listed() {
-    // batch_norm_* : no kernel family (JAX never emits them; they decompose).
-    let bn = "func.func @main(%x: tensor<2x2xf32>, %s: tensor<2xf32>, %o: tensor<2xf32>, %m: tensor<2xf32>, %v: tensor<2xf32>) -> tensor<2x2xf32> {
-  %0 = \"stablehlo.batch_norm_inference\"(%x, %s, %o, %m, %v) {epsilon = 0.0 : f32, feature_index = 1 : i64} : (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
-  return %0 : tensor<2x2xf32>
-}";
-    assert_eq!(fallbacks(bn), ["stablehlo.batch_norm_inference"]);
     // select_and_scatter with a sub-byte operand: the native kernel covers comparison selects
     // and simple scatters on byte-sized types only.
     let sas = "func.func @main(%x: tensor<4xi4>, %s: tensor<2xi4>, %i: tensor<i4>) -> tensor<4xi4> {
