@@ -23,6 +23,7 @@ mod fusion_reduce;
 mod fusion_rows;
 mod goldens;
 mod indexing;
+mod jax_fixtures;
 mod linalg;
 mod math_accuracy;
 mod region_kernels;
