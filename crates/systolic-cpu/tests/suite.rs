@@ -19,6 +19,7 @@ mod dot_epilogue;
 mod fallback_list;
 mod fusion_chains;
 mod fusion_elementwise;
+mod fusion_random_compiled;
 mod fusion_reduce;
 mod fusion_rows;
 mod goldens;
