@@ -114,6 +114,12 @@ pub trait Executable {
         None
     }
 
+    /// The bytes the program needs beyond its arguments, as the compiler's buffer assignment
+    /// planned them, for backends that compile.
+    fn peak_memory_bytes(&self) -> Option<u64> {
+        None
+    }
+
     /// Remarks worth showing before the run (ops on the interpreter fallback).
     fn notes(&self) -> Vec<String> {
         vec![]
@@ -234,6 +240,10 @@ impl Executable for CpuExecutable {
         self.executable
             .profile_rounds(&args, rounds)
             .map_err(|e| runtime_error(&self.file, e))
+    }
+
+    fn peak_memory_bytes(&self) -> Option<u64> {
+        Some(self.executable.peak_memory_bytes())
     }
 
     fn compile_source(&self) -> Option<&'static str> {

@@ -30,6 +30,11 @@ fn json_report_is_the_last_line() {
     assert_eq!(report["entry"], "main");
     assert_eq!(report["backend"], "cpu");
     assert_eq!(report["compile_source"], "compiled");
+    // Two scalar results, each in a buffer of its own.
+    assert!(
+        report["peak_memory_bytes"].as_u64().unwrap() > 0,
+        "{report}"
+    );
     assert!(report["compile_ms"].as_f64().unwrap() >= 0.0);
     assert!(report["first_run_ms"].as_f64().unwrap() >= 0.0);
     let run_ms = &report["run_ms"];

@@ -7,6 +7,7 @@ use crate::program::{Program, RtValue, ValueArg};
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
+use systolic_compiler::passes::buffer_assignment::peak_memory_bytes;
 use systolic_ir::{Module, Type};
 
 /// How to compile.
@@ -43,6 +44,7 @@ pub struct CpuExecutable {
     program: Arc<Program>,
     result_types: Vec<Type>,
     fallback_ops: Vec<FallbackOp>,
+    peak_memory_bytes: u64,
 }
 
 /// Compiles `options.entry` of `module`: runs the CPU pipeline on a copy, then lowers the entry
@@ -53,15 +55,14 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<CpuExecutabl
     let program = lowerer.lower_function(&options.entry)?;
     let fallback_ops = lowerer.finish();
     log_fallbacks(&fallback_ops);
-    let result_types = optimized
-        .func(&options.entry)
-        .map(|f| f.result_types.clone())
-        .unwrap_or_default();
+    let entry = optimized.func(&options.entry);
+    let result_types = entry.map(|f| f.result_types.clone()).unwrap_or_default();
     Ok(CpuExecutable {
         entry: options.entry.clone(),
         program,
         result_types,
         fallback_ops,
+        peak_memory_bytes: entry.map_or(0, peak_memory_bytes),
     })
 }
 
@@ -89,6 +90,13 @@ impl CpuExecutable {
     /// The lowered entry program (for tools that list its kernels).
     pub fn program(&self) -> &Program {
         &self.program
+    }
+
+    /// The bytes the compiled entry function needs for its temporaries and results, as
+    /// buffer assignment planned them (values sharing a buffer once their lifetimes do not
+    /// overlap; arguments and constants not counted).
+    pub fn peak_memory_bytes(&self) -> u64 {
+        self.peak_memory_bytes
     }
 
     /// Runs with owned arguments: a kernel may update an argument in place at its last use.

@@ -5,6 +5,7 @@ use crate::device::Device;
 use crate::error::{Result, RuntimeError};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
+use systolic_compiler::passes::buffer_assignment::peak_memory_bytes;
 use systolic_cpu::lower::{FallbackOp, Lowerer};
 use systolic_cpu::program::Program;
 use systolic_cpu::{RtValue, ValueArg};
@@ -28,6 +29,7 @@ pub(crate) struct Compiled {
     program: Arc<Program>,
     result_types: Vec<Type>,
     fallback_ops: Vec<FallbackOp>,
+    peak_memory_bytes: u64,
 }
 
 impl Compiled {
@@ -38,11 +40,10 @@ impl Compiled {
             .lower_function(entry)
             .map_err(|e| RuntimeError::Compile(e.to_string()))?;
         let fallback_ops = lowerer.finish();
-        let result_types = optimized
-            .func(entry)
-            .map(|f| f.result_types.clone())
-            .unwrap_or_default();
+        let func = optimized.func(entry);
+        let result_types = func.map(|f| f.result_types.clone()).unwrap_or_default();
         Ok(Compiled {
+            peak_memory_bytes: func.map_or(0, peak_memory_bytes),
             entry: entry.to_string(),
             program,
             result_types,
@@ -146,6 +147,12 @@ impl Executable {
     /// The lowered program (for tools that list its kernels).
     pub fn program(&self) -> &Program {
         &self.compiled.program
+    }
+
+    /// The bytes the program needs for its temporaries and results, as the compiler's buffer
+    /// assignment planned them (arguments and constants not counted).
+    pub fn peak_memory_bytes(&self) -> u64 {
+        self.compiled.peak_memory_bytes
     }
 
     /// True when both handles share one compiled program (a cache hit returns such a handle).

@@ -131,6 +131,30 @@ fn argument_errors_name_the_index_and_both_types() {
 }
 
 #[test]
+fn peak_memory_is_what_buffer_assignment_planned_for_the_optimised_program() {
+    use systolic_compiler::passes::buffer_assignment::heap::align;
+    let client = Client::cpu();
+    let options = CompileOptions::no_disk_cache();
+    // Fused into one loop: only the result needs memory.
+    let fused = client.compile(&module(ELEMENTWISE), &options).unwrap();
+    assert_eq!(fused.peak_memory_bytes(), align(4 * 4) as u64);
+    // A product and a reduction of it, both returned: both live at the end.
+    let both = module(
+        "func.func @main(%a: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64xf32>) {
+           %z = stablehlo.constant dense<0.0> : tensor<f32>
+           %p = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+           %r = stablehlo.reduce(%p init: %z) applies stablehlo.add across dimensions = [1] : (tensor<64x64xf32>, tensor<f32>) -> tensor<64xf32>
+           return %p, %r : tensor<64x64xf32>, tensor<64xf32>
+         }",
+    );
+    let exe = client.compile(&both, &options).unwrap();
+    assert_eq!(
+        exe.peak_memory_bytes(),
+        (align(64 * 64 * 4) + align(64 * 4)) as u64
+    );
+}
+
+#[test]
 fn second_compile_of_the_same_program_comes_from_memory() {
     let client = Client::cpu();
     let options = CompileOptions::no_disk_cache();

@@ -56,6 +56,9 @@ struct Report<'a> {
     /// Where the compiled program came from (`compiled`, `disk cache`), for `cpu`.
     #[serde(skip_serializing_if = "Option::is_none")]
     compile_source: Option<&'static str>,
+    /// Bytes for temporaries and results as buffer assignment planned them, for `cpu`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    peak_memory_bytes: Option<u64>,
     /// The first run, with the inputs already on the device.
     first_run_ms: f64,
     /// Over the `--repeat` runs after the first, or the first run alone without `--repeat`;
@@ -117,6 +120,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             backend: backend.name(),
             compile_ms,
             compile_source: executable.compile_source(),
+            peak_memory_bytes: executable.peak_memory_bytes(),
             first_run_ms,
             run_ms,
             outputs: outputs.iter().map(OutputInfo::of).collect(),
@@ -125,6 +129,12 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::msg(format!("cannot format the JSON report: {e}")))?;
         println!("{line}");
     } else {
+        if let Some(bytes) = executable.peak_memory_bytes() {
+            println!(
+                "peak memory (temporaries and results, as planned): {}",
+                systolic_tpu::error::human_bytes(bytes as f64)
+            );
+        }
         println!(
             "compile {compile_ms:.2} ms, first run {first_run_ms:.2} ms{}",
             if args.repeat > 0 {

@@ -296,6 +296,17 @@ impl Builder<'_> {
     }
 }
 
+/// The bytes `func` needs for its temporaries and results: what [`BufferAssignmentPass`]
+/// recorded, or computed now when the pass has not run (a module compiled without
+/// optimisation).
+pub fn peak_memory_bytes(func: &Func) -> u64 {
+    let recorded = func.attrs.iter().find_map(|a| match a.value {
+        Attribute::Int(bytes, _) if a.name == PEAK_MEMORY_ATTR => u64::try_from(bytes).ok(),
+        _ => None,
+    });
+    recorded.unwrap_or_else(|| assign_buffers(func).peak_bytes as u64)
+}
+
 /// Records each function's peak memory as the attribute `systolic.peak_memory_bytes`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BufferAssignmentPass;
