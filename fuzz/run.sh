@@ -49,11 +49,20 @@ else
 fi
 
 mkdir -p "$fuzz_dir/corpus/$target" "$fuzz_dir/artifacts/$target"
-# An empty corpus starts from the repository's MLIR files (every target reads MLIR text).
+# An empty corpus starts from the repository's small .npy files (npy_decode) or its MLIR files
+# (the other targets read MLIR text).
 if [ -z "$(find "$fuzz_dir/corpus/$target" -type f -print -quit)" ]; then
-    "$repo_root/scripts/fuzz-seed.sh"
-    if [ "$target" != parse_module ]; then
-        cp "$fuzz_dir/corpus/parse_module/"* "$fuzz_dir/corpus/$target/"
+    if [ "$target" = npy_decode ]; then
+        (cd "$repo_root" && git ls-files '*.npy') | while read -r f; do
+            if [ "$(stat -c %s "$repo_root/$f")" -le 65536 ]; then
+                cp "$repo_root/$f" "$fuzz_dir/corpus/$target/$(echo "$f" | tr / _)"
+            fi
+        done
+    else
+        "$repo_root/scripts/fuzz-seed.sh"
+        if [ "$target" != parse_module ]; then
+            cp "$fuzz_dir/corpus/parse_module/"* "$fuzz_dir/corpus/$target/"
+        fi
     fi
 fi
 
