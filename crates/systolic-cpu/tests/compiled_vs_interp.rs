@@ -276,7 +276,7 @@ fn dynamic_update_slice() {
 
 #[test]
 fn iota() {
-    check_many(10, CASES, Exact, Expect::Any, |rng| {
+    check_many(10, CASES, Exact, Expect::Native, |rng| {
         let rank = 1 + rng.below(3) as usize;
         let dtype = *rng.pick(&[
             DType::I8,
@@ -328,7 +328,7 @@ fn while_loop_with_captures_and_in_place_updates() {
         text,
         &[ty(vec![5], DType::F32), ty(vec![2], DType::I8)],
     );
-    check(&case, Exact, Expect::Any);
+    check(&case, Exact, Expect::Native);
     // And the values themselves: doubled and reversed; 100 + 100 wraps to -56 in i8.
     let module = support::parse(&case.text);
     let out = support::run_compiled(&support::compile_main(&module), &case.inputs).unwrap();
@@ -377,7 +377,7 @@ fn if_and_case_pick_the_right_branch() {
             x.clone(),
         ];
         let case = Case::with_inputs(inputs, text, &[f3.clone(), f3.clone()]);
-        check(&case, Exact, Expect::Any);
+        check(&case, Exact, Expect::Native);
         let module = support::parse(&case.text);
         let out = support::run_compiled(&support::compile_main(&module), &case.inputs).unwrap();
         assert_eq!(
@@ -419,7 +419,7 @@ func.func private @twice_t(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
         text: text.to_string(),
         inputs,
     };
-    check(&case, Exact, Expect::Any);
+    check(&case, Exact, Expect::Native);
     let module = support::parse(text);
     let out = support::run_compiled(&support::compile_main(&module), &case.inputs).unwrap();
     assert_eq!(

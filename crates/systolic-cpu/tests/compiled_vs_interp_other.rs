@@ -2,7 +2,8 @@
 //! broadcast and dot, get_dimension_size, composite, replica_id/partition_id and the
 //! collectives on one device, and the batch-norm ops. Map, the device ids, the collectives and
 //! the batch norms have no kernel family: the optimising pipeline's expanders rewrite them
-//! (`Expect::Expanded`).
+//! (`Expect::Expanded`). reduce_precision and the deprecated broadcast and dot have kernels
+//! (`Expect::Native`).
 
 use crate::support;
 
@@ -20,7 +21,7 @@ fn shape(rng: &mut Rng) -> Vec<i64> {
 
 #[test]
 fn reduce_precision_to_every_small_format() {
-    check_many(3000, 24, Exact, Expect::Any, |rng| {
+    check_many(3000, 24, Exact, Expect::Native, |rng| {
         let a = TensorType::new(shape(rng), *rng.pick(&FLOATS));
         let (e, m) = *rng.pick(&[(5, 10), (8, 7), (5, 2), (4, 3), (8, 23), (2, 1)]);
         let text = format!("  %r0 = stablehlo.reduce_precision %a0, format = e{e}m{m} : {a}");
@@ -86,7 +87,7 @@ fn map_with_constants_captured_scalars_and_conversions() {
 
 #[test]
 fn deprecated_broadcast_and_dot() {
-    check_many(3002, 12, Exact, Expect::Any, |rng| {
+    check_many(3002, 12, Exact, Expect::Native, |rng| {
         let a = TensorType::new(shape(rng), *rng.pick(&DType::ALL));
         let sizes = [2i64, 0, 3];
         let n = 1 + rng.below(3) as usize;
@@ -111,7 +112,7 @@ fn deprecated_broadcast_and_dot() {
     check(
         &Case::new(&mut rng, &[m, v], &text, &[r]),
         Exact,
-        Expect::Any,
+        Expect::Native,
     );
 }
 

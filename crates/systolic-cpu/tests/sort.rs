@@ -159,6 +159,8 @@ fn other_comparators_fall_back_and_agree() {
     let mut rng = Rng::new(64);
     let ty = TensorType::new(vec![4, 6], DType::F32);
     let body = plain_body("LE", "%l0", "%g0", DType::F32, "");
+    // `Any`: a non-strict (LE) comparator is not one `comparator::recognise` accepts, so the
+    // sort runs on the interpreter fallback (kernels/sort/mod.rs, "other comparators").
     check(
         &sort_case(&mut rng, &[ty], 1, 0, &body),
         Tolerance::Exact,
@@ -282,6 +284,8 @@ fn lexicographic_sort_with_an_ieee_float_key_falls_back_and_agrees() {
         TensorType::new(vec![12], DType::F32),
         TensorType::new(vec![12], DType::I32),
     ];
+    // `Any`: a lexicographic comparator with an IEEE (FLOAT, not TOTALORDER) float key is not
+    // a strict weak order under NaN, so the sort kernel declines it (kernels/sort/mod.rs).
     check(
         &sort_case(&mut rng, &types, 0, 0, &body),
         Tolerance::Exact,
