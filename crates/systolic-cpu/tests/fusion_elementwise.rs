@@ -130,7 +130,8 @@ fn binary_ops_match_interpreter() {
     let mut seed = 1000;
     for op in BinaryOp::ALL {
         for dtype in binary_dtypes(op) {
-            for shape in ["1", "7x13", "70001"] {
+            // Size 0 too: an empty loop kernel (no blocks) must still give an empty result.
+            for shape in ["0", "1", "7x13", "70001"] {
                 let text = binary_module(op.name(), shape, dtype);
                 let (ours, want, inputs) = run_both(&text, seed);
                 seed += 1;
