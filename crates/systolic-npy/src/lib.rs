@@ -98,6 +98,11 @@ pub fn decode(mut bytes: Vec<u8>, expected: Option<DType>) -> Result<RawArray, N
     if dtype == DType::Bool {
         // numpy reads any nonzero byte as True.
         bytes.iter_mut().for_each(|b| *b = (*b != 0) as u8);
+    } else if dtype.bit_width() < 8 {
+        // A sub-byte integer is its low bits (ml_dtypes may store a negative int4 sign-extended
+        // to the byte); keep only those, as the exact tensors do.
+        let mask = ((1u16 << dtype.bit_width()) - 1) as u8;
+        bytes.iter_mut().for_each(|b| *b &= mask);
     }
     Ok(RawArray {
         ty: TensorType::new(shape, dtype),
@@ -331,6 +336,9 @@ mod tests {
             ),
             (npy("<f8", false, "()", &2.5f64.to_le_bytes()), None),
             (npy("<f4", false, "(0, 3)", &[]), None),
+            // Found by fuzzing: sub-byte integers with bits above their width.
+            (npy("<V1", false, "(4,)", &[8, 15, 0, 135]), Some(DType::I4)),
+            (npy("<V1", false, "(2,)", &[0xfe, 0x07]), Some(DType::U2)),
         ];
         for (bytes, expected) in cases {
             let t = from_bytes(&bytes, expected).unwrap();
