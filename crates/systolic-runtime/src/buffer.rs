@@ -5,12 +5,18 @@
 //! can prepare the next batch while the device is busy. Everything that reads a buffer waits for
 //! that event. A buffer donated to an execution is emptied and every handle to it reports so.
 //!
+//! Reading a buffer back is synchronous ([`Buffer::to_tensor`], [`Buffer::to_cpu_buffer`]: they
+//! wait for the buffer and copy on the calling thread) or asynchronous
+//! ([`Buffer::copy_to_host_async`]: the copy runs on the transfer thread and a
+//! [`HostTransfer`] collects it), as PJRT's `ToLiteral` is.
+//!
 //! On a simulated TPU a buffer also holds its share of the chip's HBM until it is dropped,
 //! deleted or donated, and reading it back to the host costs PCIe time on the device's clock.
 
 use crate::device::Device;
 use crate::error::{Result, RuntimeError};
 use crate::sim::HbmLease;
+use crate::transfer::{HostCopy, HostTransfer, Transfers};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use systolic_cpu::CpuBuffer;
 use systolic_ir::{DType, Tensor, TensorType};
@@ -18,8 +24,9 @@ use systolic_ir::{DType, Tensor, TensorType};
 /// Where a buffer's data is.
 #[derive(Debug)]
 enum Slot {
-    /// The transfer has not finished.
-    Pending,
+    /// The transfer has not finished; the device→host copies asked for meanwhile, which the
+    /// transfer makes the moment it finishes (before anyone can donate the buffer).
+    Pending(Vec<HostCopy>),
     /// The data, shared between the buffer and executions reading it.
     Ready(Arc<CpuBuffer>),
     /// The transfer failed.
@@ -86,36 +93,63 @@ pub struct Buffer {
     ty: TensorType,
     device: Device,
     shared: Arc<Shared>,
+    /// The client's transfer thread, which runs this buffer's device→host copies.
+    transfers: Transfers,
 }
 
 /// The completion side of a transfer: the transfer thread fills the buffer through it.
 pub(crate) struct Completion {
-    shared: Arc<Shared>,
+    buffer: Buffer,
 }
 
 impl Completion {
-    /// Publishes the data (or the failure) and wakes every waiter.
+    /// Publishes the data (or the failure), wakes every waiter, then makes the device→host
+    /// copies asked for while the transfer was pending (this runs on the transfer thread).
     pub(crate) fn finish(self, result: std::result::Result<CpuBuffer, String>) {
-        let mut slot = self.shared.lock();
-        *slot = match result {
+        let mut slot = self.buffer.shared.lock();
+        let filled = match result {
             Ok(data) => Slot::Ready(Arc::new(data)),
             Err(message) => Slot::Failed(message),
         };
+        let copies = match std::mem::replace(&mut *slot, filled) {
+            Slot::Pending(copies) => copies,
+            _ => vec![],
+        };
+        let outcome = self.buffer.read(&slot, String::new());
         drop(slot);
-        self.shared.ready.notify_all();
+        self.buffer.shared.ready.notify_all();
+        for copy in copies {
+            match &outcome {
+                Ok(data) => copy.copy_from(data),
+                Err(e) => copy.fail(e.clone()),
+            }
+        }
+    }
+}
+
+/// Charges a device→host copy of `bytes` to a simulated device's clock (PCIe time); nothing on
+/// the CPU.
+pub(crate) fn charge_to_host(device: Device, bytes: u64) {
+    if let Some(sim) = device.sim() {
+        sim.charge_from_device(bytes);
     }
 }
 
 impl Buffer {
     /// A buffer whose data is already there (an execution's output; on a simulated TPU its
     /// HBM was accounted for by the program).
-    pub(crate) fn ready(data: CpuBuffer, device: Device) -> Buffer {
+    pub(crate) fn ready(data: CpuBuffer, device: Device, transfers: Transfers) -> Buffer {
         let lease = device.sim().map(|s| s.adopt(data.ty()));
-        Buffer::ready_in(data, device, lease)
+        Buffer::ready_in(data, device, lease, transfers)
     }
 
     /// A buffer whose data is already there, holding `lease` of its device's HBM.
-    pub(crate) fn ready_in(data: CpuBuffer, device: Device, lease: Option<HbmLease>) -> Buffer {
+    pub(crate) fn ready_in(
+        data: CpuBuffer,
+        device: Device,
+        lease: Option<HbmLease>,
+        transfers: Transfers,
+    ) -> Buffer {
         Buffer {
             ty: data.ty().clone(),
             device,
@@ -124,6 +158,7 @@ impl Buffer {
                 ready: Condvar::new(),
                 lease: Mutex::new(lease),
             }),
+            transfers,
         }
     }
 
@@ -133,16 +168,23 @@ impl Buffer {
         ty: TensorType,
         device: Device,
         lease: Option<HbmLease>,
+        transfers: Transfers,
     ) -> (Buffer, Completion) {
         let shared = Arc::new(Shared {
-            slot: Mutex::new(Slot::Pending),
+            slot: Mutex::new(Slot::Pending(vec![])),
             ready: Condvar::new(),
             lease: Mutex::new(lease),
         });
-        let completion = Completion {
-            shared: shared.clone(),
+        let buffer = Buffer {
+            ty,
+            device,
+            shared,
+            transfers,
         };
-        (Buffer { ty, device, shared }, completion)
+        let completion = Completion {
+            buffer: buffer.clone(),
+        };
+        (buffer, completion)
     }
 
     /// The array's type.
@@ -168,7 +210,7 @@ impl Buffer {
     /// True once the transfer has finished (successfully or not) or the buffer was donated:
     /// [`Buffer::block_until_ready`] would not wait.
     pub fn is_ready(&self) -> bool {
-        !matches!(*self.shared.lock(), Slot::Pending)
+        !matches!(*self.shared.lock(), Slot::Pending(_))
     }
 
     /// True once the buffer was donated to an execution or deleted.
@@ -182,26 +224,78 @@ impl Buffer {
         self.data(String::new()).map(|_| ())
     }
 
-    /// Copies the array back to the host (waiting for it to be ready). From a simulated TPU
-    /// the copy costs PCIe time on the device's clock.
+    /// Copies the array back to the host, synchronously: waits for the buffer to be ready,
+    /// then copies on the calling thread ([`Buffer::copy_to_host_async`] does not wait). From
+    /// a simulated TPU the copy costs PCIe time on the device's clock.
     pub fn to_tensor(&self) -> Result<Tensor> {
         let data = self.data(String::new())?;
-        self.charge_to_host();
+        charge_to_host(self.device, self.byte_size());
         Ok(data.to_tensor())
     }
 
-    /// A host copy in the CPU backend's native layout (from a simulated TPU: PCIe time on its
-    /// clock).
+    /// A host copy in the CPU backend's native layout, synchronously: waits for the buffer to
+    /// be ready, then copies on the calling thread ([`Buffer::copy_to_host_async`] does not
+    /// wait). From a simulated TPU: PCIe time on its clock.
     pub fn to_cpu_buffer(&self) -> Result<CpuBuffer> {
         let data = self.data(String::new())?;
-        self.charge_to_host();
+        charge_to_host(self.device, self.byte_size());
         Ok(data.as_ref().clone())
     }
 
-    fn charge_to_host(&self) {
-        if let Some(sim) = self.device.sim() {
-            sim.charge_from_device(self.ty.byte_size() as u64);
+    /// Starts copying the array back to the host and returns at once; the copy runs on the
+    /// client's transfer thread after the buffer is ready (PJRT's `ToLiteral`, JAX's
+    /// `copy_to_host_async`), so the host can go on — with the next step, say — meanwhile.
+    /// [`HostTransfer::wait`] collects the copy, or the error [`Buffer::to_cpu_buffer`] would
+    /// give: the buffer's transfer failed, or it was donated or deleted before this call.
+    ///
+    /// The copy sees the buffer as it is now: donating or deleting the buffer after this call
+    /// does not fail the copy (it keeps the data alive until it is made). From a simulated TPU
+    /// the copy costs PCIe time on the device's clock, as the synchronous read-back does, once
+    /// it is made.
+    ///
+    /// ```
+    /// use systolic_runtime::{Client, CompileOptions};
+    /// use systolic_ir::Tensor;
+    /// let module = systolic_ir::text::parse_module(
+    ///     "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+    ///        %0 = stablehlo.add %a, %a : tensor<2xf32>
+    ///        return %0 : tensor<2xf32>
+    ///      }",
+    ///     "double",
+    /// ).unwrap();
+    /// let client = Client::cpu();
+    /// let exe = client.compile(&module, &CompileOptions::no_disk_cache()).unwrap();
+    /// let x = client.buffer_from_tensor(Tensor::from_f32(vec![2], vec![1.0, 2.0]), exe.device()).unwrap();
+    /// let y = exe.execute(&[&x]).unwrap().remove(0);
+    /// // Start reading `y` back, then reuse the argument's memory for the next step.
+    /// let reading = y.copy_to_host_async();
+    /// let z = exe.execute_donating(vec![x]).unwrap().remove(0);
+    /// assert_eq!(reading.wait().unwrap().as_f32(), Some(&[2.0f32, 4.0][..]));
+    /// assert_eq!(z.copy_to_host_async().wait_tensor().unwrap(), Tensor::from_f32(vec![2], vec![2.0, 4.0]));
+    /// ```
+    pub fn copy_to_host_async(&self) -> HostTransfer {
+        let (transfer, copy) = HostTransfer::start(self.device, self.byte_size());
+        let mut slot = self.shared.lock();
+        if let Slot::Pending(waiting) = &mut *slot {
+            // The transfer filling the buffer makes the copy the moment it finishes: queuing a
+            // job instead would let the host donate the buffer between the two.
+            waiting.push(copy);
+            return transfer;
         }
+        // Taken now (a reference, not a copy), so that a later donation cannot take it away.
+        let data = self.read(&slot, String::new());
+        drop(slot);
+        match data {
+            Ok(data) => self
+                .transfers
+                .submit(Box::new(move || copy.copy_from(&data))),
+            Err(e) => copy.fail(e),
+        }
+        transfer
+    }
+
+    fn byte_size(&self) -> u64 {
+        self.ty.byte_size() as u64
     }
 
     /// Frees the data now; every handle reports the buffer as donated afterwards.
@@ -227,7 +321,7 @@ impl Buffer {
     /// Waits until the slot is no longer pending and returns it locked.
     fn wait_slot(&self) -> MutexGuard<'_, Slot> {
         let mut slot = self.shared.lock();
-        while matches!(*slot, Slot::Pending) {
+        while matches!(*slot, Slot::Pending(_)) {
             slot = self
                 .shared
                 .ready
@@ -239,7 +333,13 @@ impl Buffer {
 
     /// The data once ready; `place` (`: argument 0 of @main`) is added to a donation error.
     pub(crate) fn data(&self, place: String) -> Result<Arc<CpuBuffer>> {
-        match &*self.wait_slot() {
+        self.read(&self.wait_slot(), place)
+    }
+
+    /// The data in a filled `slot` of this buffer, or why there is none (the errors every
+    /// read gives, synchronous or not).
+    fn read(&self, slot: &Slot, place: String) -> Result<Arc<CpuBuffer>> {
+        match slot {
             Slot::Ready(data) => Ok(data.clone()),
             Slot::Failed(message) => Err(RuntimeError::Transfer {
                 device: self.device.to_string(),
@@ -249,7 +349,7 @@ impl Buffer {
                 buffer: self.describe(),
                 place,
             }),
-            Slot::Pending => unreachable!("wait_slot returns only when the slot is filled"),
+            Slot::Pending(_) => unreachable!("read only once the slot is filled"),
         }
     }
 

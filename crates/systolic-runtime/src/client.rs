@@ -13,9 +13,9 @@ use crate::error::{Result, RuntimeError};
 use crate::executable::{CompileSource, Compiled, Executable};
 use crate::options::CompileOptions;
 use crate::sim::{self, CostCache};
+use crate::transfer::{Job, TransferHold, Transfers};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex};
 use systolic_cpu::CpuBuffer;
 use systolic_ir::{Module, Tensor};
@@ -37,11 +37,9 @@ pub struct CacheStats {
     pub disk_write_failures: usize,
 }
 
-type Job = Box<dyn FnOnce() + Send>;
-
 struct Inner {
     devices: Vec<Device>,
-    transfers: Sender<Job>,
+    transfers: Transfers,
     memory: Mutex<HashMap<CacheKey, Arc<Compiled>>>,
     stats: Mutex<CacheStats>,
     costs: CostCache,
@@ -164,23 +162,11 @@ impl Client {
     }
 
     fn with_devices(devices: Vec<Device>) -> Client {
-        let (transfers, queue) = channel::<Job>();
-        // The transfer thread ends when the last client handle (and so the sender) is dropped,
-        // after finishing the transfers already queued.
-        let spawned = std::thread::Builder::new()
-            .name("systolic-transfer".into())
-            .spawn(move || {
-                for job in queue {
-                    job();
-                }
-            });
-        if let Err(e) = spawned {
-            eprintln!("systolic-runtime: no transfer thread ({e}); transfers run inline");
-        }
         Client {
             inner: Arc::new(Inner {
                 devices,
-                transfers,
+                // Ends when the client and every buffer and executable of it are dropped.
+                transfers: Transfers::start(),
                 memory: Mutex::new(HashMap::new()),
                 stats: Mutex::new(CacheStats::default()),
                 costs: CostCache::default(),
@@ -229,16 +215,38 @@ impl Client {
     pub fn buffer_from_tensor(&self, tensor: Tensor, device: Device) -> Result<Buffer> {
         self.check_device(device)?;
         let lease = self.transfer_in(tensor.ty(), device)?;
-        let (buffer, completion) = Buffer::pending(tensor.ty().clone(), device, lease);
+        let (buffer, completion) = Buffer::pending(
+            tensor.ty().clone(),
+            device,
+            lease,
+            self.inner.transfers.clone(),
+        );
         let job: Job = Box::new(move || {
             let converted = catch_unwind(AssertUnwindSafe(|| CpuBuffer::from_tensor(&tensor)))
                 .map_err(|_| "converting the host array failed".to_string());
             completion.finish(converted);
         });
-        if let Err(returned) = self.inner.transfers.send(job) {
-            (returned.0)();
-        }
+        self.inner.transfers.submit(job);
         Ok(buffer)
+    }
+
+    /// Test hook: holds the transfer thread before the next transfer queued from now on (in
+    /// either direction) until the returned hold is dropped, so that a test can see a buffer
+    /// or a host copy not ready yet — and then ready — without relying on timing. Waiting on
+    /// a held transfer from the holding thread waits forever.
+    ///
+    /// ```
+    /// let client = systolic_runtime::Client::cpu();
+    /// let t = systolic_ir::Tensor::from_f32(vec![1], vec![7.0]);
+    /// let hold = client.hold_transfers();
+    /// let buffer = client.buffer_from_tensor(t, client.devices()[0]).unwrap();
+    /// assert!(!buffer.is_ready());
+    /// hold.release();
+    /// buffer.block_until_ready().unwrap();
+    /// ```
+    #[doc(hidden)]
+    pub fn hold_transfers(&self) -> TransferHold {
+        self.inner.transfers.hold()
     }
 
     /// Places a host buffer already in the CPU layout on `device`: on the CPU that is a move,
@@ -247,7 +255,12 @@ impl Client {
     pub fn buffer_from_host(&self, data: CpuBuffer, device: Device) -> Result<Buffer> {
         self.check_device(device)?;
         let lease = self.transfer_in(data.ty(), device)?;
-        Ok(Buffer::ready_in(data, device, lease))
+        Ok(Buffer::ready_in(
+            data,
+            device,
+            lease,
+            self.inner.transfers.clone(),
+        ))
     }
 
     /// A simulated device's HBM for a buffer of type `ty` copied in from the host, with the
@@ -316,11 +329,7 @@ impl Client {
     ) -> Result<Executable> {
         if options.cpu.dump_dir.is_some() {
             let (compiled, _) = self.compile_now(module, options)?;
-            return Ok(Executable::new(
-                device,
-                Arc::new(compiled),
-                CompileSource::Compiled,
-            ));
+            return Ok(self.executable(device, Arc::new(compiled), CompileSource::Compiled));
         }
         let key = key.unwrap_or_else(|| {
             CacheKey::new(
@@ -331,11 +340,7 @@ impl Client {
         });
         if let Some(compiled) = self.memory().get(&key).cloned() {
             self.stats().memory_hits += 1;
-            return Ok(Executable::new(
-                device,
-                compiled,
-                CompileSource::MemoryCache,
-            ));
+            return Ok(self.executable(device, compiled, CompileSource::MemoryCache));
         }
         let disk = options.disk_cache.resolve().map(DiskCache::new);
         if let Some(compiled) = disk
@@ -344,14 +349,25 @@ impl Client {
         {
             self.stats().disk_hits += 1;
             let compiled = self.remember(key, compiled);
-            return Ok(Executable::new(device, compiled, CompileSource::DiskCache));
+            return Ok(self.executable(device, compiled, CompileSource::DiskCache));
         }
         let (compiled, optimized) = self.compile_now(module, options)?;
         if let Some(disk) = &disk {
             self.store_on_disk(disk, &key, &optimized);
         }
         let compiled = self.remember(key, compiled);
-        Ok(Executable::new(device, compiled, CompileSource::Compiled))
+        Ok(self.executable(device, compiled, CompileSource::Compiled))
+    }
+
+    /// An executable of this client: its outputs queue their device→host copies on the
+    /// client's transfer thread.
+    fn executable(
+        &self,
+        device: Device,
+        compiled: Arc<Compiled>,
+        source: CompileSource,
+    ) -> Executable {
+        Executable::new(device, compiled, source, self.inner.transfers.clone())
     }
 
     fn memory(&self) -> std::sync::MutexGuard<'_, HashMap<CacheKey, Arc<Compiled>>> {

@@ -56,6 +56,14 @@ pub enum RuntimeError {
         /// What went wrong.
         message: String,
     },
+    /// A device→host copy failed (it never ran: the transfer thread stopped).
+    #[error("copy from {device} to the host: {message}")]
+    ToHost {
+        /// The device copied from.
+        device: String,
+        /// What went wrong.
+        message: String,
+    },
     /// Running the executable failed; the message names the op and place.
     #[error("execute @{entry}: {message}")]
     Execute {

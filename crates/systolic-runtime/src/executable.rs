@@ -3,6 +3,7 @@
 use crate::buffer::Buffer;
 use crate::device::Device;
 use crate::error::{Result, RuntimeError};
+use crate::transfer::Transfers;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 use systolic_compiler::passes::buffer_assignment::peak_memory_bytes;
@@ -102,15 +103,23 @@ pub struct Executable {
     source: CompileSource,
     /// On a simulated TPU: the program's modelled cost (see `sim.rs`).
     pub(crate) tpu: Option<Arc<crate::sim::TpuProgram>>,
+    /// The client's transfer thread, for the outputs' device→host copies.
+    transfers: Transfers,
 }
 
 impl Executable {
-    pub(crate) fn new(device: Device, compiled: Arc<Compiled>, source: CompileSource) -> Self {
+    pub(crate) fn new(
+        device: Device,
+        compiled: Arc<Compiled>,
+        source: CompileSource,
+        transfers: Transfers,
+    ) -> Self {
         Executable {
             device,
             compiled,
             source,
             tpu: None,
+            transfers,
         }
     }
 
@@ -254,7 +263,7 @@ impl Executable {
             .into_iter()
             .enumerate()
             .map(|(i, v)| match v {
-                RtValue::Buffer(b) => Ok(Buffer::ready(b, self.device)),
+                RtValue::Buffer(b) => Ok(Buffer::ready(b, self.device, self.transfers.clone())),
                 other => Err(RuntimeError::Execute {
                     entry: entry(),
                     message: format!(

@@ -1,5 +1,6 @@
 //! Systolic's runtime, shaped like PJRT: a [`Client`] owns [`Device`]s; [`Buffer`]s are
-//! arrays on a device, filled by asynchronous host→device transfers with a ready event;
+//! arrays on a device, filled by asynchronous host→device transfers with a ready event, and read
+//! back synchronously or asynchronously ([`Buffer::copy_to_host_async`], a [`HostTransfer`]);
 //! [`Client::compile`] turns a module into an [`Executable`] through a compile cache in memory
 //! and on disk ([`disk_cache`]); executables run on buffers, borrowing or donating them.
 //!
@@ -40,6 +41,7 @@ pub mod fingerprint;
 pub mod options;
 pub mod profile;
 pub mod sim;
+pub mod transfer;
 
 pub use buffer::Buffer;
 pub use client::{CacheStats, Client};
@@ -50,3 +52,4 @@ pub use executable::{CompileSource, Executable};
 pub use options::{CompileOptions, DiskCacheDir};
 pub use profile::{Profile, StepTime};
 pub use sim::{SimClock, TpuProgram};
+pub use transfer::HostTransfer;
