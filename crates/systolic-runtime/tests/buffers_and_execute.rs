@@ -31,10 +31,14 @@ fn transfers_complete_and_read_back_exactly() {
             Tensor::from_f32(vec![n], (0..n).map(|x| (x * i) as f32).collect())
         })
         .collect();
+    // Held, the transfer thread fills none of them: they are queued, not made, here.
+    let hold = client.hold_transfers();
     let buffers: Vec<_> = tensors
         .iter()
         .map(|t| client.buffer_from_tensor(t.clone(), cpu0).unwrap())
         .collect();
+    assert!(buffers.iter().all(|b| !b.is_ready()));
+    hold.release();
     for (b, t) in buffers.iter().zip(&tensors).rev() {
         assert_eq!(b.shape(), t.shape());
         assert_eq!(b.dtype(), DType::F32);

@@ -10,3 +10,4 @@ mod buffers_and_execute;
 mod disk_cache;
 mod profile;
 mod tpu_devices;
+mod transfers;
