@@ -408,7 +408,7 @@ impl Client {
         let why = match disk.load(key) {
             Lookup::Miss => return None,
             Lookup::Rejected(why) => why,
-            Lookup::Hit(text) => match load_optimized(&text, &path.display().to_string(), entry) {
+            Lookup::Hit(text) => match load_guarded(&text, &path.display().to_string(), entry) {
                 Ok(compiled) => {
                     if log_fallbacks {
                         compiled.log_fallbacks();
@@ -438,6 +438,25 @@ impl Client {
             }
         }
     }
+}
+
+/// [`load_optimized`], with a panic turned into an error: the entry is then a miss, as a
+/// corrupt one is, instead of crashing the process.
+///
+/// An entry's body passed its fingerprint, parses and verifies, yet its lowering can still
+/// panic: on a bug of the backend, or on sizes its arithmetic cannot hold — an elementwise op
+/// on 2^61 f32s, say, overflows the lowering's byte count in builds with overflow checks (the
+/// disk-cache tests hold such an entry). Whatever was half-built is dropped with the unwind, and
+/// nothing the client shares is touched until the load succeeds, so catching it is sound.
+fn load_guarded(text: &str, name: &str, entry: &str) -> std::result::Result<Compiled, String> {
+    catch_unwind(AssertUnwindSafe(|| load_optimized(text, name, entry))).unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("a panic without a message");
+        Err(format!("loading its module panicked ({message})"))
+    })
 }
 
 /// Parses, verifies and lowers a cached optimised module.

@@ -111,6 +111,43 @@ fn a_well_formed_entry_whose_module_does_not_load_is_a_miss() {
     assert_eq!(client.cache_stats().disk_rejected, 1);
 }
 
+/// A consistent entry whose module parses and verifies but whose lowering panics — an
+/// elementwise op on 2^61 f32s overflows the lowering's byte count — is a miss, not a crash.
+/// Only builds with overflow checks panic there (release builds wrap, and would load it).
+#[cfg(debug_assertions)]
+#[test]
+fn a_verifying_entry_whose_lowering_panics_is_a_miss() {
+    let (module, inputs, outputs) = golden("softmax_xent");
+    let dir = tempfile::tempdir().unwrap();
+    let options = CompileOptions::with_cache_dir(dir.path());
+    let key = systolic_runtime::cache_key::CacheKey::new(
+        &systolic_ir::text::print_module(&module),
+        &Default::default(),
+        systolic_runtime::DeviceKind::Cpu,
+    );
+    let huge = "tensor<2305843009213693952xf32>";
+    let body = format!(
+        "func.func @main(%a: {huge}) -> {huge} {{\n  %0 = stablehlo.negate %a : {huge}\n  \
+         return %0 : {huge}\n}}\n"
+    );
+    let poisoned = systolic_ir::text::parse_module(&body, "poisoned").unwrap();
+    assert!(systolic_ir::verify::verify_module(&poisoned).is_ok());
+    let cache = DiskCache::new(dir.path());
+    cache.store(&key, &body).unwrap();
+
+    let client = Client::cpu();
+    let exe = client.compile(&module, &options).unwrap();
+    assert_eq!(exe.source(), CompileSource::Compiled);
+    let stats = client.cache_stats();
+    assert_eq!((stats.disk_rejected, stats.disk_writes), (1, 1));
+    let args = upload(&client, &inputs);
+    let out = exe.execute(&args.iter().collect::<Vec<_>>()).unwrap();
+    assert!(max_abs_diff(&out[0].to_tensor().unwrap(), &outputs[0]) < 1e-5);
+    // The entry was replaced by a good one, which the next client loads.
+    let again = Client::cpu().compile(&module, &options).unwrap();
+    assert_eq!(again.source(), CompileSource::DiskCache);
+}
+
 #[test]
 fn concurrent_writers_leave_one_whole_entry() {
     let (module, _, _) = golden("mlp_forward");
