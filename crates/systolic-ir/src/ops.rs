@@ -806,6 +806,25 @@ pub enum OpKind {
 }
 
 impl OpKind {
+    /// True for the elementwise ops: each result element is computed from the operand elements
+    /// at the same index alone (`bitcast_convert` is not among them: between element types
+    /// of different widths it changes the element count).
+    pub fn is_elementwise(&self) -> bool {
+        use OpKind::*;
+        matches!(
+            self,
+            Unary(_)
+                | Binary(_)
+                | ChloUnary(_)
+                | ChloBinary(_)
+                | Compare { .. }
+                | Select
+                | Clamp
+                | Convert
+                | ReducePrecision { .. }
+        )
+    }
+
     /// The full op name as it is printed, e.g. `stablehlo.add`, `func.return`, `chlo.erf`.
     pub fn name(&self) -> String {
         use OpKind::*;

@@ -43,19 +43,8 @@ impl Pass for MapInliner {
 /// Elementwise op kinds whose scalar form can be applied to whole tensors unchanged (the
 /// operands and results of the region's ops are checked to be rank-0 tensors as well).
 fn is_elementwise(kind: &OpKind) -> bool {
-    matches!(
-        kind,
-        OpKind::Unary(_)
-            | OpKind::Binary(_)
-            | OpKind::ChloUnary(_)
-            | OpKind::ChloBinary(_)
-            | OpKind::Compare { .. }
-            | OpKind::Select
-            | OpKind::Clamp
-            | OpKind::Convert
-            | OpKind::BitcastConvert
-            | OpKind::ReducePrecision { .. }
-    )
+    // On scalars a bitcast_convert keeps the element count, so it maps elementwise too.
+    kind.is_elementwise() || matches!(kind, OpKind::BitcastConvert)
 }
 
 /// The map's result computed by its region's ops on whole tensors, or `None` when the map is

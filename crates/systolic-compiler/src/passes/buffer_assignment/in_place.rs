@@ -9,23 +9,6 @@
 use systolic_ir::walk::walk_ops;
 use systolic_ir::{Func, FusionKind, Op, OpKind, ValueId};
 
-/// True for elementwise ops (one result element from the same-index operand elements).
-pub fn is_elementwise(kind: &OpKind) -> bool {
-    use OpKind::*;
-    matches!(
-        kind,
-        Unary(_)
-            | Binary(_)
-            | ChloUnary(_)
-            | ChloBinary(_)
-            | Compare { .. }
-            | Select
-            | Clamp
-            | Convert
-            | ReducePrecision { .. }
-    )
-}
-
 /// The operand positions of `op` whose buffer result `result` may take over: same shape and
 /// element type as the result, and read elementwise only.
 pub fn candidate_operands(func: &Func, op: &Op, result: ValueId) -> Vec<usize> {
@@ -34,7 +17,7 @@ pub fn candidate_operands(func: &Func, op: &Op, result: ValueId) -> Vec<usize> {
     };
     let same_type = |v: ValueId| func.value_type(v).as_tensor() == Some(rt);
     match &op.kind {
-        k if is_elementwise(k) => (0..op.operands.len())
+        k if k.is_elementwise() => (0..op.operands.len())
             .filter(|&i| same_type(op.operands[i]))
             .collect(),
         OpKind::Fusion {
@@ -72,7 +55,7 @@ fn read_only_elementwise(func: &Func, fusion: &Op, arg: ValueId) -> bool {
             .results
             .iter()
             .all(|&r| func.value_type(r).as_tensor().map(|t| &t.shape) == shape);
-        if depth > 0 || !is_elementwise(&inner.kind) || !same_shape {
+        if depth > 0 || !inner.kind.is_elementwise() || !same_shape {
             ok = false;
         }
     });
