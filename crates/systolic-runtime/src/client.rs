@@ -345,7 +345,7 @@ impl Client {
         let disk = options.disk_cache.resolve().map(DiskCache::new);
         if let Some(compiled) = disk
             .as_ref()
-            .and_then(|d| self.load_from_disk(d, &key, options))
+            .and_then(|d| self.load_from_disk(d, &key, module, options))
         {
             self.stats().disk_hits += 1;
             let compiled = self.remember(key, compiled);
@@ -396,11 +396,14 @@ impl Client {
     }
 
     /// The entry of `key` in `disk`, parsed, verified and lowered; `None` (logged) when there
-    /// is none or it cannot be used.
+    /// is none or it cannot be used — including an entry whose entry function does not take
+    /// and return what `module`'s does (a key collision or a tampered entry: running it would
+    /// answer for another program).
     fn load_from_disk(
         &self,
         disk: &DiskCache,
         key: &CacheKey,
+        module: &Module,
         options: &CompileOptions,
     ) -> Option<Compiled> {
         let (entry, log_fallbacks) = (options.cpu.entry.as_str(), options.log_fallbacks);
@@ -408,7 +411,9 @@ impl Client {
         let why = match disk.load(key) {
             Lookup::Miss => return None,
             Lookup::Rejected(why) => why,
-            Lookup::Hit(text) => match load_guarded(&text, &path.display().to_string(), entry) {
+            Lookup::Hit(text) => match load_guarded(&text, &path.display().to_string(), entry)
+                .and_then(|compiled| same_signature(&compiled, module, entry).map(|_| compiled))
+            {
                 Ok(compiled) => {
                     if log_fallbacks {
                         compiled.log_fallbacks();
@@ -444,10 +449,10 @@ impl Client {
 /// corrupt one is, instead of crashing the process.
 ///
 /// An entry's body passed its fingerprint, parses and verifies, yet its lowering can still
-/// panic: on a bug of the backend, or on sizes its arithmetic cannot hold — an elementwise op
-/// on 2^61 f32s, say, overflows the lowering's byte count in builds with overflow checks (the
-/// disk-cache tests hold such an entry). Whatever was half-built is dropped with the unwind, and
-/// nothing the client shares is touched until the load succeeds, so catching it is sound.
+/// panic on a bug of the backend (the lowering's cost estimate once overflowed on an
+/// elementwise op over 2^61 f32s; no entry is known to panic now, so no test builds one).
+/// Whatever was half-built is dropped with the unwind, and nothing the client shares is touched
+/// until the load succeeds, so catching it is sound.
 fn load_guarded(text: &str, name: &str, entry: &str) -> std::result::Result<Compiled, String> {
     catch_unwind(AssertUnwindSafe(|| load_optimized(text, name, entry))).unwrap_or_else(|panic| {
         let message = panic
@@ -457,6 +462,34 @@ fn load_guarded(text: &str, name: &str, entry: &str) -> std::result::Result<Comp
             .unwrap_or("a panic without a message");
         Err(format!("loading its module panicked ({message})"))
     })
+}
+
+/// `Ok` when `compiled` takes and returns the types `entry` of `module` does.
+fn same_signature(
+    compiled: &Compiled,
+    module: &Module,
+    entry: &str,
+) -> std::result::Result<(), String> {
+    let func = module
+        .func(entry)
+        .ok_or_else(|| format!("the program has no @{entry}"))?;
+    let (params, results) = (func.param_types(), &func.result_types);
+    if compiled.param_types() == params.as_slice() && compiled.result_types() == results {
+        return Ok(());
+    }
+    let list = |ts: &[systolic_ir::Type]| {
+        ts.iter()
+            .map(|t| t.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Err(format!(
+        "its @{entry} is ({}) -> ({}), the program's is ({}) -> ({})",
+        list(compiled.param_types()),
+        list(compiled.result_types()),
+        list(&params),
+        list(results)
+    ))
 }
 
 /// Parses, verifies and lowers a cached optimised module.

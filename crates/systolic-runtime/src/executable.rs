@@ -52,6 +52,16 @@ impl Compiled {
         })
     }
 
+    /// The types the arguments must have.
+    pub(crate) fn param_types(&self) -> &[Type] {
+        self.program.input_types()
+    }
+
+    /// The types of the results.
+    pub(crate) fn result_types(&self) -> &[Type] {
+        &self.result_types
+    }
+
     /// Logs, once per process and op kind, the ops that run on the interpreter fallback (slow).
     pub(crate) fn log_fallbacks(&self) {
         static LOGGED: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
@@ -140,12 +150,12 @@ impl Executable {
 
     /// The types the arguments must have.
     pub fn param_types(&self) -> &[Type] {
-        self.compiled.program.input_types()
+        self.compiled.param_types()
     }
 
     /// The types of the results.
     pub fn result_types(&self) -> &[Type] {
-        &self.compiled.result_types
+        self.compiled.result_types()
     }
 
     /// The ops that run on the interpreter fallback.

@@ -111,12 +111,12 @@ fn a_well_formed_entry_whose_module_does_not_load_is_a_miss() {
     assert_eq!(client.cache_stats().disk_rejected, 1);
 }
 
-/// A consistent entry whose module parses and verifies but whose lowering panics — an
-/// elementwise op on 2^61 f32s overflows the lowering's byte count — is a miss, not a crash.
-/// Only builds with overflow checks panic there (release builds wrap, and would load it).
-#[cfg(debug_assertions)]
+/// A consistent entry (right key, right checksum) whose module parses, verifies and lowers but
+/// is another program — here an elementwise op on 2^61 f32s, whose size once overflowed the
+/// lowering's cost estimate — is a miss: its entry takes and returns other types than the
+/// program's. (A panic while loading an entry is a miss too: `load_guarded`.)
 #[test]
-fn a_verifying_entry_whose_lowering_panics_is_a_miss() {
+fn a_verifying_entry_for_another_signature_is_a_miss() {
     let (module, inputs, outputs) = golden("softmax_xent");
     let dir = tempfile::tempdir().unwrap();
     let options = CompileOptions::with_cache_dir(dir.path());

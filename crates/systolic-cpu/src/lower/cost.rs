@@ -20,21 +20,26 @@ pub fn estimate_ns(op: &Op, ctx: &LowerCtx) -> f64 {
     if matches!(op.kind, OpKind::Reshape) {
         return 0.0;
     }
-    let bytes: usize = op
+    let bytes: f64 = op
         .operands
         .iter()
         .chain(&op.results)
         .map(|&v| type_bytes(ctx.value_type(v)))
         .sum();
     let macs = multiply_adds(op, ctx);
-    (macs / MACS_PER_NS).max(bytes as f64 / BYTES_PER_NS)
+    (macs / MACS_PER_NS).max(bytes / BYTES_PER_NS)
 }
 
-fn type_bytes(t: &Type) -> usize {
+/// Bytes of a value, in f64: an estimate must not overflow on a huge (verified, never run)
+/// shape — found by a disk-cache entry of 2^61 elements whose byte sum wrapped.
+fn type_bytes(t: &Type) -> f64 {
     match t {
-        Type::Tensor(t) => t.byte_size(),
+        Type::Tensor(t) => {
+            let elements: f64 = t.shape.iter().map(|&d| d.max(0) as f64).product();
+            elements * t.dtype.byte_size() as f64
+        }
         Type::Tuple(ts) => ts.iter().map(type_bytes).sum(),
-        _ => 0,
+        _ => 0.0,
     }
 }
 
@@ -47,7 +52,7 @@ fn multiply_adds(op: &Op, ctx: &LowerCtx) -> f64 {
             .flatten()
             .map_or(0.0, |plan| {
                 let g = plan.geometry();
-                (g.batch * g.m * g.n * g.k) as f64
+                g.batch as f64 * g.m as f64 * g.n as f64 * g.k as f64
             }),
         OpKind::Convolution(attrs) => {
             // Per result element: every kernel element of one output feature.
@@ -63,7 +68,7 @@ fn multiply_adds(op: &Op, ctx: &LowerCtx) -> f64 {
                             .ok()
                             .and_then(|d| k.shape.get(d))
                             .map_or(1, |&f| f.max(1) as usize);
-                    (r.num_elements() * (k.num_elements() / features)) as f64
+                    r.num_elements() as f64 * (k.num_elements() / features) as f64
                 }
                 _ => 0.0,
             }
