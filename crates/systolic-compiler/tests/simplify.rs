@@ -74,15 +74,51 @@ func.func public @main(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tens
 }
 "#,
     );
+    // The splat zero becomes a broadcast of a scalar zero; the rules that would change values
+    // still do not fire.
     assert_eq!(
         names,
         vec![
             "stablehlo.constant",
+            "stablehlo.broadcast_in_dim",
             "stablehlo.add",
             "stablehlo.multiply",
             "stablehlo.subtract",
             "stablehlo.compare"
         ]
+    );
+}
+
+#[test]
+fn splat_constants_become_broadcasts_of_their_scalar() {
+    let (m, names) = simplified(
+        r#"
+func.func public @main() -> (tensor<2048x2048xf32>, tensor<3xi32>, tensor<2xf32>, tensor<1xf32>) {
+  %0 = stablehlo.constant dense<0.5> : tensor<2048x2048xf32>
+  %1 = stablehlo.constant dense<-7> : tensor<3xi32>
+  %2 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %3 = stablehlo.constant dense<4.0> : tensor<1xf32>
+  return %0, %1, %2, %3 : tensor<2048x2048xf32>, tensor<3xi32>, tensor<2xf32>, tensor<1xf32>
+}
+"#,
+    );
+    // Two splats as broadcasts; the non-splat and the one-element constant stay.
+    assert_eq!(
+        names,
+        vec![
+            "stablehlo.constant",
+            "stablehlo.broadcast_in_dim",
+            "stablehlo.constant",
+            "stablehlo.broadcast_in_dim",
+            "stablehlo.constant",
+            "stablehlo.constant"
+        ]
+    );
+    let text = systolic_ir::text::print_module(&m);
+    assert!(
+        text.contains("dense<5.000000e-01> : tensor<f32>")
+            && text.contains("dense<-7> : tensor<i32>"),
+        "{text}"
     );
 }
 

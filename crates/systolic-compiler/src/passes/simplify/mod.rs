@@ -55,6 +55,9 @@ fn simplify_op(rw: &mut Rewriter<'_, '_>, op: &mut Op) -> Action {
 
 fn rule(rw: &mut Rewriter<'_, '_>, op: &Op) -> Option<Vec<ValueId>> {
     use OpKind::*;
+    if let Constant(t) = &op.kind {
+        return splat::constant_as_broadcast(rw, t);
+    }
     if op.operands.is_empty() || op.results.is_empty() {
         return None;
     }

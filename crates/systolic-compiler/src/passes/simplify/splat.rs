@@ -3,7 +3,7 @@
 //! elements of the algebraic rules are matched here, bit for bit, so `-0.0` is not `0.0`.
 
 use crate::rewrite::Rewriter;
-use systolic_ir::{DType, DTypeKind, OpKind, Scalar, Tensor, TensorType, Type, ValueId};
+use systolic_ir::{DType, DTypeKind, Data, OpKind, Scalar, Tensor, TensorType, Type, ValueId};
 
 /// Special splat values the rules name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,13 +42,43 @@ pub fn splat_of(rw: &Rewriter<'_, '_>, v: ValueId) -> Option<(DType, u64)> {
 }
 
 /// The common bit pattern of a non-empty tensor whose elements all have it.
+///
+/// Compares the stored values, not each element's bit pattern (which converts every element:
+/// a 4M-element constant took 60 ms a look, and the rules look often); values equal bit for bit
+/// have equal patterns. Only NaNs can have different stored payloads but one pattern, so a
+/// float tensor starting with a NaN is compared pattern by pattern.
 fn uniform_bits(t: &Tensor) -> Option<u64> {
-    let n = t.num_elements();
-    if n == 0 {
+    fn all_equal<T: PartialEq>(v: &[T]) -> Option<bool> {
+        let first = v.first()?;
+        Some(v.iter().all(|x| x == first))
+    }
+    let uniform = match t.data() {
+        Data::Bool(v) => all_equal(v)?,
+        Data::Int(v) => all_equal(v)?,
+        Data::UInt(v) => all_equal(v)?,
+        Data::Float(v) if !v.first()?.is_nan() => {
+            let first = v[0].to_bits();
+            v.iter().all(|x| x.to_bits() == first)
+        }
+        Data::Float(_) => {
+            let first = t.bits(0);
+            (1..t.num_elements()).all(|i| t.bits(i) == first)
+        }
+    };
+    uniform.then(|| t.bits(0))
+}
+
+/// A constant of more than one element that is a splat, as a broadcast of its scalar: the
+/// module stays small, the rules see the scalar, and backends fuse the broadcast into its
+/// users instead of reading an array of copies (a `dense<0.5> : tensor<2048x2048xf32>` is
+/// 16 MiB a backend would otherwise hold and stream).
+pub fn constant_as_broadcast(rw: &mut Rewriter<'_, '_>, t: &Tensor) -> Option<Vec<ValueId>> {
+    if t.num_elements() < 2 {
         return None;
     }
-    let first = t.bits(0);
-    (1..n).all(|i| t.bits(i) == first).then_some(first)
+    let bits = uniform_bits(t)?;
+    let scalar = scalar_from_bits(t.dtype(), bits)?;
+    Some(vec![emit_splat_tensor(rw, t.ty(), scalar)])
 }
 
 /// True when `v` is a splat of `special`.
