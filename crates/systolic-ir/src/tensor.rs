@@ -342,6 +342,29 @@ impl Tensor {
     /// The dense little-endian host bytes (as numpy and XLA lay them out; one byte per element
     /// for `i1` and the sub-byte integer types).
     pub fn to_le_bytes(&self) -> Vec<u8> {
+        // Floats, the bulk of large constants, in one typed loop each (the same conversions as
+        // `numerics::float_to_bits`, without its per-element dispatch).
+        match (&self.data, self.ty.dtype) {
+            (Data::Float(v), DType::F64) => {
+                return v.iter().flat_map(|x| x.to_le_bytes()).collect()
+            }
+            (Data::Float(v), DType::F32) => {
+                return v.iter().flat_map(|&x| (x as f32).to_le_bytes()).collect()
+            }
+            (Data::Float(v), DType::BF16) => {
+                return v
+                    .iter()
+                    .flat_map(|&x| half::bf16::from_f64(x).to_le_bytes())
+                    .collect()
+            }
+            (Data::Float(v), DType::F16) => {
+                return v
+                    .iter()
+                    .flat_map(|&x| half::f16::from_f64(x).to_le_bytes())
+                    .collect()
+            }
+            _ => {}
+        }
         let width = self.ty.dtype.byte_size();
         let mut out = Vec::with_capacity(self.num_elements() * width);
         for i in 0..self.num_elements() {
@@ -361,6 +384,26 @@ impl Tensor {
                 expected,
                 got: bytes.len(),
             });
+        }
+        // Floats in one typed loop each: widening to f64 is exact, so the values need no
+        // rounding pass (`Tensor::new`'s) either.
+        fn floats<const N: usize>(bytes: &[u8], f: impl Fn([u8; N]) -> f64) -> Data {
+            Data::Float(
+                bytes
+                    .chunks_exact(N)
+                    .map(|c| f(c.try_into().expect("N bytes")))
+                    .collect(),
+            )
+        }
+        let data = match ty.dtype {
+            DType::F64 => Some(floats(bytes, f64::from_le_bytes)),
+            DType::F32 => Some(floats(bytes, |b| f32::from_le_bytes(b) as f64)),
+            DType::BF16 => Some(floats(bytes, |b| half::bf16::from_le_bytes(b).to_f64())),
+            DType::F16 => Some(floats(bytes, |b| half::f16::from_le_bytes(b).to_f64())),
+            _ => None,
+        };
+        if let Some(data) = data {
+            return Ok(Tensor { ty, data });
         }
         let bits: Vec<u64> = bytes
             .chunks_exact(width)

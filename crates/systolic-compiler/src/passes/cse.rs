@@ -15,7 +15,8 @@ use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 use systolic_ir::walk::{erase_ops, replace_uses};
 use systolic_ir::{
-    BinaryOp, ComparisonDirection, Diagnostic, Func, Module, Op, OpKind, Region, Tensor, ValueId,
+    BinaryOp, ComparisonDirection, Data, Diagnostic, Func, Module, Op, OpKind, Region, Tensor,
+    ValueId,
 };
 
 /// The common subexpression elimination pass.
@@ -110,12 +111,20 @@ impl std::fmt::Write for HashWriter<'_> {
     }
 }
 
+/// Hashes a constant's type and up to [`HASHED_ELEMENTS`] of its elements, spread over it:
+/// equal constants hash alike, and [`same_tensor`] decides between the rare different ones that
+/// collide. (Hashing every element made CSE 50 ms a run on a module with 32 MiB of weights.)
 fn hash_tensor(t: &Tensor, h: &mut DefaultHasher) {
     t.ty().hash(h);
-    for i in 0..t.num_elements() {
+    let n = t.num_elements();
+    let step = n.div_ceil(HASHED_ELEMENTS).max(1);
+    for i in (0..n).step_by(step) {
         t.bits(i).hash(h);
     }
 }
+
+/// Elements of a constant [`hash_tensor`] reads at most.
+const HASHED_ELEMENTS: usize = 256;
 
 fn op_hash(op: &Op, func: &Func, subst: &HashMap<ValueId, ValueId>) -> u64 {
     let mut h = DefaultHasher::new();
@@ -133,9 +142,19 @@ fn op_hash(op: &Op, func: &Func, subst: &HashMap<ValueId, ValueId>) -> u64 {
     h.finish()
 }
 
-/// Constants equal bit for bit (NaN payloads and signed zeros included).
+/// Constants equal bit for bit (NaN payloads and signed zeros included). Stored floats are the
+/// exact f64 widenings of their elements, so equal f64 bits mean equal elements' bits and the
+/// stored values can be compared as they are.
 fn same_tensor(a: &Tensor, b: &Tensor) -> bool {
-    a.ty() == b.ty() && (0..a.num_elements()).all(|i| a.bits(i) == b.bits(i))
+    if a.ty() != b.ty() {
+        return false;
+    }
+    match (a.data(), b.data()) {
+        (Data::Float(x), Data::Float(y)) => {
+            x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
+        }
+        (x, y) => x == y,
+    }
 }
 
 fn same_op(a: &Op, b: &Op, func: &Func, subst: &HashMap<ValueId, ValueId>) -> bool {

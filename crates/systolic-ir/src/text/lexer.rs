@@ -75,13 +75,7 @@ impl<'a> Lexer<'a> {
     pub fn new(src: &'a str) -> Self {
         let bytes = src.as_bytes();
         let mut line_starts = vec![0];
-        line_starts.extend(
-            bytes
-                .iter()
-                .enumerate()
-                .filter(|(_, &b)| b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
+        line_starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
         // A UTF-8 byte order mark is not part of the text.
         let pos = if src.starts_with('\u{FEFF}') { 3 } else { 0 };
         Lexer {
@@ -214,15 +208,7 @@ impl<'a> Lexer<'a> {
         let mut i = open;
         while i < b.len() {
             match b[i] {
-                b'"' => {
-                    i += 1;
-                    while i < b.len() && b[i] != b'"' {
-                        if b[i] == b'\\' {
-                            i += 1;
-                        }
-                        i += 1;
-                    }
-                }
+                b'"' => i = closing_quote(b, i + 1),
                 b'<' => stack.push(b'>'),
                 b'(' => stack.push(b')'),
                 b'[' => stack.push(b']'),
@@ -354,17 +340,31 @@ impl<'a> Lexer<'a> {
 
     /// Offset after the closing quote of a string starting at `open`.
     fn string_end(&self, open: usize) -> Result<usize, Diagnostic> {
-        let b = self.bytes;
-        let mut i = open + 1;
-        while i < b.len() {
-            match b[i] {
-                b'"' => return Ok(i + 1),
-                b'\\' => i += 2,
-                _ => i += 1,
-            }
+        let close = closing_quote(self.bytes, open + 1);
+        if close < self.bytes.len() {
+            Ok(close + 1)
+        } else {
+            Err(self.error_at(open, "unterminated string literal"))
         }
-        Err(self.error_at(open, "unterminated string literal"))
     }
+}
+
+/// The offset of the quote closing a string whose body starts at `from` (escaped quotes
+/// skipped), or `b.len()` when there is none. Found with `memchr`: hex constants are strings of
+/// tens of megabytes.
+fn closing_quote(b: &[u8], from: usize) -> usize {
+    let mut i = from;
+    while let Some(k) = b
+        .get(i..)
+        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+    {
+        i += k;
+        if b[i] == b'"' {
+            return i;
+        }
+        i += 2;
+    }
+    b.len()
 }
 
 /// Decodes the body of an MLIR string literal (the text between the quotes): `\"`, `\\`, `\n`,

@@ -376,17 +376,41 @@ fn decode_hex(hex: &str) -> Result<Vec<u8>, String> {
     if !b.len().is_multiple_of(2) {
         return Err("hex constant has an odd number of digits".to_string());
     }
-    let digit = |c: u8| -> Result<u8, String> {
-        match c {
-            b'0'..=b'9' => Ok(c - b'0'),
-            b'a'..=b'f' => Ok(c - b'a' + 10),
-            b'A'..=b'F' => Ok(c - b'A' + 10),
-            _ => Err(format!("bad hex digit '{}' in constant", c as char)),
-        }
-    };
+    // One table lookup per digit, and one check at the end: weights embedded in a module are
+    // tens of megabytes of hex, and a branch per digit made decoding a quarter of the compile.
     let mut out = Vec::with_capacity(b.len() / 2);
+    let mut bad = 0u8;
     for pair in b.chunks_exact(2) {
-        out.push(digit(pair[0])? << 4 | digit(pair[1])?);
+        let (hi, lo) = (HEX_DIGITS[pair[0] as usize], HEX_DIGITS[pair[1] as usize]);
+        bad |= hi | lo;
+        out.push(hi << 4 | lo);
+    }
+    if bad & NOT_HEX != 0 {
+        let c = b
+            .iter()
+            .find(|&&c| HEX_DIGITS[c as usize] & NOT_HEX != 0)
+            .map_or('?', |&c| c as char);
+        return Err(format!("bad hex digit '{c}' in constant"));
     }
     Ok(out)
 }
+
+/// Marks a byte that is not a hex digit in [`HEX_DIGITS`].
+const NOT_HEX: u8 = 0x10;
+
+/// The value of each byte as a hex digit, or [`NOT_HEX`].
+const HEX_DIGITS: [u8; 256] = {
+    let mut table = [NOT_HEX; 256];
+    let mut i = 0;
+    while i < 10 {
+        table[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        table[b'a' as usize + i] = 10 + i as u8;
+        table[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    table
+};
