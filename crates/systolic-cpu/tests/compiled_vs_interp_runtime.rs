@@ -168,15 +168,7 @@ fn executables_are_shared_between_threads() {
 /// scatter whose update region reads a value from outside it).
 #[test]
 fn fallback_ops_are_recorded_and_still_correct() {
-    let text = "func.func @main(%x: tensor<4xf32>, %i: tensor<2x1xi32>, %u: tensor<2xf32>, %k: tensor<f32>) -> tensor<4xf32> {
-  %0 = \"stablehlo.scatter\"(%x, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
-  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-    %c = stablehlo.multiply %b, %k : tensor<f32>
-    %d = stablehlo.add %a, %c : tensor<f32>
-    stablehlo.return %d : tensor<f32>
-  }) : (tensor<4xf32>, tensor<2x1xi32>, tensor<2xf32>) -> tensor<4xf32>
-  return %0 : tensor<4xf32>
-}";
+    let text = support::SCATTER_READING_AN_OUTER_VALUE;
     let e = exe(text);
     let names: Vec<&str> = e.fallback_ops().iter().map(|f| f.op.as_str()).collect();
     assert_eq!(names, ["stablehlo.scatter"]);

@@ -100,15 +100,7 @@ fn remaining_fallbacks_are_listed() {
     assert_eq!(fallbacks(sas), ["stablehlo.select_and_scatter"]);
     // A scatter whose update region reads a value from outside it: region programs take only
     // their arguments.
-    let captured = "func.func @main(%x: tensor<4xf32>, %i: tensor<2x1xi32>, %u: tensor<2xf32>, %k: tensor<f32>) -> tensor<4xf32> {
-  %0 = \"stablehlo.scatter\"(%x, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
-  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-    %c = stablehlo.multiply %b, %k : tensor<f32>
-    %d = stablehlo.add %a, %c : tensor<f32>
-    stablehlo.return %d : tensor<f32>
-  }) : (tensor<4xf32>, tensor<2x1xi32>, tensor<2xf32>) -> tensor<4xf32>
-  return %0 : tensor<4xf32>
-}";
+    let captured = support::SCATTER_READING_AN_OUTER_VALUE;
     assert_eq!(fallbacks(captured), ["stablehlo.scatter"]);
     let mut rng = Rng::new(1);
     let inputs = [

@@ -316,15 +316,7 @@ fn tolerance(dtype: DType, want: &Tensor) -> Tolerance {
         DType::BF16 => 1e-2,
         _ => return Tolerance::Exact,
     };
-    let magnitude = want
-        .to_f64_vec()
-        .into_iter()
-        .filter(|x| x.is_finite())
-        .fold(0.0f64, |m, x| m.max(x.abs()));
-    Tolerance::Close {
-        rtol,
-        atol: rtol * magnitude,
-    }
+    Tolerance::scaled_to(want, rtol)
 }
 
 /// Compiles and runs program `index` (owned and borrowed arguments), counting its loop,

@@ -224,17 +224,7 @@ fn tolerance(tol: Tol, want: &Tensor) -> Tolerance {
     match tol {
         Tol::Exact => Tolerance::Exact,
         Tol::Ulps2 => Tolerance::Ulps(2),
-        Tol::Sums => {
-            let magnitude = want
-                .to_f64_vec()
-                .into_iter()
-                .filter(|x| x.is_finite())
-                .fold(0.0f64, |m, x| m.max(x.abs()));
-            Tolerance::Close {
-                rtol: 1e-5,
-                atol: 1e-5 * magnitude,
-            }
-        }
+        Tol::Sums => Tolerance::scaled_to(want, 1e-5),
         Tol::Chlo => Tolerance::Close {
             rtol: 1e-5,
             atol: 1e-5,

@@ -19,6 +19,23 @@ pub enum Tolerance {
     },
 }
 
+impl Tolerance {
+    /// `rtol` relative to each element plus `rtol` of the largest finite magnitude of `want`:
+    /// for sums and products computed in another order, whose error scales with the terms,
+    /// not with the (possibly cancelled) result.
+    pub fn scaled_to(want: &Tensor, rtol: f64) -> Tolerance {
+        let magnitude = want
+            .to_f64_vec()
+            .into_iter()
+            .filter(|x| x.is_finite())
+            .fold(0.0f64, |m, x| m.max(x.abs()));
+        Tolerance::Close {
+            rtol,
+            atol: rtol * magnitude,
+        }
+    }
+}
+
 /// The mismatches between `got` and `want`, worded for a failure message (empty when equal).
 pub fn mismatches(got: &Tensor, want: &Tensor, tol: Tolerance) -> Vec<String> {
     if got.ty() != want.ty() {

@@ -11,6 +11,19 @@ use systolic_cpu::{compile, CompileOptions, CpuBuffer, CpuExecutable};
 use systolic_interp::{Interpreter, Value};
 use systolic_ir::{Module, Tensor};
 
+/// `x[i] += k·u`: a scatter whose update region reads `%k` from outside it, which region
+/// programs cannot take (they take only their arguments), so it runs on the interpreter
+/// fallback — the tests' example of a fallback that stays.
+pub const SCATTER_READING_AN_OUTER_VALUE: &str = "func.func @main(%x: tensor<4xf32>, %i: tensor<2x1xi32>, %u: tensor<2xf32>, %k: tensor<f32>) -> tensor<4xf32> {
+  %0 = \"stablehlo.scatter\"(%x, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.multiply %b, %k : tensor<f32>
+    %d = stablehlo.add %a, %c : tensor<f32>
+    stablehlo.return %d : tensor<f32>
+  }) : (tensor<4xf32>, tensor<2x1xi32>, tensor<2xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}";
+
 /// Parses module text, panicking with the parser's message (test inputs are ours).
 pub fn parse(text: &str) -> Module {
     systolic_ir::text::parse_module(text, "test").unwrap_or_else(|e| panic!("{e}\n{text}"))
