@@ -51,18 +51,24 @@ pub struct CpuExecutable {
 /// function (and the functions it calls) to kernels.
 pub fn compile(module: &Module, options: &CompileOptions) -> Result<CpuExecutable> {
     let optimized = optimize(module, options)?;
-    let mut lowerer = Lowerer::new(&optimized);
-    let program = lowerer.lower_function(&options.entry)?;
+    let executable = lower_optimized(&optimized, &options.entry)?;
+    executable.log_fallbacks();
+    Ok(executable)
+}
+
+/// Lowers `entry` of a module the CPU pipeline has already optimised (no passes run): what a
+/// compile cache holding optimised modules does on a hit. Nothing is logged.
+pub fn lower_optimized(optimized: &Module, entry: &str) -> Result<CpuExecutable> {
+    let mut lowerer = Lowerer::new(optimized);
+    let program = lowerer.lower_function(entry)?;
     let fallback_ops = lowerer.finish();
-    log_fallbacks(&fallback_ops);
-    let entry = optimized.func(&options.entry);
-    let result_types = entry.map(|f| f.result_types.clone()).unwrap_or_default();
+    let func = optimized.func(entry);
     Ok(CpuExecutable {
-        entry: options.entry.clone(),
+        entry: entry.to_string(),
         program,
-        result_types,
+        result_types: func.map(|f| f.result_types.clone()).unwrap_or_default(),
         fallback_ops,
-        peak_memory_bytes: entry.map_or(0, peak_memory_bytes),
+        peak_memory_bytes: func.map_or(0, peak_memory_bytes),
     })
 }
 
@@ -97,6 +103,32 @@ impl CpuExecutable {
     /// overlap; arguments and constants not counted).
     pub fn peak_memory_bytes(&self) -> u64 {
         self.peak_memory_bytes
+    }
+
+    /// Logs to stderr, once per process and op kind, the ops that run on the interpreter
+    /// fallback (slow).
+    pub fn log_fallbacks(&self) {
+        static LOGGED: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for op in &self.fallback_ops {
+            *counts.entry(op.op.as_str()).or_default() += 1;
+        }
+        let mut logged = LOGGED
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let new: Vec<String> = counts
+            .iter()
+            .filter(|(name, _)| logged.insert(name.to_string()))
+            .map(|(name, n)| format!("{name} ×{n}"))
+            .collect();
+        if !new.is_empty() {
+            eprintln!(
+                "systolic: @{} runs on the interpreter fallback (slow): {}",
+                self.entry,
+                new.join(", ")
+            );
+        }
     }
 
     /// Runs with owned arguments: a kernel may update an argument in place at its last use.
@@ -170,28 +202,5 @@ impl CpuExecutable {
                 ))),
             })
             .collect()
-    }
-}
-
-/// Logs, once per process and op kind, the ops that run on the interpreter fallback.
-fn log_fallbacks(ops: &[FallbackOp]) {
-    static LOGGED: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for op in ops {
-        *counts.entry(op.op.as_str()).or_default() += 1;
-    }
-    let Ok(mut logged) = LOGGED.get_or_init(Default::default).lock() else {
-        return;
-    };
-    let new: Vec<String> = counts
-        .iter()
-        .filter(|(name, _)| logged.insert(name.to_string()))
-        .map(|(name, n)| format!("{name} ×{n}"))
-        .collect();
-    if !new.is_empty() {
-        eprintln!(
-            "systolic-cpu: running on the interpreter fallback (slow): {}",
-            new.join(", ")
-        );
     }
 }

@@ -37,7 +37,7 @@ pub mod threads;
 
 pub use buffer::{ByteCountMismatch, CpuBuffer, Storage};
 pub use error::{CpuError, Result};
-pub use executable::{compile, CompileOptions, CpuExecutable};
+pub use executable::{compile, lower_optimized, CompileOptions, CpuExecutable};
 pub use kernel::{Arg, Kernel};
 pub use lower::LowerCtx;
 pub use program::{RtValue, ValueArg};

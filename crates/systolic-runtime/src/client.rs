@@ -388,7 +388,7 @@ impl Client {
         self.stats().compiles += 1;
         let optimized = systolic_cpu::lower::optimize(module, &options.cpu)
             .map_err(|e| RuntimeError::Compile(e.to_string()))?;
-        let compiled = Compiled::lower(&optimized, &options.cpu.entry)?;
+        let compiled = crate::executable::lower(&optimized, &options.cpu.entry)?;
         if options.log_fallbacks {
             compiled.log_fallbacks();
         }
@@ -500,7 +500,7 @@ fn load_optimized(text: &str, name: &str, entry: &str) -> std::result::Result<Co
         Some(d) => format!("its module does not verify: {d}"),
         None => "its module does not verify".to_string(),
     })?;
-    Compiled::lower(&module, entry).map_err(|e| format!("its module does not lower: {e}"))
+    crate::executable::lower(&module, entry).map_err(|e| format!("its module does not lower: {e}"))
 }
 
 /// Parses `v5e,v5p:4` into chips and counts (a missing count is 1).

@@ -4,10 +4,8 @@ use crate::buffer::Buffer;
 use crate::device::Device;
 use crate::error::{Result, RuntimeError};
 use crate::transfer::Transfers;
-use std::collections::{BTreeMap, HashSet};
-use std::sync::{Arc, Mutex, OnceLock};
-use systolic_compiler::passes::buffer_assignment::peak_memory_bytes;
-use systolic_cpu::lower::{FallbackOp, Lowerer};
+use std::sync::Arc;
+use systolic_cpu::lower::FallbackOp;
 use systolic_cpu::program::Program;
 use systolic_cpu::{RtValue, ValueArg};
 use systolic_ir::{Module, Type};
@@ -23,69 +21,14 @@ pub enum CompileSource {
     DiskCache,
 }
 
-/// A lowered program with its signature: what the caches share.
-#[derive(Debug)]
-pub(crate) struct Compiled {
-    entry: String,
-    program: Arc<Program>,
-    result_types: Vec<Type>,
-    fallback_ops: Vec<FallbackOp>,
-    peak_memory_bytes: u64,
-}
+/// A lowered program with its signature: what the caches share (the CPU backend's executable,
+/// which every device runs; a simulated TPU adds its modelled cost beside it).
+pub(crate) type Compiled = systolic_cpu::CpuExecutable;
 
-impl Compiled {
-    /// Lowers `entry` of an already optimised module (no passes run).
-    pub(crate) fn lower(optimized: &Module, entry: &str) -> Result<Compiled> {
-        let mut lowerer = Lowerer::new(optimized);
-        let program = lowerer
-            .lower_function(entry)
-            .map_err(|e| RuntimeError::Compile(e.to_string()))?;
-        let fallback_ops = lowerer.finish();
-        let func = optimized.func(entry);
-        let result_types = func.map(|f| f.result_types.clone()).unwrap_or_default();
-        Ok(Compiled {
-            peak_memory_bytes: func.map_or(0, peak_memory_bytes),
-            entry: entry.to_string(),
-            program,
-            result_types,
-            fallback_ops,
-        })
-    }
-
-    /// The types the arguments must have.
-    pub(crate) fn param_types(&self) -> &[Type] {
-        self.program.input_types()
-    }
-
-    /// The types of the results.
-    pub(crate) fn result_types(&self) -> &[Type] {
-        &self.result_types
-    }
-
-    /// Logs, once per process and op kind, the ops that run on the interpreter fallback (slow).
-    pub(crate) fn log_fallbacks(&self) {
-        static LOGGED: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
-        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-        for op in &self.fallback_ops {
-            *counts.entry(op.op.as_str()).or_default() += 1;
-        }
-        let mut logged = LOGGED
-            .get_or_init(Default::default)
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        let new: Vec<String> = counts
-            .iter()
-            .filter(|(name, _)| logged.insert(name.to_string()))
-            .map(|(name, n)| format!("{name} ×{n}"))
-            .collect();
-        if !new.is_empty() {
-            eprintln!(
-                "systolic-runtime: @{} runs on the interpreter fallback (slow): {}",
-                self.entry,
-                new.join(", ")
-            );
-        }
-    }
+/// Lowers `entry` of an already optimised module (no passes run).
+pub(crate) fn lower(optimized: &Module, entry: &str) -> Result<Compiled> {
+    systolic_cpu::lower_optimized(optimized, entry)
+        .map_err(|e| RuntimeError::Compile(e.to_string()))
 }
 
 /// A compiled entry function for one device. Cloning shares the compiled program.
@@ -135,7 +78,7 @@ impl Executable {
 
     /// The entry function's name.
     pub fn entry(&self) -> &str {
-        &self.compiled.entry
+        self.compiled.entry()
     }
 
     /// The device it runs on.
@@ -160,18 +103,18 @@ impl Executable {
 
     /// The ops that run on the interpreter fallback.
     pub fn fallback_ops(&self) -> &[FallbackOp] {
-        &self.compiled.fallback_ops
+        self.compiled.fallback_ops()
     }
 
     /// The lowered program (for tools that list its kernels).
     pub fn program(&self) -> &Program {
-        &self.compiled.program
+        self.compiled.program()
     }
 
     /// The bytes the program needs for its temporaries and results, as the compiler's buffer
     /// assignment planned them (arguments and constants not counted).
     pub fn peak_memory_bytes(&self) -> u64 {
-        self.compiled.peak_memory_bytes
+        self.compiled.peak_memory_bytes()
     }
 
     /// True when both handles share one compiled program (a cache hit returns such a handle).
@@ -190,7 +133,7 @@ impl Executable {
             .map(|(i, b)| b.data(self.place(i)))
             .collect::<Result<Vec<_>>>()?;
         let inputs = data.iter().map(|d| ValueArg::Buffer(d.as_ref())).collect();
-        let outputs = self.finish(self.compiled.program.execute(inputs));
+        let outputs = self.finish(self.compiled.program().execute(inputs));
         self.advance_clock(&outputs);
         outputs
     }
@@ -224,7 +167,7 @@ impl Executable {
             .into_iter()
             .map(|b| ValueArg::Owned(RtValue::Buffer(b)))
             .collect();
-        let outputs = self.finish(self.compiled.program.execute(inputs));
+        let outputs = self.finish(self.compiled.program().execute(inputs));
         self.advance_clock(&outputs);
         outputs
     }
