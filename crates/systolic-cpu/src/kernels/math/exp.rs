@@ -15,6 +15,41 @@ pub(crate) const ROUND_F64: f64 = 6_755_399_441_055_744.0;
 /// Adding this to an f32 below 2^22 in magnitude rounds it the same way.
 const ROUND_F32: f32 = 12_582_912.0;
 
+/// k! as an f64: exact up to 18! (its trailing zero bits leave the rest within 53 bits).
+const fn factorial(k: usize) -> f64 {
+    let (mut f, mut i) = (1.0, 2);
+    while i <= k {
+        f *= i as f64;
+        i += 1;
+    }
+    f
+}
+
+/// `[1/first!, 1/(first+1)!, …]`, N of them: Taylor coefficients of e^x and its relatives, each
+/// the correctly rounded reciprocal of an exact factorial, bit for bit what a literal
+/// `1.0 / 5040.0` is.
+pub(crate) const fn inverse_factorials<const N: usize>(first: usize) -> [f64; N] {
+    let mut out = [0.0; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = 1.0 / factorial(first + i);
+        i += 1;
+    }
+    out
+}
+
+/// [`inverse_factorials`] in f32: factorials up to 13! convert to f32 exactly, so each is again
+/// the correctly rounded f32 reciprocal.
+pub(crate) const fn inverse_factorials_f32<const N: usize>(first: usize) -> [f32; N] {
+    let mut out = [0.0; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = 1.0 / factorial(first + i) as f32;
+        i += 1;
+    }
+    out
+}
+
 /// (round(v), round(v) as an integer) for |v| < 2^51, nearest even, vectorisable.
 #[inline(always)]
 pub(crate) fn round_to_int(v: f64) -> (f64, i64) {
@@ -34,19 +69,7 @@ pub(crate) fn pow2(n: i64) -> f64 {
 /// e^r for |r| ≤ ln2/2: Taylor polynomial of degree 10 (Horner).
 #[inline(always)]
 fn exp_reduced(r: f64) -> f64 {
-    const C: [f64; 11] = [
-        1.0,
-        1.0,
-        1.0 / 2.0,
-        1.0 / 6.0,
-        1.0 / 24.0,
-        1.0 / 120.0,
-        1.0 / 720.0,
-        1.0 / 5040.0,
-        1.0 / 40320.0,
-        1.0 / 362880.0,
-        1.0 / 3628800.0,
-    ];
+    const C: [f64; 11] = inverse_factorials(0);
     let mut p = C[10];
     for &c in C[..10].iter().rev() {
         p = p.mul_add(r, c);
@@ -69,19 +92,7 @@ pub(crate) fn exp_kernel(x: f64) -> f64 {
 /// a factor 3.4 of relative accuracy).
 #[inline(always)]
 pub(crate) fn expm1_kernel(x: f64) -> f64 {
-    const C: [f64; 11] = [
-        1.0,
-        1.0 / 2.0,
-        1.0 / 6.0,
-        1.0 / 24.0,
-        1.0 / 120.0,
-        1.0 / 720.0,
-        1.0 / 5040.0,
-        1.0 / 40320.0,
-        1.0 / 362880.0,
-        1.0 / 3628800.0,
-        1.0 / 39916800.0,
-    ];
+    const C: [f64; 11] = inverse_factorials(1);
     let mut p = C[10];
     for &c in C[..10].iter().rev() {
         p = p.mul_add(x, c);
@@ -101,16 +112,7 @@ const LN2_HI: f32 = f32::from_bits(0x3f31_7200);
 const LN2_LO: f32 = f32::from_bits(0x35bf_be8e);
 
 /// e^r's Taylor coefficients 1/0! … 1/7! (truncation 1e-8 relative for |r| ≤ ln2/2).
-const EXP_TAYLOR: [f32; 8] = [
-    1.0,
-    1.0,
-    1.0 / 2.0,
-    1.0 / 6.0,
-    1.0 / 24.0,
-    1.0 / 120.0,
-    1.0 / 720.0,
-    1.0 / 5040.0,
-];
+const EXP_TAYLOR: [f32; 8] = inverse_factorials_f32(0);
 
 /// x = n·ln2 + r in f32 for |x| ≤ 104: (r, n) with |r| ≤ ln2/2 (plus rounding). ln2 is split
 /// so that n·LN2_HI is exact (15 significant bits, |n| ≤ 150) and the reduction adds no error
@@ -212,6 +214,33 @@ pub fn expm1(x: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inverse_factorials_are_the_reciprocals_of_exact_factorials() {
+        // An independent route: the factorial in u64, then one division in each type.
+        let mut f: u64 = 1;
+        let (wide, narrow) = (inverse_factorials::<19>(0), inverse_factorials_f32::<14>(0));
+        for k in 0..19u64 {
+            f *= k.max(1);
+            assert_eq!(
+                wide[k as usize].to_bits(),
+                (1.0 / f as f64).to_bits(),
+                "1/{k}!"
+            );
+            if k < 14 {
+                assert_eq!(
+                    narrow[k as usize].to_bits(),
+                    (1.0 / f as f32).to_bits(),
+                    "1/{k}!"
+                );
+            }
+        }
+        assert_eq!(inverse_factorials::<2>(3), [1.0 / 6.0, 1.0 / 24.0]);
+        assert_eq!(
+            inverse_factorials_f32::<2>(7),
+            [1.0 / 5040.0, 1.0 / 40320.0]
+        );
+    }
 
     /// Every 251st f32 bit pattern (all signs, NaNs, infinities and subnormals among them)
     /// and the edges of the clamp, in slices of every tail length.

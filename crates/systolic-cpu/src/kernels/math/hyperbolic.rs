@@ -2,7 +2,7 @@
 //! evaluated in f64 from the accurate e^x kernel (≤ 1 ulp); measured bounds in
 //! `tests/math_accuracy.rs`.
 
-use super::exp::{exp_kernel, pow2_f32, reduce_f32};
+use super::exp::{exp_kernel, inverse_factorials_f32, pow2_f32, reduce_f32};
 
 /// Below this |x|, tanh is the odd polynomial; from it on, 1 − 2/(e^{2|x|} + 1).
 const TANH_POLY_END: f32 = 0.875;
@@ -22,15 +22,7 @@ const TANH_POLY: [f32; 7] = [
 
 /// e^r − 1 for |r| ≤ ln2/2: Taylor coefficients 1/2! … 1/8! of r + r²·Q(r) (truncation below
 /// 6e-10 relative).
-const EXPM1_Q: [f32; 7] = [
-    1.0 / 2.0,
-    1.0 / 6.0,
-    1.0 / 24.0,
-    1.0 / 120.0,
-    1.0 / 720.0,
-    1.0 / 5040.0,
-    1.0 / 40320.0,
-];
+const EXPM1_Q: [f32; 7] = inverse_factorials_f32(2);
 
 /// Below this |x|, tanh(x) rounds to x in f32 (the cubic term is under 2^-27 relative).
 const TANH_TINY: f32 = 1.0 / 8192.0;
