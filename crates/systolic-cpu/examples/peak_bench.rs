@@ -1,0 +1,214 @@
+//! The arithmetic peaks of one core, measured: what the matrix-product kernels are judged
+//! against (the f32 kernels' GFLOP/s from `gemm_bench` over the f32 FMA peak here, the AMX
+//! routes' over the AMX peak).
+//!
+//! Run: `cargo run --release -p systolic-cpu --example peak_bench` on an otherwise idle
+//! machine (`chrt -f 50` steadies it). Prints, for one core:
+//! - the clock, from a chain of dependent 64-bit multiplies (3 cycles each);
+//! - f32 FMA: 12 independent `vfmadd231ps zmm` chains (two FMA units × 16 lanes × 2 flops a
+//!   cycle at best), with no loads;
+//! - AMX bf16: `tdpbf16ps` into four accumulator tiles, first with no loads, then with the
+//!   2 × 2 blocking's four tile loads per four products from L1 (the best a kernel fed from
+//!   L1 can do; this machine's `packed::amx` kernel feeds from L2).
+//!
+//! Multiply a per-core figure by the cores for the machine's peak. Hand-written assembly
+//! throughout: the point is the instructions' rate, which a compiler's scheduling must not
+//! blur.
+
+use std::time::Instant;
+
+/// Seconds per call of `f`, the best of five.
+fn best_of_five(mut f: impl FnMut()) -> f64 {
+    (0..5)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::asm;
+
+    /// Runs `iterations` × 4 dependent `imul`s (3 cycles each on every recent x86 core).
+    pub fn multiply_chain(iterations: u64) {
+        let mut x: u64 = 3;
+        // SAFETY: register-only arithmetic.
+        unsafe {
+            asm!(
+                "2:",
+                "imul {x}, {x}", "imul {x}, {x}", "imul {x}, {x}", "imul {x}, {x}",
+                "dec {n}", "jnz 2b",
+                x = inout(reg) x, n = inout(reg) iterations => _,
+                options(nostack, nomem)
+            );
+        }
+        std::hint::black_box(x);
+    }
+
+    /// Runs `iterations` × 12 independent 16-lane f32 FMAs.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn fma_chains(iterations: u64) {
+        // SAFETY: register-only arithmetic on zmm registers the block declares clobbered.
+        unsafe {
+            asm!(
+                "vxorps zmm0, zmm0, zmm0", "vxorps zmm1, zmm1, zmm1", "vxorps zmm2, zmm2, zmm2",
+                "vxorps zmm3, zmm3, zmm3", "vxorps zmm4, zmm4, zmm4", "vxorps zmm5, zmm5, zmm5",
+                "vxorps zmm6, zmm6, zmm6", "vxorps zmm7, zmm7, zmm7", "vxorps zmm8, zmm8, zmm8",
+                "vxorps zmm9, zmm9, zmm9", "vxorps zmm10, zmm10, zmm10", "vxorps zmm11, zmm11, zmm11",
+                "vxorps zmm14, zmm14, zmm14", "vxorps zmm15, zmm15, zmm15",
+                "2:",
+                "vfmadd231ps zmm0, zmm14, zmm15", "vfmadd231ps zmm1, zmm14, zmm15",
+                "vfmadd231ps zmm2, zmm14, zmm15", "vfmadd231ps zmm3, zmm14, zmm15",
+                "vfmadd231ps zmm4, zmm14, zmm15", "vfmadd231ps zmm5, zmm14, zmm15",
+                "vfmadd231ps zmm6, zmm14, zmm15", "vfmadd231ps zmm7, zmm14, zmm15",
+                "vfmadd231ps zmm8, zmm14, zmm15", "vfmadd231ps zmm9, zmm14, zmm15",
+                "vfmadd231ps zmm10, zmm14, zmm15", "vfmadd231ps zmm11, zmm14, zmm15",
+                "dec {n}", "jnz 2b",
+                n = inout(reg) iterations => _,
+                out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _, out("zmm4") _,
+                out("zmm5") _, out("zmm6") _, out("zmm7") _, out("zmm8") _, out("zmm9") _,
+                out("zmm10") _, out("zmm11") _, out("zmm14") _, out("zmm15") _,
+                options(nostack, nomem)
+            );
+        }
+    }
+
+    /// The tile configuration of palette 1 with all eight tiles 16 rows × 64 bytes.
+    #[repr(C, align(64))]
+    struct TileConfig([u8; 64]);
+
+    /// Loads the all-16×64 configuration on this thread.
+    ///
+    /// # Safety
+    /// AMX is enabled for this process (`packed::amx::available()` returned true).
+    pub unsafe fn configure_tiles() {
+        let mut bytes = [0u8; 64];
+        bytes[0] = 1;
+        for t in 0..8 {
+            bytes[16 + 2 * t] = 64;
+            bytes[48 + t] = 16;
+        }
+        let config = TileConfig(bytes);
+        // SAFETY: a valid palette-1 configuration; AMX is enabled (caller's contract).
+        unsafe { asm!("ldtilecfg [{0}]", in(reg) config.0.as_ptr(), options(nostack)) };
+    }
+
+    /// Runs `iterations` × 4 `tdpbf16ps` (a 2 × 2 block of 16 × 16 results), reloading the
+    /// two A and two B tiles from `operands` (4 KiB, L1-resident) each time when `load`.
+    ///
+    /// # Safety
+    /// Tiles are configured on this thread; `operands` holds at least 4 KiB.
+    pub unsafe fn tile_products(iterations: u64, load: bool, operands: &[u8]) {
+        assert!(operands.len() >= 4096);
+        let (a0, a1) = (operands.as_ptr(), operands[1024..].as_ptr());
+        let (b0, b1) = (operands[2048..].as_ptr(), operands[3072..].as_ptr());
+        // SAFETY: tiles are configured; loads read 16 rows × 64 bytes at stride 64 from the
+        // four 1 KiB quarters of `operands` (asserted above).
+        unsafe {
+            asm!(
+                "tilezero tmm0",
+                "tilezero tmm1",
+                "tilezero tmm2",
+                "tilezero tmm3",
+                options(nostack, nomem)
+            );
+            // Operand tiles hold the caller's values in both loops (zero tiles multiply
+            // faster than real data).
+            asm!(
+                "tileloadd tmm4, [{a0} + {s}*1]",
+                "tileloadd tmm5, [{a1} + {s}*1]",
+                "tileloadd tmm6, [{b0} + {s}*1]",
+                "tileloadd tmm7, [{b1} + {s}*1]",
+                a0 = in(reg) a0, a1 = in(reg) a1, b0 = in(reg) b0, b1 = in(reg) b1,
+                s = in(reg) 64usize,
+                options(nostack, readonly)
+            );
+            if load {
+                asm!(
+                    "2:",
+                    "tdpbf16ps tmm0, tmm4, tmm6",
+                    "tdpbf16ps tmm1, tmm4, tmm7",
+                    "tileloadd tmm4, [{a0} + {s}*1]",
+                    "tdpbf16ps tmm2, tmm5, tmm6",
+                    "tileloadd tmm6, [{b0} + {s}*1]",
+                    "tdpbf16ps tmm3, tmm5, tmm7",
+                    "tileloadd tmm5, [{a1} + {s}*1]",
+                    "tileloadd tmm7, [{b1} + {s}*1]",
+                    "dec {n}", "jnz 2b",
+                    a0 = in(reg) a0, a1 = in(reg) a1, b0 = in(reg) b0, b1 = in(reg) b1,
+                    s = in(reg) 64usize, n = inout(reg) iterations => _,
+                    options(nostack, readonly)
+                );
+            } else {
+                asm!(
+                    "2:",
+                    "tdpbf16ps tmm0, tmm4, tmm6",
+                    "tdpbf16ps tmm1, tmm4, tmm7",
+                    "tdpbf16ps tmm2, tmm5, tmm6",
+                    "tdpbf16ps tmm3, tmm5, tmm7",
+                    "dec {n}", "jnz 2b",
+                    n = inout(reg) iterations => _,
+                    options(nostack, nomem)
+                );
+            }
+            asm!("tilerelease", options(nostack, nomem));
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn main() {
+    let chain = 100_000_000u64;
+    let seconds = best_of_five(|| x86::multiply_chain(chain));
+    let ghz = (chain * 4 * 3) as f64 / seconds / 1e9;
+    println!("clock            {ghz:6.2} GHz (dependent imul chain)");
+
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        let n = 50_000_000u64;
+        // SAFETY: AVX-512F is present (checked above).
+        let seconds = best_of_five(|| unsafe { x86::fma_chains(n) });
+        let gflops = (n * 12 * 16 * 2) as f64 / seconds / 1e9;
+        println!(
+            "f32 FMA          {gflops:6.0} GFLOP/s per core ({:.1} flops/cycle; 64 is two FMA units)",
+            gflops / ghz
+        );
+    } else {
+        println!("f32 FMA          (no AVX-512F)");
+    }
+
+    if systolic_cpu::kernels::dot::packed::amx::available() {
+        // bf16 values near 0.75 (0x3f3f): products of zero tiles run faster than real data.
+        let operands = vec![0x3fu8; 4096 + 64];
+        let offset = operands.as_ptr().align_offset(64);
+        let operands = &operands[offset..offset + 4096];
+        let n = 5_000_000u64;
+        for (load, what) in [(false, "no loads"), (true, "tile loads from L1")] {
+            // SAFETY: `available` enabled AMX for this process; the tiles are configured on
+            // this thread before the products and released after them.
+            let seconds = best_of_five(|| unsafe {
+                x86::configure_tiles();
+                x86::tile_products(n, load, operands);
+            });
+            let products = (n * 4) as f64;
+            let gflops = products * (16 * 16 * 32 * 2) as f64 / seconds / 1e9;
+            println!(
+                "AMX bf16         {gflops:6.0} GFLOP/s per core, {:.1} cycles per tdpbf16ps ({what})",
+                seconds * ghz * 1e9 / products
+            );
+        }
+    } else {
+        println!("AMX bf16         (not available on this CPU or OS)");
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn main() {
+    let _ = best_of_five(|| ());
+    println!("peak_bench measures x86-64 instructions only");
+}
