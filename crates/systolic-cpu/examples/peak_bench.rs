@@ -15,13 +15,12 @@
 //! throughout: the point is the instructions' rate, which a compiler's scheduling must not
 //! blur.
 
-use std::time::Instant;
-
 /// Seconds per call of `f`, the best of five.
+#[cfg(target_arch = "x86_64")]
 fn best_of_five(mut f: impl FnMut()) -> f64 {
     (0..5)
         .map(|_| {
-            let t = Instant::now();
+            let t = std::time::Instant::now();
             f();
             t.elapsed().as_secs_f64()
         })
@@ -79,31 +78,12 @@ mod x86 {
         }
     }
 
-    /// The tile configuration of palette 1 with all eight tiles 16 rows × 64 bytes.
-    #[repr(C, align(64))]
-    struct TileConfig([u8; 64]);
-
-    /// Loads the all-16×64 configuration on this thread.
-    ///
-    /// # Safety
-    /// AMX is enabled for this process (`packed::amx::available()` returned true).
-    pub unsafe fn configure_tiles() {
-        let mut bytes = [0u8; 64];
-        bytes[0] = 1;
-        for t in 0..8 {
-            bytes[16 + 2 * t] = 64;
-            bytes[48 + t] = 16;
-        }
-        let config = TileConfig(bytes);
-        // SAFETY: a valid palette-1 configuration; AMX is enabled (caller's contract).
-        unsafe { asm!("ldtilecfg [{0}]", in(reg) config.0.as_ptr(), options(nostack)) };
-    }
-
     /// Runs `iterations` × 4 `tdpbf16ps` (a 2 × 2 block of 16 × 16 results), reloading the
     /// two A and two B tiles from `operands` (4 KiB, L1-resident) each time when `load`.
     ///
     /// # Safety
-    /// Tiles are configured on this thread; `operands` holds at least 4 KiB.
+    /// Tiles are configured on this thread (`amx::configure`); `operands` holds at least
+    /// 4 KiB.
     pub unsafe fn tile_products(iterations: u64, load: bool, operands: &[u8]) {
         assert!(operands.len() >= 4096);
         let (a0, a1) = (operands.as_ptr(), operands[1024..].as_ptr());
@@ -157,13 +137,13 @@ mod x86 {
                     options(nostack, nomem)
                 );
             }
-            asm!("tilerelease", options(nostack, nomem));
         }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 fn main() {
+    use systolic_cpu::kernels::dot::packed::amx;
     let chain = 100_000_000u64;
     let seconds = best_of_five(|| x86::multiply_chain(chain));
     let ghz = (chain * 4 * 3) as f64 / seconds / 1e9;
@@ -182,7 +162,7 @@ fn main() {
         println!("f32 FMA          (no AVX-512F)");
     }
 
-    if systolic_cpu::kernels::dot::packed::amx::available() {
+    if amx::available() {
         // bf16 values near 0.75 (0x3f3f): products of zero tiles run faster than real data.
         let operands = vec![0x3fu8; 4096 + 64];
         let offset = operands.as_ptr().align_offset(64);
@@ -192,8 +172,9 @@ fn main() {
             // SAFETY: `available` enabled AMX for this process; the tiles are configured on
             // this thread before the products and released after them.
             let seconds = best_of_five(|| unsafe {
-                x86::configure_tiles();
+                amx::configure();
                 x86::tile_products(n, load, operands);
+                amx::release();
             });
             let products = (n * 4) as f64;
             let gflops = products * (16 * 16 * 32 * 2) as f64 / seconds / 1e9;
@@ -209,6 +190,5 @@ fn main() {
 
 #[cfg(not(target_arch = "x86_64"))]
 fn main() {
-    let _ = best_of_five(|| ());
     println!("peak_bench measures x86-64 instructions only");
 }

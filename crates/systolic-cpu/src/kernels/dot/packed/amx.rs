@@ -141,11 +141,12 @@ impl TileConfig {
     }
 }
 
-/// Loads the tile configuration on this thread.
+/// Loads the tile configuration every kernel here uses (all eight tiles 16 rows × 64 bytes) on
+/// this thread; [`release`] gives the tile state back.
 ///
 /// # Safety
 /// [`available`] returned true.
-unsafe fn configure() {
+pub unsafe fn configure() {
     let cfg = TileConfig::all_16x64();
     // SAFETY: AMX is enabled; the config is a valid palette-1 layout.
     unsafe { std::arch::asm!("ldtilecfg [{0}]", in(reg) cfg.0.as_ptr(), options(nostack)) };
@@ -155,7 +156,7 @@ unsafe fn configure() {
 ///
 /// # Safety
 /// [`available`] returned true.
-unsafe fn release() {
+pub unsafe fn release() {
     // SAFETY: AMX is enabled.
     unsafe { std::arch::asm!("tilerelease", options(nostack, nomem)) };
 }
