@@ -3,8 +3,8 @@
 //! carries the first error of the op chain that made it, reported by the next call that
 //! returns a `Result`).
 
+use crate::core::dispatch::Pending;
 use crate::device::{client, default_device};
-use crate::dispatch::Pending;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use std::sync::Arc;

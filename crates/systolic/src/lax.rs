@@ -1,7 +1,7 @@
 //! lax-style ops (`jax.lax`): thin, explicit, close to StableHLO.
 
 use crate::array::Array;
-use crate::bind::bind1;
+use crate::core::bind::bind1;
 use crate::ops::elementwise::convert;
 use systolic_ir::{DType, OpKind};
 

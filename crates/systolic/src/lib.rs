@@ -25,37 +25,25 @@
 extern crate self as systolic;
 
 mod array;
-mod bind;
-mod body;
+mod core;
 mod device;
-mod dispatch;
-mod eager;
 mod element;
 mod error;
-mod grad;
-mod jit;
 pub mod lax;
 pub mod nn;
 pub mod numpy;
 mod operators;
 mod ops;
-pub mod promote;
 pub mod random;
-mod staging;
-mod trace;
+mod transforms;
 mod tree;
-mod vmap;
 
+pub use crate::core::eager::eager_cache_len;
+pub use crate::core::promote;
 pub use array::Array;
 pub use device::{client, default_device, device, devices};
-pub use eager::eager_cache_len;
 pub use element::Element;
 pub use error::{Error, Result};
-pub use grad::{
-    checkpoint, grad, jvp, value_and_grad, value_and_grad_with_aux, vjp, Checkpoint, Grad,
-    ValueAndGrad, ValueAndGradAux, Vjp,
-};
-pub use jit::{jit, Jit, Lowered};
 pub use ops::elementwise::{weak_float, weak_int};
 /// Derives [`Tree`](trait@Tree) for a struct or enum; fields marked `#[tree(static)]` are part
 /// of the structure (and the jit cache key), `#[tree(skip)]` ones are neither leaves nor
@@ -71,5 +59,10 @@ pub use ops::elementwise::{weak_float, weak_int};
 /// assert_eq!(f.call(&layer).unwrap().to_vec::<f32>().unwrap(), vec![3.0]);
 /// ```
 pub use systolic_derive::Tree;
+pub use transforms::grad::{
+    checkpoint, grad, jvp, value_and_grad, value_and_grad_with_aux, vjp, Checkpoint, Grad,
+    ValueAndGrad, ValueAndGradAux, Vjp,
+};
+pub use transforms::jit::{jit, Jit, Lowered};
+pub use transforms::vmap::{vmap, Axes, Vmap};
 pub use tree::{tree_leaves, tree_map, Static, Tree, TreeDef};
-pub use vmap::{vmap, Axes, Vmap};

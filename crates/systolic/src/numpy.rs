@@ -85,8 +85,10 @@ binary_fn!(
 /// assert_eq!(np::divide(&a, &b).to_vec::<f32>().unwrap(), vec![0.5, 1.0]);
 /// ```
 pub fn divide(a: &Array, b: &Array) -> Array {
-    let (d, _) =
-        crate::promote::result_type(&[(a.dtype(), a.weak_type()), (b.dtype(), b.weak_type())]);
+    let (d, _) = crate::core::promote::result_type(&[
+        (a.dtype(), a.weak_type()),
+        (b.dtype(), b.weak_type()),
+    ]);
     if d.is_float() {
         binary("divide", BinaryOp::Divide, a, b)
     } else {
@@ -165,7 +167,7 @@ unary_fn!(
 
 /// True where `x` is neither infinite nor NaN.
 pub fn is_finite(x: &Array) -> Array {
-    crate::bind::bind1(
+    crate::core::bind::bind1(
         "isfinite",
         systolic_ir::OpKind::Unary(UnaryOp::IsFinite),
         &[&to_inexact("isfinite", x)],

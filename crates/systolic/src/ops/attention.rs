@@ -148,7 +148,7 @@ pub fn dot_product_attention(
         return Array::failed(err(format!(
             "query, key and value must all have rank 3 ([T, N, H]) or 4 ([B, T, N, H]) and \
              bias/mask at most rank 4, got {}",
-            crate::bind::describe_all(
+            crate::core::bind::describe_all(
                 &[query, key, value]
                     .into_iter()
                     .chain(bias)

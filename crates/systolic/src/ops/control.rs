@@ -10,10 +10,10 @@
 //! starting at a constant) that reverse-mode autodiff recognises as a static trip count.
 
 use crate::array::{describe, Array, Repr};
-use crate::bind::{bind1, lift};
+use crate::core::bind::{bind1, lift};
+use crate::core::staging::{call_func, stage, Staged};
+use crate::core::trace;
 use crate::error::{Error, Result};
-use crate::staging::{call_func, stage, Staged};
-use crate::trace;
 use crate::tree::Tree;
 use systolic_ir::walk::{clone_op, ValueMap};
 use systolic_ir::{
@@ -176,7 +176,8 @@ fn promote_weak_carries(
             if !a.weak_type() || out.shape != a.shape() || (weak && out.dtype == a.dtype()) {
                 return a.clone();
             }
-            let (dtype, _) = crate::promote::result_type(&[(a.dtype(), true), (out.dtype, weak)]);
+            let (dtype, _) =
+                crate::core::promote::result_type(&[(a.dtype(), true), (out.dtype, weak)]);
             changed = true;
             crate::ops::elementwise::convert("loop carry", a, dtype, false)
         })

@@ -3,7 +3,7 @@
 //! and feature groups, bound as one StableHLO `convolution`.
 
 use crate::array::{describe, Array};
-use crate::bind::bind1;
+use crate::core::bind::bind1;
 use crate::error::{Error, Result};
 use crate::ops::window::Padding;
 use systolic_ir::{ConvAttrs, ConvDimensionNumbers, OpKind};
@@ -132,7 +132,7 @@ fn conv_impl(
 ) -> Result<Array> {
     const OP: &str = "conv_general_dilated";
     let nsp = spatial_rank(OP, lhs, rhs)?;
-    let ctx = || crate::bind::describe_all(&[lhs, rhs]);
+    let ctx = || crate::core::bind::describe_all(&[lhs, rhs]);
     let dn = match dimension_numbers {
         Some(d) => d.clone(),
         None => ConvDimensions::default_for(lhs.ndim()),
@@ -267,7 +267,7 @@ fn conv_transpose_impl(
 ) -> Result<Array> {
     const OP: &str = "conv_transpose";
     let nsp = spatial_rank(OP, lhs, rhs)?;
-    let ctx = || crate::bind::describe_all(&[lhs, rhs]);
+    let ctx = || crate::core::bind::describe_all(&[lhs, rhs]);
     let dims = match dimension_numbers {
         Some(d) => d.clone(),
         None => match nsp {
@@ -378,7 +378,7 @@ fn dilated_kernel_sizes(rhs: &Array, dn: &ConvDimensionNumbers, rhs_dil: &[i64])
 fn spatial_rank(op: &str, lhs: &Array, rhs: &Array) -> Result<usize> {
     lhs.check()?;
     rhs.check()?;
-    let ctx = || crate::bind::describe_all(&[lhs, rhs]);
+    let ctx = || crate::core::bind::describe_all(&[lhs, rhs]);
     if lhs.dtype() != rhs.dtype() {
         return Err(Error::op(
             op,

@@ -2,7 +2,7 @@
 //! (a scalar constant broadcast, an iota), so under `jit` they are staged, not baked in.
 
 use crate::array::Array;
-use crate::bind::{bind1, constant};
+use crate::core::bind::{bind1, constant};
 use crate::error::Error;
 use crate::ops::elementwise::{binary, broadcast_to_shape, compare, convert, weak_float};
 use systolic_ir::{

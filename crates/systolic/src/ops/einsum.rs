@@ -155,7 +155,7 @@ fn einsum_impl(subscripts: &str, operands: &[&Array]) -> Result<Array> {
                 Some(&m) if m != n && m != 1 && n != 1 => {
                     return Err(err(format!(
                         "dimension {l:?} has sizes {m} and {n} ('{subscripts}', operands {})",
-                        crate::bind::describe_all(operands)
+                        crate::core::bind::describe_all(operands)
                     )));
                 }
                 Some(&m) if m != 1 => {}

@@ -2,9 +2,9 @@
 //! included) and broadcast numpy-style before the StableHLO op is bound.
 
 use crate::array::{describe, Array};
-use crate::bind::{bind1, constant};
+use crate::core::bind::{bind1, constant};
+use crate::core::promote::result_type;
 use crate::error::Error;
-use crate::promote::result_type;
 use systolic_ir::{
     BinaryOp, ChloUnaryOp, ComparisonDirection, DType, OpKind, Scalar, Tensor, TensorType, UnaryOp,
 };

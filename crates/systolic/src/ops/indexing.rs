@@ -9,8 +9,8 @@
 //! the end (except in `clip` mode, where they clamp to 0, as in JAX).
 
 use crate::array::{describe, Array};
-use crate::bind::{bind1, bind_with};
-use crate::body::Body;
+use crate::core::bind::{bind1, bind_with};
+use crate::core::body::Body;
 use crate::error::{Error, Result};
 use crate::ops::creation::{full, iota};
 use crate::ops::elementwise::{
@@ -63,7 +63,7 @@ fn fill_value(dtype: DType) -> Array {
                 systolic_ir::Scalar::UInt(dtype.unsigned_max().unwrap_or(0)),
             );
             match t {
-                Ok(t) => crate::bind::constant(t, false),
+                Ok(t) => crate::core::bind::constant(t, false),
                 Err(e) => Array::failed(Error::op("gather", e.to_string())),
             }
         }

@@ -1,7 +1,7 @@
 //! Products: `lax.dot_general` and numpy's `matmul`/`dot`.
 
 use crate::array::{describe, Array};
-use crate::bind::bind1;
+use crate::core::bind::bind1;
 use crate::error::Error;
 use crate::ops::shape::reshape;
 use systolic_ir::{DType, DotDimensionNumbers, OpKind, TensorType};
@@ -14,7 +14,7 @@ pub fn dot_general(
     dims: DotDimensionNumbers,
     preferred: Option<DType>,
 ) -> Array {
-    let (dtype, weak) = crate::promote::result_type(&[
+    let (dtype, weak) = crate::core::promote::result_type(&[
         (lhs.dtype(), lhs.weak_type()),
         (rhs.dtype(), rhs.weak_type()),
     ]);

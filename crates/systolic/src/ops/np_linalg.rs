@@ -3,7 +3,7 @@
 //! `triangular_solve`). LU (`solve`, `inv`, `det`), QR, SVD and `eigh` have no op here yet.
 
 use crate::array::{describe, Array};
-use crate::bind::bind1;
+use crate::core::bind::bind1;
 use crate::error::Error;
 use crate::numpy as np;
 use crate::ops::creation::full;

@@ -59,7 +59,7 @@ fn pad_impl(x: &Array, pad_width: &[(i64, i64)], mode: PadMode) -> Result<Array>
     if let PadMode::Constant(v) = mode {
         let value = crate::ops::creation::full(&[], v, x.dtype());
         let value = convert("pad", &value, x.dtype(), x.weak_type());
-        return Ok(crate::bind::bind1(
+        return Ok(crate::core::bind::bind1(
             "pad",
             OpKind::Pad {
                 edge_padding_low: widths.iter().map(|w| w.0).collect(),

@@ -2,8 +2,8 @@
 //! in i32 (unsigned in u32), bf16/f16 accumulate in f32 and round once, means of ints are f32.
 
 use crate::array::{describe, Array};
-use crate::bind::{bind, bind_with, constant};
-use crate::body::Body;
+use crate::core::bind::{bind, bind_with, constant};
+use crate::core::body::Body;
 use crate::error::Error;
 use crate::ops::elementwise::convert;
 use crate::ops::shape::reshape;

@@ -1,8 +1,8 @@
 //! Region bodies written in Rust: a [`RegionBuilder`] records scalar ops into a
-//! [`Body::Graph`](crate::body::Body), which becomes the region of a `reduce`,
+//! [`Body::Graph`](crate::core::body::Body), which becomes the region of a `reduce`,
 //! `reduce_window`, `sort` or `scatter` (the same description runs eagerly and under `jit`).
 
-use crate::body::{Body, Graph};
+use crate::core::body::{Body, Graph};
 use systolic_ir::{BinaryOp, ComparisonDirection, DType, OpKind, UnaryOp};
 
 /// A rank-0 value inside a region being built (a block argument or an op's result).

@@ -123,7 +123,7 @@ pub fn searchsorted(a: &Array, v: &Array, right: bool) -> Array {
             ));
         }
         // One dtype for both, each keeping its shape.
-        let (d, _) = crate::promote::result_type(&[(a.dtype(), false), (v.dtype(), false)]);
+        let (d, _) = crate::core::promote::result_type(&[(a.dtype(), false), (v.dtype(), false)]);
         let conv = |x: &Array| crate::ops::elementwise::convert("searchsorted", x, d, false);
         let p = [conv(a), conv(v)];
         let mut vs = p[1].shape().to_vec();

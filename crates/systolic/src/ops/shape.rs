@@ -1,7 +1,7 @@
 //! Shape ops: reshape, transpose, broadcast, concatenate, slice, squeeze/expand.
 
 use crate::array::{describe, Array};
-use crate::bind::bind1;
+use crate::core::bind::bind1;
 use crate::error::Error;
 use crate::ops::elementwise::{broadcast_to_shape, promote_args};
 use systolic_ir::{OpKind, TensorType};
@@ -83,7 +83,7 @@ pub fn concatenate(xs: &[&Array], axis: i64) -> Array {
         axis
     };
     // Promote dtypes only; shapes must already agree off the axis.
-    let (dtype, weak) = crate::promote::result_type(
+    let (dtype, weak) = crate::core::promote::result_type(
         &xs.iter()
             .map(|x| (x.dtype(), x.weak_type()))
             .collect::<Vec<_>>(),

@@ -3,7 +3,7 @@
 //! their total order (NaN last), keys compared lexicographically.
 
 use crate::array::{describe, Array};
-use crate::bind::bind;
+use crate::core::bind::bind;
 use crate::error::{Error, Result};
 use crate::ops::creation::iota;
 use crate::ops::region::{self, RegionBuilder, Var};

@@ -133,8 +133,10 @@ pub(crate) fn promote_inexact_same_shape(
 ) -> Result<(Array, Array), crate::Error> {
     a.check()?;
     b.check()?;
-    let (d, weak) =
-        crate::promote::result_type(&[(a.dtype(), a.weak_type()), (b.dtype(), b.weak_type())]);
+    let (d, weak) = crate::core::promote::result_type(&[
+        (a.dtype(), a.weak_type()),
+        (b.dtype(), b.weak_type()),
+    ]);
     let a = to_inexact(op, &crate::ops::elementwise::convert(op, a, d, weak));
     let b = to_inexact(op, &crate::ops::elementwise::convert(op, b, d, weak));
     Ok((a, b))

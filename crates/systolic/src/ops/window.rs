@@ -3,8 +3,8 @@
 //! which JAX lowers on CPU to a `reduce_window` whose window covers the whole axis.
 
 use crate::array::{describe, Array};
-use crate::bind::{bind, bind_with, constant};
-use crate::body::Body;
+use crate::core::bind::{bind, bind_with, constant};
+use crate::core::body::Body;
 use crate::error::{Error, Result};
 use crate::ops::elementwise::convert;
 use crate::ops::reduce::init_value;

@@ -318,8 +318,10 @@ pub fn multinomial(
     };
     try_array!(super::helpers::check_param_shapes(OP, &shape, &[p]));
     try_array!(super::helpers::check_param_shapes(OP, batch, &[&n]));
-    let (common, weak) =
-        crate::promote::result_type(&[(n.dtype(), n.weak_type()), (p.dtype(), p.weak_type())]);
+    let (common, weak) = crate::core::promote::result_type(&[
+        (n.dtype(), n.weak_type()),
+        (p.dtype(), p.weak_type()),
+    ]);
     let fdt = if common.is_float() {
         common
     } else {

@@ -3,8 +3,8 @@
 //! primitives (gather, chlo.top_k, reduce_window, chlo.next_after), so they trace.
 
 use crate::array::{describe, Array};
-use crate::bind::{bind, bind1, bind_with};
-use crate::body::Body;
+use crate::core::bind::{bind, bind1, bind_with};
+use crate::core::body::Body;
 use crate::error::Error;
 use crate::lax;
 use crate::numpy as np;

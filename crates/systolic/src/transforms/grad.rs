@@ -11,8 +11,8 @@
 //! inputs fixed, close over them: `grad(|p: &Params| loss(p, &batch))`.
 
 use crate::array::Array;
+use crate::core::staging::{call_func, stage};
 use crate::error::{Error, Result};
-use crate::staging::{call_func, stage};
 use crate::tree::Tree;
 use std::cell::RefCell;
 use std::marker::PhantomData;
@@ -42,7 +42,7 @@ fn filled(ty: &TensorType, x: f64) -> Result<Array> {
     };
     let scalar =
         Tensor::splat(TensorType::scalar(ty.dtype), s).map_err(|e| Error::Host(format!("{e}")))?;
-    let c = crate::bind::constant(scalar, false);
+    let c = crate::core::bind::constant(scalar, false);
     if ty.shape.is_empty() {
         return Ok(c);
     }
@@ -54,7 +54,7 @@ fn stage_tree<A: Tree>(
     name: &str,
     args: &A,
     f: impl FnOnce(&A) -> Result<Vec<Array>>,
-) -> Result<(crate::staging::Staged, Vec<Array>)> {
+) -> Result<(crate::core::staging::Staged, Vec<Array>)> {
     let leaves = leaves_of(args);
     let failure = RefCell::new(None);
     let staged = stage(name, &leaves, |tracers| {

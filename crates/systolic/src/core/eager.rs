@@ -2,7 +2,7 @@
 //! once per op signature (kind, attributes, operand and result types, device) and kept in a
 //! process-wide cache, so a training loop written eagerly compiles each distinct op once.
 
-use crate::body::Body;
+use crate::core::body::Body;
 use crate::device::client;
 use crate::error::{Error, Result};
 use std::collections::HashMap;

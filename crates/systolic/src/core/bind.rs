@@ -3,12 +3,12 @@
 //! Keeping both paths here is what makes a user function work the same eagerly and in `jit`.
 
 use crate::array::{describe, Array, Repr};
-use crate::body::Body;
+use crate::core::body::Body;
+use crate::core::dispatch;
+use crate::core::eager;
+use crate::core::trace;
 use crate::device::default_device;
-use crate::dispatch;
-use crate::eager;
 use crate::error::{Error, Result};
-use crate::trace;
 use systolic_ir::verify::infer_result_types;
 use systolic_ir::{OpKind, Tensor, TensorType, Type, ValueId};
 

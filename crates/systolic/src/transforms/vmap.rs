@@ -7,8 +7,8 @@
 //! transformations the way JAX's does.
 
 use crate::array::{Array, Repr};
+use crate::core::staging::{call_func, stage};
 use crate::error::{Error, Result};
-use crate::staging::{call_func, stage};
 use crate::tree::Tree;
 use std::marker::PhantomData;
 use systolic_ir::{Func, ValueId};

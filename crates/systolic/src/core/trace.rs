@@ -6,7 +6,7 @@
 //! by `ValueId`, so a traced array used after its trace ended is reported, not misread.
 
 use crate::array::Array;
-use crate::body::Body;
+use crate::core::body::Body;
 use crate::error::{Error, Result};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -3,17 +3,17 @@
 //! compile it through the runtime, and run the cached executable on later calls.
 //!
 //! Calls are asynchronous, as JAX dispatches: tracing and compiling happen in the caller, the
-//! execution is queued on the dispatch thread (`dispatch.rs`, shared with eager ops, so the
+//! execution is queued on the dispatch thread (`core/dispatch.rs`, shared with eager ops, so the
 //! order of all calls and ops is kept) and the call returns at once with arrays still being
 //! computed. Arguments that are still being computed are waited for by the worker, not the
 //! caller; a failure shows when a result is read.
 
 use crate::array::{describe, Array};
+use crate::core::dispatch;
+use crate::core::staging::stage_with;
+use crate::core::trace;
 use crate::device::{client, default_device};
-use crate::dispatch;
 use crate::error::{Error, Result};
-use crate::staging::stage_with;
-use crate::trace;
 use crate::tree::{Tree, TreeDef};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -420,7 +420,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dispatch::tests::hold_queue;
+    use crate::core::dispatch::tests::hold_queue;
     use std::time::Instant;
 
     #[test]

@@ -8,11 +8,11 @@
 //! `vmap(grad(f))` compose.
 
 use crate::array::{describe, Array, Repr};
-use crate::bind::lift;
+use crate::core::bind::lift;
+use crate::core::dispatch;
+use crate::core::trace;
 use crate::device::{client, default_device};
-use crate::dispatch;
 use crate::error::{Error, Result};
-use crate::trace;
 use systolic_ir::walk::{clone_op, ValueMap};
 use systolic_ir::{Block, Func, Module, Op, OpKind, Region, ReturnKind, TensorType, Type};
 use systolic_runtime::CompileOptions;

@@ -1,0 +1,15 @@
+//! Function transformations, JAX's `jax.jit`, `jax.grad` and `jax.vmap`: each takes a user
+//! function over pytrees ([`Tree`](trait@crate::Tree)), stages it into IR through the tracing
+//! core (`core::staging`) and compiles, differentiates or batches that IR. Because each one
+//! calls its result through the same staging, they compose (`jit(grad(f))`, `vmap(grad(f))`).
+//!
+//! - `jit`: trace once per abstract signature, compile, cache, call asynchronously.
+//! - `grad`: `grad`, `value_and_grad`, `jvp`, `vjp` and `checkpoint`, through
+//!   `systolic_autodiff`.
+//! - `vmap`: the vectorising map, through `systolic_vmap`.
+//!
+//! The collective transformations to come (`shard_map`, `pmap`) belong here too.
+
+pub(crate) mod grad;
+pub(crate) mod jit;
+pub(crate) mod vmap;
