@@ -1,5 +1,6 @@
-//! Array creation: `zeros`, `ones`, `full`, `arange`, `linspace`, `eye`, `iota`. They are ops
-//! (a scalar constant broadcast, an iota), so under `jit` they are staged, not baked in.
+//! Array creation: `zeros`, `ones`, `full`, `zeros_like`, `arange`, `linspace`, `eye`, `iota`,
+//! and `jax.nn.one_hot` (an iota compared with the indices). They are ops (a scalar constant
+//! broadcast, an iota), so under `jit` they are staged, not baked in.
 
 use crate::array::Array;
 use crate::core::bind::{bind1, constant};
@@ -150,4 +151,34 @@ pub fn eye(n: i64, m: Option<i64>, k: i64, dtype: DType) -> Array {
     );
     let on = compare("eye", ComparisonDirection::Eq, &shifted, &cols);
     convert("eye", &on, dtype, false)
+}
+
+/// Zeros with `x`'s shape and dtype.
+pub fn zeros_like(x: &Array) -> Array {
+    zeros(x.shape(), x.dtype())
+}
+
+/// `one_hot(indices, num_classes, dtype)`: `indices[..., None] == iota(num_classes)`;
+/// out-of-range and negative indices give all-zero rows, as in JAX.
+///
+/// ```
+/// let i = systolic::Array::from_vec(vec![0i32, 2, -1, 3], &[4]);
+/// let h = systolic::nn::one_hot(&i, 3, systolic_ir::DType::F32);
+/// assert_eq!(h.shape(), &[4, 3]);
+/// assert_eq!(
+///     h.to_vec::<f32>().unwrap(),
+///     vec![1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+/// );
+/// ```
+pub fn one_hot(indices: &Array, num_classes: i64, dtype: systolic_ir::DType) -> Array {
+    let mut shape = indices.shape().to_vec();
+    shape.push(num_classes);
+    let classes = iota(indices.dtype(), &shape, shape.len() as i64 - 1);
+    let expanded = crate::numpy::expand_dims(indices, -1);
+    convert(
+        "one_hot",
+        &crate::numpy::equal(&expanded, &classes),
+        dtype,
+        false,
+    )
 }

@@ -1,5 +1,10 @@
 //! Elementwise ops: operands are promoted to a common dtype (JAX's lattice, weak scalars
 //! included) and broadcast numpy-style before the StableHLO op is bound.
+//!
+//! The promoting and broadcasting helpers the other families build on come first, then
+//! numpy's elementwise ops that are one StableHLO/CHLO op each (`add`, `exp`, `less`, `where_`,
+//! `astype`, …). numpy's composite ufuncs are in [`ufuncs`](super::ufuncs); lax's ops without
+//! promotion in [`strict`](super::strict).
 
 use crate::array::{describe, Array};
 use crate::core::bind::{bind1, constant};
@@ -224,4 +229,188 @@ pub fn weak_int(x: i64) -> Array {
         Ok(t) => constant(t, true),
         Err(e) => Array::failed(Error::Host(e.to_string())),
     }
+}
+
+macro_rules! binary_fn {
+    ($(#[$doc:meta])* $name:ident, $op:ident) => {
+        $(#[$doc])*
+        pub fn $name(a: &Array, b: &Array) -> Array {
+            binary(stringify!($name), BinaryOp::$op, a, b)
+        }
+    };
+}
+
+binary_fn!(
+    /// `a + b`.
+    add, Add);
+binary_fn!(
+    /// `a - b`.
+    subtract, Subtract);
+binary_fn!(
+    /// `a * b`.
+    multiply, Multiply);
+binary_fn!(
+    /// Elementwise maximum (NaN propagates).
+    maximum, Maximum);
+binary_fn!(
+    /// Elementwise minimum (NaN propagates).
+    minimum, Minimum);
+binary_fn!(
+    /// `a ** b` for float operands.
+    power, Power);
+
+/// `a / b`, true division: integer operands give f32.
+///
+/// ```
+/// use systolic::{numpy as np, Array};
+/// let a = Array::from_vec(vec![1i32, 2], &[2]);
+/// let b = Array::from_vec(vec![2i32, 2], &[2]);
+/// assert_eq!(np::divide(&a, &b).to_vec::<f32>().unwrap(), vec![0.5, 1.0]);
+/// ```
+pub fn divide(a: &Array, b: &Array) -> Array {
+    let (d, _) = result_type(&[(a.dtype(), a.weak_type()), (b.dtype(), b.weak_type())]);
+    if d.is_float() {
+        binary("divide", BinaryOp::Divide, a, b)
+    } else {
+        binary(
+            "divide",
+            BinaryOp::Divide,
+            &to_inexact("divide", a),
+            &to_inexact("divide", b),
+        )
+    }
+}
+
+macro_rules! unary_fn {
+    ($(#[$doc:meta])* $name:ident, $op:ident, inexact) => {
+        $(#[$doc])*
+        pub fn $name(x: &Array) -> Array {
+            unary(stringify!($name), UnaryOp::$op, &to_inexact(stringify!($name), x))
+        }
+    };
+    ($(#[$doc:meta])* $name:ident, $op:ident) => {
+        $(#[$doc])*
+        pub fn $name(x: &Array) -> Array {
+            unary(stringify!($name), UnaryOp::$op, x)
+        }
+    };
+}
+
+unary_fn!(
+    /// `e^x` (ints become f32).
+    exp, Exponential, inexact);
+unary_fn!(
+    /// Natural log.
+    log, Log, inexact);
+unary_fn!(
+    /// `log(1 + x)`.
+    log1p, LogPlusOne, inexact);
+unary_fn!(
+    /// `e^x - 1`.
+    expm1, ExponentialMinusOne, inexact);
+unary_fn!(
+    /// Square root.
+    sqrt, Sqrt, inexact);
+unary_fn!(
+    /// `1 / sqrt(x)`.
+    rsqrt, Rsqrt, inexact);
+unary_fn!(
+    /// Hyperbolic tangent.
+    tanh, Tanh, inexact);
+unary_fn!(
+    /// Sine.
+    sin, Sine, inexact);
+unary_fn!(
+    /// Cosine.
+    cos, Cosine, inexact);
+unary_fn!(
+    /// `1 / (1 + e^-x)`.
+    sigmoid, Logistic, inexact);
+unary_fn!(
+    /// Round down.
+    floor, Floor, inexact);
+unary_fn!(
+    /// Round up.
+    ceil, Ceil, inexact);
+unary_fn!(
+    /// Round half to even (`jnp.round`).
+    round, RoundNearestEven, inexact);
+unary_fn!(
+    /// `-x` (integers wrap).
+    negative, Negate);
+unary_fn!(
+    /// `|x|` (integers wrap: `abs(INT_MIN) = INT_MIN`).
+    abs, Abs);
+unary_fn!(
+    /// The sign: -1, 0 or 1 (NaN stays NaN, ±0 stays).
+    sign, Sign);
+
+/// True where `x` is neither infinite nor NaN.
+pub fn is_finite(x: &Array) -> Array {
+    bind1(
+        "isfinite",
+        OpKind::Unary(UnaryOp::IsFinite),
+        &[&to_inexact("isfinite", x)],
+        None,
+        false,
+    )
+}
+
+/// `x * x`.
+pub fn square(x: &Array) -> Array {
+    multiply(x, x)
+}
+
+/// The error function (CHLO `erf`).
+pub fn erf(x: &Array) -> Array {
+    chlo_unary("erf", ChloUnaryOp::Erf, &to_inexact("erf", x))
+}
+
+macro_rules! compare_fn {
+    ($(#[$doc:meta])* $name:ident, $dir:ident) => {
+        $(#[$doc])*
+        pub fn $name(a: &Array, b: &Array) -> Array {
+            compare(stringify!($name), ComparisonDirection::$dir, a, b)
+        }
+    };
+}
+
+compare_fn!(
+    /// `a == b`.
+    equal, Eq);
+compare_fn!(
+    /// `a != b`.
+    not_equal, Ne);
+compare_fn!(
+    /// `a < b`.
+    less, Lt);
+compare_fn!(
+    /// `a <= b`.
+    less_equal, Le);
+compare_fn!(
+    /// `a > b`.
+    greater, Gt);
+compare_fn!(
+    /// `a >= b`.
+    greater_equal, Ge);
+
+/// `jnp.where(cond, x, y)`.
+pub fn where_(cond: &Array, x: &Array, y: &Array) -> Array {
+    select("where", cond, x, y)
+}
+
+/// `x.astype(dtype)`: a strongly typed copy converted to `dtype`.
+///
+/// ```
+/// let x = systolic::Array::from_vec(vec![2.7f32, -2.7], &[2]);
+/// let i = systolic::numpy::astype(&x, systolic_ir::DType::I32);
+/// assert_eq!(i.to_vec::<i32>().unwrap(), vec![2, -2]);
+/// ```
+pub fn astype(x: &Array, dtype: DType) -> Array {
+    convert("astype", x, dtype, false)
+}
+
+/// `jnp.clip(x, lo, hi)` = `minimum(maximum(x, lo), hi)`.
+pub fn clip(x: &Array, lo: &Array, hi: &Array) -> Array {
+    minimum(&maximum(x, lo), hi)
 }

@@ -1,6 +1,11 @@
-//! Op implementations shared by the [`numpy`](crate::numpy) and [`lax`](crate::lax)
-//! namespaces, one module per family.
+//! The op implementations behind the user namespaces [`numpy`](crate::numpy),
+//! [`lax`](crate::lax), [`nn`](crate::nn) and [`random`](crate::random), one module per family.
+//! The namespaces only re-export from here, so one implementation can serve several of them
+//! (`iota` is `lax.iota` and the base of `numpy.arange`) and a namespace's file reads as its
+//! table of contents. Every op goes through [`bind`](crate::core::bind), so it runs eagerly and
+//! traces alike.
 
+pub(crate) mod activation;
 pub(crate) mod attention;
 pub(crate) mod control;
 pub(crate) mod conv;
@@ -13,11 +18,14 @@ pub(crate) mod matrix;
 pub(crate) mod norm;
 pub(crate) mod np_linalg;
 pub(crate) mod pad;
+pub(crate) mod random;
 pub(crate) mod reduce;
 pub(crate) mod region;
 pub(crate) mod search;
 pub(crate) mod shape;
+pub(crate) mod softmax;
 pub(crate) mod sort;
 pub(crate) mod stats;
+pub(crate) mod strict;
 pub(crate) mod ufuncs;
 pub(crate) mod window;

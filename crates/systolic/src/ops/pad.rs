@@ -1,8 +1,10 @@
 //! `jnp.pad` with numpy's modes: `constant` (a `lax.pad`), and `edge`, `reflect`,
 //! `symmetric`, `wrap` (per axis, a gather of statically computed source positions, which
-//! moves exactly the elements JAX's slice-and-concatenate lowering moves).
+//! moves exactly the elements JAX's slice-and-concatenate lowering moves); and `lax.pad`
+//! itself ([`lax_pad`], with interior padding and negative (cropping) edges).
 
 use crate::array::{describe, Array};
+use crate::core::bind::bind1;
 use crate::error::{Error, Result};
 use crate::ops::elementwise::convert;
 use crate::ops::indexing::{take, TakeMode};
@@ -126,4 +128,26 @@ fn source(mode: &PadMode, i: i64, n: i64) -> i64 {
             }
         }
     }
+}
+
+/// `lax.pad(x, padding_value, [(low, high, interior), …])` (negative low/high crop).
+///
+/// ```
+/// use systolic::{lax, Array};
+/// let x = Array::from_vec(vec![1i32, 2], &[2]);
+/// let p = lax::pad(&x, &Array::scalar(0i32), &[(1, 2, 1)]);
+/// assert_eq!(p.to_vec::<i32>().unwrap(), vec![0, 1, 0, 2, 0, 0]);
+/// ```
+pub fn lax_pad(x: &Array, padding_value: &Array, config: &[(i64, i64, i64)]) -> Array {
+    bind1(
+        "pad",
+        OpKind::Pad {
+            edge_padding_low: config.iter().map(|c| c.0).collect(),
+            edge_padding_high: config.iter().map(|c| c.1).collect(),
+            interior_padding: config.iter().map(|c| c.2).collect(),
+        },
+        &[x, padding_value],
+        None,
+        x.weak_type(),
+    )
 }

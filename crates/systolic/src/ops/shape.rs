@@ -1,9 +1,11 @@
-//! Shape ops: reshape, transpose, broadcast, concatenate, slice, squeeze/expand.
+//! Shape ops: reshape, transpose, broadcast, concatenate, slice and lax's dynamic slices
+//! (`dynamic_slice`, `dynamic_update_slice`), squeeze/expand, and numpy's rearrangements
+//! (flip, roll, tile, repeat, split, …).
 
 use crate::array::{describe, Array};
 use crate::core::bind::bind1;
 use crate::error::Error;
-use crate::ops::elementwise::{broadcast_to_shape, promote_args};
+use crate::ops::elementwise::{broadcast_to_shape, convert, promote_args};
 use systolic_ir::{OpKind, TensorType};
 
 /// Resolves one `-1` in a requested shape against `size` elements.
@@ -464,4 +466,96 @@ pub fn squeeze_axes(x: &Array, axis: Option<&[i64]>) -> Array {
             .collect();
         Ok(reshape(x, &s))
     })())
+}
+
+/// `x` without its size-1 dimension `axis`.
+///
+/// ```
+/// let x = systolic::numpy::zeros(&[2, 1], systolic_ir::DType::F32);
+/// assert_eq!(systolic::numpy::squeeze(&x, 1).shape(), &[2]);
+/// assert!(systolic::numpy::squeeze(&x, 0).check().is_err());
+/// ```
+pub fn squeeze(x: &Array, axis: i64) -> Array {
+    let n = x.ndim() as i64;
+    let a = if axis < 0 { axis + n } else { axis };
+    if !(0..n).contains(&a) || x.shape()[a as usize] != 1 {
+        return Array::failed(Error::Op {
+            op: "squeeze".into(),
+            message: format!(
+                "axis {axis} of {} is not a dimension of size 1",
+                describe(x.ty())
+            ),
+        });
+    }
+    let mut s = x.shape().to_vec();
+    s.remove(a as usize);
+    reshape(x, &s)
+}
+
+/// JAX's `_dynamic_slice_indices`: a negative start counts from the end of its dimension.
+fn normalize_starts(x: &Array, starts: &[Array]) -> Vec<Array> {
+    starts
+        .iter()
+        .enumerate()
+        .map(|(d, s)| {
+            let n = x.shape().get(d).copied().unwrap_or(0);
+            if s.error().is_some() || s.dtype().kind() != systolic_ir::DTypeKind::Signed {
+                return s.clone();
+            }
+            let zero = convert("dynamic_slice", &crate::weak_int(0), s.dtype(), false);
+            let dim = convert("dynamic_slice", &crate::weak_int(n), s.dtype(), false);
+            let neg = crate::numpy::less(s, &zero);
+            crate::numpy::where_(&neg, &crate::numpy::add(s, &dim), s)
+        })
+        .collect()
+}
+
+/// `lax.dynamic_slice(x, starts, sizes)`: starts are rank-0 integer arrays (traced or not);
+/// a negative start counts from the end, then starts are clamped so the slice stays in
+/// bounds.
+///
+/// ```
+/// use systolic::{lax, Array};
+/// let x = Array::from_vec(vec![1i32, 2, 3, 4, 5], &[5]);
+/// let s = lax::dynamic_slice(&x, &[Array::scalar(4i32)], &[2]);
+/// assert_eq!(s.to_vec::<i32>().unwrap(), vec![4, 5]); // start clamped to 3
+/// let e = lax::dynamic_slice(&x, &[Array::scalar(-2i32)], &[2]);
+/// assert_eq!(e.to_vec::<i32>().unwrap(), vec![4, 5]); // -2 counts from the end
+/// ```
+pub fn dynamic_slice(x: &Array, starts: &[Array], sizes: &[i64]) -> Array {
+    let starts = &normalize_starts(x, starts);
+    let mut operands = vec![x];
+    operands.extend(starts.iter());
+    bind1(
+        "dynamic_slice",
+        OpKind::DynamicSlice {
+            slice_sizes: sizes.to_vec(),
+        },
+        &operands,
+        None,
+        x.weak_type(),
+    )
+}
+
+/// `lax.dynamic_update_slice(x, update, starts)`: `x` with `update` written at `starts`
+/// (negative starts count from the end; then clamped in bounds).
+///
+/// ```
+/// use systolic::{lax, Array};
+/// let x = Array::from_vec(vec![0i32; 4], &[4]);
+/// let u = Array::from_vec(vec![7i32, 8], &[2]);
+/// let y = lax::dynamic_update_slice(&x, &u, &[Array::scalar(1i32)]);
+/// assert_eq!(y.to_vec::<i32>().unwrap(), vec![0, 7, 8, 0]);
+/// ```
+pub fn dynamic_update_slice(x: &Array, update: &Array, starts: &[Array]) -> Array {
+    let starts = &normalize_starts(x, starts);
+    let mut operands = vec![x, update];
+    operands.extend(starts.iter());
+    bind1(
+        "dynamic_update_slice",
+        OpKind::DynamicUpdateSlice,
+        &operands,
+        None,
+        x.weak_type(),
+    )
 }
