@@ -1,9 +1,12 @@
 //! The evaluator: walks a function's blocks op by op, binding SSA values, and routes each op to
 //! the module of its family in [`crate::ops`]. Ops with regions get a [`Regions`] handle to run
-//! their bodies.
+//! their bodies; `interpreter.run_parallel` starts one interpreter per process
+//! ([`crate::parallel`]).
 
 use crate::error::{InterpError, Result};
 use crate::ops;
+use crate::parallel::Process;
+use crate::regions::Regions;
 use crate::value::Value;
 use systolic_ir::{Func, Module, Op, OpKind, Region, Type};
 
@@ -20,17 +23,6 @@ pub struct CheckOutcome {
     pub failure: Option<String>,
 }
 
-/// Lets an op run its regions (and call functions) while it is being evaluated.
-pub trait Regions {
-    /// Number of regions the op has.
-    fn count(&self) -> usize;
-    /// Runs region `index` with these block arguments; returns the values its terminator
-    /// returns.
-    fn run(&mut self, index: usize, args: Vec<Value>) -> Result<Vec<Value>>;
-    /// Calls a function of the module by name.
-    fn call(&mut self, func: &str, args: Vec<Value>) -> Result<Vec<Value>>;
-}
-
 /// The reference interpreter over one module.
 ///
 /// ```
@@ -44,6 +36,7 @@ pub struct Interpreter<'m> {
     module: &'m Module,
     checks: Vec<CheckOutcome>,
     depth: usize,
+    process: Option<Process>,
 }
 
 /// Values bound so far in one activation of a function, indexed by `ValueId`.
@@ -60,7 +53,21 @@ impl<'m> Interpreter<'m> {
             module,
             checks: vec![],
             depth: 0,
+            process: None,
         }
+    }
+
+    /// An interpreter for `module` running as `process` of an `interpreter.run_parallel` grid.
+    pub fn with_process(module: &'m Module, process: Process) -> Self {
+        Interpreter {
+            process: Some(process),
+            ..Interpreter::new(module)
+        }
+    }
+
+    /// The process this interpreter runs as, under `interpreter.run_parallel`.
+    pub fn process(&self) -> Option<&Process> {
+        self.process.as_ref()
     }
 
     /// The outcomes of the `check.*` ops run so far.
@@ -196,6 +203,23 @@ impl<'m> Interpreter<'m> {
             });
             return Ok(vec![]);
         }
+        if let OpKind::RunParallel { programs, infeed } = &op.kind {
+            if let Some(p) = &self.process {
+                crate::bail!(
+                    "process {} runs a nested interpreter.run_parallel, which is not supported",
+                    p.id()
+                );
+            }
+            let module = self.module;
+            return crate::parallel::run_parallel(
+                module,
+                programs,
+                infeed,
+                args,
+                &result_types,
+                &mut self.checks,
+            );
+        }
         let mut regions = OpRegions {
             interp: self,
             func,
@@ -231,6 +255,10 @@ impl Regions for OpRegions<'_, '_> {
 
     fn call(&mut self, func: &str, args: Vec<Value>) -> Result<Vec<Value>> {
         self.interp.call(func, args)
+    }
+
+    fn process(&self) -> Option<&Process> {
+        self.interp.process.as_ref()
     }
 }
 

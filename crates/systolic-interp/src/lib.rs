@@ -13,9 +13,13 @@ pub mod eval;
 pub mod index;
 pub mod operands;
 pub mod ops;
+pub mod parallel;
+pub mod regions;
 pub mod value;
 
 pub use checkfile::{run_check_source, CheckReport, FunctionReport};
 pub use error::{InterpError, Result};
-pub use eval::{CheckOutcome, Interpreter, Regions};
+pub use eval::{CheckOutcome, Interpreter};
+pub use parallel::{Process, ProcessId};
+pub use regions::Regions;
 pub use value::Value;

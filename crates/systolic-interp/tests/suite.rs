@@ -7,6 +7,7 @@
 mod support;
 
 mod chlo;
+mod collective_parallel;
 mod indexing;
 mod interpret;
 mod linalg;

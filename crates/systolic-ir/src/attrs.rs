@@ -383,6 +383,9 @@ pub struct CollectiveAttrs {
     pub channel_handle: Option<ChannelHandle>,
     /// `use_global_device_ids`.
     pub use_global_device_ids: bool,
+    /// `has_dynamic_root` (collective_broadcast only): the last operand holds, per result, the
+    /// index within its group of the process that sends it.
+    pub has_dynamic_root: bool,
 }
 
 /// An MLIR source location, as `loc(...)` prints it. Kept for round-tripping and for naming

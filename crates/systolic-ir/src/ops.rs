@@ -794,6 +794,19 @@ pub enum OpKind {
     /// A `check.*` op.
     Check(CheckOp),
 
+    // ---- the interpreter-test harness
+    /// `"interpreter.run_parallel"(%inputs…) {programs = [[@f00, @f01], [@f10, @f11]]}`: runs
+    /// one program per process of a grid of replicas (outer list) by partitions (inner list),
+    /// as the upstream interpreter tests do. Operands are consumed in process order, each
+    /// program taking as many as its function has parameters; results are concatenated in the
+    /// same order.
+    RunParallel {
+        /// `programs[replica][partition]`: the function each process runs.
+        programs: Vec<Vec<String>>,
+        /// `infeed`: functions whose results feed successive `stablehlo.infeed` ops, in order.
+        infeed: Vec<String>,
+    },
+
     // ---- Systolic's own ops, made by the compiler
     /// `systolic.fusion`: ops the fusion pass grouped into one kernel. One region: its block
     /// arguments are the op's operands (in order); its `stablehlo.return` gives the results.
@@ -897,6 +910,7 @@ impl OpKind {
             Outfeed { .. } => "stablehlo.outfeed",
             TopK { .. } => "chlo.top_k",
             Fusion { .. } => "systolic.fusion",
+            RunParallel { .. } => "interpreter.run_parallel",
             Check(c) => match c {
                 CheckOp::ExpectEq => "check.expect_eq",
                 CheckOp::ExpectEqConst(_) => "check.expect_eq_const",

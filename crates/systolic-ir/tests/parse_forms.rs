@@ -316,6 +316,7 @@ fn collectives_in_generic_form() {
                 replica_groups: vec![vec![0, 1], vec![2, 3]],
                 channel_handle: Some(ChannelHandle { handle: 1, kind: 1 }),
                 use_global_device_ids: true,
+                has_dynamic_root: false,
             }
         }
     );
@@ -672,6 +673,7 @@ fn generic_forms_of_the_remaining_ops() {
                 replica_groups: vec![vec![0, 1]],
                 channel_handle: Some(ChannelHandle { handle: 3, kind: 1 }),
                 use_global_device_ids: false,
+                has_dynamic_root: false,
             },
         },
         OpKind::CollectiveBroadcast {

@@ -17,6 +17,7 @@ mod print_golden;
 mod roundtrip_corpus;
 mod roundtrip_fixtures;
 mod roundtrip_random;
+mod run_parallel;
 mod verify_indexing;
 #[path = "verify_infer/main.rs"]
 mod verify_infer;

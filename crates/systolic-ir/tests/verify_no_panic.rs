@@ -91,6 +91,7 @@ impl Rng {
                 kind: self.int(),
             }),
             use_global_device_ids: self.coin(30),
+            has_dynamic_root: false,
         }
     }
 }

@@ -1,74 +1,239 @@
-//! Family: collectives, run on a single device (one process, id 0).
+//! Family: collectives and the process ids.
 //!
-//! With one process every replica group that mentions it has that process as its only member,
-//! so `all_reduce`, `all_gather`, `reduce_scatter`, `all_to_all` and `collective_broadcast`
-//! return their operands unchanged (a reduction over one value is that value), and
-//! `collective_permute` returns the operand when the pair (0, 0) is listed and zeros otherwise,
-//! as the spec says for a process that receives nothing. Groups with other members, and
-//! send/recv/infeed/outfeed, need the multi-device runtime and are reported as such.
+//! Under `interpreter.run_parallel` an op runs on one process of a replicas × partitions grid
+//! ([`crate::parallel`]); elsewhere on the only process, (0, 0), where every group is just that
+//! process. The process groups follow the spec's "Process groups" section: `cross_replica`,
+//! `cross_partition`, `cross_replica_and_partition` or `flattened_ids`, chosen from the
+//! channel id (`channel_handle`'s handle, 0 when absent) and `use_global_device_ids`. Every
+//! participant computes its own results from the operands of all, in group order, so that
+//! reductions are folded left to right over the group as listed — the same on every process.
+//!
+//! send/recv and outfeed need a host or a peer the interpreter does not model, and are
+//! reported as such; infeed reads the `infeed` functions of `interpreter.run_parallel`.
 
 use crate::error::Result;
-use crate::eval::Regions;
 use crate::operands::{into_tensors, make, result_tensor};
+use crate::ops::reduce::operands::{convert_scalar, scalars, tensor_from_scalars, ScalarFn};
+use crate::parallel::{list, Contribution, Process, ProcessId};
+use crate::regions::Regions;
 use crate::value::Value;
-use systolic_ir::{CollectiveAttrs, Data, OpKind, Tensor, Type};
+use systolic_ir::{CollectiveAttrs, Data, OpKind, Tensor, TensorType, Type};
 
 /// Evaluates an op of this family.
 pub fn eval(
     kind: &OpKind,
     args: Vec<Value>,
     result_types: &[Type],
-    _regions: &mut dyn Regions,
+    regions: &mut dyn Regions,
 ) -> Result<Vec<Value>> {
     use OpKind::*;
+    let grid = Grid::of(regions.process().cloned());
     match kind {
         ReplicaId | PartitionId => {
             let out = result_tensor(result_types, 0)?;
-            Ok(vec![Value::Tensor(make(out.clone(), Data::UInt(vec![0]))?)])
+            let id = if matches!(kind, ReplicaId) {
+                grid.me.replica
+            } else {
+                grid.me.partition
+            };
+            Ok(vec![Value::Tensor(make(
+                out.clone(),
+                Data::UInt(vec![u64::from(id)]),
+            )?)])
         }
-        AllReduce { collective } | CollectiveBroadcast { collective } => {
-            single_process(collective)?;
-            identity(args, result_types)
+        AllReduce { collective } => {
+            let group = grid.group(collective, true)?;
+            let tensors = into_tensors(args)?;
+            let all = grid.exchange(kind, &group, tensors)?;
+            all_reduce(&all, result_types, regions).map(values)
         }
-        AllGather { collective, .. } | ReduceScatter { collective, .. } => {
-            single_process(collective)?;
-            identity(args, result_types)
+        AllGather {
+            all_gather_dim,
+            collective,
+        } => {
+            let group = grid.group(collective, true)?;
+            let all = grid.exchange(kind, &group, into_tensors(args)?)?;
+            let dim = dimension(*all_gather_dim, &all[0], "all_gather_dim")?;
+            let results = (0..all[0].len())
+                .map(|k| {
+                    let parts: Vec<&Tensor> = all.iter().map(|d| &d[k]).collect();
+                    concat(&parts, dim)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            check_results(&results, result_types)?;
+            Ok(values(results))
+        }
+        ReduceScatter {
+            scatter_dimension,
+            collective,
+        } => {
+            let group = grid.group(collective, true)?;
+            let me = position(&group, grid.me);
+            let all = grid.exchange(kind, &group, into_tensors(args)?)?;
+            let dim = dimension(*scatter_dimension, &all[0], "scatter_dimension")?;
+            let reduced_types: Vec<Type> = all[0]
+                .iter()
+                .zip(result_types)
+                .map(|(t, r)| match r {
+                    Type::Tensor(r) => Type::Tensor(TensorType::new(t.shape().to_vec(), r.dtype)),
+                    other => other.clone(),
+                })
+                .collect();
+            let reduced = all_reduce(&all, &reduced_types, regions)?;
+            let results = reduced
+                .iter()
+                .map(|t| Ok(split(t, dim, group.len(), "scatter_dimension")?.swap_remove(me)))
+                .collect::<Result<Vec<_>>>()?;
+            check_results(&results, result_types)?;
+            Ok(values(results))
         }
         AllToAll {
+            split_dimension,
+            concat_dimension,
             split_count,
             collective,
-            ..
         } => {
-            single_process(collective)?;
-            if *split_count != 1 {
+            let group = grid.group(collective, false)?;
+            if *split_count != group.len() as i64 {
                 crate::bail!(
-                    "split_count {split_count} needs {split_count} processes; \
-                     it needs the multi-device runtime"
+                    "split_count is {split_count} but the group [{}] has {} processes",
+                    list(&group),
+                    group.len()
                 );
             }
-            identity(args, result_types)
+            let me = position(&group, grid.me);
+            let all = grid.exchange(kind, &group, into_tensors(args)?)?;
+            let split_dim = dimension(*split_dimension, &all[0], "split_dimension")?;
+            let concat_dim = dimension(*concat_dimension, &all[0], "concat_dimension")?;
+            let results = (0..all[0].len())
+                .map(|k| {
+                    let parts = all
+                        .iter()
+                        .map(|d| {
+                            Ok(split(&d[k], split_dim, group.len(), "split_dimension")?
+                                .swap_remove(me))
+                        })
+                        .collect::<Result<Vec<_>>>()?;
+                    concat(&parts.iter().collect::<Vec<_>>(), concat_dim)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            check_results(&results, result_types)?;
+            Ok(values(results))
+        }
+        CollectiveBroadcast { collective } => {
+            let mut tensors = into_tensors(args)?;
+            let roots = if collective.has_dynamic_root {
+                match tensors.pop() {
+                    Some(r) => Some(r),
+                    None => crate::bail!("has_dynamic_root needs the roots operand"),
+                }
+            } else {
+                None
+            };
+            let Some(group) = grid.group_if_any(collective, false)? else {
+                let zeros = tensors.iter().map(|t| Tensor::zeros(t.ty().clone()));
+                return Ok(values(zeros.collect()));
+            };
+            let n = tensors.len();
+            let all = grid.exchange(kind, &group, tensors)?;
+            let results = (0..n)
+                .map(|j| {
+                    let source = match &roots {
+                        None => 0,
+                        Some(r) => {
+                            let i = crate::operands::integer_at(r, j, "the roots operand")?;
+                            if i < 0 || i as usize >= group.len() {
+                                crate::bail!(
+                                    "root {i} of result {j} is not an index into the group [{}]",
+                                    list(&group)
+                                );
+                            }
+                            i as usize
+                        }
+                    };
+                    Ok(all[source][j].clone())
+                })
+                .collect::<Result<Vec<_>>>()?;
+            check_results(&results, result_types)?;
+            Ok(values(results))
         }
         CollectivePermute {
             source_target_pairs,
-            ..
+            channel_handle,
         } => {
-            if let Some(&(s, t)) = source_target_pairs.iter().find(|&&(s, t)| s != 0 || t != 0) {
+            let cross_partition = channel_handle.is_some_and(|h| h.handle > 0);
+            let limit = if cross_partition {
+                grid.partitions
+            } else {
+                grid.replicas
+            };
+            let place = |id: i64| -> Result<ProcessId> {
+                if id < 0 || id >= i64::from(limit) {
+                    crate::bail!(
+                        "source_target_pairs names {}",
+                        grid.outside(id, limit, cross_partition)
+                    );
+                }
+                let id = id as u32;
+                Ok(if cross_partition {
+                    ProcessId {
+                        replica: grid.me.replica,
+                        partition: id,
+                    }
+                } else {
+                    ProcessId {
+                        replica: id,
+                        partition: grid.me.partition,
+                    }
+                })
+            };
+            let pairs = source_target_pairs
+                .iter()
+                .map(|&(s, t)| Ok((place(s)?, place(t)?)))
+                .collect::<Result<Vec<_>>>()?;
+            let mut group: Vec<ProcessId> = pairs.iter().flat_map(|&(s, t)| [s, t]).collect();
+            group.sort_unstable();
+            group.dedup();
+            let tensors = into_tensors(args)?;
+            if !group.contains(&grid.me) {
+                let zeros = tensors.iter().map(|t| Tensor::zeros(t.ty().clone()));
+                return Ok(values(zeros.collect()));
+            }
+            let zeros: Vec<Tensor> = tensors
+                .iter()
+                .map(|t| Tensor::zeros(t.ty().clone()))
+                .collect();
+            let all = grid.exchange(kind, &group, tensors)?;
+            let results = match pairs.iter().find(|&&(_, t)| t == grid.me) {
+                Some(&(s, _)) => all[position(&group, s)].clone(),
+                None => zeros,
+            };
+            check_results(&results, result_types)?;
+            Ok(values(results))
+        }
+        Infeed { .. } => {
+            let Some(process) = &grid.process else {
                 crate::bail!(
-                    "source_target_pairs names processes {s} -> {t}; \
-                     it needs the multi-device runtime"
+                    "infeed reads from the host; here it needs the infeed functions of \
+                     interpreter.run_parallel"
+                );
+            };
+            let Some(func) = process.next_infeed() else {
+                crate::bail!("the infeed queue of interpreter.run_parallel is empty");
+            };
+            let mut out = regions.call(&func, vec![])?;
+            out.push(Value::Token);
+            let got: Vec<Type> = out.iter().map(Value::ty).collect();
+            if got.as_slice() != result_types {
+                crate::bail!(
+                    "@{func} feeds {} values of other types than the op's {} results",
+                    got.len() - 1,
+                    result_types.len()
                 );
             }
-            if source_target_pairs.is_empty() {
-                let tensors = into_tensors(args)?;
-                let zeros = tensors
-                    .iter()
-                    .map(|t| Value::Tensor(Tensor::zeros(t.ty().clone())));
-                identity(zeros.collect(), result_types)
-            } else {
-                identity(args, result_types)
-            }
+            Ok(out)
         }
-        Send { .. } | Recv { .. } | Infeed { .. } | Outfeed { .. } => crate::bail!(
+        Send { .. } | Recv { .. } | Outfeed { .. } => crate::bail!(
             "{} talks to another device or the host; it needs the multi-device runtime",
             kind.name()
         ),
@@ -76,31 +241,320 @@ pub fn eval(
     }
 }
 
-/// Checks that every replica group is just process 0 (or that there are no groups, which
-/// means all processes: here, only process 0).
-fn single_process(attrs: &CollectiveAttrs) -> Result<()> {
-    for group in &attrs.replica_groups {
-        let members: Vec<i64> = group.iter().copied().filter(|&p| p != -1).collect();
-        if members != [0] {
-            crate::bail!(
-                "replica group {group:?} has processes other than 0; \
-                 it needs the multi-device runtime"
-            );
+/// The grid the op runs in and the process it runs on.
+struct Grid {
+    process: Option<Process>,
+    me: ProcessId,
+    replicas: u32,
+    partitions: u32,
+}
+
+/// How a collective's groups are formed (the spec's "Process groups").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    CrossReplica,
+    CrossPartition,
+    CrossReplicaAndPartition,
+    FlattenedIds,
+}
+
+impl Grid {
+    fn of(process: Option<Process>) -> Grid {
+        match process {
+            Some(p) => Grid {
+                me: p.id(),
+                replicas: p.num_replicas(),
+                partitions: p.num_partitions(),
+                process: Some(p),
+            },
+            None => Grid {
+                process: None,
+                me: ProcessId {
+                    replica: 0,
+                    partition: 0,
+                },
+                replicas: 1,
+                partitions: 1,
+            },
+        }
+    }
+
+    /// Describes an id that is outside the grid.
+    fn outside(&self, id: i64, limit: u32, partition: bool) -> String {
+        let what = if partition { "partition" } else { "replica" };
+        let hint = if self.process.is_none() {
+            "; a group with other processes needs the multi-device runtime or \
+             interpreter.run_parallel"
+        } else {
+            ""
+        };
+        format!("{what} {id}, but {limit} {what}(s) run{hint}")
+    }
+
+    /// The process groups of a collective. `partitions_join` is true for all_gather,
+    /// all_reduce and reduce_scatter, whose channel mode groups replicas across partitions.
+    fn groups(&self, c: &CollectiveAttrs, partitions_join: bool) -> Result<Vec<Vec<ProcessId>>> {
+        let channel = c.channel_handle.map_or(0, |h| h.handle) > 0;
+        let mode = match (partitions_join, channel, c.use_global_device_ids) {
+            (_, false, true) => {
+                crate::bail!("use_global_device_ids needs a channel_handle with a positive handle")
+            }
+            (true, false, false) | (false, false, _) => Mode::CrossReplica,
+            (true, true, false) => Mode::CrossReplicaAndPartition,
+            (true, true, true) => Mode::FlattenedIds,
+            (false, true, _) => Mode::CrossPartition,
+        };
+        let (limit, partition) = match mode {
+            Mode::CrossReplica | Mode::CrossReplicaAndPartition => (self.replicas, false),
+            Mode::CrossPartition => (self.partitions, true),
+            Mode::FlattenedIds => (self.replicas * self.partitions, false),
+        };
+        let mut rows: Vec<Vec<u32>> = vec![];
+        let mut seen = vec![false; limit as usize];
+        for row in &c.replica_groups {
+            let mut ids = vec![];
+            for &id in row.iter().filter(|&&id| id != -1) {
+                if id < 0 || id >= i64::from(limit) {
+                    if mode == Mode::FlattenedIds {
+                        crate::bail!(
+                            "replica_groups names the flattened id {id}, but {limit} process(es) \
+                             run"
+                        );
+                    }
+                    crate::bail!(
+                        "replica_groups names {}",
+                        self.outside(id, limit, partition)
+                    );
+                }
+                if std::mem::replace(&mut seen[id as usize], true) {
+                    crate::bail!("replica_groups names {id} twice");
+                }
+                ids.push(id as u32);
+            }
+            rows.push(ids);
+        }
+        if c.replica_groups.is_empty() {
+            rows.push((0..limit).collect());
+        }
+        let pid = |replica, partition| ProcessId { replica, partition };
+        let mut groups = vec![];
+        for row in &rows {
+            match mode {
+                Mode::CrossReplica => {
+                    for p in 0..self.partitions {
+                        groups.push(row.iter().map(|&r| pid(r, p)).collect());
+                    }
+                }
+                Mode::CrossPartition => {
+                    for r in 0..self.replicas {
+                        groups.push(row.iter().map(|&p| pid(r, p)).collect());
+                    }
+                }
+                Mode::CrossReplicaAndPartition => groups.push(
+                    (0..self.partitions)
+                        .flat_map(|p| row.iter().map(move |&r| pid(r, p)))
+                        .collect(),
+                ),
+                Mode::FlattenedIds => groups.push(
+                    row.iter()
+                        .map(|&f| pid(f / self.partitions, f % self.partitions))
+                        .collect(),
+                ),
+            }
+        }
+        Ok(groups)
+    }
+
+    /// The group this process is in, if any.
+    fn group_if_any(
+        &self,
+        c: &CollectiveAttrs,
+        partitions_join: bool,
+    ) -> Result<Option<Vec<ProcessId>>> {
+        Ok(self
+            .groups(c, partitions_join)?
+            .into_iter()
+            .find(|g| g.contains(&self.me)))
+    }
+
+    /// The group this process is in; an error when it is in none.
+    fn group(&self, c: &CollectiveAttrs, partitions_join: bool) -> Result<Vec<ProcessId>> {
+        match self.group_if_any(c, partitions_join)? {
+            Some(g) => Ok(g),
+            None => crate::bail!(
+                "process {} is in no group of replica_groups {:?}",
+                self.me,
+                c.replica_groups
+            ),
+        }
+    }
+
+    /// Every member's operands, in group order.
+    fn exchange(
+        &self,
+        kind: &OpKind,
+        group: &[ProcessId],
+        data: Vec<Tensor>,
+    ) -> Result<Vec<Vec<Tensor>>> {
+        let Some(process) = &self.process else {
+            // One process: its groups are just itself (the group check above made sure).
+            return Ok(vec![data]);
+        };
+        let types: Vec<String> = data.iter().map(|t| t.ty().to_string()).collect();
+        let summary = format!("{} on ({})", kind.name(), types.join(", "));
+        let signature = format!("{kind:?} on ({}) over [{}]", types.join(", "), list(group));
+        process.exchange(
+            group,
+            Contribution {
+                op: kind.name(),
+                summary,
+                signature,
+                data,
+            },
+        )
+    }
+}
+
+fn position(group: &[ProcessId], p: ProcessId) -> usize {
+    group.iter().position(|&q| q == p).unwrap_or(0)
+}
+
+fn values(tensors: Vec<Tensor>) -> Vec<Value> {
+    tensors.into_iter().map(Value::Tensor).collect()
+}
+
+/// A dimension attribute checked against the first operand's rank.
+fn dimension(dim: i64, operands: &[Tensor], what: &str) -> Result<usize> {
+    let Some(first) = operands.first() else {
+        crate::bail!("expects at least one operand");
+    };
+    let rank = first.shape().len();
+    if dim < 0 || dim as usize >= rank {
+        crate::bail!("{what} {dim} is out of range for rank {rank}");
+    }
+    Ok(dim as usize)
+}
+
+/// Checks the computed results against the declared types.
+fn check_results(results: &[Tensor], result_types: &[Type]) -> Result<()> {
+    if results.len() != result_types.len() {
+        crate::bail!(
+            "computes {} results, the op declares {}",
+            results.len(),
+            result_types.len()
+        );
+    }
+    for (i, (t, want)) in results.iter().zip(result_types).enumerate() {
+        let got = Type::Tensor(t.ty().clone());
+        if &got != want {
+            crate::bail!("result {i} is declared {want} but computes {got}");
         }
     }
     Ok(())
 }
 
-/// Returns the operands, checking them against the declared result types.
-fn identity(args: Vec<Value>, result_types: &[Type]) -> Result<Vec<Value>> {
-    let got: Vec<Type> = args.iter().map(Value::ty).collect();
-    if got.as_slice() != result_types {
+/// Reduces every operand elementwise over the members (left to right, in group order) with the
+/// op's region, converting the values to the result's element type first.
+fn all_reduce(
+    all: &[Vec<Tensor>],
+    result_types: &[Type],
+    regions: &mut dyn Regions,
+) -> Result<Vec<Tensor>> {
+    let mut f = ScalarFn::new(regions, 0, "computation")?;
+    let n = all[0].len();
+    if result_types.len() != n {
         crate::bail!(
-            "on one process the results equal the operands, but the op declares {} results \
-             of other types than its {} operands",
-            result_types.len(),
-            got.len()
+            "has {n} operands but declares {} results",
+            result_types.len()
         );
     }
-    Ok(args)
+    (0..n)
+        .map(|k| {
+            let out = result_tensor(result_types, k)?;
+            let first = &all[0][k];
+            if out.shape != first.shape() {
+                crate::bail!(
+                    "result {k} is declared {out} but operand {k} is {}",
+                    first.ty()
+                );
+            }
+            let dtype = out.dtype;
+            let columns: Vec<Vec<_>> = all.iter().map(|d| scalars(&d[k])).collect();
+            let mut acc: Vec<_> = columns[0]
+                .iter()
+                .map(|&s| convert_scalar(s, dtype))
+                .collect();
+            for column in &columns[1..] {
+                for (a, &x) in acc.iter_mut().zip(column) {
+                    let r = f.call(&[(dtype, *a), (dtype, convert_scalar(x, dtype))], 1)?;
+                    *a = r[0].1;
+                }
+            }
+            tensor_from_scalars(out.clone(), acc)
+        })
+        .collect()
+}
+
+/// Concatenates tensors of one rank along `dim`.
+fn concat(parts: &[&Tensor], dim: usize) -> Result<Tensor> {
+    let first = parts[0];
+    let shape = first.shape();
+    let outer: usize = shape[..dim].iter().map(|&d| d as usize).product();
+    let mut out_shape = shape.to_vec();
+    out_shape[dim] = 0;
+    for p in parts {
+        let s = p.shape();
+        if s.len() != shape.len()
+            || p.dtype() != first.dtype()
+            || s.iter()
+                .zip(shape)
+                .enumerate()
+                .any(|(i, (a, b))| i != dim && a != b)
+        {
+            crate::bail!(
+                "cannot concatenate {} and {} along dimension {dim}",
+                first.ty(),
+                p.ty()
+            );
+        }
+        out_shape[dim] += s[dim];
+    }
+    let columns: Vec<Vec<_>> = parts.iter().map(|p| scalars(p)).collect();
+    let mut values = Vec::with_capacity(columns.iter().map(Vec::len).sum());
+    for o in 0..outer {
+        for (p, column) in parts.iter().zip(&columns) {
+            // Inside the loop `outer` is positive.
+            let chunk = p.num_elements() / outer;
+            values.extend_from_slice(&column[o * chunk..(o + 1) * chunk]);
+        }
+    }
+    tensor_from_scalars(TensorType::new(out_shape, first.dtype()), values)
+}
+
+/// Splits a tensor into `n` equal parts along `dim`.
+fn split(t: &Tensor, dim: usize, n: usize, what: &str) -> Result<Vec<Tensor>> {
+    let shape = t.shape();
+    let size = shape[dim] as usize;
+    if n == 0 || !size.is_multiple_of(n) {
+        crate::bail!(
+            "dimension {dim} ({what}) of {} does not split into {n} equal parts",
+            t.ty()
+        );
+    }
+    let outer: usize = shape[..dim].iter().map(|&d| d as usize).product();
+    let inner: usize = shape[dim + 1..].iter().map(|&d| d as usize).product();
+    let part = size / n;
+    let all = scalars(t);
+    let mut part_shape = shape.to_vec();
+    part_shape[dim] = part as i64;
+    (0..n)
+        .map(|k| {
+            let mut values = Vec::with_capacity(outer * part * inner);
+            for o in 0..outer {
+                let start = (o * size + k * part) * inner;
+                values.extend_from_slice(&all[start..start + part * inner]);
+            }
+            tensor_from_scalars(TensorType::new(part_shape.clone(), t.dtype()), values)
+        })
+        .collect()
 }

@@ -4,8 +4,8 @@
 //! emits on one CPU device; anything else is a clear error naming the target).
 
 use crate::error::Result;
-use crate::eval::Regions;
 use crate::operands::{expect_count, scalar_int, tensor};
+use crate::regions::Regions;
 use crate::value::Value;
 use systolic_ir::{DType, OpKind, Type};
 

@@ -4,8 +4,8 @@ pub mod gather;
 pub mod scatter;
 
 use crate::error::Result;
-use crate::eval::Regions;
 use crate::ops::reduce::operands::{result_tensor_type, tensor_arg, tensor_args};
+use crate::regions::Regions;
 use crate::value::Value;
 use systolic_ir::{OpKind, Type};
 

@@ -13,7 +13,7 @@ pub mod rng;
 pub mod shape;
 
 use crate::error::Result;
-use crate::eval::Regions;
+use crate::regions::Regions;
 use crate::value::Value;
 use systolic_ir::{OpKind, Type};
 
@@ -89,6 +89,8 @@ pub fn eval(
         | Recv { .. }
         | Infeed { .. }
         | Outfeed { .. } => collective::eval(kind, args, result_types, regions),
-        Return(_) | Check(_) => crate::bail!("{} is handled by the evaluator", kind.name()),
+        Return(_) | Check(_) | RunParallel { .. } => {
+            crate::bail!("{} is handled by the evaluator", kind.name())
+        }
     }
 }

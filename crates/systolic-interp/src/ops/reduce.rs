@@ -14,7 +14,7 @@ mod window;
 
 use crate::bail;
 use crate::error::Result;
-use crate::eval::Regions;
+use crate::regions::Regions;
 use crate::value::Value;
 use operands::{result_tensor_type, tensor_args};
 use systolic_ir::{OpKind, Type};

@@ -200,6 +200,7 @@ impl Bag<'_> {
             replica_groups,
             channel_handle: self.channel()?,
             use_global_device_ids: self.flag("use_global_device_ids")?,
+            has_dynamic_root: self.flag("has_dynamic_root")?,
         })
     }
 }
@@ -220,6 +221,7 @@ pub(crate) fn build_kind(name: &str, attrs: &mut Vec<NamedAttr>) -> Result<Optio
             _ => None,
         },
         "check" => build_check(short, &mut b)?,
+        "interpreter" => build_interpreter(short, &mut b)?,
         "systolic" => build_systolic(short, &mut b)?,
         _ => None,
     };
@@ -528,6 +530,48 @@ fn build_systolic(short: &str, b: &mut Bag) -> Result<Option<OpKind>, String> {
                 kind,
                 name: b.string_or("name", "fusion")?,
             })
+        }
+        _ => None,
+    })
+}
+
+/// The upstream interpreter tests' harness op: `"interpreter.run_parallel"() {programs = …}`.
+fn build_interpreter(short: &str, b: &mut Bag) -> Result<Option<OpKind>, String> {
+    let symbols = |a: &Attribute, what: &str| -> Result<Vec<String>, String> {
+        let err = || format!("'{what}' must be a list of symbols [@f, …]");
+        let Attribute::Array(items) = a else {
+            return Err(err());
+        };
+        items
+            .iter()
+            .map(|i| match i {
+                Attribute::SymbolRef(s) => Ok(s.clone()),
+                _ => Err(err()),
+            })
+            .collect()
+    };
+    Ok(match short {
+        "run_parallel" => {
+            let programs = match b.take("programs") {
+                Some(Attribute::Array(rows)) => rows
+                    .iter()
+                    .map(|r| symbols(r, "programs"))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|_| "'programs' must be a list of lists of symbols".to_string())?,
+                Some(_) => return Err("'programs' must be a list of lists of symbols".into()),
+                None => return Err("missing attribute 'programs'".into()),
+            };
+            let infeed = match b.take("infeed") {
+                None => vec![],
+                Some(a) => symbols(&a, "infeed")?,
+            };
+            if let Some(other) = b.attrs.first() {
+                return Err(format!(
+                    "unsupported attribute '{}' (run_parallel takes 'programs' and 'infeed')",
+                    other.name
+                ));
+            }
+            Some(OpKind::RunParallel { programs, infeed })
         }
         _ => None,
     })

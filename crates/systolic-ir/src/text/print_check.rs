@@ -2,6 +2,7 @@
 //! `check.expect_eq %a, %b : T`, `check.expect_close %a, %b, max_ulp_difference = 3 : T, T`,
 //! `check.expect_eq_const %a, dense<…> : T`, and a tolerance as an attribute:
 //! `check.expect_almost_eq_const %a, dense<…> : T {tolerance = 1.000000e-09 : f64}`.
+//! Also the tests' harness op `interpreter.run_parallel`, in the generic form they write.
 
 use super::print_dense::write_dense;
 use super::print_op_attrs::{prop, Props};
@@ -72,6 +73,22 @@ impl FuncPrinter<'_> {
                 lhs_type_only(self);
             }
         }
+    }
+}
+
+impl FuncPrinter<'_> {
+    /// `"interpreter.run_parallel"(%a, …) {infeed = [@q], programs = [[@f, @g]]} : (…) -> (…)`.
+    pub(super) fn run_parallel(&mut self, op: &Op, programs: &[Vec<String>], infeed: &[String]) {
+        let symbols = |names: &[String]| {
+            Attribute::Array(names.iter().cloned().map(Attribute::SymbolRef).collect())
+        };
+        let mut props = Props::new();
+        if !infeed.is_empty() {
+            prop(&mut props, "infeed", symbols(infeed));
+        }
+        let rows = programs.iter().map(|row| symbols(row)).collect();
+        prop(&mut props, "programs", Attribute::Array(rows));
+        self.generic(op, props);
     }
 }
 

@@ -578,6 +578,7 @@ impl FuncPrinter<'_> {
                 self.result_types(&op.results);
             }
             Check(check) => self.check(op, &name, check),
+            RunParallel { programs, infeed } => self.run_parallel(op, programs, infeed),
             Fusion { kind, name } => {
                 let mut props = Props::new();
                 prop(
@@ -727,5 +728,8 @@ fn collective_props(props: &mut Props, c: &crate::attrs::CollectiveAttrs) {
     );
     if c.use_global_device_ids {
         prop(props, "use_global_device_ids", Attribute::Unit);
+    }
+    if c.has_dynamic_root {
+        prop(props, "has_dynamic_root", Attribute::Unit);
     }
 }

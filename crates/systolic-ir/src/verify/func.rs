@@ -307,6 +307,9 @@ impl<'a> FuncVerifier<'a> {
             OpKind::Composite { decomposition, .. } => {
                 self.check_call(op, name, decomposition, &operands, &declared)
             }
+            OpKind::RunParallel { programs, infeed } => {
+                self.check_run_parallel(op, name, programs, infeed, &operands, &declared)
+            }
             OpKind::CustomCall {
                 called_computations,
                 ..
@@ -377,6 +380,67 @@ impl<'a> FuncVerifier<'a> {
                 type_list(&f.result_types)
             );
             self.error(op.span, name, msg);
+        }
+    }
+
+    /// `interpreter.run_parallel`: a non-empty rectangular grid of defined functions whose
+    /// parameters, taken in process order, are the operands and whose results, concatenated in
+    /// the same order, are the declared results; infeed functions exist and take nothing.
+    fn check_run_parallel(
+        &mut self,
+        op: &Op,
+        name: &str,
+        programs: &[Vec<String>],
+        infeed: &[String],
+        args: &[Type],
+        results: &[Type],
+    ) {
+        let width = programs.first().map_or(0, Vec::len);
+        if width == 0 || programs.iter().any(|row| row.len() != width) {
+            let msg = "`programs` must be a non-empty grid: every replica (row) lists the same \
+                       number (at least one) of partitions"
+                .to_string();
+            self.error(op.span, name, msg);
+            return;
+        }
+        let (mut params, mut returns) = (vec![], vec![]);
+        for callee in programs.iter().flatten() {
+            let Some(f) = self.module.func(callee) else {
+                let msg = format!("runs @{callee}, which is not defined");
+                self.error(op.span, name, msg);
+                return;
+            };
+            params.extend(param_types(f).unwrap_or_default());
+            returns.extend(f.result_types.iter().cloned());
+        }
+        if params != args {
+            let msg = format!(
+                "passes {} but its programs take {} in process order",
+                type_list(args),
+                type_list(&params)
+            );
+            self.error(op.span, name, msg);
+        }
+        if returns != results {
+            let msg = format!(
+                "declares results {} but its programs return {} in process order",
+                type_list(results),
+                type_list(&returns)
+            );
+            self.error(op.span, name, msg);
+        }
+        for queue in infeed {
+            match self.module.func(queue) {
+                None => {
+                    let msg = format!("feeds from @{queue}, which is not defined");
+                    self.error(op.span, name, msg);
+                }
+                Some(f) if !f.params().is_empty() => {
+                    let msg = format!("feeds from @{queue}, which must take no arguments");
+                    self.error(op.span, name, msg);
+                }
+                Some(_) => {}
+            }
         }
     }
 

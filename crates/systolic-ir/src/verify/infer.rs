@@ -283,6 +283,10 @@ fn infer_kind(
         Outfeed { .. } => collective::outfeed(operands),
         TopK { k, .. } => chlo::top_k(*k, operands),
         Check(check) => control::check(check, operands),
+        RunParallel { .. } => control::as_declared(
+            declared,
+            "run_parallel's results are its programs', which the verifier checks against the module",
+        ),
         Fusion { .. } => control::fusion(operands, regions),
     }
 }

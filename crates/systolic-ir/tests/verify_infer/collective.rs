@@ -6,6 +6,7 @@ fn groups(rows: &[&[i64]]) -> CollectiveAttrs {
         replica_groups: rows.iter().map(|r| r.to_vec()).collect(),
         channel_handle: None,
         use_global_device_ids: false,
+        has_dynamic_root: false,
     }
 }
 

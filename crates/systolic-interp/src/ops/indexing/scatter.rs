@@ -12,11 +12,11 @@
 
 use crate::bail;
 use crate::error::Result;
-use crate::eval::Regions;
 use crate::index::{linearize, MultiIndex};
 use crate::ops::reduce::operands::{
     check_dims, expect_result_type, index_at, scalars, tensor_from_scalars, ScalarFn,
 };
+use crate::regions::Regions;
 use systolic_ir::{ScatterDimensionNumbers, Tensor, Type};
 
 /// The checked, `usize` form of scatter's attributes.

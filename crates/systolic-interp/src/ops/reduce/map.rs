@@ -2,10 +2,10 @@
 
 use crate::bail;
 use crate::error::Result;
-use crate::eval::Regions;
 use crate::ops::reduce::operands::{
     expect_result_type, result_tensor_type, scalars, tensor_from_scalars, ScalarFn,
 };
+use crate::regions::Regions;
 use systolic_ir::{Tensor, TensorType, Type};
 
 /// Evaluates a map over `inputs`; `dimensions` must be `0..rank` in order (the spec's only

@@ -7,7 +7,7 @@
 
 use crate::bail;
 use crate::error::Result;
-use crate::eval::Regions;
+use crate::regions::Regions;
 use crate::value::Value;
 use systolic_ir::{numerics, DType, DTypeKind, Data, Scalar, Tensor, TensorType};
 

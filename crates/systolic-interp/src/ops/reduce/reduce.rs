@@ -7,12 +7,12 @@
 
 use crate::bail;
 use crate::error::Result;
-use crate::eval::Regions;
 use crate::index::{linearize, MultiIndex};
 use crate::ops::reduce::operands::{
     check_dims, check_inputs_and_inits, expect_result_type, result_tensor_type, scalars,
     tensor_from_scalars, ScalarFn,
 };
+use crate::regions::Regions;
 use systolic_ir::{Tensor, TensorType, Type};
 
 /// Evaluates a reduce of `inputs` with `inits` (one rank-0 tensor per input).

@@ -5,13 +5,13 @@
 //! values, as the spec's definition (pad with the init value, then reduce) implies.
 
 use crate::error::Result;
-use crate::eval::Regions;
 use crate::index::{linearize, MultiIndex};
 use crate::ops::reduce::operands::{
     check_inputs_and_inits, expect_result_type, result_tensor_type, scalars, tensor_from_scalars,
     ScalarFn,
 };
 use crate::ops::reduce::window::Window;
+use crate::regions::Regions;
 use systolic_ir::{Tensor, TensorType, Type};
 
 /// Evaluates a reduce_window of `inputs` with `inits` over `window`.

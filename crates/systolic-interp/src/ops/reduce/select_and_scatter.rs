@@ -9,10 +9,10 @@
 
 use crate::bail;
 use crate::error::Result;
-use crate::eval::Regions;
 use crate::index::{linearize, MultiIndex};
 use crate::ops::reduce::operands::{expect_result_type, scalars, tensor_from_scalars, ScalarFn};
 use crate::ops::reduce::window::Window;
+use crate::regions::Regions;
 use systolic_ir::{Tensor, TensorType};
 
 /// Evaluates a select_and_scatter.

@@ -7,11 +7,11 @@
 
 use crate::bail;
 use crate::error::Result;
-use crate::eval::Regions;
 use crate::index::{linearize, MultiIndex};
 use crate::ops::reduce::operands::{
     expect_result_type, result_tensor_type, scalars, tensor_from_scalars, ScalarFn,
 };
+use crate::regions::Regions;
 use systolic_ir::{Tensor, Type};
 
 /// Evaluates a sort of `inputs` along `dimension` (negative counts from the end).

@@ -253,12 +253,32 @@ pub(crate) fn collective_permute(pairs: &[(i64, i64)], operands: &[Type]) -> Inf
     Ok(vec![Type::Tensor(t.clone())])
 }
 
-/// `stablehlo.collective_broadcast`: the operand's type.
+/// `stablehlo.collective_broadcast`: the operands' types; with `has_dynamic_root`, the last
+/// operand is the roots (`tensor<Nxi32>`, one per result) and gives no result.
 pub(crate) fn collective_broadcast(c: &CollectiveAttrs, operands: &[Type]) -> Inferred {
-    expect_operands(operands, 1, "operand")?;
     group_size(c, false)?;
-    let t = tensor_at(operands, 0, "operand")?;
-    Ok(vec![Type::Tensor(t.clone())])
+    let data = if c.has_dynamic_root {
+        if operands.len() < 2 {
+            return Err("with has_dynamic_root it expects data operands and the roots".into());
+        }
+        let n = operands.len() - 1;
+        let want = Type::Tensor(TensorType::new(vec![n as i64], DType::I32));
+        if operands[n] != want {
+            return Err(format!(
+                "the roots operand must be {want}, got {}",
+                operands[n]
+            ));
+        }
+        &operands[..n]
+    } else {
+        if operands.is_empty() {
+            return Err("expects at least one operand".into());
+        }
+        operands
+    };
+    (0..data.len())
+        .map(|i| tensor_at(data, i, "operand").map(|t| Type::Tensor(t.clone())))
+        .collect()
 }
 
 /// `stablehlo.replica_id` / `partition_id`: `tensor<ui32>`.
