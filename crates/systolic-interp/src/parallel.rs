@@ -13,6 +13,10 @@
 //! where every unfinished process waits at a meeting that cannot complete (a deadlock) make
 //! every waiting participant fail with an error that names the processes. Waits re-check
 //! these conditions at least every 50 ms.
+//!
+//! `stablehlo.send` and `stablehlo.recv` pass messages through one FIFO per channel handle
+//! (a receive waits for the oldest message not yet received, and fails once none can come);
+//! `stablehlo.infeed` reads the results of the run's `infeed` functions in turn.
 
 use crate::error::{InterpError, Result};
 use crate::eval::{CheckOutcome, Interpreter};
@@ -135,6 +139,51 @@ impl Process {
         shared.meet((sorted, seq), members, pos, me, mine)
     }
 
+    /// Sends `data` on channel `channel` (to the process that receives on it next).
+    pub fn send(&self, channel: i64, data: Vec<Tensor>) {
+        let shared = &self.inner.shared;
+        let me = shared.flat(self.inner.id);
+        let mut st = shared.lock();
+        st.channels
+            .entry(channel)
+            .or_default()
+            .push_back((me, data));
+        shared.changed.notify_all();
+    }
+
+    /// Receives the oldest message not yet received on channel `channel`, waiting for one; an
+    /// error when none can come any more (every other process finished, failed or waits).
+    pub fn recv(&self, channel: i64) -> Result<Vec<Tensor>> {
+        let shared = &self.inner.shared;
+        let me = shared.flat(self.inner.id);
+        let mut st = shared.lock();
+        loop {
+            if let Some((_, data)) = st.channels.get_mut(&channel).and_then(VecDeque::pop_front) {
+                st.status[me] = Status::Running;
+                shared.changed.notify_all();
+                return Ok(data);
+            }
+            st.status[me] = Status::Receiving(channel);
+            if st.stuck() {
+                let others = shared.whereabouts(&st, (0..st.status.len()).filter(|&p| p != me));
+                st.status[me] = Status::Running;
+                shared.changed.notify_all();
+                crate::bail!(
+                    "deadlock: process {} waits to receive on channel {channel}, but nothing more \
+                     is sent on it: {}",
+                    self.inner.id,
+                    others.join("; ")
+                );
+            }
+            shared.changed.notify_all();
+            st = shared
+                .changed
+                .wait_timeout(st, POLL)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+
     /// The next function of the `infeed` queue, if any is left.
     pub fn next_infeed(&self) -> Option<String> {
         self.inner.shared.lock().infeed.pop_front()
@@ -156,14 +205,38 @@ struct State {
     status: Vec<Status>,
     meetings: HashMap<Key, Meeting>,
     infeed: VecDeque<String>,
+    /// Messages sent and not yet received, per channel handle: sender and tensors.
+    channels: HashMap<i64, VecDeque<(usize, Vec<Tensor>)>>,
 }
 
 #[derive(Clone, Debug)]
 enum Status {
     Running,
     Waiting(Key),
+    Receiving(i64),
     Done,
     Failed(String),
+}
+
+impl State {
+    /// True when a process with this status may still make progress by itself.
+    fn may_progress(&self, status: &Status) -> bool {
+        match status {
+            Status::Running => true,
+            Status::Waiting(k) => self
+                .meetings
+                .get(k)
+                .is_none_or(|m| m.complete() || m.error.is_some()),
+            Status::Receiving(ch) => self.channels.get(ch).is_some_and(|q| !q.is_empty()),
+            Status::Done | Status::Failed(_) => false,
+        }
+    }
+
+    /// True when no process can make progress: every one has finished, failed, or waits for
+    /// something that cannot come.
+    fn stuck(&self) -> bool {
+        !self.status.iter().any(|s| self.may_progress(s))
+    }
 }
 
 struct Meeting {
@@ -349,33 +422,34 @@ impl Shared {
         if !gone.is_empty() {
             return Some(format!("{head}, but {}", gone.join("; ")));
         }
-        let stuck = st.status.iter().all(|s| match s {
-            Status::Running => false,
-            Status::Waiting(k) => st
-                .meetings
-                .get(k)
-                .is_some_and(|m| !m.complete() && m.error.is_none()),
-            Status::Done | Status::Failed(_) => true,
-        });
-        if !stuck {
+        if !st.stuck() {
             return None;
         }
-        let whereabouts: Vec<String> = missing
-            .iter()
-            .map(|&m| match &st.status[m] {
-                Status::Waiting(k) => {
-                    let other = &st.meetings[k];
-                    format!(
+        let whereabouts = self.whereabouts(st, missing.iter().copied());
+        Some(format!("deadlock: {head}, but {}", whereabouts.join("; ")))
+    }
+
+    /// Where each of `processes` is, for a deadlock message.
+    fn whereabouts(&self, st: &State, processes: impl Iterator<Item = usize>) -> Vec<String> {
+        processes
+            .map(|m| match &st.status[m] {
+                Status::Waiting(k) => match st.meetings.get(k) {
+                    Some(other) => format!(
                         "{} waits at {} over [{}]",
                         self.id(m),
                         other.op,
                         self.ids(&other.order)
-                    )
+                    ),
+                    None => format!("{} is leaving a collective", self.id(m)),
+                },
+                Status::Receiving(ch) => {
+                    format!("{} waits to receive on channel {ch}", self.id(m))
                 }
-                s => format!("{} is {s:?}", self.id(m)),
+                Status::Running => format!("{} is running", self.id(m)),
+                Status::Done => format!("{} has finished", self.id(m)),
+                Status::Failed(_) => format!("{} has failed", self.id(m)),
             })
-            .collect();
-        Some(format!("deadlock: {head}, but {}", whereabouts.join("; ")))
+            .collect()
     }
 
     fn finish(&self, me: usize, outcome: Status) {
@@ -443,6 +517,7 @@ pub(crate) fn run_parallel(
             status: vec![Status::Running; jobs.len()],
             meetings: HashMap::new(),
             infeed: infeed.iter().cloned().collect(),
+            channels: HashMap::new(),
         }),
         changed: Condvar::new(),
     };

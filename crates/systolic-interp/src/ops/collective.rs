@@ -8,8 +8,9 @@
 //! participant computes its own results from the operands of all, in group order, so that
 //! reductions are folded left to right over the group as listed — the same on every process.
 //!
-//! send/recv and outfeed need a host or a peer the interpreter does not model, and are
-//! reported as such; infeed reads the `infeed` functions of `interpreter.run_parallel`.
+//! Under `interpreter.run_parallel`, send/recv pass messages through one queue per channel,
+//! infeed reads the run's `infeed` functions and outfeed discards what it writes; elsewhere
+//! they need a host or a peer the interpreter does not model, and are reported as such.
 
 use crate::error::Result;
 use crate::operands::{into_tensors, make, result_tensor};
@@ -233,10 +234,52 @@ pub fn eval(
             }
             Ok(out)
         }
-        Send { .. } | Recv { .. } | Outfeed { .. } => crate::bail!(
-            "{} talks to another device or the host; it needs the multi-device runtime",
-            kind.name()
-        ),
+        Send { channel_handle, .. } => {
+            let Some(process) = &grid.process else {
+                crate::bail!(
+                    "send talks to another device or the host; it needs the multi-device runtime \
+                     or interpreter.run_parallel"
+                );
+            };
+            let mut values = args;
+            match values.pop() {
+                Some(Value::Token) => {}
+                _ => crate::bail!("the last operand must be a token"),
+            }
+            process.send(channel_handle.handle, into_tensors(values)?);
+            Ok(vec![Value::Token])
+        }
+        Recv { channel_handle, .. } => {
+            let Some(process) = &grid.process else {
+                crate::bail!(
+                    "recv talks to another device or the host; it needs the multi-device runtime \
+                     or interpreter.run_parallel"
+                );
+            };
+            let data = process.recv(channel_handle.handle)?;
+            let mut out = values(data);
+            out.push(Value::Token);
+            let got: Vec<Type> = out.iter().map(Value::ty).collect();
+            if got.as_slice() != result_types {
+                crate::bail!(
+                    "received ({}) on channel {}, but the op declares ({})",
+                    types(&got),
+                    channel_handle.handle,
+                    types(result_types)
+                );
+            }
+            Ok(out)
+        }
+        Outfeed { .. } => {
+            if grid.process.is_none() {
+                crate::bail!(
+                    "outfeed writes to the host; it needs the multi-device runtime or \
+                     interpreter.run_parallel"
+                );
+            }
+            // Under run_parallel the host takes whatever is fed out, and nothing reads it.
+            Ok(vec![Value::Token])
+        }
         other => crate::bail!("{} is not a collective", other.name()),
     }
 }
@@ -413,6 +456,13 @@ impl Grid {
             },
         )
     }
+}
+
+fn types(ts: &[Type]) -> String {
+    ts.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn position(group: &[ProcessId], p: ProcessId) -> usize {

@@ -605,3 +605,38 @@ func.func @infeed_from_functions() {
   check.expect_eq_const %r#1, dense<[3, 4]> : tensor<2xi32>
   func.return
 }
+
+// -----
+
+// send/recv through a channel: messages arrive in the order they were sent; a process may
+// receive before the sender has sent. outfeed under run_parallel just gives a token.
+func.func private @sender(%x: tensor<2xi32>, %t: !stablehlo.token) -> !stablehlo.token {
+  %a = "stablehlo.send"(%x, %t) {
+    channel_handle = #stablehlo.channel_handle<handle = 7, type = 1>
+  } : (tensor<2xi32>, !stablehlo.token) -> !stablehlo.token
+  %y = stablehlo.add %x, %x : tensor<2xi32>
+  %b = "stablehlo.send"(%y, %a) {
+    channel_handle = #stablehlo.channel_handle<handle = 7, type = 1>
+  } : (tensor<2xi32>, !stablehlo.token) -> !stablehlo.token
+  %c = "stablehlo.outfeed"(%y, %b) : (tensor<2xi32>, !stablehlo.token) -> !stablehlo.token
+  return %c : !stablehlo.token
+}
+func.func private @receiver(%t: !stablehlo.token) -> (tensor<2xi32>, tensor<2xi32>) {
+  %a:2 = "stablehlo.recv"(%t) {
+    channel_handle = #stablehlo.channel_handle<handle = 7, type = 1>
+  } : (!stablehlo.token) -> (tensor<2xi32>, !stablehlo.token)
+  %b:2 = "stablehlo.recv"(%a#1) {
+    channel_handle = #stablehlo.channel_handle<handle = 7, type = 1>
+  } : (!stablehlo.token) -> (tensor<2xi32>, !stablehlo.token)
+  return %a#0, %b#0 : tensor<2xi32>, tensor<2xi32>
+}
+func.func @send_and_recv_on_a_channel() {
+  %x = stablehlo.constant dense<[3, -4]> : tensor<2xi32>
+  %t = stablehlo.after_all : !stablehlo.token
+  %r:3 = "interpreter.run_parallel"(%t, %x, %t) {programs = [[@receiver, @sender]]}
+      : (!stablehlo.token, tensor<2xi32>, !stablehlo.token)
+      -> (tensor<2xi32>, tensor<2xi32>, !stablehlo.token)
+  check.expect_eq_const %r#0, dense<[3, -4]> : tensor<2xi32>
+  check.expect_eq_const %r#1, dense<[6, -8]> : tensor<2xi32>
+  func.return
+}
