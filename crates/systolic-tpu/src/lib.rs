@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod chips;
+pub mod collective_cost;
 pub mod compile;
 pub mod cost;
 pub mod device;
@@ -22,6 +23,7 @@ pub mod numerics;
 pub mod report;
 pub mod schedule;
 pub mod simulate;
+pub mod slice;
 pub mod systolic_array;
 pub mod vmem;
 pub mod work;
