@@ -46,6 +46,12 @@ impl fmt::Display for InterpError {
 
 impl std::error::Error for InterpError {}
 
+impl From<systolic_ir::WindowError> for InterpError {
+    fn from(e: systolic_ir::WindowError) -> Self {
+        InterpError::new(e.to_string())
+    }
+}
+
 /// Shorthand for results of evaluation.
 pub type Result<T> = std::result::Result<T, InterpError>;
 

@@ -7,7 +7,7 @@ use crate::support;
 use support::*;
 use systolic_ir::{
     ConvAttrs, ConvDimensionNumbers, DType, DotDimensionNumbers, GatherDimensionNumbers, OpKind,
-    ScatterDimensionNumbers,
+    ScatterDimensionNumbers, Window,
 };
 
 /// A small deterministic generator (64-bit LCG), so failures reproduce.
@@ -194,11 +194,13 @@ fn random_windows_and_convolutions_never_panic() {
                 .collect()
         };
         let window = OpKind::ReduceWindow {
-            window_dimensions: rng.list(rank, -1, 3),
-            window_strides: Some(rng.list(rank, -1, 3)),
-            base_dilations: Some(rng.list(rank, -1, 3)),
-            window_dilations: Some(rng.list(rank, -1, 3)),
-            padding: Some(pads(&mut rng)),
+            window: Window {
+                window_dimensions: rng.list(rank, -1, 3),
+                window_strides: Some(rng.list(rank, -1, 3)),
+                base_dilations: Some(rng.list(rank, -1, 3)),
+                window_dilations: Some(rng.list(rank, -1, 3)),
+                padding: Some(pads(&mut rng)),
+            },
         };
         let r = run(
             window,

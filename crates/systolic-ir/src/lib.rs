@@ -5,6 +5,8 @@
 //! - [`Module`], [`Func`], [`Region`], [`Block`], [`Op`], [`OpKind`]: the program.
 //! - [`text`]: the MLIR text parser and printer (`jax.jit(f).lower(…).as_text()` form).
 //! - [`verify`]: the verifier and per-op shape/type inference.
+//! - [`Window`]: the window of `reduce_window`/`select_and_scatter` and its geometry
+//!   ([`Window::resolve`] → [`ResolvedWindow`]), which convolution shares.
 //! - [`walk`], [`inline`], [`builder`]: walks and rewrites, call inlining, and building a
 //!   function op by op with inferred result types (what the passes and transformations share).
 //!
@@ -26,6 +28,7 @@ pub mod text;
 pub mod types;
 pub mod verify;
 pub mod walk;
+pub mod window;
 
 pub use attrs::*;
 pub use diag::Diagnostic;
@@ -35,3 +38,4 @@ pub use ops::*;
 pub use sharding::*;
 pub use tensor::{Data, Scalar, Tensor, TensorError};
 pub use types::{row_major_strides, TensorType, Type};
+pub use window::{ResolvedWindow, Window, WindowDim, WindowError};

@@ -7,6 +7,7 @@
 
 use crate::attrs::*;
 use crate::tensor::Tensor;
+use crate::window::Window;
 
 /// Elementwise ops with one operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -553,25 +554,14 @@ pub enum OpKind {
     },
     /// `stablehlo.reduce_window`: N inputs, N init values, one region.
     ReduceWindow {
-        /// Window size per dimension.
-        window_dimensions: Vec<i64>,
-        /// Window step per dimension (default 1).
-        window_strides: Option<Vec<i64>>,
-        /// Input dilation per dimension (default 1).
-        base_dilations: Option<Vec<i64>>,
-        /// Window dilation per dimension (default 1).
-        window_dilations: Option<Vec<i64>>,
-        /// (low, high) padding per dimension (default 0).
-        padding: Option<Vec<(i64, i64)>>,
+        /// The window (sizes, strides, dilations, padding).
+        window: Window,
     },
     /// `stablehlo.select_and_scatter`: two regions (select, scatter).
     SelectAndScatter {
-        /// Window size per dimension.
-        window_dimensions: Vec<i64>,
-        /// Window step per dimension (default 1).
-        window_strides: Option<Vec<i64>>,
-        /// (low, high) padding per dimension (default 0).
-        padding: Option<Vec<(i64, i64)>>,
+        /// The window (sizes, strides, padding; StableHLO gives this op no dilations, so they
+        /// stay `None`).
+        window: Window,
     },
     /// `stablehlo.sort`: N inputs, one comparator region.
     Sort {

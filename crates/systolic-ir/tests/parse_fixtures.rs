@@ -286,9 +286,12 @@ fn reduce_window_and_select_and_scatter() {
     assert_eq!(
         sas.kind,
         OpKind::SelectAndScatter {
-            window_dimensions: vec![1, 2, 2, 1],
-            window_strides: Some(vec![1, 2, 2, 1]),
-            padding: Some(vec![(0, 0); 4]),
+            window: Window {
+                window_dimensions: vec![1, 2, 2, 1],
+                window_strides: Some(vec![1, 2, 2, 1]),
+                padding: Some(vec![(0, 0); 4]),
+                ..Window::default()
+            }
         }
     );
     assert_eq!(sas.regions.len(), 2);

@@ -142,11 +142,13 @@ fn generic_form_with_properties_regions_and_legacy_dense_dims() {
     assert_eq!(
         ops[3].kind,
         OpKind::ReduceWindow {
-            window_dimensions: vec![2, 3],
-            window_strides: Some(vec![2, 1]),
-            base_dilations: None,
-            window_dilations: None,
-            padding: Some(vec![(0, 0), (1, 1)]),
+            window: Window {
+                window_dimensions: vec![2, 3],
+                window_strides: Some(vec![2, 1]),
+                base_dilations: None,
+                window_dilations: None,
+                padding: Some(vec![(0, 0), (1, 1)]),
+            }
         }
     );
     assert_eq!(

@@ -167,16 +167,21 @@ fn random_kind(r: &mut Rng) -> OpKind {
             dimensions: r.list(),
         },
         21 => ReduceWindow {
-            window_dimensions: r.list(),
-            window_strides: r.opt_list(),
-            base_dilations: r.opt_list(),
-            window_dilations: r.opt_list(),
-            padding: r.pairs(),
+            window: Window {
+                window_dimensions: r.list(),
+                window_strides: r.opt_list(),
+                base_dilations: r.opt_list(),
+                window_dilations: r.opt_list(),
+                padding: r.pairs(),
+            },
         },
         22 => SelectAndScatter {
-            window_dimensions: r.list(),
-            window_strides: r.opt_list(),
-            padding: r.pairs(),
+            window: Window {
+                window_dimensions: r.list(),
+                window_strides: r.opt_list(),
+                padding: r.pairs(),
+                ..Window::default()
+            },
         },
         23 => Sort {
             dimension: r.int(),

@@ -7,7 +7,9 @@
 
 use std::collections::HashMap;
 use systolic_ir::verify::{infer_result_types, RegionSignature};
-use systolic_ir::{ConvAttrs, ConvDimensionNumbers, DType, DotDimensionNumbers, OpKind, Type};
+use systolic_ir::{
+    ConvAttrs, ConvDimensionNumbers, DType, DotDimensionNumbers, OpKind, Type, Window,
+};
 
 /// One line: its kind and `key=value` fields.
 struct Case<'a> {
@@ -98,11 +100,13 @@ fn conv(case: &Case) -> Result<Vec<Type>, String> {
 
 fn reduce_window(case: &Case) -> Result<Vec<Type>, String> {
     let kind = OpKind::ReduceWindow {
-        window_dimensions: case.ints("window"),
-        window_strides: Some(case.ints("strides")),
-        base_dilations: Some(case.ints("base_dilation")),
-        window_dilations: Some(case.ints("window_dilation")),
-        padding: Some(case.pairs("padding")),
+        window: Window {
+            window_dimensions: case.ints("window"),
+            window_strides: Some(case.ints("strides")),
+            base_dilations: Some(case.ints("base_dilation")),
+            window_dilations: Some(case.ints("window_dilation")),
+            padding: Some(case.pairs("padding")),
+        },
     };
     let s = Type::tensor(vec![], DType::F32);
     let body = RegionSignature::new(vec![s.clone(), s.clone()], vec![s.clone()]);

@@ -14,7 +14,7 @@
 use crate::layout::{padded_bytes, padded_elements};
 use crate::mxu::{pass_plan, MatmulShape, PassPlan};
 use systolic_ir::{
-    BinaryOp, ChloUnaryOp, Func, Op, OpKind, Precision, Region, TensorType, UnaryOp,
+    BinaryOp, ChloUnaryOp, Func, Op, OpKind, Precision, Region, TensorType, UnaryOp, Window,
 };
 
 /// VPU operation slots a transcendental function (exp, log, tanh, rsqrt, divide, …) takes per
@@ -217,6 +217,15 @@ fn matmul_of(func: &Func, op: &Op) -> Option<MatmulWork> {
     })
 }
 
+/// Positions per window (its sizes' product; dilations and padding do not change it).
+fn window_positions(window: &Window) -> f64 {
+    window
+        .window_dimensions
+        .iter()
+        .map(|&d| d.max(0) as f64)
+        .product()
+}
+
 /// The compute of one op (its nested regions count only as per-element bodies of reductions,
 /// sorts and maps; control flow is costed by the schedule).
 pub fn op_work(func: &Func, op: &Op) -> Work {
@@ -268,10 +277,8 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
                 matmuls: vec![],
             }
         }
-        OpKind::ReduceWindow {
-            window_dimensions, ..
-        } => {
-            let window: f64 = window_dimensions.iter().map(|&d| d.max(0) as f64).product();
+        OpKind::ReduceWindow { window } => {
+            let window = window_positions(window);
             let per = op.regions.first().map_or(1.0, body_ops).max(1.0);
             let n = out_elems * window * per;
             Work {
@@ -289,10 +296,8 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
                 matmuls: vec![],
             }
         }
-        OpKind::SelectAndScatter {
-            window_dimensions, ..
-        } => {
-            let window: f64 = window_dimensions.iter().map(|&d| d.max(0) as f64).product();
+        OpKind::SelectAndScatter { window } => {
+            let window = window_positions(window);
             let source = elements(op.operands.get(1).and_then(|&v| tensor_of(func, v)));
             let n = source * window * 2.0;
             Work {

@@ -3,7 +3,7 @@
 use crate::builder::{AdBuilder, Builder, Res};
 use crate::Error;
 use systolic_ir::ComparisonDirection as Dir;
-use systolic_ir::{BinaryOp, Op, OpKind, Region, ValueId};
+use systolic_ir::{BinaryOp, Op, OpKind, Region, ValueId, Window};
 
 /// The binary op a reducer region applies to its two arguments, if it is that simple.
 pub(crate) fn reducer_op(r: &Region) -> Option<BinaryOp> {
@@ -101,11 +101,7 @@ fn exclusive_cumprod(b: &mut Builder, x: ValueId) -> Res<ValueId> {
     let region = b.reducer(BinaryOp::Multiply, dt)?;
     Ok(b.emit_full(
         OpKind::ReduceWindow {
-            window_dimensions: vec![1, n],
-            window_strides: None,
-            base_dilations: None,
-            window_dilations: None,
-            padding: Some(vec![(0, 0), (n - 1, 0)]),
+            window: Window::new(vec![1, n]).with_padding(vec![(0, 0), (n - 1, 0)]),
         },
         vec![shifted, one],
         vec![region],

@@ -4,48 +4,19 @@
 
 use crate::builder::{AdBuilder, Builder, Res};
 use crate::Error;
+use systolic_ir::window::dilated_size;
 use systolic_ir::ComparisonDirection as Dir;
-use systolic_ir::{BinaryOp, DType, Op, OpKind, ValueId};
+use systolic_ir::{BinaryOp, DType, Op, OpKind, ResolvedWindow, ValueId, Window};
 
-struct Win {
-    dims: Vec<i64>,
-    strides: Vec<i64>,
-    base: Vec<i64>,
-    wdil: Vec<i64>,
-    padding: Vec<(i64, i64)>,
-}
-
-fn win(op: &Op) -> Win {
-    let (window_dimensions, window_strides, base_dilations, window_dilations, padding) =
-        match &op.kind {
-            OpKind::ReduceWindow {
-                window_dimensions,
-                window_strides,
-                base_dilations,
-                window_dilations,
-                padding,
-            } => (
-                window_dimensions,
-                window_strides,
-                base_dilations.clone(),
-                window_dilations.clone(),
-                padding,
-            ),
-            OpKind::SelectAndScatter {
-                window_dimensions,
-                window_strides,
-                padding,
-            } => (window_dimensions, window_strides, None, None, padding),
-            _ => unreachable!(),
-        };
-    let n = window_dimensions.len();
-    Win {
-        dims: window_dimensions.clone(),
-        strides: window_strides.clone().unwrap_or(vec![1; n]),
-        base: base_dilations.unwrap_or(vec![1; n]),
-        wdil: window_dilations.unwrap_or(vec![1; n]),
-        padding: padding.clone().unwrap_or(vec![(0, 0); n]),
-    }
+/// The window of a (verified) reduce_window or select_and_scatter, defaults filled in.
+fn win(op: &Op) -> Res<ResolvedWindow> {
+    let window = match &op.kind {
+        OpKind::ReduceWindow { window } | OpKind::SelectAndScatter { window } => window,
+        _ => unreachable!(),
+    };
+    window
+        .resolve(window.window_dimensions.len())
+        .map_err(|e| Error::new(format!("{}: {e}", op.kind.name())))
 }
 
 pub(crate) fn reduce_window_jvp(
@@ -80,9 +51,15 @@ pub(crate) fn reduce_window_jvp(
             )])
         }
         BinaryOp::Maximum | BinaryOp::Minimum => {
-            Ok(vec![Some(chooser(b, &win(op), x[0], x[1], tv, y[0])?)])
+            {
+            let w = win(op)?;
+            Ok(vec![Some(chooser(b, &w, x[0], x[1], tv, y[0])?)])
         }
-        BinaryOp::Multiply => Ok(vec![Some(product(b, &win(op), x[0], x[1], tv, y[0])?)]),
+        }
+        BinaryOp::Multiply => {
+            let w = win(op)?;
+            Ok(vec![Some(product(b, &w, x[0], x[1], tv, y[0])?)])
+        }
         o => Err(Error::new(format!(
             "cannot differentiate stablehlo.reduce_window with a `{}` body (add, multiply, max and min are supported)",
             o.name()
@@ -94,7 +71,7 @@ pub(crate) fn reduce_window_jvp(
 /// equal to the window's result `y` is.
 fn chooser(
     b: &mut Builder,
-    w: &Win,
+    w: &ResolvedWindow,
     x: ValueId,
     init: ValueId,
     t: ValueId,
@@ -120,41 +97,42 @@ fn chooser(
 /// window offset, each shaped like the result `y`.
 fn window_slices(
     b: &mut Builder,
-    w: &Win,
+    w: &ResolvedWindow,
     x: ValueId,
     init: ValueId,
     t: ValueId,
     y: ValueId,
 ) -> Res<Vec<(ValueId, ValueId)>> {
-    let n = w.dims.len();
-    let lo: Vec<i64> = w.padding.iter().map(|p| p.0).collect();
-    let hi: Vec<i64> = w.padding.iter().map(|p| p.1).collect();
-    let interior: Vec<i64> = w.base.iter().map(|d| d - 1).collect();
+    let n = w.rank();
+    let (sizes, strides, wdil) = (w.sizes(), w.strides(), w.window_dilations());
+    let lo: Vec<i64> = w.dims().iter().map(|d| d.padding.0).collect();
+    let hi: Vec<i64> = w.dims().iter().map(|d| d.padding.1).collect();
+    let interior: Vec<i64> = w.dims().iter().map(|d| d.base_dilation - 1).collect();
     let xp = b.pad(x, init, lo.clone(), hi.clone(), interior.clone())?;
     let zero = b.scalar(b.dtype(t), 0.0)?;
     let tp = b.pad(t, zero, lo, hi, interior)?;
     let ys = b.shape(y);
-    let total: i64 = w.dims.iter().product();
+    let total: i64 = sizes.iter().product();
     let mut out = vec![];
     for k in 0..total {
         let mut rem = k;
         let mut off = vec![0i64; n];
         for d in (0..n).rev() {
-            off[d] = rem % w.dims[d];
-            rem /= w.dims[d];
+            off[d] = rem % sizes[d];
+            rem /= sizes[d];
         }
-        let start: Vec<i64> = (0..n).map(|d| off[d] * w.wdil[d]).collect();
+        let start: Vec<i64> = (0..n).map(|d| off[d] * wdil[d]).collect();
         let limit: Vec<i64> = (0..n)
             .map(|d| {
                 if ys[d] == 0 {
                     start[d]
                 } else {
-                    start[d] + (ys[d] - 1) * w.strides[d] + 1
+                    start[d] + (ys[d] - 1) * strides[d] + 1
                 }
             })
             .collect();
-        let xk = b.slice(xp, start.clone(), limit.clone(), w.strides.clone())?;
-        let tk = b.slice(tp, start, limit, w.strides.clone())?;
+        let xk = b.slice(xp, start.clone(), limit.clone(), strides.clone())?;
+        let tk = b.slice(tp, start, limit, strides.clone())?;
         out.push((xk, tk));
     }
     Ok(out)
@@ -165,7 +143,7 @@ fn window_slices(
 /// offset (no division, so zeros are fine).
 fn product(
     b: &mut Builder,
-    w: &Win,
+    w: &ResolvedWindow,
     x: ValueId,
     init: ValueId,
     t: ValueId,
@@ -198,14 +176,6 @@ fn product(
         out = b.add_opt(out, Some(term))?;
     }
     out.ok_or_else(|| Error::new("reduce_window with an empty window"))
-}
-
-fn dilate(d: i64, r: i64) -> i64 {
-    if d == 0 {
-        0
-    } else {
-        1 + r * (d - 1)
-    }
 }
 
 /// Whether a select_and_scatter picks maxima (true) or minima.
@@ -274,7 +244,7 @@ fn select_and_scatter_transpose(
     if lin[0] || !scatter_adds(op) {
         return Err(super::unsupported(op, "transpose"));
     }
-    let w = win(op);
+    let w = win(op)?;
     let x = op.operands[0];
     let dt = b.dtype(x);
     let mut out = vec![None, None, None];
@@ -297,11 +267,9 @@ fn select_and_scatter_transpose(
             dt,
         )?;
         let kind = OpKind::ReduceWindow {
-            window_dimensions: w.dims.clone(),
-            window_strides: Some(w.strides.clone()),
-            base_dilations: None,
-            window_dilations: None,
-            padding: Some(w.padding.clone()),
+            window: Window::new(w.sizes())
+                .with_strides(w.strides())
+                .with_padding(w.padding()),
         };
         let y = b.emit_full(kind, vec![x, fill], vec![region], None)?[0];
         out[1] = Some(chooser(b, &w, x, fill, c, y)?);
@@ -328,30 +296,29 @@ pub(crate) fn transpose(
     {
         return Err(super::unsupported(op, "transpose"));
     }
-    let w = win(op);
-    let n = w.dims.len();
+    let w = win(op)?;
     let xs = b.shape(op.operands[0]);
     let cs = b.shape(c);
     let mut lo = vec![];
     let mut hi = vec![];
-    for d in 0..n {
-        let ld = dilate(xs[d], w.base[d]);
-        let rd = dilate(w.dims[d], w.wdil[d]);
-        let od = dilate(cs[d], w.strides[d]);
-        let before = rd - w.padding[d].0 - 1;
+    for (d, wd) in w.dims().iter().enumerate() {
+        // The cotangent dilated by the strides, padded so that a window over it visits, for
+        // each input element, the outputs whose windows held it.
+        let ld = wd.dilated_base(xs[d]) as i64;
+        let rd = wd.dilated_window() as i64;
+        let od = dilated_size(cs[d], wd.stride) as i64;
+        let before = rd - wd.padding.0 - 1;
         lo.push(before);
         hi.push(ld + rd - 1 - od - before);
     }
     let zero = b.scalar(b.dtype(c), 0.0)?;
-    let interior = w.strides.iter().map(|s| s - 1).collect();
+    let interior = w.dims().iter().map(|d| d.stride - 1).collect();
     let pc = b.pad(c, zero, lo, hi, interior)?;
     let region = b.reducer(BinaryOp::Add, b.dtype(c))?;
     let kind = OpKind::ReduceWindow {
-        window_dimensions: w.dims.clone(),
-        window_strides: Some(w.base.clone()),
-        base_dilations: None,
-        window_dilations: Some(w.wdil.clone()),
-        padding: None,
+        window: Window::new(w.sizes())
+            .with_strides(w.base_dilations())
+            .with_window_dilations(w.window_dilations()),
     };
     let r = b.emit_full(kind, vec![pc, zero], vec![region], None)?[0];
     Ok(vec![Some(r), None])

@@ -10,7 +10,6 @@ pub mod reduce_window;
 pub mod select_and_scatter;
 pub mod sort;
 pub mod top_k;
-mod window;
 
 use crate::bail;
 use crate::error::Result;
@@ -18,7 +17,6 @@ use crate::regions::Regions;
 use crate::value::Value;
 use operands::{result_tensor_type, tensor_args};
 use systolic_ir::{OpKind, Type};
-use window::Window;
 
 /// Evaluates an op of this family.
 pub fn eval(
@@ -35,44 +33,23 @@ pub fn eval(
             let out = reduce::reduce(inputs, inits, dimensions, result_types, regions)?;
             Ok(values(out))
         }
-        OpKind::ReduceWindow {
-            window_dimensions,
-            window_strides,
-            base_dilations,
-            window_dilations,
-            padding,
-        } => {
+        OpKind::ReduceWindow { window } => {
             let (inputs, inits) = split_inputs_and_inits(&tensors)?;
-            let window = Window::new(
-                inputs[0].shape().len(),
-                window_dimensions,
-                window_strides.as_deref(),
-                base_dilations.as_deref(),
-                window_dilations.as_deref(),
-                padding.as_deref(),
-            )?;
+            let window = window.resolve(inputs[0].shape().len())?;
             let out = reduce_window::reduce_window(inputs, inits, &window, result_types, regions)?;
             Ok(values(out))
         }
-        OpKind::SelectAndScatter {
-            window_dimensions,
-            window_strides,
-            padding,
-        } => {
+        OpKind::SelectAndScatter { window } => {
             let [operand, source, init] = tensors[..] else {
                 bail!(
                     "takes operand, source and init_value, got {} operands",
                     tensors.len()
                 );
             };
-            let window = Window::new(
-                operand.shape().len(),
-                window_dimensions,
-                window_strides.as_deref(),
-                None,
-                None,
-                padding.as_deref(),
-            )?;
+            if window.has_dilations() {
+                bail!("select_and_scatter has no base_dilations or window_dilations");
+            }
+            let window = window.resolve(operand.shape().len())?;
             let result_ty = result_tensor_type(result_types, 0)?;
             let out = select_and_scatter::select_and_scatter(
                 operand, source, init, &window, result_ty, regions,

@@ -9,6 +9,7 @@ use super::parse_stablehlo_attrs::*;
 use crate::attrs::*;
 use crate::ops::*;
 use crate::tensor::Tensor;
+use crate::window::Window;
 
 /// The attribute dictionary of one op being built, with typed accessors that name the
 /// attribute in their errors.
@@ -143,6 +144,27 @@ impl Bag<'_> {
                 .map(Some)
                 .ok_or_else(|| format!("'{name}' must be an Nx2 list of (low, high) pairs")),
         }
+    }
+
+    /// The window attributes of reduce_window (with `dilations`) or select_and_scatter.
+    pub fn window(&mut self, dilations: bool) -> Result<Window, String> {
+        let window_dimensions = self.ints("window_dimensions")?;
+        let window_strides = self.opt_ints("window_strides")?;
+        let (base_dilations, window_dilations) = if dilations {
+            (
+                self.opt_ints("base_dilations")?,
+                self.opt_ints("window_dilations")?,
+            )
+        } else {
+            (None, None)
+        };
+        Ok(Window {
+            window_dimensions,
+            window_strides,
+            base_dilations,
+            window_dilations,
+            padding: self.padding("padding")?,
+        })
     }
 
     pub fn bools(&mut self, name: &str) -> Result<Option<Vec<bool>>, String> {
@@ -318,16 +340,11 @@ fn build_stablehlo(short: &str, b: &mut Bag) -> Result<Option<OpKind>, String> {
             dimensions: b.ints("dimensions")?,
         },
         "reduce_window" => ReduceWindow {
-            window_dimensions: b.ints("window_dimensions")?,
-            window_strides: b.opt_ints("window_strides")?,
-            base_dilations: b.opt_ints("base_dilations")?,
-            window_dilations: b.opt_ints("window_dilations")?,
-            padding: b.padding("padding")?,
+            window: b.window(true)?,
         },
+        // No dilations in StableHLO: attributes of those names stay unknown attributes.
         "select_and_scatter" => SelectAndScatter {
-            window_dimensions: b.ints("window_dimensions")?,
-            window_strides: b.opt_ints("window_strides")?,
-            padding: b.padding("padding")?,
+            window: b.window(false)?,
         },
         "sort" => Sort {
             dimension: b.int_or("dimension", -1)?,

@@ -10,6 +10,7 @@ use crate::attrs::{
 use crate::dtype::DType;
 use crate::tensor::Tensor;
 use crate::types::{TensorType, Type};
+use crate::window::Window;
 use std::fmt::Write;
 
 /// `name = value` pairs as the generic form's `<{…}>` and pretty attr-dicts hold them.
@@ -18,6 +19,30 @@ pub(crate) type Props = Vec<crate::attrs::NamedAttr>;
 /// Adds `name = value` to a property list.
 pub(crate) fn prop(props: &mut Props, name: &str, value: Attribute) {
     props.push(crate::attrs::NamedAttr::new(name, value));
+}
+
+/// The properties of a [`Window`] in the generic form's alphabetical order; absent attributes
+/// stay absent.
+pub(crate) fn window_props(w: &Window) -> Props {
+    let mut props = Props::new();
+    if let Some(v) = &w.base_dilations {
+        prop(&mut props, "base_dilations", i64_array(v));
+    }
+    if let Some(p) = &w.padding {
+        prop(&mut props, "padding", pairs_attr(p));
+    }
+    if let Some(v) = &w.window_dilations {
+        prop(&mut props, "window_dilations", i64_array(v));
+    }
+    prop(
+        &mut props,
+        "window_dimensions",
+        i64_array(&w.window_dimensions),
+    );
+    if let Some(v) = &w.window_strides {
+        prop(&mut props, "window_strides", i64_array(v));
+    }
+    props
 }
 
 /// An `i64` integer attribute (`1 : i64`).

@@ -198,51 +198,8 @@ impl FuncPrinter<'_> {
                 self.generic(op, props);
             }
             Reduce { dimensions } => self.reduce(op, dimensions),
-            ReduceWindow {
-                window_dimensions,
-                window_strides,
-                base_dilations,
-                window_dilations,
-                padding,
-            } => {
-                let mut props = Props::new();
-                if let Some(v) = base_dilations {
-                    prop(&mut props, "base_dilations", i64_array(v));
-                }
-                if let Some(p) = padding {
-                    prop(&mut props, "padding", pairs_attr(p));
-                }
-                if let Some(v) = window_dilations {
-                    prop(&mut props, "window_dilations", i64_array(v));
-                }
-                prop(
-                    &mut props,
-                    "window_dimensions",
-                    i64_array(window_dimensions),
-                );
-                if let Some(v) = window_strides {
-                    prop(&mut props, "window_strides", i64_array(v));
-                }
-                self.generic(op, props);
-            }
-            SelectAndScatter {
-                window_dimensions,
-                window_strides,
-                padding,
-            } => {
-                let mut props = Props::new();
-                if let Some(p) = padding {
-                    prop(&mut props, "padding", pairs_attr(p));
-                }
-                prop(
-                    &mut props,
-                    "window_dimensions",
-                    i64_array(window_dimensions),
-                );
-                if let Some(v) = window_strides {
-                    prop(&mut props, "window_strides", i64_array(v));
-                }
-                self.generic(op, props);
+            ReduceWindow { window } | SelectAndScatter { window } => {
+                self.generic(op, window_props(window));
             }
             Sort {
                 dimension,

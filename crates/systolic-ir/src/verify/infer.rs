@@ -17,7 +17,6 @@ mod indexing;
 mod linalg;
 mod reduction;
 mod shape;
-mod window;
 
 pub(crate) use common::type_list;
 
@@ -168,38 +167,8 @@ fn infer_kind(
             dimension_numbers, ..
         } => indexing::scatter(dimension_numbers, operands, regions),
         Reduce { dimensions } => reduction::reduce(dimensions, operands, regions),
-        ReduceWindow {
-            window_dimensions,
-            window_strides,
-            base_dilations,
-            window_dilations,
-            padding,
-        } => reduction::reduce_window(
-            &window::WindowAttrs {
-                dimensions: window_dimensions,
-                strides: window_strides.as_deref(),
-                base_dilations: base_dilations.as_deref(),
-                window_dilations: window_dilations.as_deref(),
-                padding: padding.as_deref(),
-            },
-            operands,
-            regions,
-        ),
-        SelectAndScatter {
-            window_dimensions,
-            window_strides,
-            padding,
-        } => reduction::select_and_scatter(
-            &window::WindowAttrs {
-                dimensions: window_dimensions,
-                strides: window_strides.as_deref(),
-                base_dilations: None,
-                window_dilations: None,
-                padding: padding.as_deref(),
-            },
-            operands,
-            regions,
-        ),
+        ReduceWindow { window } => reduction::reduce_window(window, operands, regions),
+        SelectAndScatter { window } => reduction::select_and_scatter(window, operands, regions),
         Sort { dimension, .. } => reduction::sort(*dimension, operands, regions),
         Map { dimensions } => elementwise::map(dimensions, operands, regions),
         DotGeneral {

@@ -1,4 +1,5 @@
 use super::*;
+use systolic_ir::Window;
 
 fn reduce(dims: &[i64]) -> OpKind {
     OpKind::Reduce {
@@ -76,11 +77,13 @@ fn reduce_window(
     padding: Option<&[(i64, i64)]>,
 ) -> OpKind {
     OpKind::ReduceWindow {
-        window_dimensions: dims.to_vec(),
-        window_strides: strides.map(<[i64]>::to_vec),
-        base_dilations: base.map(<[i64]>::to_vec),
-        window_dilations: win.map(<[i64]>::to_vec),
-        padding: padding.map(<[(i64, i64)]>::to_vec),
+        window: Window {
+            window_dimensions: dims.to_vec(),
+            window_strides: strides.map(<[i64]>::to_vec),
+            base_dilations: base.map(<[i64]>::to_vec),
+            window_dilations: win.map(<[i64]>::to_vec),
+            padding: padding.map(<[(i64, i64)]>::to_vec),
+        },
     }
 }
 
@@ -146,9 +149,12 @@ fn reduce_window_rejects_bad_attributes() {
 
 fn select_and_scatter(padding: &[(i64, i64)]) -> OpKind {
     OpKind::SelectAndScatter {
-        window_dimensions: vec![3, 1],
-        window_strides: Some(vec![2, 1]),
-        padding: Some(padding.to_vec()),
+        window: Window {
+            window_dimensions: vec![3, 1],
+            window_strides: Some(vec![2, 1]),
+            padding: Some(padding.to_vec()),
+            ..Window::default()
+        },
     }
 }
 

@@ -40,23 +40,8 @@ pub(crate) fn reduce(cx: &mut Cx, op: &Op, args: &[BVal], dims: &[i64]) -> Resul
     Ok(rs.into_iter().map(|v| BVal::at(v, out)).collect())
 }
 
-fn front<T: Clone>(v: &Option<Vec<T>>, x: T) -> Option<Vec<T>> {
-    v.as_ref().map(|v| {
-        let mut out = vec![x];
-        out.extend(v.iter().cloned());
-        out
-    })
-}
-
 pub(crate) fn reduce_window(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal>> {
-    let OpKind::ReduceWindow {
-        window_dimensions,
-        window_strides,
-        base_dilations,
-        window_dilations,
-        padding,
-    } = &op.kind
-    else {
+    let OpKind::ReduceWindow { window } = &op.kind else {
         unreachable!()
     };
     let n = args.len() / 2;
@@ -66,14 +51,8 @@ pub(crate) fn reduce_window(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<B
         operands.push(cx.materialize(a, 0)?);
     }
     operands.extend(args[n..].iter().map(|a| a.v));
-    let mut wd = vec![1];
-    wd.extend(window_dimensions);
     let kind = OpKind::ReduceWindow {
-        window_dimensions: wd,
-        window_strides: front(window_strides, 1),
-        base_dilations: front(base_dilations, 1),
-        window_dilations: front(window_dilations, 1),
-        padding: front(padding, (0, 0)),
+        window: window.with_leading_unit_dimension(),
     };
     let regions = copy_regions(cx, op)?;
     let rs = cx.emit_full(kind, operands, regions, None)?;
@@ -81,23 +60,14 @@ pub(crate) fn reduce_window(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<B
 }
 
 pub(crate) fn select_and_scatter(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVal>> {
-    let OpKind::SelectAndScatter {
-        window_dimensions,
-        window_strides,
-        padding,
-    } = &op.kind
-    else {
+    let OpKind::SelectAndScatter { window } = &op.kind else {
         unreachable!()
     };
     no_batched_inits(cx, &args[2..])?;
     let x = cx.materialize(args[0], 0)?;
     let s = cx.materialize(args[1], 0)?;
-    let mut wd = vec![1];
-    wd.extend(window_dimensions);
     let kind = OpKind::SelectAndScatter {
-        window_dimensions: wd,
-        window_strides: front(window_strides, 1),
-        padding: front(padding, (0, 0)),
+        window: window.with_leading_unit_dimension(),
     };
     let regions = copy_regions(cx, op)?;
     let rs = cx.emit_full(kind, vec![x, s, args[2].v], regions, None)?;

@@ -4,7 +4,7 @@
 
 use crate::cpu_bail;
 use crate::error::Result;
-use systolic_ir::{row_major_strides, ConvAttrs, TensorType};
+use systolic_ir::{row_major_strides, ConvAttrs, ResolvedWindow, TensorType};
 
 /// Roles of one operand's dimensions. For the kernel, `batch` is the input-feature dimension
 /// and `feature` the output-feature dimension.
@@ -33,14 +33,9 @@ pub struct ConvGeometry {
     pub window: Vec<usize>,
     /// Output sizes per spatial dimension.
     pub out_spatial: Vec<usize>,
-    /// Window strides.
-    pub strides: Vec<usize>,
-    /// (low, high) padding; negative crops.
-    pub padding: Vec<(i64, i64)>,
-    /// Input (base) dilation.
-    pub lhs_dilation: Vec<usize>,
-    /// Kernel (window) dilation.
-    pub rhs_dilation: Vec<usize>,
+    /// The window per spatial dimension: strides, (low, high) padding (negative crops), lhs
+    /// (base) and rhs (window) dilations, and the geometry that follows from them.
+    pub resolved: ResolvedWindow,
     /// Window reversal per spatial dimension.
     pub reversal: Vec<bool>,
     /// Number of independent groups (feature_group_count · batch_group_count; one is 1).
@@ -96,26 +91,10 @@ impl ConvGeometry {
                 kernel.spatial.len()
             );
         }
-        let per_dim = |v: &Option<Vec<i64>>, what: &str| -> Result<Vec<usize>> {
-            match v {
-                None => Ok(vec![1; nsp]),
-                Some(v) if v.len() == nsp && v.iter().all(|&x| x >= 1) => {
-                    Ok(v.iter().map(|&x| x as usize).collect())
-                }
-                Some(v) => cpu_bail!(
-                    "convolution of {lhs} and {rhs}: {what} {v:?} needs {nsp} values of at least 1"
-                ),
-            }
-        };
-        let strides = per_dim(&attrs.window_strides, "window_strides")?;
-        let lhs_dilation = per_dim(&attrs.lhs_dilation, "lhs_dilation")?;
-        let rhs_dilation = per_dim(&attrs.rhs_dilation, "rhs_dilation")?;
-        let padding = match &attrs.padding {
-            None => vec![(0, 0); nsp],
-            Some(p) if p.len() == nsp => p.clone(),
-            Some(p) => cpu_bail!(
-                "convolution of {lhs} and {rhs}: padding {p:?} needs {nsp} (low, high) pairs"
-            ),
+        let kernel_spatial: Vec<i64> = kernel.spatial.iter().map(|&d| rhs.shape[d]).collect();
+        let resolved = match attrs.resolve_window(&kernel_spatial) {
+            Ok(w) => w,
+            Err(e) => cpu_bail!("convolution of {lhs} and {rhs}: {e}"),
         };
         let reversal = match &attrs.window_reversal {
             None => vec![false; nsp],
@@ -151,28 +130,11 @@ impl ConvGeometry {
         }
         let in_spatial: Vec<usize> = input.spatial.iter().map(|&d| ls[d] as usize).collect();
         let window: Vec<usize> = kernel.spatial.iter().map(|&d| ks[d] as usize).collect();
-        let out_spatial: Vec<usize> = (0..nsp)
-            .map(|d| {
-                let size = in_spatial[d] as i64;
-                let dilated = if size == 0 {
-                    0
-                } else {
-                    (size - 1) * lhs_dilation[d] as i64 + 1
-                };
-                let padded = dilated + padding[d].0 + padding[d].1;
-                let w = window[d] as i64;
-                let extent = if w == 0 {
-                    0
-                } else {
-                    (w - 1) * rhs_dilation[d] as i64 + 1
-                };
-                if padded < extent || padded <= 0 {
-                    0
-                } else {
-                    ((padded - extent) / strides[d] as i64 + 1) as usize
-                }
-            })
-            .collect();
+        let in_sizes: Vec<i64> = input.spatial.iter().map(|&d| ls[d]).collect();
+        let out_spatial: Vec<usize> = match resolved.output_shape(&in_sizes) {
+            Ok(sizes) => sizes.iter().map(|&s| s as usize).collect(),
+            Err(e) => cpu_bail!("convolution of {lhs} and {rhs}: {e}"),
+        };
         let mut out_shape = vec![0i64; lhs.rank()];
         out_shape[output.batch] = n / bg;
         out_shape[output.feature] = o;
@@ -190,10 +152,7 @@ impl ConvGeometry {
             in_spatial,
             window,
             out_spatial,
-            strides,
-            padding,
-            lhs_dilation,
-            rhs_dilation,
+            resolved,
             reversal,
             groups,
             batch_grouped: bg > 1,

@@ -19,18 +19,12 @@ const PARALLEL_ELEMENTS: usize = 1 << 16;
 /// position `w`, or `None` (padding or a dilation hole); indexed `[y · window + w]`.
 fn coordinate_table(g: &ConvGeometry, d: usize) -> Vec<Option<usize>> {
     let (outs, win) = (g.out_spatial[d], g.window[d]);
+    let (dim, input) = (g.resolved.dims()[d], g.in_spatial[d] as i64);
     let mut table = Vec::with_capacity(outs * win);
     for y in 0..outs {
         for w in 0..win {
-            let padded = (y * g.strides[d] + w * g.rhs_dilation[d]) as i64;
-            let dilated = padded - g.padding[d].0;
-            let ld = g.lhs_dilation[d] as i64;
-            let x = if dilated < 0 || dilated % ld != 0 {
-                None
-            } else {
-                Some((dilated / ld) as usize).filter(|&x| x < g.in_spatial[d])
-            };
-            table.push(x);
+            let x = dim.input_coordinate(input, y as i64, w as i64);
+            table.push(x.map(|x| x as usize));
         }
     }
     table

@@ -116,10 +116,9 @@ impl ConvPlan {
         let cols = g.window_positions() * g.in_features;
         let per_image = g.groups * g.out_positions() * cols;
         let identity_patches = g.groups == 1
-            && g.window.iter().all(|&w| w == 1)
-            && g.strides.iter().all(|&s| s == 1)
-            && g.lhs_dilation.iter().all(|&d| d == 1)
-            && g.padding.iter().all(|&p| p == (0, 0))
+            && g.resolved.dims().iter().all(|w| {
+                w.size == 1 && w.stride == 1 && w.base_dilation == 1 && w.padding == (0, 0)
+            })
             && channels_last(&g.input, lhs.rank());
         let direct_output = g.groups == 1 && channels_last(&g.output, out.rank());
         let chunk = if identity_patches {

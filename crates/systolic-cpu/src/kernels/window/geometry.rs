@@ -1,6 +1,8 @@
 //! Window geometry planned at compile time: for every dimension, output coordinate and window
 //! position, the operand offset it reads or a hole (padding or a base-dilation gap), following
-//! the interpreter's definition (dilate, pad, then step the window).
+//! the IR's definition ([`ResolvedWindow`]: dilate, pad, then step the window).
+
+use systolic_ir::ResolvedWindow;
 
 /// A hole: the position holds no operand element.
 pub const HOLE: isize = -1;
@@ -17,66 +19,29 @@ pub struct Windows {
     pub tables: Vec<Vec<isize>>,
 }
 
-/// The attributes of a windowed op, with defaults filled in.
-pub struct WindowAttrs<'a> {
-    /// Window sizes.
-    pub size: &'a [i64],
-    /// Strides (default 1).
-    pub strides: Option<&'a [i64]>,
-    /// Base dilations (default 1).
-    pub base_dilations: Option<&'a [i64]>,
-    /// Window dilations (default 1).
-    pub window_dilations: Option<&'a [i64]>,
-    /// Padding (default 0).
-    pub padding: Option<&'a [(i64, i64)]>,
-}
-
 impl Windows {
-    /// Plans the windows of `attrs` over an operand of `shape`, or `None` when the attributes
-    /// do not fit (wrong lengths, non-positive sizes); the interpreter then reports it.
-    pub fn new(shape: &[i64], attrs: &WindowAttrs) -> Option<Windows> {
+    /// Plans `window` over an operand of `shape` (of the window's rank), or `None` when a
+    /// number of windows does not fit (the interpreter then reports it).
+    pub fn new(shape: &[i64], window: &ResolvedWindow) -> Option<Windows> {
         let rank = shape.len();
-        let per_dim = |v: Option<&[i64]>| -> Option<Vec<i64>> {
-            match v {
-                None => Some(vec![1; rank]),
-                Some(v) if v.len() == rank && v.iter().all(|&x| x >= 1) => Some(v.to_vec()),
-                _ => None,
-            }
-        };
-        let size = per_dim(Some(attrs.size))?;
-        let strides = per_dim(attrs.strides)?;
-        let base = per_dim(attrs.base_dilations)?;
-        let wdil = per_dim(attrs.window_dilations)?;
-        let padding = match attrs.padding {
-            None => vec![(0, 0); rank],
-            Some(p) if p.len() == rank => p.to_vec(),
-            _ => return None,
-        };
+        if window.rank() != rank {
+            return None;
+        }
         let mut stride_in = vec![1isize; rank];
         for d in (0..rank.saturating_sub(1)).rev() {
             stride_in[d] = stride_in[d + 1] * shape[d + 1].max(0) as isize;
         }
         let mut out_shape = Vec::with_capacity(rank);
         let mut tables = Vec::with_capacity(rank);
-        for d in 0..rank {
+        for (d, w) in window.dims().iter().enumerate() {
             let n = shape[d].max(0);
-            let dilated = if n == 0 { 0 } else { (n - 1) * base[d] + 1 };
-            let padded = dilated + padding[d].0 + padding[d].1;
-            let extent = (size[d] - 1) * wdil[d] + 1;
-            let count = if padded < extent {
-                0
-            } else {
-                (padded - extent) / strides[d] + 1
-            };
-            let mut table = Vec::with_capacity((count * size[d]) as usize);
+            let count = w.output_size(n).ok()?;
+            let mut table = Vec::with_capacity((count * w.size) as usize);
             for o in 0..count {
-                for w in 0..size[d] {
-                    let pos = o * strides[d] + w * wdil[d] - padding[d].0;
-                    let valid = pos >= 0 && pos % base[d] == 0 && pos / base[d] < n;
-                    table.push(if valid {
-                        (pos / base[d]) as isize * stride_in[d]
-                    } else {
-                        HOLE
+                for k in 0..w.size {
+                    table.push(match w.input_coordinate(n, o, k) {
+                        Some(i) => i as isize * stride_in[d],
+                        None => HOLE,
                     });
                 }
             }
@@ -84,7 +49,7 @@ impl Windows {
             tables.push(table);
         }
         Some(Windows {
-            size: size.iter().map(|&s| s as usize).collect(),
+            size: window.sizes().iter().map(|&s| s as usize).collect(),
             out_shape,
             tables,
         })

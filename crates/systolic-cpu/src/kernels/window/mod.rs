@@ -18,7 +18,7 @@ use crate::kernel::Kernel;
 use crate::kernels::indexing::combine;
 use crate::kernels::region::RegionProgram;
 use crate::lower::LowerCtx;
-use geometry::{WindowAttrs, Windows};
+use geometry::Windows;
 use reduce_window_region::RegionReduceWindowKernel;
 use systolic_ir::{Op, OpKind};
 
@@ -27,25 +27,15 @@ pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
     let operands = ctx.operand_types(op)?;
     let results = ctx.result_types(op)?;
     match &op.kind {
-        OpKind::ReduceWindow {
-            window_dimensions,
-            window_strides,
-            base_dilations,
-            window_dilations,
-            padding,
-        } => {
-            let attrs = WindowAttrs {
-                size: window_dimensions,
-                strides: window_strides.as_deref(),
-                base_dilations: base_dilations.as_deref(),
-                window_dilations: window_dilations.as_deref(),
-                padding: padding.as_deref(),
-            };
+        OpKind::ReduceWindow { window } => {
             let n = results.len();
             if n == 0 || operands.len() != 2 * n {
                 return Ok(None);
             }
-            let Some(windows) = Windows::new(&operands[0].shape, &attrs) else {
+            let Ok(window) = window.resolve(operands[0].rank()) else {
+                return Ok(None);
+            };
+            let Some(windows) = Windows::new(&operands[0].shape, &window) else {
                 return Ok(None);
             };
             let out_shape: Vec<i64> = windows.out_shape.iter().map(|&s| s as i64).collect();
@@ -87,18 +77,14 @@ pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
                 })));
             };
             Ok(Some(Box::new(reduce_window::ReduceWindowKernel {
-                prefix: reduce_window::Prefix::detect(&input.shape, &attrs),
+                prefix: reduce_window::Prefix::detect(&input.shape, &window),
                 combiner,
                 windows,
                 input: (*input).clone(),
                 result: (*result).clone(),
             })))
         }
-        OpKind::SelectAndScatter {
-            window_dimensions,
-            window_strides,
-            padding,
-        } => {
+        OpKind::SelectAndScatter { window } => {
             let ([operand, source, init], [result]) = (operands.as_slice(), results.as_slice())
             else {
                 return Ok(None);
@@ -120,14 +106,13 @@ pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
             {
                 return Ok(None);
             }
-            let attrs = WindowAttrs {
-                size: window_dimensions,
-                strides: window_strides.as_deref(),
-                base_dilations: None,
-                window_dilations: None,
-                padding: padding.as_deref(),
+            if window.has_dilations() {
+                return Ok(None);
+            }
+            let Ok(window) = window.resolve(operand.rank()) else {
+                return Ok(None);
             };
-            let Some(windows) = Windows::new(&operand.shape, &attrs) else {
+            let Some(windows) = Windows::new(&operand.shape, &window) else {
                 return Ok(None);
             };
             if windows

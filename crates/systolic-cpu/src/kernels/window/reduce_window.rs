@@ -13,7 +13,7 @@ use crate::kernels::indexing::combine::{Arith, Combine, Combiner};
 use crate::kernels::shape::elem::elems;
 use crate::{dispatch_dtype, with_combiner};
 use rayon::prelude::*;
-use systolic_ir::TensorType;
+use systolic_ir::{ResolvedWindow, TensorType};
 
 /// Windows per task when splitting across threads.
 const TASK_WINDOWS: usize = 2048;
@@ -31,23 +31,22 @@ pub struct Prefix {
 }
 
 impl Prefix {
-    /// The prefix form of `windows` over `shape`, if it is one.
-    pub fn detect(shape: &[i64], attrs: &super::geometry::WindowAttrs) -> Option<Prefix> {
-        let rank = shape.len();
-        let ones = |v: Option<&[i64]>| v.is_none_or(|v| v.iter().all(|&x| x == 1));
-        if !ones(attrs.strides) || !ones(attrs.base_dilations) || !ones(attrs.window_dilations) {
+    /// The prefix form of `window` over `shape`, if it is one.
+    pub fn detect(shape: &[i64], window: &ResolvedWindow) -> Option<Prefix> {
+        let dims = window.dims();
+        if dims.len() != shape.len()
+            || dims
+                .iter()
+                .any(|w| w.stride != 1 || w.base_dilation != 1 || w.window_dilation != 1)
+        {
             return None;
         }
-        let pad = |d: usize| attrs.padding.map_or((0, 0), |p| p[d]);
         let mut found = None;
-        if attrs.size.len() != rank {
-            return None;
-        }
-        for (d, (&n, &w)) in shape.iter().zip(attrs.size).enumerate() {
-            if w == 1 && pad(d) == (0, 0) {
+        for (d, (&n, w)) in shape.iter().zip(dims).enumerate() {
+            if w.size == 1 && w.padding == (0, 0) {
                 continue;
             }
-            if found.is_some() || n < 2 || w != n || pad(d) != (n - 1, 0) {
+            if found.is_some() || n < 2 || w.size != n || w.padding != (n - 1, 0) {
                 return None;
             }
             found = Some(d);

@@ -10,20 +10,19 @@ use crate::ops::reduce::operands::{
     check_inputs_and_inits, expect_result_type, result_tensor_type, scalars, tensor_from_scalars,
     ScalarFn,
 };
-use crate::ops::reduce::window::Window;
 use crate::regions::Regions;
-use systolic_ir::{Tensor, TensorType, Type};
+use systolic_ir::{ResolvedWindow, Tensor, TensorType, Type};
 
 /// Evaluates a reduce_window of `inputs` with `inits` over `window`.
 pub(crate) fn reduce_window(
     inputs: &[&Tensor],
     inits: &[&Tensor],
-    window: &Window,
+    window: &ResolvedWindow,
     result_types: &[Type],
     regions: &mut dyn Regions,
 ) -> Result<Vec<Tensor>> {
     let shape = check_inputs_and_inits(inputs, inits)?;
-    let out_shape = window.output_shape(shape);
+    let out_shape = window.output_shape(shape)?;
     let mut result_tys = Vec::with_capacity(inputs.len());
     for (i, init) in inits.iter().enumerate() {
         let declared = result_tensor_type(result_types, i)?;
@@ -35,9 +34,10 @@ pub(crate) fn reduce_window(
     let values: Vec<Vec<_>> = inputs.iter().map(|t| scalars(t)).collect();
     let mut body = ScalarFn::new(regions, 0, "body")?;
     let mut results: Vec<Vec<_>> = vec![Vec::with_capacity(result_tys[0].num_elements()); n];
+    let sizes = window.sizes();
     for out_index in MultiIndex::new(&out_shape) {
         let mut acc: Vec<_> = inits.iter().map(|t| (t.dtype(), t.get(0))).collect();
-        for within in MultiIndex::new(window.size()) {
+        for within in MultiIndex::new(&sizes) {
             let mut args = acc.clone();
             match window.input_index(shape, &out_index, &within) {
                 Some(index) => {

@@ -11,21 +11,20 @@ use crate::bail;
 use crate::error::Result;
 use crate::index::{linearize, MultiIndex};
 use crate::ops::reduce::operands::{expect_result_type, scalars, tensor_from_scalars, ScalarFn};
-use crate::ops::reduce::window::Window;
 use crate::regions::Regions;
-use systolic_ir::{Tensor, TensorType};
+use systolic_ir::{ResolvedWindow, Tensor, TensorType};
 
 /// Evaluates a select_and_scatter.
 pub(crate) fn select_and_scatter(
     operand: &Tensor,
     source: &Tensor,
     init: &Tensor,
-    window: &Window,
+    window: &ResolvedWindow,
     result_ty: &TensorType,
     regions: &mut dyn Regions,
 ) -> Result<Tensor> {
     let shape = operand.shape();
-    let windows = window.output_shape(shape);
+    let windows = window.output_shape(shape)?;
     if source.shape() != windows.as_slice() {
         bail!(
             "source {} must have one element per window: shape {windows:?}",
@@ -64,15 +63,16 @@ fn select_positions(
     values: &[systolic_ir::Scalar],
     shape: &[i64],
     windows: &[i64],
-    window: &Window,
+    window: &ResolvedWindow,
     dtype: systolic_ir::DType,
     regions: &mut dyn Regions,
 ) -> Result<Vec<Option<usize>>> {
     let mut select = ScalarFn::new(regions, 0, "select")?;
     let mut selected = Vec::new();
+    let sizes = window.sizes();
     for out_index in MultiIndex::new(windows) {
         let mut current: Option<usize> = None;
-        for within in MultiIndex::new(window.size()) {
+        for within in MultiIndex::new(&sizes) {
             let Some(index) = window.input_index(shape, &out_index, &within) else {
                 continue;
             };

@@ -7,7 +7,6 @@
 //! is one.
 
 use super::common::*;
-use super::window::{num_windows, positive, WindowDim};
 use crate::attrs::{ConvAttrs, DotAlgorithm, DotDimensionNumbers, FftType, Precision};
 use crate::dtype::DType;
 use crate::types::{TensorType, Type};
@@ -229,23 +228,14 @@ pub(crate) fn convolution(
     output.push(dn.output_feature_dimension);
     let output = conv_dims(&output, spatial, n, "output")?;
 
-    let ones = vec![1i64; spatial];
-    let strides = attrs.window_strides.as_deref().unwrap_or(&ones);
-    let lhs_dil = attrs.lhs_dilation.as_deref().unwrap_or(&ones);
-    let rhs_dil = attrs.rhs_dilation.as_deref().unwrap_or(&ones);
-    let zeros = vec![(0i64, 0i64); spatial];
-    let padding = attrs.padding.as_deref().unwrap_or(&zeros);
-    let why = "the number of spatial dimensions is";
-    expect_len(strides.len(), spatial, "window_strides", why)?;
-    expect_len(lhs_dil.len(), spatial, "lhs_dilation", why)?;
-    expect_len(rhs_dil.len(), spatial, "rhs_dilation", why)?;
-    expect_len(padding.len(), spatial, "padding", why)?;
+    let kernel_spatial: Vec<i64> = kernel[..spatial].iter().map(|&d| rhs.shape[d]).collect();
+    let window = attrs
+        .resolve_window(&kernel_spatial)
+        .map_err(|e| e.to_string())?;
     if let Some(rev) = &attrs.window_reversal {
+        let why = "the number of spatial dimensions is";
         expect_len(rev.len(), spatial, "window_reversal", why)?;
     }
-    positive(strides, "window_strides")?;
-    positive(lhs_dil, "lhs_dilation")?;
-    positive(rhs_dil, "rhs_dilation")?;
     check_precision(&attrs.precision_config)?;
 
     let (fgc, bgc) = (attrs.feature_group_count, attrs.batch_group_count);
@@ -287,16 +277,12 @@ pub(crate) fn convolution(
     let mut shape = vec![0i64; n];
     shape[output[0]] = batch / bgc;
     shape[output[spatial + 1]] = kernel_out;
-    for s in 0..spatial {
-        let w = WindowDim {
-            size: rhs.shape[kernel[s]],
-            stride: strides[s],
-            base_dilation: lhs_dil[s],
-            window_dilation: rhs_dil[s],
-            pad_low: padding[s].0,
-            pad_high: padding[s].1,
-        };
-        shape[output[s + 1]] = num_windows(lhs.shape[input[s + 1]], &w)?;
+    let input_spatial: Vec<i64> = input[1..=spatial].iter().map(|&d| lhs.shape[d]).collect();
+    let sizes = window
+        .output_shape(&input_spatial)
+        .map_err(|e| e.to_string())?;
+    for (&d, size) in output[1..=spatial].iter().zip(sizes) {
+        shape[d] = size;
     }
     Ok(vec![tensor(shape, dtype)])
 }

@@ -3,10 +3,10 @@
 //! return scalars of the inputs' element types.
 
 use super::common::*;
-use super::window::{num_windows, WindowAttrs};
 use super::RegionSignature;
 use crate::dtype::DType;
 use crate::types::{TensorType, Type};
+use crate::window::Window;
 
 /// Splits `2N` operands into N inputs of one shape and N scalar init values of matching
 /// element types.
@@ -71,22 +71,21 @@ pub(crate) fn reduce(
 /// `stablehlo.reduce_window`: one result per input, with as many elements per dimension as
 /// windows fit.
 pub(crate) fn reduce_window(
-    window: &WindowAttrs<'_>,
+    window: &Window,
     operands: &[Type],
     regions: &[RegionSignature],
 ) -> Inferred {
     expect_regions(regions, 1, "body")?;
     let (inputs, _) = inputs_and_inits(operands)?;
-    let dims = window.resolve(inputs[0].rank())?;
+    let window = window
+        .resolve(inputs[0].rank())
+        .map_err(|e| e.to_string())?;
     let dtypes: Vec<DType> = inputs.iter().map(|t| t.dtype).collect();
     let (args, results) = reducer_signature(&dtypes);
     expect_region(&regions[0], "body", &args, &results)?;
-    let shape = inputs[0]
-        .shape
-        .iter()
-        .zip(&dims)
-        .map(|(&size, w)| num_windows(size, w))
-        .collect::<Result<Vec<_>, _>>()?;
+    let shape = window
+        .output_shape(&inputs[0].shape)
+        .map_err(|e| e.to_string())?;
     Ok(dtypes.iter().map(|&d| tensor(shape.clone(), d)).collect())
 }
 
@@ -94,7 +93,7 @@ pub(crate) fn reduce_window(
 /// window of the padded operand; `select` is `(E, E) -> i1`, `scatter` is `(E, E) -> E`; the
 /// result has the operand's type.
 pub(crate) fn select_and_scatter(
-    window: &WindowAttrs<'_>,
+    window: &Window,
     operands: &[Type],
     regions: &[RegionSignature],
 ) -> Inferred {
@@ -109,13 +108,13 @@ pub(crate) fn select_and_scatter(
             "operand {operand}, source {source} and init_value {init} must have one element type"
         ));
     }
-    let dims = window.resolve(operand.rank())?;
-    let windows = operand
-        .shape
-        .iter()
-        .zip(&dims)
-        .map(|(&size, w)| num_windows(size, w))
-        .collect::<Result<Vec<_>, _>>()?;
+    if window.has_dilations() {
+        return Err("select_and_scatter has no `base_dilations` or `window_dilations`".to_string());
+    }
+    let windows = window
+        .resolve(operand.rank())
+        .and_then(|w| w.output_shape(&operand.shape))
+        .map_err(|e| e.to_string())?;
     if source.shape != windows {
         return Err(format!(
             "source has type {source} but the windows over {operand} form the shape {}",
