@@ -27,7 +27,7 @@ pub(crate) struct Ad<'s> {
     pub(crate) tangent: HashMap<ValueId, ValueId>,
     pub(crate) mode: Mode,
     /// Control-flow ops whose backward rules are their own (linearize mode).
-    pub(crate) customs: Vec<crate::vjp::Custom>,
+    pub(crate) customs: Vec<crate::rules::control::reverse::Custom>,
     /// Rematerialisation group of the ops of `b.ops`, by position (top level only).
     pub(crate) remat_tags: Vec<Option<i64>>,
     /// Whether `b.ops` is the top-level list (remat tags are only kept there).
@@ -147,7 +147,7 @@ impl<'s> Ad<'s> {
         if control {
             return match self.mode {
                 Mode::Jvp => rules::control::jvp(self, op),
-                Mode::Linearize => crate::vjp::linearize_control(self, op),
+                Mode::Linearize => rules::control::linearize_control(self, op),
             };
         }
         if matches!(op.kind, OpKind::Reduce { .. } | OpKind::ReduceWindow { .. })

@@ -12,9 +12,12 @@
 //! with a static trip count) and rematerialised groups have their own backward rules that
 //! recompute what they need. A final local DCE removes what the result does not use.
 //!
-//! One rule per op, by family, under `rules/`:
+//! One rule per op, by family, under `rules/`. Which op has which rule is decided in one place,
+//! the router in `rules/mod.rs`: an exhaustive `match` over `OpKind` in which every op without a
+//! rule is named in an explicit "no rule" arm, so a new op does not compile until it is decided
+//! there. The table says how the families' rules behave (it is not the list of ops):
 //!
-//! | family | ops |
+//! | family | rules |
 //! |---|---|
 //! | `elementwise` | add, subtract, multiply, divide, remainder, negate, abs, sign/floor/ceil/round (zero), maximum/minimum (ties split), power, atan2, exponential, exponential_minus_one, log, log_plus_one, logistic, tanh, sqrt, rsqrt, cbrt, sine, cosine, tan; chlo erf, erfc, erf_inv, square, atan, asin, acos, sinh, cosh, asinh, acosh, atanh, tan, lgamma, digamma; select, clamp, convert (float↔float; integers carry no tangent), reduce_precision; compare, iota, constant, rng ops, bitcast (no tangent) |
 //! | `shape` | broadcast_in_dim, broadcast, reshape, transpose, slice, pad (operand and padding value), concatenate, reverse |
@@ -23,7 +26,7 @@
 //! | `window` | reduce_window add (transposed as a padded strided window sum), multiply (division-free) and max/min (first maximum of each window), select_and_scatter |
 //! | `dot`, `conv` | dot_general (any dimension numbers, mixed precision), dot, convolution (strides, padding, lhs/rhs dilation, feature and batch groups) |
 //! | `linalg` | triangular_solve (all forms), cholesky |
-//! | `control` + `vjp.rs` | if/case (both modes), while (forward mode; reverse mode with a static trip count), optimization_barrier; `func.call`/composites are inlined first |
+//! | `control` (forward and reverse) | if/case (both modes), while (forward mode; reverse mode with a static trip count), optimization_barrier; `func.call`/composites are inlined first |
 //!
 //! Integer and boolean values carry no tangent: the
 //! cotangent of an integer input is zero (of its own dtype, where JAX would use `float0`), and

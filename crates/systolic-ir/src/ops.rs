@@ -9,331 +9,170 @@ use crate::attrs::*;
 use crate::tensor::Tensor;
 use crate::window::Window;
 
-/// Elementwise ops with one operand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum UnaryOp {
-    /// `stablehlo.abs`
-    Abs,
-    /// `stablehlo.cbrt`
-    Cbrt,
-    /// `stablehlo.ceil`
-    Ceil,
-    /// `stablehlo.cosine`
-    Cosine,
-    /// `stablehlo.count_leading_zeros`
-    CountLeadingZeros,
-    /// `stablehlo.exponential`
-    Exponential,
-    /// `stablehlo.exponential_minus_one`
-    ExponentialMinusOne,
-    /// `stablehlo.floor`
-    Floor,
-    /// `stablehlo.imag`
-    Imag,
-    /// `stablehlo.is_finite` (result i1)
-    IsFinite,
-    /// `stablehlo.log`
-    Log,
-    /// `stablehlo.log_plus_one`
-    LogPlusOne,
-    /// `stablehlo.logistic`
-    Logistic,
-    /// `stablehlo.negate`
-    Negate,
-    /// `stablehlo.not`
-    Not,
-    /// `stablehlo.popcnt`
-    Popcnt,
-    /// `stablehlo.real`
-    Real,
-    /// `stablehlo.round_nearest_afz`
-    RoundNearestAfz,
-    /// `stablehlo.round_nearest_even`
-    RoundNearestEven,
-    /// `stablehlo.rsqrt`
-    Rsqrt,
-    /// `stablehlo.sign`
-    Sign,
-    /// `stablehlo.sine`
-    Sine,
-    /// `stablehlo.sqrt`
-    Sqrt,
-    /// `stablehlo.tan`
-    Tan,
-    /// `stablehlo.tanh`
-    Tanh,
+/// Defines an enum of unit variants together with `ALL` (every variant, in declaration order),
+/// so no list of variants is ever kept by hand beside the enum. Variant docs are written as
+/// usual. Used for the op enums below and for other closed sets that need enumerating (the CPU
+/// backend's vectorised math functions, …).
+///
+/// ```
+/// systolic_ir::enum_with_all! {
+///     /// Colours.
+///     #[derive(Clone, Copy, Debug, PartialEq)]
+///     pub enum Colour {
+///         /// Red.
+///         Red,
+///         /// Green.
+///         Green,
+///     }
+/// }
+/// assert_eq!(Colour::ALL, [Colour::Red, Colour::Green]);
+/// ```
+#[macro_export]
+macro_rules! enum_with_all {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        $vis enum $name {
+            $( $(#[$vmeta])* $variant, )*
+        }
+
+        impl $name {
+            /// Every variant, in declaration order (derived from the enum by `enum_with_all!`).
+            pub const ALL: [$name; [$(stringify!($variant)),*].len()] = [$($name::$variant),*];
+        }
+    };
 }
 
-impl UnaryOp {
-    /// Every unary op.
-    pub const ALL: [UnaryOp; 25] = [
-        UnaryOp::Abs,
-        UnaryOp::Cbrt,
-        UnaryOp::Ceil,
-        UnaryOp::Cosine,
-        UnaryOp::CountLeadingZeros,
-        UnaryOp::Exponential,
-        UnaryOp::ExponentialMinusOne,
-        UnaryOp::Floor,
-        UnaryOp::Imag,
-        UnaryOp::IsFinite,
-        UnaryOp::Log,
-        UnaryOp::LogPlusOne,
-        UnaryOp::Logistic,
-        UnaryOp::Negate,
-        UnaryOp::Not,
-        UnaryOp::Popcnt,
-        UnaryOp::Real,
-        UnaryOp::RoundNearestAfz,
-        UnaryOp::RoundNearestEven,
-        UnaryOp::Rsqrt,
-        UnaryOp::Sign,
-        UnaryOp::Sine,
-        UnaryOp::Sqrt,
-        UnaryOp::Tan,
-        UnaryOp::Tanh,
-    ];
-
-    /// The op name without dialect (`abs`, `exponential`, …).
-    pub fn name(self) -> &'static str {
-        use UnaryOp::*;
-        match self {
-            Abs => "abs",
-            Cbrt => "cbrt",
-            Ceil => "ceil",
-            Cosine => "cosine",
-            CountLeadingZeros => "count_leading_zeros",
-            Exponential => "exponential",
-            ExponentialMinusOne => "exponential_minus_one",
-            Floor => "floor",
-            Imag => "imag",
-            IsFinite => "is_finite",
-            Log => "log",
-            LogPlusOne => "log_plus_one",
-            Logistic => "logistic",
-            Negate => "negate",
-            Not => "not",
-            Popcnt => "popcnt",
-            Real => "real",
-            RoundNearestAfz => "round_nearest_afz",
-            RoundNearestEven => "round_nearest_even",
-            Rsqrt => "rsqrt",
-            Sign => "sign",
-            Sine => "sine",
-            Sqrt => "sqrt",
-            Tan => "tan",
-            Tanh => "tanh",
+/// Defines an op enum whose variants are spelled `Variant = "name"`: the enum (each variant
+/// documented with its full op name), `ALL`, `name()` and `from_name()`, all from one list.
+macro_rules! op_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident in $dialect:literal {
+            $( $(#[$vmeta:meta])* $variant:ident = $text:literal ),* $(,)?
         }
+    ) => {
+        $crate::enum_with_all! {
+            $(#[$meta])*
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+            pub enum $name {
+                $( #[doc = concat!("`", $dialect, ".", $text, "`")] $(#[$vmeta])* $variant ),*
+            }
+        }
+
+        impl $name {
+            /// The op name without dialect (`abs`, `exponential`, …).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( $name::$variant => $text, )*
+                }
+            }
+
+            /// The op called `name` (without dialect), if there is one.
+            pub fn from_name(name: &str) -> Option<Self> {
+                match name {
+                    $( $text => Some($name::$variant), )*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+op_enum! {
+    /// Elementwise ops with one operand.
+    pub enum UnaryOp in "stablehlo" {
+        Abs = "abs",
+        Cbrt = "cbrt",
+        Ceil = "ceil",
+        Cosine = "cosine",
+        CountLeadingZeros = "count_leading_zeros",
+        Exponential = "exponential",
+        ExponentialMinusOne = "exponential_minus_one",
+        Floor = "floor",
+        Imag = "imag",
+        /// (result i1)
+        IsFinite = "is_finite",
+        Log = "log",
+        LogPlusOne = "log_plus_one",
+        Logistic = "logistic",
+        Negate = "negate",
+        Not = "not",
+        Popcnt = "popcnt",
+        Real = "real",
+        RoundNearestAfz = "round_nearest_afz",
+        RoundNearestEven = "round_nearest_even",
+        Rsqrt = "rsqrt",
+        Sign = "sign",
+        Sine = "sine",
+        Sqrt = "sqrt",
+        Tan = "tan",
+        Tanh = "tanh",
     }
 }
 
-/// Elementwise ops with two operands of the same type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BinaryOp {
-    /// `stablehlo.add`
-    Add,
-    /// `stablehlo.and`
-    And,
-    /// `stablehlo.atan2`
-    Atan2,
-    /// `stablehlo.complex`
-    Complex,
-    /// `stablehlo.divide`
-    Divide,
-    /// `stablehlo.maximum`
-    Maximum,
-    /// `stablehlo.minimum`
-    Minimum,
-    /// `stablehlo.multiply`
-    Multiply,
-    /// `stablehlo.or`
-    Or,
-    /// `stablehlo.power`
-    Power,
-    /// `stablehlo.remainder`
-    Remainder,
-    /// `stablehlo.shift_left`
-    ShiftLeft,
-    /// `stablehlo.shift_right_arithmetic`
-    ShiftRightArithmetic,
-    /// `stablehlo.shift_right_logical`
-    ShiftRightLogical,
-    /// `stablehlo.subtract`
-    Subtract,
-    /// `stablehlo.xor`
-    Xor,
-}
-
-impl BinaryOp {
-    /// Every binary op.
-    pub const ALL: [BinaryOp; 16] = [
-        BinaryOp::Add,
-        BinaryOp::And,
-        BinaryOp::Atan2,
-        BinaryOp::Complex,
-        BinaryOp::Divide,
-        BinaryOp::Maximum,
-        BinaryOp::Minimum,
-        BinaryOp::Multiply,
-        BinaryOp::Or,
-        BinaryOp::Power,
-        BinaryOp::Remainder,
-        BinaryOp::ShiftLeft,
-        BinaryOp::ShiftRightArithmetic,
-        BinaryOp::ShiftRightLogical,
-        BinaryOp::Subtract,
-        BinaryOp::Xor,
-    ];
-
-    /// The op name without dialect.
-    pub fn name(self) -> &'static str {
-        use BinaryOp::*;
-        match self {
-            Add => "add",
-            And => "and",
-            Atan2 => "atan2",
-            Complex => "complex",
-            Divide => "divide",
-            Maximum => "maximum",
-            Minimum => "minimum",
-            Multiply => "multiply",
-            Or => "or",
-            Power => "power",
-            Remainder => "remainder",
-            ShiftLeft => "shift_left",
-            ShiftRightArithmetic => "shift_right_arithmetic",
-            ShiftRightLogical => "shift_right_logical",
-            Subtract => "subtract",
-            Xor => "xor",
-        }
+op_enum! {
+    /// Elementwise ops with two operands of the same type.
+    pub enum BinaryOp in "stablehlo" {
+        Add = "add",
+        And = "and",
+        Atan2 = "atan2",
+        Complex = "complex",
+        Divide = "divide",
+        Maximum = "maximum",
+        Minimum = "minimum",
+        Multiply = "multiply",
+        Or = "or",
+        Power = "power",
+        Remainder = "remainder",
+        ShiftLeft = "shift_left",
+        ShiftRightArithmetic = "shift_right_arithmetic",
+        ShiftRightLogical = "shift_right_logical",
+        Subtract = "subtract",
+        Xor = "xor",
     }
 }
 
-/// Elementwise CHLO ops with one operand (`chlo.erf`, …). They are not StableHLO; backends
-/// lower them by decomposition into StableHLO ops.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ChloUnaryOp {
-    /// `chlo.acos`
-    Acos,
-    /// `chlo.acosh`
-    Acosh,
-    /// `chlo.asin`
-    Asin,
-    /// `chlo.asinh`
-    Asinh,
-    /// `chlo.atan`
-    Atan,
-    /// `chlo.atanh`
-    Atanh,
-    /// `chlo.bessel_i1e`
-    BesselI1e,
-    /// `chlo.conj`
-    Conj,
-    /// `chlo.cosh`
-    Cosh,
-    /// `chlo.digamma`
-    Digamma,
-    /// `chlo.erf`
-    Erf,
-    /// `chlo.erf_inv`
-    ErfInv,
-    /// `chlo.erfc`
-    Erfc,
-    /// `chlo.is_inf` (result i1)
-    IsInf,
-    /// `chlo.is_neg_inf` (result i1)
-    IsNegInf,
-    /// `chlo.is_pos_inf` (result i1)
-    IsPosInf,
-    /// `chlo.lgamma`
-    Lgamma,
-    /// `chlo.sinh`
-    Sinh,
-    /// `chlo.square`
-    Square,
-    /// `chlo.tan`
-    Tan,
-}
-
-impl ChloUnaryOp {
-    /// Every CHLO unary op.
-    pub const ALL: [ChloUnaryOp; 20] = [
-        ChloUnaryOp::Acos,
-        ChloUnaryOp::Acosh,
-        ChloUnaryOp::Asin,
-        ChloUnaryOp::Asinh,
-        ChloUnaryOp::Atan,
-        ChloUnaryOp::Atanh,
-        ChloUnaryOp::BesselI1e,
-        ChloUnaryOp::Conj,
-        ChloUnaryOp::Cosh,
-        ChloUnaryOp::Digamma,
-        ChloUnaryOp::Erf,
-        ChloUnaryOp::ErfInv,
-        ChloUnaryOp::Erfc,
-        ChloUnaryOp::IsInf,
-        ChloUnaryOp::IsNegInf,
-        ChloUnaryOp::IsPosInf,
-        ChloUnaryOp::Lgamma,
-        ChloUnaryOp::Sinh,
-        ChloUnaryOp::Square,
-        ChloUnaryOp::Tan,
-    ];
-
-    /// The op name without dialect.
-    pub fn name(self) -> &'static str {
-        use ChloUnaryOp::*;
-        match self {
-            Acos => "acos",
-            Acosh => "acosh",
-            Asin => "asin",
-            Asinh => "asinh",
-            Atan => "atan",
-            Atanh => "atanh",
-            BesselI1e => "bessel_i1e",
-            Conj => "conj",
-            Cosh => "cosh",
-            Digamma => "digamma",
-            Erf => "erf",
-            ErfInv => "erf_inv",
-            Erfc => "erfc",
-            IsInf => "is_inf",
-            IsNegInf => "is_neg_inf",
-            IsPosInf => "is_pos_inf",
-            Lgamma => "lgamma",
-            Sinh => "sinh",
-            Square => "square",
-            Tan => "tan",
-        }
+op_enum! {
+    /// Elementwise CHLO ops with one operand (`chlo.erf`, …). They are not StableHLO; backends
+    /// lower them by decomposition into StableHLO ops.
+    pub enum ChloUnaryOp in "chlo" {
+        Acos = "acos",
+        Acosh = "acosh",
+        Asin = "asin",
+        Asinh = "asinh",
+        Atan = "atan",
+        Atanh = "atanh",
+        BesselI1e = "bessel_i1e",
+        Conj = "conj",
+        Cosh = "cosh",
+        Digamma = "digamma",
+        Erf = "erf",
+        ErfInv = "erf_inv",
+        Erfc = "erfc",
+        /// (result i1)
+        IsInf = "is_inf",
+        /// (result i1)
+        IsNegInf = "is_neg_inf",
+        /// (result i1)
+        IsPosInf = "is_pos_inf",
+        Lgamma = "lgamma",
+        Sinh = "sinh",
+        Square = "square",
+        Tan = "tan",
     }
 }
 
-/// Elementwise CHLO ops with two operands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ChloBinaryOp {
-    /// `chlo.next_after`
-    NextAfter,
-    /// `chlo.polygamma`
-    Polygamma,
-    /// `chlo.zeta`
-    Zeta,
-}
-
-impl ChloBinaryOp {
-    /// Every CHLO binary op.
-    pub const ALL: [ChloBinaryOp; 3] = [
-        ChloBinaryOp::NextAfter,
-        ChloBinaryOp::Polygamma,
-        ChloBinaryOp::Zeta,
-    ];
-
-    /// The op name without dialect.
-    pub fn name(self) -> &'static str {
-        match self {
-            ChloBinaryOp::NextAfter => "next_after",
-            ChloBinaryOp::Polygamma => "polygamma",
-            ChloBinaryOp::Zeta => "zeta",
-        }
+op_enum! {
+    /// Elementwise CHLO ops with two operands.
+    pub enum ChloBinaryOp in "chlo" {
+        NextAfter = "next_after",
+        Polygamma = "polygamma",
+        Zeta = "zeta",
     }
 }
 
@@ -809,25 +648,6 @@ pub enum OpKind {
 }
 
 impl OpKind {
-    /// True for the elementwise ops: each result element is computed from the operand elements
-    /// at the same index alone (`bitcast_convert` is not among them: between element types
-    /// of different widths it changes the element count).
-    pub fn is_elementwise(&self) -> bool {
-        use OpKind::*;
-        matches!(
-            self,
-            Unary(_)
-                | Binary(_)
-                | ChloUnary(_)
-                | ChloBinary(_)
-                | Compare { .. }
-                | Select
-                | Clamp
-                | Convert
-                | ReducePrecision { .. }
-        )
-    }
-
     /// The full op name as it is printed, e.g. `stablehlo.add`, `func.return`, `chlo.erf`.
     pub fn name(&self) -> String {
         use OpKind::*;
@@ -911,26 +731,5 @@ impl OpKind {
             },
         };
         s.to_string()
-    }
-
-    /// True for ops whose effects must be kept even when their results are unused.
-    pub fn has_side_effect(&self) -> bool {
-        matches!(
-            self,
-            OpKind::CustomCall {
-                has_side_effect: true,
-                ..
-            } | OpKind::Send { .. }
-                | OpKind::Recv { .. }
-                | OpKind::Infeed { .. }
-                | OpKind::Outfeed { .. }
-                | OpKind::Check(_)
-                | OpKind::Return(_)
-        )
-    }
-
-    /// True for the ops that end a block.
-    pub fn is_terminator(&self) -> bool {
-        matches!(self, OpKind::Return(_))
     }
 }

@@ -14,7 +14,8 @@
 use crate::layout::{padded_bytes, padded_elements};
 use crate::mxu::{pass_plan, MatmulShape, PassPlan};
 use systolic_ir::{
-    BinaryOp, ChloUnaryOp, Func, Op, OpKind, Precision, Region, TensorType, UnaryOp, Window,
+    ConvAttrs, DotAlgorithm, DotDimensionNumbers, ElementCost, Func, Op, OpKind, Precision, Region,
+    TensorType, Window,
 };
 
 /// VPU operation slots a transcendental function (exp, log, tanh, rsqrt, divide, …) takes per
@@ -81,30 +82,12 @@ fn body_ops(region: &Region) -> f64 {
     n
 }
 
-fn unary_cost(u: UnaryOp) -> f64 {
-    use UnaryOp::*;
-    match u {
-        Cbrt | Cosine | Exponential | ExponentialMinusOne | Log | LogPlusOne | Logistic | Rsqrt
-        | Sine | Sqrt | Tan | Tanh => TRANSCENDENTAL_VPU_OPS,
-        _ => 1.0,
-    }
-}
-
-fn binary_cost(b: BinaryOp) -> f64 {
-    match b {
-        BinaryOp::Divide | BinaryOp::Power | BinaryOp::Atan2 | BinaryOp::Remainder => {
-            TRANSCENDENTAL_VPU_OPS
-        }
-        _ => 1.0,
-    }
-}
-
-fn chlo_unary_cost(u: ChloUnaryOp) -> f64 {
-    use ChloUnaryOp::*;
-    match u {
-        Conj | IsInf | IsNegInf | IsPosInf | Square => 1.0,
-        Acos | Acosh | Asin | Asinh | Atan | Atanh | Cosh | Sinh | Tan => TRANSCENDENTAL_VPU_OPS,
-        _ => SPECIAL_FUNCTION_VPU_OPS,
+/// VPU operation slots per element of an elementwise op of this cost class.
+fn vpu_ops_per_element(cost: ElementCost) -> f64 {
+    match cost {
+        ElementCost::Cheap => 1.0,
+        ElementCost::Transcendental => TRANSCENDENTAL_VPU_OPS,
+        ElementCost::Special => SPECIAL_FUNCTION_VPU_OPS,
     }
 }
 
@@ -130,13 +113,27 @@ fn product(dims: &[i64], pick: impl Fn(usize) -> bool) -> u64 {
         .product()
 }
 
+/// The attributes of a product that decide its matrix shape and passes.
+#[derive(Clone, Copy)]
+enum Product<'a> {
+    DotGeneral {
+        dimension_numbers: &'a DotDimensionNumbers,
+        precision_config: &'a [Precision],
+        algorithm: Option<&'a DotAlgorithm>,
+    },
+    Dot {
+        precision_config: &'a [Precision],
+    },
+    Convolution(&'a ConvAttrs),
+}
+
 /// The matrix product of a `dot_general`, `dot` or `convolution`, if its types are tensors.
-fn matmul_of(func: &Func, op: &Op) -> Option<MatmulWork> {
+fn matmul_of(func: &Func, op: &Op, attrs: Product) -> Option<MatmulWork> {
     let lhs = tensor_of(func, *op.operands.first()?)?.clone();
     let rhs = tensor_of(func, *op.operands.get(1)?)?.clone();
     let out = tensor_of(func, *op.results.first()?)?.clone();
-    let (shape, precision, algorithm_passes) = match &op.kind {
-        OpKind::DotGeneral {
+    let (shape, precision, algorithm_passes) = match attrs {
+        Product::DotGeneral {
             dimension_numbers: dn,
             precision_config,
             algorithm,
@@ -152,12 +149,10 @@ fn matmul_of(func: &Func, op: &Op) -> Option<MatmulWork> {
                 k: product(&lhs.shape, |i| in_list(lc, i)),
                 n: product(&rhs.shape, |i| !in_list(rb, i) && !in_list(rc, i)),
             };
-            let passes = algorithm
-                .as_ref()
-                .map(|a| a.num_primitive_operations.clamp(1, 64) as u32);
+            let passes = algorithm.map(|a| a.num_primitive_operations.clamp(1, 64) as u32);
             (shape, strictest(precision_config), passes)
         }
-        OpKind::Dot { precision_config } => {
+        Product::Dot { precision_config } => {
             let k = *lhs.shape.last().unwrap_or(&1) as u64;
             let m = if lhs.rank() == 2 {
                 lhs.shape[0] as u64
@@ -172,7 +167,7 @@ fn matmul_of(func: &Func, op: &Op) -> Option<MatmulWork> {
             let shape = MatmulShape { batch: 1, m, k, n };
             (shape, strictest(precision_config), None)
         }
-        OpKind::Convolution(c) => {
+        Product::Convolution(c) => {
             let dn = &c.dimension_numbers;
             let groups = c.feature_group_count.max(1) as u64 * c.batch_group_count.max(1) as u64;
             let out_spatial = product(&out.shape, |i| {
@@ -205,7 +200,6 @@ fn matmul_of(func: &Func, op: &Op) -> Option<MatmulWork> {
             };
             (shape, strictest(&c.precision_config), None)
         }
-        _ => return None,
     };
     let plan = pass_plan(lhs.dtype, rhs.dtype, precision, algorithm_passes);
     Some(MatmulWork {
@@ -238,17 +232,28 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
         vpu_ops: out_vpu * cost,
         matmuls: vec![],
     };
+    let matmul = |p: Product| match matmul_of(func, op, p) {
+        Some(mm) => Work {
+            flops: mm.shape.flops(),
+            vpu_ops: 0.0,
+            matmuls: vec![mm],
+        },
+        None => Work::default(),
+    };
+    use OpKind::*;
     match &op.kind {
-        OpKind::Unary(u) => elementwise(unary_cost(*u)),
-        OpKind::Binary(b) => elementwise(binary_cost(*b)),
-        OpKind::ChloUnary(u) => elementwise(chlo_unary_cost(*u)),
-        OpKind::ChloBinary(_) => elementwise(SPECIAL_FUNCTION_VPU_OPS),
-        OpKind::Compare { .. }
-        | OpKind::Select
-        | OpKind::Clamp
-        | OpKind::Convert
-        | OpKind::ReducePrecision { .. } => elementwise(1.0),
-        OpKind::Map { .. } => {
+        Unary(_)
+        | Binary(_)
+        | ChloUnary(_)
+        | ChloBinary(_)
+        | Compare { .. }
+        | Select
+        | Clamp
+        | Convert
+        | ReducePrecision { .. } => {
+            elementwise(op.kind.element_cost().map_or(1.0, vpu_ops_per_element))
+        }
+        Map { .. } => {
             let per = op.regions.first().map_or(1.0, body_ops);
             Work {
                 flops: out_elems * per,
@@ -256,17 +261,18 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
                 matmuls: vec![],
             }
         }
-        OpKind::DotGeneral { .. } | OpKind::Dot { .. } | OpKind::Convolution(_) => {
-            match matmul_of(func, op) {
-                Some(mm) => Work {
-                    flops: mm.shape.flops(),
-                    vpu_ops: 0.0,
-                    matmuls: vec![mm],
-                },
-                None => Work::default(),
-            }
-        }
-        OpKind::Reduce { .. } => {
+        DotGeneral {
+            dimension_numbers,
+            precision_config,
+            algorithm,
+        } => matmul(Product::DotGeneral {
+            dimension_numbers,
+            precision_config,
+            algorithm: algorithm.as_ref(),
+        }),
+        Dot { precision_config } => matmul(Product::Dot { precision_config }),
+        Convolution(c) => matmul(Product::Convolution(c)),
+        Reduce { .. } => {
             let inputs = op.operands.len() / 2;
             let input = op.operands.first().and_then(|&v| tensor_of(func, v));
             let per = (op.regions.first().map_or(1.0, body_ops) / inputs.max(1) as f64).max(1.0);
@@ -277,7 +283,7 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
                 matmuls: vec![],
             }
         }
-        OpKind::ReduceWindow { window } => {
+        ReduceWindow { window } => {
             let window = window_positions(window);
             let per = op.regions.first().map_or(1.0, body_ops).max(1.0);
             let n = out_elems * window * per;
@@ -287,7 +293,7 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
                 matmuls: vec![],
             }
         }
-        OpKind::Scatter { .. } => {
+        Scatter { .. } => {
             let updates = elements(op.operands.last().and_then(|&v| tensor_of(func, v)));
             let per = op.regions.first().map_or(1.0, body_ops).max(1.0);
             Work {
@@ -296,7 +302,7 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
                 matmuls: vec![],
             }
         }
-        OpKind::SelectAndScatter { window } => {
+        SelectAndScatter { window } => {
             let window = window_positions(window);
             let source = elements(op.operands.get(1).and_then(|&v| tensor_of(func, v)));
             let n = source * window * 2.0;
@@ -306,7 +312,7 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
                 matmuls: vec![],
             }
         }
-        OpKind::Sort { dimension, .. } => {
+        Sort { dimension, .. } => {
             // A bitonic network: log2(n)·(log2(n)+1)/2 compare-exchange stages per element.
             let n = result
                 .and_then(|t| t.shape.get(*dimension as usize))
@@ -321,12 +327,12 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
                 matmuls: vec![],
             }
         }
-        OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } => {
+        Cholesky { .. } | TriangularSolve { .. } => {
             // n^3/3 (Cholesky) or n^2·m (solve) per batch, on the VPU.
             let a = op.operands.first().and_then(|&v| tensor_of(func, v));
             let n = a.and_then(|t| t.shape.last()).copied().unwrap_or(1).max(1) as f64;
             let batch = elements(a) / (n * n);
-            let f = if matches!(op.kind, OpKind::Cholesky { .. }) {
+            let f = if matches!(op.kind, Cholesky { .. }) {
                 batch * n * n * n / 3.0
             } else {
                 out_elems * n
@@ -337,7 +343,7 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
                 matmuls: vec![],
             }
         }
-        OpKind::Fft { fft_length, .. } => {
+        Fft { fft_length, .. } => {
             let len: f64 = fft_length.iter().map(|&d| d.max(1) as f64).product();
             let f = 5.0 * out_elems * len.log2().max(1.0);
             Work {
@@ -346,10 +352,10 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
                 matmuls: vec![],
             }
         }
-        OpKind::BatchNormInference { .. } => elementwise(4.0),
-        OpKind::BatchNormTraining { .. } => elementwise(8.0),
-        OpKind::BatchNormGrad { .. } => elementwise(12.0),
-        OpKind::RngBitGenerator { .. } | OpKind::Rng { .. } => {
+        BatchNormInference { .. } => elementwise(4.0),
+        BatchNormTraining { .. } => elementwise(8.0),
+        BatchNormGrad { .. } => elementwise(12.0),
+        RngBitGenerator { .. } | Rng { .. } => {
             let out = op
                 .results
                 .last()
@@ -361,7 +367,52 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
                 matmuls: vec![],
             }
         }
-        _ => Work::default(),
+        // Data movement and sorting networks' moves report no FLOPs (the module's convention;
+        // their cost is HBM traffic), and control flow, calls and fusions are the schedule's.
+        BitcastConvert
+        | Constant(_)
+        | Iota { .. }
+        | BroadcastInDim { .. }
+        | Broadcast { .. }
+        | Reshape
+        | Transpose { .. }
+        | Slice { .. }
+        | DynamicSlice { .. }
+        | DynamicUpdateSlice
+        | Concatenate { .. }
+        | Pad { .. }
+        | Reverse { .. }
+        | GetDimensionSize { .. }
+        | Gather { .. }
+        | TopK { .. }
+        | Return(_)
+        | Call { .. }
+        | While
+        | If
+        | Case
+        | OptimizationBarrier
+        | Tuple
+        | GetTupleElement { .. }
+        | AfterAll
+        | CreateToken
+        | Composite { .. }
+        | CustomCall { .. }
+        | Fusion { .. }
+        | Check(_)
+        | RunParallel { .. } => Work::default(),
+        // Communication is costed on the interconnect, not the TensorCore.
+        AllGather { .. }
+        | AllReduce { .. }
+        | ReduceScatter { .. }
+        | AllToAll { .. }
+        | CollectivePermute { .. }
+        | CollectiveBroadcast { .. }
+        | ReplicaId
+        | PartitionId
+        | Send { .. }
+        | Recv { .. }
+        | Infeed { .. }
+        | Outfeed { .. } => Work::default(),
     }
 }
 
@@ -377,19 +428,21 @@ pub fn values_bytes(func: &Func, values: &[systolic_ir::ValueId]) -> u64 {
 /// True for ops that launch no kernel: constants (laid out in HBM at load time), tuples and
 /// tokens, terminators, and reshapes that keep the tiled layout (a bitcast).
 pub fn is_free(func: &Func, op: &Op) -> bool {
+    use OpKind::*;
     match &op.kind {
-        OpKind::Constant(_)
-        | OpKind::Return(_)
-        | OpKind::Tuple
-        | OpKind::GetTupleElement { .. }
-        | OpKind::AfterAll
-        | OpKind::CreateToken
-        | OpKind::OptimizationBarrier
-        | OpKind::GetDimensionSize { .. }
-        | OpKind::ReplicaId
-        | OpKind::PartitionId
-        | OpKind::Check(_) => true,
-        OpKind::Reshape | OpKind::BitcastConvert => {
+        Constant(_)
+        | Return(_)
+        | Tuple
+        | GetTupleElement { .. }
+        | AfterAll
+        | CreateToken
+        | OptimizationBarrier
+        | GetDimensionSize { .. }
+        | ReplicaId
+        | PartitionId
+        | Check(_)
+        | RunParallel { .. } => true,
+        Reshape | BitcastConvert => {
             let (Some(a), Some(b)) = (
                 op.operands.first().and_then(|&v| tensor_of(func, v)),
                 op.results.first().and_then(|&v| tensor_of(func, v)),
@@ -398,7 +451,61 @@ pub fn is_free(func: &Func, op: &Op) -> bool {
             };
             a.shape.last() == b.shape.last() && padded_bytes(a) == padded_bytes(b)
         }
-        _ => false,
+        Call { .. }
+        | Unary(_)
+        | Binary(_)
+        | Compare { .. }
+        | Select
+        | Clamp
+        | Convert
+        | ReducePrecision { .. }
+        | ChloUnary(_)
+        | ChloBinary(_)
+        | Iota { .. }
+        | BroadcastInDim { .. }
+        | Broadcast { .. }
+        | Transpose { .. }
+        | Slice { .. }
+        | DynamicSlice { .. }
+        | DynamicUpdateSlice
+        | Concatenate { .. }
+        | Pad { .. }
+        | Reverse { .. }
+        | Gather { .. }
+        | Scatter { .. }
+        | Reduce { .. }
+        | ReduceWindow { .. }
+        | SelectAndScatter { .. }
+        | Sort { .. }
+        | Map { .. }
+        | DotGeneral { .. }
+        | Dot { .. }
+        | Convolution(_)
+        | TriangularSolve { .. }
+        | Cholesky { .. }
+        | Fft { .. }
+        | BatchNormInference { .. }
+        | BatchNormTraining { .. }
+        | BatchNormGrad { .. }
+        | While
+        | If
+        | Case
+        | RngBitGenerator { .. }
+        | Rng { .. }
+        | Composite { .. }
+        | CustomCall { .. }
+        | AllGather { .. }
+        | AllReduce { .. }
+        | ReduceScatter { .. }
+        | AllToAll { .. }
+        | CollectivePermute { .. }
+        | CollectiveBroadcast { .. }
+        | Send { .. }
+        | Recv { .. }
+        | Infeed { .. }
+        | Outfeed { .. }
+        | TopK { .. }
+        | Fusion { .. } => false,
     }
 }
 
@@ -413,20 +520,83 @@ pub fn standalone_traffic(func: &Func, op: &Op) -> u64 {
             .and_then(|&v| tensor_of(func, v))
             .map_or(0, padded_bytes)
     };
+    use OpKind::*;
     match &op.kind {
-        OpKind::Slice { .. } | OpKind::DynamicSlice { .. } => 2 * results,
-        OpKind::Gather { .. } => 2 * results + operand(1),
-        OpKind::DynamicUpdateSlice => {
+        Slice { .. } | DynamicSlice { .. } => 2 * results,
+        Gather { .. } => 2 * results + operand(1),
+        DynamicUpdateSlice => {
             let indices = values_bytes(func, op.operands.get(2..).unwrap_or(&[]));
             2 * operand(1) + indices
         }
-        OpKind::Scatter { .. } => {
+        Scatter { .. } => {
             let n = op.operands.len();
             let updates = if n >= 3 { operand(n - 1) } else { 0 };
             let indices = if n >= 3 { operand(n / 2) } else { 0 };
             3 * updates + indices
         }
-        OpKind::Iota { .. } | OpKind::Rng { .. } => results,
-        _ => values_bytes(func, &op.operands) + results,
+        Iota { .. } | Rng { .. } => results,
+        // Every operand read once, every result written once.
+        Return(_)
+        | Call { .. }
+        | Unary(_)
+        | Binary(_)
+        | Compare { .. }
+        | Select
+        | Clamp
+        | Convert
+        | BitcastConvert
+        | ReducePrecision { .. }
+        | ChloUnary(_)
+        | ChloBinary(_)
+        | Constant(_)
+        | BroadcastInDim { .. }
+        | Broadcast { .. }
+        | Reshape
+        | Transpose { .. }
+        | Concatenate { .. }
+        | Pad { .. }
+        | Reverse { .. }
+        | GetDimensionSize { .. }
+        | Reduce { .. }
+        | ReduceWindow { .. }
+        | SelectAndScatter { .. }
+        | Sort { .. }
+        | Map { .. }
+        | DotGeneral { .. }
+        | Dot { .. }
+        | Convolution(_)
+        | TriangularSolve { .. }
+        | Cholesky { .. }
+        | Fft { .. }
+        | BatchNormInference { .. }
+        | BatchNormTraining { .. }
+        | BatchNormGrad { .. }
+        | While
+        | If
+        | Case
+        | OptimizationBarrier
+        | Tuple
+        | GetTupleElement { .. }
+        | AfterAll
+        | CreateToken
+        | RngBitGenerator { .. }
+        | Composite { .. }
+        | CustomCall { .. }
+        | AllGather { .. }
+        | AllReduce { .. }
+        | ReduceScatter { .. }
+        | AllToAll { .. }
+        | CollectivePermute { .. }
+        | CollectiveBroadcast { .. }
+        | ReplicaId
+        | PartitionId
+        | Send { .. }
+        | Recv { .. }
+        | Infeed { .. }
+        | Outfeed { .. }
+        | TopK { .. }
+        | Check(_)
+        | RunParallel { .. }
+        | Fusion { .. } => values_bytes(func, &op.operands) + results,
     }
 }

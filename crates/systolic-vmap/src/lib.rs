@@ -24,9 +24,12 @@
 //! | `rng` | rng_bit_generator | as JAX: one generator on the first example's state draws every example's bits; only that state advances |
 //! | `custom` | custom_call | annotations (Sharding, placement, layout) pass through; other targets: error |
 //!
-//! Ops with no rule (collectives, infeed/outfeed, batch_norm_*, the deprecated rng, tuples,
-//! opaque custom calls) are copied when none of their inputs is batched and are an error naming
-//! the op otherwise. [`vmap_module`] first inlines calls and composites.
+//! Which op has which rule is decided in one place, the router in `rules/mod.rs`: an exhaustive
+//! `match` over `OpKind`, so a new op does not compile until it is decided there; the table says
+//! how the families' rules behave. Ops with no rule (there, in one explicit arm: collectives,
+//! infeed/outfeed, batch_norm_*, the deprecated rng, tuples; opaque custom calls in `custom`)
+//! are copied when none of their inputs is batched and are an error naming the op otherwise.
+//! [`vmap_module`] first inlines calls and composites.
 //!
 //! ```
 //! use systolic_ir::text::parse_module;

@@ -68,7 +68,37 @@ pub(crate) fn jvp(
         Convolution(_) => one(conv::conv_jvp(b, op, x, t, y[0])?),
         TriangularSolve { .. } => one(linalg::triangular_solve_jvp(b, op, x, t, y[0])?),
         Cholesky { .. } => one(linalg::cholesky_jvp(b, op, t, y[0])?),
-        _ => Err(unsupported(op, "differentiate")),
+        // No rule yet: the error names the op.
+        ChloBinary(_)
+        | Map { .. }
+        | Fft { .. }
+        | BatchNormInference { .. }
+        | BatchNormTraining { .. }
+        | BatchNormGrad { .. }
+        | Tuple
+        | GetTupleElement { .. }
+        | AfterAll
+        | CreateToken
+        | CustomCall { .. }
+        | AllGather { .. }
+        | AllReduce { .. }
+        | ReduceScatter { .. }
+        | AllToAll { .. }
+        | CollectivePermute { .. }
+        | CollectiveBroadcast { .. }
+        | Send { .. }
+        | Recv { .. }
+        | Infeed { .. }
+        | Outfeed { .. }
+        | Check(_)
+        | RunParallel { .. }
+        | Fusion { .. } => Err(unsupported(op, "differentiate")),
+        // Handled before this table: control flow by `control` (both modes; they run the
+        // regions' rules), calls and composites by inlining, returns by the walker.
+        While | If | Case | Call { .. } | Composite { .. } | Return(_) => Err(Error::new(format!(
+            "internal: {} reached the per-op JVP table",
+            op.kind.name()
+        ))),
     }
 }
 
@@ -102,7 +132,55 @@ pub(crate) fn transpose(
         DotGeneral { .. } => dot::transpose(b, op, c, lin),
         Convolution(_) => conv::transpose(b, op, c, lin),
         TriangularSolve { .. } => linalg::transpose(b, op, c, lin),
-        _ => Err(unsupported(op, "transpose")),
+        // Not linear in any operand, or never emitted on tangents by a JVP rule above (those
+        // rules emit the linear ops listed in the arms before this one).
+        Return(_)
+        | Call { .. }
+        | ChloUnary(_)
+        | ChloBinary(_)
+        | Compare { .. }
+        | Clamp
+        | BitcastConvert
+        | Constant(_)
+        | Iota { .. }
+        | Broadcast { .. }
+        | GetDimensionSize { .. }
+        | Sort { .. }
+        | Map { .. }
+        | Dot { .. }
+        | Cholesky { .. }
+        | Fft { .. }
+        | BatchNormInference { .. }
+        | BatchNormTraining { .. }
+        | BatchNormGrad { .. }
+        | While
+        | If
+        | Case
+        | OptimizationBarrier
+        | Tuple
+        | GetTupleElement { .. }
+        | AfterAll
+        | CreateToken
+        | RngBitGenerator { .. }
+        | Rng { .. }
+        | Composite { .. }
+        | CustomCall { .. }
+        | AllGather { .. }
+        | AllReduce { .. }
+        | ReduceScatter { .. }
+        | AllToAll { .. }
+        | CollectivePermute { .. }
+        | CollectiveBroadcast { .. }
+        | ReplicaId
+        | PartitionId
+        | Send { .. }
+        | Recv { .. }
+        | Infeed { .. }
+        | Outfeed { .. }
+        | TopK { .. }
+        | Check(_)
+        | RunParallel { .. }
+        | Fusion { .. } => Err(unsupported(op, "transpose")),
     }
 }
 

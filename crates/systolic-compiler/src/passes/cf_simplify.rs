@@ -11,7 +11,6 @@
 //! Loops that do run, and their loop-invariant values, are left alone.
 
 use crate::pass::Pass;
-use crate::passes::dce::op_has_effect;
 use crate::rewrite::{rewrite_func, Action, Rewriter};
 use systolic_ir::walk::walk_ops;
 use systolic_ir::{Data, Diagnostic, Module, Op, OpKind, Region};
@@ -128,7 +127,7 @@ fn condition_is_false(op: &Op) -> bool {
     };
     let mut effect = false;
     walk_ops(cond, &mut |o, _| {
-        if op_has_effect(&o.kind) && !o.kind.is_terminator() {
+        if o.kind.must_keep() && !o.kind.is_terminator() {
             effect = true;
         }
     });

@@ -9,7 +9,6 @@
 //! that fails at run time) leaves the op alone, so the error still happens at run time.
 
 use crate::pass::Pass;
-use crate::passes::dce::op_has_effect;
 use crate::rewrite::{rewrite_func, Action, Rewriter};
 use systolic_interp::{Interpreter, Regions, Value};
 use systolic_ir::walk::{clone_op_from_arena, ValueMap};
@@ -43,7 +42,7 @@ impl Pass for ConstFold {
 /// True for the kinds the folder may evaluate.
 fn foldable(kind: &OpKind) -> bool {
     use OpKind::*;
-    !op_has_effect(kind)
+    !kind.must_keep()
         && !matches!(
             kind,
             Constant(_)

@@ -8,16 +8,12 @@
 //! calls, custom calls, random numbers and anything with an effect are left alone.
 
 use crate::pass::Pass;
-use crate::passes::dce::op_has_effect;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 use systolic_ir::walk::{erase_ops, replace_uses};
-use systolic_ir::{
-    BinaryOp, ComparisonDirection, Data, Diagnostic, Func, Module, Op, OpKind, Region, Tensor,
-    ValueId,
-};
+use systolic_ir::{Data, Diagnostic, Func, Module, Op, OpKind, Region, Tensor, ValueId};
 
 /// The common subexpression elimination pass.
 #[derive(Clone, Copy, Debug, Default)]
@@ -53,39 +49,10 @@ fn cse_func(func: &mut Func) -> bool {
     true
 }
 
-/// True for ops that may be merged with an equal one.
+/// True for ops that may be merged with an equal one ([`OpKind::is_mergeable`]; an op of any
+/// kind without results has nothing to merge).
 fn mergeable(op: &Op) -> bool {
-    use OpKind::*;
-    !op.results.is_empty()
-        && op.regions.is_empty()
-        && !op_has_effect(&op.kind)
-        && !matches!(
-            op.kind,
-            Call { .. }
-                | CustomCall { .. }
-                | Composite { .. }
-                | Rng { .. }
-                | RngBitGenerator { .. }
-                | Infeed { .. }
-                | Recv { .. }
-                | ReplicaId
-                | PartitionId
-                | CreateToken
-                | AfterAll
-                | OptimizationBarrier
-        )
-}
-
-/// True for ops whose two operands may be swapped.
-pub fn is_commutative(kind: &OpKind) -> bool {
-    use BinaryOp::*;
-    match kind {
-        OpKind::Binary(b) => matches!(b, Add | Multiply | And | Or | Xor | Maximum | Minimum),
-        OpKind::Compare { direction, .. } => {
-            matches!(direction, ComparisonDirection::Eq | ComparisonDirection::Ne)
-        }
-        _ => false,
-    }
+    !op.results.is_empty() && op.regions.is_empty() && op.kind.is_mergeable()
 }
 
 /// The operands of `op` renamed by `subst`, in canonical order for commutative ops.
@@ -95,7 +62,7 @@ fn key_operands(op: &Op, subst: &HashMap<ValueId, ValueId>) -> Vec<ValueId> {
         .iter()
         .map(|x| subst.get(x).copied().unwrap_or(*x))
         .collect();
-    if is_commutative(&op.kind) {
+    if op.kind.is_commutative() {
         v.sort();
     }
     v

@@ -72,7 +72,41 @@ pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> 
         ReduceWindow { .. } | SelectAndScatter { .. } => window::lower(op, ctx),
         RngBitGenerator { .. } | Rng { .. } => rng::lower(op, ctx),
         Cholesky { .. } | TriangularSolve { .. } => linalg::lower(op, ctx),
-        _ => Ok(None),
+        // Lowered by `crate::lower` itself (constants, control flow, value plumbing), or
+        // expanded by the CPU pipeline before lowering (`map`, batch norms, the collectives and
+        // ids of a single-device program); what reaches here runs on the fallback.
+        Return(_)
+        | Call { .. }
+        | Constant(_)
+        | While
+        | If
+        | Case
+        | OptimizationBarrier
+        | Tuple
+        | GetTupleElement { .. }
+        | AfterAll
+        | CreateToken
+        | Map { .. }
+        | BatchNormInference { .. }
+        | BatchNormTraining { .. }
+        | BatchNormGrad { .. }
+        | AllGather { .. }
+        | AllReduce { .. }
+        | ReduceScatter { .. }
+        | AllToAll { .. }
+        | CollectivePermute { .. }
+        | CollectiveBroadcast { .. }
+        | ReplicaId
+        | PartitionId => Ok(None),
+        // No native kernel: the interpreter fallback runs them (and is reported).
+        GetDimensionSize { .. }
+        | Fft { .. }
+        | Send { .. }
+        | Recv { .. }
+        | Infeed { .. }
+        | Outfeed { .. }
+        | Check(_)
+        | RunParallel { .. } => Ok(None),
     };
     kernel.map_err(|e| e.at_op(op))
 }

@@ -251,11 +251,11 @@ pub(crate) fn build_kind(name: &str, attrs: &mut Vec<NamedAttr>) -> Result<Optio
 }
 
 fn build_stablehlo(short: &str, b: &mut Bag) -> Result<Option<OpKind>, String> {
-    if let Some(u) = UnaryOp::ALL.iter().find(|u| u.name() == short) {
-        return Ok(Some(OpKind::Unary(*u)));
+    if let Some(u) = UnaryOp::from_name(short) {
+        return Ok(Some(OpKind::Unary(u)));
     }
-    if let Some(op) = BinaryOp::ALL.iter().find(|o| o.name() == short) {
-        return Ok(Some(OpKind::Binary(*op)));
+    if let Some(op) = BinaryOp::from_name(short) {
+        return Ok(Some(OpKind::Binary(op)));
     }
     use OpKind::*;
     let kind = match short {
@@ -520,11 +520,11 @@ fn build_stablehlo(short: &str, b: &mut Bag) -> Result<Option<OpKind>, String> {
 }
 
 fn build_chlo(short: &str, b: &mut Bag) -> Result<Option<OpKind>, String> {
-    if let Some(u) = ChloUnaryOp::ALL.iter().find(|u| u.name() == short) {
-        return Ok(Some(OpKind::ChloUnary(*u)));
+    if let Some(u) = ChloUnaryOp::from_name(short) {
+        return Ok(Some(OpKind::ChloUnary(u)));
     }
-    if let Some(op) = ChloBinaryOp::ALL.iter().find(|o| o.name() == short) {
-        return Ok(Some(OpKind::ChloBinary(*op)));
+    if let Some(op) = ChloBinaryOp::from_name(short) {
+        return Ok(Some(OpKind::ChloBinary(op)));
     }
     Ok(match short {
         "top_k" => Some(OpKind::TopK {

@@ -6,7 +6,7 @@ use super::print_attrs::{write_attr_dict, write_int_list};
 use super::print_op_attrs::{i64_array, prop, Props};
 use super::printer::FuncPrinter;
 use crate::module::Op;
-use crate::ops::{BinaryOp, OpKind, ReturnKind};
+use crate::ops::{OpKind, ReturnKind};
 use crate::types::Type;
 use std::fmt::Write;
 
@@ -71,18 +71,8 @@ impl FuncPrinter<'_> {
         let [inner, ret] = block.ops.as_slice() else {
             return None;
         };
-        let commutative = matches!(
-            inner.kind,
-            OpKind::Binary(
-                BinaryOp::Add
-                    | BinaryOp::Multiply
-                    | BinaryOp::Maximum
-                    | BinaryOp::Minimum
-                    | BinaryOp::And
-                    | BinaryOp::Or
-                    | BinaryOp::Xor
-            )
-        );
+        // MLIR prints the compact form for bodies of one commutative binary op.
+        let commutative = matches!(inner.kind, OpKind::Binary(b) if b.is_commutative());
         let input_dtype = match self.type_of(*op.operands.first()?)? {
             Type::Tensor(t) => t.dtype,
             _ => return None,

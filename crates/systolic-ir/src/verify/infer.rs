@@ -78,30 +78,11 @@ pub fn infer_result_types(
     for (i, ty) in declared.unwrap_or(&[]).iter().enumerate() {
         common::check_type(ty).map_err(|e| format!("result #{i}: {e}"))?;
     }
-    if !region_taking(kind) {
+    // Ops that carry regions check their own region count.
+    if kind.region_arity() == crate::RegionArity::None {
         common::expect_regions(regions, 0, "")?;
     }
     infer_kind(kind, operands, regions, declared)
-}
-
-/// True for the ops that carry regions (they check their own region count).
-fn region_taking(kind: &OpKind) -> bool {
-    use OpKind::*;
-    matches!(
-        kind,
-        Reduce { .. }
-            | ReduceWindow { .. }
-            | SelectAndScatter { .. }
-            | Sort { .. }
-            | Map { .. }
-            | Scatter { .. }
-            | While
-            | If
-            | Case
-            | AllReduce { .. }
-            | ReduceScatter { .. }
-            | Fusion { .. }
-    )
 }
 
 fn infer_kind(

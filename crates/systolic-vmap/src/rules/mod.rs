@@ -97,7 +97,37 @@ pub(crate) fn batch(cx: &mut Cx, op: &Op, args: &[BVal], captures: bool) -> Resu
         Call { callee } => Err(cx.err(format!(
             "calls @{callee}: inline calls first (vmap_module does)"
         ))),
-        _ => Err(cx.err(
+        // No batching rule: these ops run unbatched (copied when no operand is batched) and
+        // are an error naming the op otherwise. Ops without operands (constant, iota, ids,
+        // create_token, infeed) never reach this table; composites are
+        // inlined first by `vmap_module`.
+        Return(_)
+        | Constant(_)
+        | Iota { .. }
+        | BatchNormInference { .. }
+        | BatchNormTraining { .. }
+        | BatchNormGrad { .. }
+        | Tuple
+        | GetTupleElement { .. }
+        | AfterAll
+        | CreateToken
+        | Rng { .. }
+        | Composite { .. }
+        | AllGather { .. }
+        | AllReduce { .. }
+        | ReduceScatter { .. }
+        | AllToAll { .. }
+        | CollectivePermute { .. }
+        | CollectiveBroadcast { .. }
+        | ReplicaId
+        | PartitionId
+        | Send { .. }
+        | Recv { .. }
+        | Infeed { .. }
+        | Outfeed { .. }
+        | Check(_)
+        | RunParallel { .. }
+        | Fusion { .. } => Err(cx.err(
             "has no batching rule (it cannot take batched operands; only its unbatched use \
              is supported)",
         )),

@@ -130,11 +130,11 @@ impl Window {
             .collect();
         let pads = self.padding.pads(x.shape(), &dilated, &strides);
         Ok(OpKind::ReduceWindow {
-            window_dimensions: self.dimensions.clone(),
-            window_strides: Some(strides),
-            base_dilations: Some(self.base_dilation.clone().unwrap_or_else(|| vec![1; n])),
-            window_dilations: Some(wd),
-            padding: Some(pads),
+            window: systolic_ir::Window::new(self.dimensions.clone())
+                .with_strides(strides)
+                .with_base_dilations(self.base_dilation.clone().unwrap_or_else(|| vec![1; n]))
+                .with_window_dilations(wd)
+                .with_padding(pads),
         })
     }
 }
@@ -286,11 +286,11 @@ fn cumulative(op: &str, kind: BinaryOp, x: &Array, axis: i64, reverse: bool) -> 
     Ok(bind_with(
         op,
         OpKind::ReduceWindow {
-            window_dimensions: dims,
-            window_strides: Some(vec![1; x.ndim()]),
-            base_dilations: Some(vec![1; x.ndim()]),
-            window_dilations: Some(vec![1; x.ndim()]),
-            padding: Some(pads),
+            window: systolic_ir::Window::new(dims)
+                .with_strides(vec![1; x.ndim()])
+                .with_base_dilations(vec![1; x.ndim()])
+                .with_window_dilations(vec![1; x.ndim()])
+                .with_padding(pads),
         },
         &[x, &init],
         vec![Body::Reducer(kind, x.dtype())],

@@ -4,7 +4,7 @@
 //! result, both block arguments and the body's returned value for it are removed; the body ops
 //! that computed it are then dead and swept.
 
-use super::{callees, op_has_effect};
+use super::callees;
 use std::collections::HashSet;
 use systolic_ir::walk::walk_ops;
 use systolic_ir::{Block, Op, OpKind, Region, ValueId};
@@ -77,7 +77,7 @@ fn removable(op: &Op, j: usize, effectful: &HashSet<String>) -> bool {
         let mut effect = false;
         walk_op(o, &mut |inner| {
             uses |= inner.operands.iter().any(|v| tainted.contains(v));
-            effect |= (op_has_effect(&inner.kind) && !inner.kind.is_terminator())
+            effect |= (inner.kind.must_keep() && !inner.kind.is_terminator())
                 || callees(&inner.kind).iter().any(|c| effectful.contains(*c));
         });
         if uses {

@@ -3,9 +3,10 @@
 //! them) and dead loop-carried values of `while` ([`loops`]), and removes private functions
 //! no public function reaches.
 //!
-//! An op is removable when it has no side effect of its own ([`OpKind::has_side_effect`],
-//! plus the stateful `stablehlo.rng` and the collectives, which other devices wait for), none in
-//! its regions, and, for calls and composites, none in the functions they reach.
+//! An op is removable when the IR does not require keeping it ([`OpKind::must_keep`]: side
+//! effects, the stateful `stablehlo.rng`, and the collectives, which other devices wait for),
+//! nothing in its regions does, and, for calls and composites, nothing in the functions they
+//! reach does.
 
 pub mod loops;
 
@@ -34,23 +35,6 @@ impl Pass for Dce {
     }
 }
 
-/// True for ops that must stay even when their results are unused, looking only at the op
-/// itself (not its regions or callees).
-pub fn op_has_effect(kind: &OpKind) -> bool {
-    use OpKind::*;
-    kind.has_side_effect()
-        || matches!(
-            kind,
-            Rng { .. }
-                | AllGather { .. }
-                | AllReduce { .. }
-                | ReduceScatter { .. }
-                | AllToAll { .. }
-                | CollectivePermute { .. }
-                | CollectiveBroadcast { .. }
-        )
-}
-
 /// The functions called by an op (calls, composite decompositions, custom-call computations).
 pub fn callees(kind: &OpKind) -> Vec<&str> {
     match kind {
@@ -75,7 +59,7 @@ pub fn effectful_functions(module: &Module) -> HashSet<String> {
         let mut own = false;
         let mut out = vec![];
         walk_ops(&f.body, &mut |op, _| {
-            if op_has_effect(&op.kind) && !matches!(op.kind, OpKind::Return(_)) {
+            if op.kind.must_keep() && !matches!(op.kind, OpKind::Return(_)) {
                 own = true;
             }
             for c in callees(&op.kind) {
@@ -107,7 +91,7 @@ pub fn effectful_functions(module: &Module) -> HashSet<String> {
 
 /// True when `op` (with its regions and callees) may be removed if its results are unused.
 fn removable(op: &Op, effectful: &HashSet<String>) -> bool {
-    if op.kind.is_terminator() || op_has_effect(&op.kind) {
+    if op.kind.is_terminator() || op.kind.must_keep() {
         return false;
     }
     if callees(&op.kind).iter().any(|c| effectful.contains(*c)) {
@@ -117,7 +101,7 @@ fn removable(op: &Op, effectful: &HashSet<String>) -> bool {
     for r in &op.regions {
         walk_ops(r, &mut |inner, _| {
             let is_region_return = matches!(inner.kind, OpKind::Return(ReturnKind::Stablehlo));
-            if (op_has_effect(&inner.kind) && !is_region_return)
+            if (inner.kind.must_keep() && !is_region_return)
                 || callees(&inner.kind).iter().any(|c| effectful.contains(*c))
             {
                 inner_effect = true;

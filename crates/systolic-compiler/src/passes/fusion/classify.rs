@@ -1,7 +1,7 @@
 //! What the fusion pass may do with each op: its [`Category`] (how it can join a fused kernel)
 //! and whether it is cheap enough to be computed again in every kernel that needs it.
 
-use systolic_ir::{BinaryOp, ChloUnaryOp, Func, Op, OpKind, UnaryOp};
+use systolic_ir::{ElementCost, Func, Op, OpKind};
 
 /// How an op can take part in a fusion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,19 +62,17 @@ pub fn categorize(func: &Func, op: &Op) -> Category {
         return Category::Opaque;
     }
     match &op.kind {
-        Unary(u) => Category::Elementwise {
-            expensive: expensive_unary(*u),
+        Unary(_)
+        | Binary(_)
+        | ChloUnary(_)
+        | ChloBinary(_)
+        | Compare { .. }
+        | Select
+        | Clamp
+        | Convert
+        | ReducePrecision { .. } => Category::Elementwise {
+            expensive: op.kind.element_cost() != Some(ElementCost::Cheap),
         },
-        Binary(b) => Category::Elementwise {
-            expensive: expensive_binary(*b),
-        },
-        ChloUnary(u) => Category::Elementwise {
-            expensive: expensive_chlo(*u),
-        },
-        ChloBinary(_) => Category::Elementwise { expensive: true },
-        Compare { .. } | Select | Clamp | Convert | ReducePrecision { .. } => {
-            Category::Elementwise { expensive: false }
-        }
         BitcastConvert if same_shape_as_operand(func, op) => {
             Category::Elementwise { expensive: false }
         }
@@ -84,7 +82,60 @@ pub fn categorize(func: &Func, op: &Op) -> Category {
         Reshape | Transpose { .. } | Slice { .. } => Category::Movement,
         Reduce { .. } => Category::Reduce,
         DotGeneral { .. } | Convolution(_) => Category::Product,
-        _ => Category::Opaque,
+        // Large constants and width-changing bitcasts are materialised once.
+        BitcastConvert | Constant(_) => Category::Opaque,
+        // Shape movement that is not a plain index mapping of one operand (yet): its own kernel.
+        Concatenate { .. }
+        | Pad { .. }
+        | Reverse { .. }
+        | GetDimensionSize { .. }
+        | DynamicSlice { .. }
+        | DynamicUpdateSlice
+        | Gather { .. }
+        | Scatter { .. } => Category::Opaque,
+        // Ops with regions other than reduce, and ops that are kernels of their own.
+        ReduceWindow { .. }
+        | SelectAndScatter { .. }
+        | Sort { .. }
+        | Map { .. }
+        | TopK { .. }
+        | Dot { .. }
+        | TriangularSolve { .. }
+        | Cholesky { .. }
+        | Fft { .. }
+        | BatchNormInference { .. }
+        | BatchNormTraining { .. }
+        | BatchNormGrad { .. } => Category::Opaque,
+        // Control flow, effects, communication, randomness, extension points, fusions.
+        Return(_)
+        | Call { .. }
+        | While
+        | If
+        | Case
+        | OptimizationBarrier
+        | Tuple
+        | GetTupleElement { .. }
+        | AfterAll
+        | CreateToken
+        | RngBitGenerator { .. }
+        | Rng { .. }
+        | Composite { .. }
+        | CustomCall { .. }
+        | AllGather { .. }
+        | AllReduce { .. }
+        | ReduceScatter { .. }
+        | AllToAll { .. }
+        | CollectivePermute { .. }
+        | CollectiveBroadcast { .. }
+        | ReplicaId
+        | PartitionId
+        | Send { .. }
+        | Recv { .. }
+        | Infeed { .. }
+        | Outfeed { .. }
+        | Check(_)
+        | RunParallel { .. }
+        | Fusion { .. } => Category::Opaque,
     }
 }
 
@@ -100,37 +151,6 @@ fn same_shape_as_operand(func: &Func, op: &Op) -> bool {
     }
 }
 
-/// Transcendental and long-latency unary ops (XLA's `IsExpensive`, roughly).
-fn expensive_unary(u: UnaryOp) -> bool {
-    use UnaryOp::*;
-    matches!(
-        u,
-        Cbrt | Cosine
-            | Exponential
-            | ExponentialMinusOne
-            | Log
-            | LogPlusOne
-            | Logistic
-            | Rsqrt
-            | Sine
-            | Sqrt
-            | Tan
-            | Tanh
-    )
-}
-
-/// Divisions and transcendental binary ops.
-fn expensive_binary(b: BinaryOp) -> bool {
-    use BinaryOp::*;
-    matches!(b, Atan2 | Divide | Power | Remainder)
-}
-
-/// Every CHLO elementwise op is a series expansion except a few bit tests and squares.
-fn expensive_chlo(u: ChloUnaryOp) -> bool {
-    use ChloUnaryOp::*;
-    !matches!(u, Conj | IsInf | IsNegInf | IsPosInf | Square)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,9 +163,5 @@ mod tests {
         assert!(!Category::Elementwise { expensive: true }.duplicable());
         assert!(!Category::Reduce.duplicable());
         assert!(!Category::Product.duplicable());
-        assert!(expensive_unary(UnaryOp::Exponential));
-        assert!(!expensive_unary(UnaryOp::Negate));
-        assert!(expensive_binary(BinaryOp::Divide));
-        assert!(!expensive_binary(BinaryOp::Add));
     }
 }

@@ -9,7 +9,6 @@
 //! `x * 1` is `x` even for a denormal `x`, which XLA:CPU's arithmetic would flush to zero.
 
 use super::splat::{emit_splat, is_special, splat_of, Special};
-use crate::passes::cse::is_commutative;
 use crate::rewrite::Rewriter;
 use systolic_ir::{
     BinaryOp, ComparisonDirection, DType, DTypeKind, Op, OpKind, Scalar, Type, UnaryOp, ValueId,
@@ -108,7 +107,7 @@ fn element_type(rw: &Rewriter<'_, '_>, v: ValueId) -> Option<DType> {
 /// Puts a splat operand of a commutative op on the right (XLA's canonical form), so rules
 /// and CSE see one form; returns whether the op changed.
 pub fn canonicalise(rw: &Rewriter<'_, '_>, op: &mut Op) -> bool {
-    if !is_commutative(&op.kind) || op.operands.len() != 2 {
+    if !op.kind.is_commutative() || op.operands.len() != 2 {
         return false;
     }
     let (a, b) = (op.operands[0], op.operands[1]);
@@ -130,7 +129,7 @@ pub fn binary(rw: &mut Rewriter<'_, '_>, op: &Op, b: BinaryOp) -> Option<Vec<Val
             if is_special(rw, y, special) {
                 return Some(vec![x]);
             }
-            if is_commutative(&op.kind) && is_special(rw, x, special) {
+            if op.kind.is_commutative() && is_special(rw, x, special) {
                 return Some(vec![y]);
             }
         }
@@ -151,7 +150,7 @@ pub fn binary(rw: &mut Rewriter<'_, '_>, op: &Op, b: BinaryOp) -> Option<Vec<Val
     {
         Some(x)
     } else if NEGATING_RIGHT.iter().any(|&(o, sp, d)| {
-        o == b && is_commutative(&op.kind) && d.contains(dtype) && is_special(rw, x, sp)
+        o == b && op.kind.is_commutative() && d.contains(dtype) && is_special(rw, x, sp)
     }) || NEGATING_LEFT
         .iter()
         .any(|&(o, sp, d)| o == b && d.contains(dtype) && is_special(rw, x, sp))

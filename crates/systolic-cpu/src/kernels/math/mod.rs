@@ -26,58 +26,42 @@ pub use log::{log, log1p};
 pub use special::{atan2, cbrt, erf, erf_inv, pow, rsqrt};
 pub use trig::{cos, sin, tan};
 
-/// An f32 function of one argument with a slice form.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum F32Unary {
-    /// e^x.
-    Exp,
-    /// e^x − 1.
-    Expm1,
-    /// ln x.
-    Log,
-    /// ln(1 + x).
-    Log1p,
-    /// tanh x.
-    Tanh,
-    /// 1 / (1 + e^−x).
-    Logistic,
-    /// sin x.
-    Sin,
-    /// cos x.
-    Cos,
-    /// tan x.
-    Tan,
-    /// ∛x.
-    Cbrt,
-    /// erf x.
-    Erf,
-    /// erf⁻¹ x (XLA's polynomial).
-    ErfInv,
-    /// 1/√x.
-    Rsqrt,
-    /// √x (IEEE, correctly rounded).
-    Sqrt,
+systolic_ir::enum_with_all! {
+    /// An f32 function of one argument with a slice form.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum F32Unary {
+        /// e^x.
+        Exp,
+        /// e^x − 1.
+        Expm1,
+        /// ln x.
+        Log,
+        /// ln(1 + x).
+        Log1p,
+        /// tanh x.
+        Tanh,
+        /// 1 / (1 + e^−x).
+        Logistic,
+        /// sin x.
+        Sin,
+        /// cos x.
+        Cos,
+        /// tan x.
+        Tan,
+        /// ∛x.
+        Cbrt,
+        /// erf x.
+        Erf,
+        /// erf⁻¹ x (XLA's polynomial).
+        ErfInv,
+        /// 1/√x.
+        Rsqrt,
+        /// √x (IEEE, correctly rounded).
+        Sqrt,
+    }
 }
 
 impl F32Unary {
-    /// Every function.
-    pub const ALL: [F32Unary; 14] = [
-        F32Unary::Exp,
-        F32Unary::Expm1,
-        F32Unary::Log,
-        F32Unary::Log1p,
-        F32Unary::Tanh,
-        F32Unary::Logistic,
-        F32Unary::Sin,
-        F32Unary::Cos,
-        F32Unary::Tan,
-        F32Unary::Cbrt,
-        F32Unary::Erf,
-        F32Unary::ErfInv,
-        F32Unary::Rsqrt,
-        F32Unary::Sqrt,
-    ];
-
     /// `out[i] = f(x[i])` over the common length.
     pub fn apply(self, x: &[f32], out: &mut [f32]) {
         use simd::map1;

@@ -164,11 +164,7 @@ pub(crate) fn cumsum(op: &str, x: &Array) -> Array {
     bind_with(
         op,
         OpKind::ReduceWindow {
-            window_dimensions: vec![n],
-            window_strides: None,
-            base_dilations: None,
-            window_dilations: None,
-            padding: Some(vec![(n - 1, 0)]),
+            window: systolic_ir::Window::new(vec![n]).with_padding(vec![(n - 1, 0)]),
         },
         &[x, &init],
         vec![Body::Reducer(BinaryOp::Add, x.dtype())],

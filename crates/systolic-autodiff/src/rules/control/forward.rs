@@ -1,6 +1,6 @@
 //! Control flow in forward mode: `if`/`case` branches and `while` bodies are differentiated
 //! in place (tangents become extra branch results and loop carries). Reverse mode's rules for
-//! them are in `vjp.rs` (they recompute what they need).
+//! them are in [`super::reverse`] (they recompute what they need).
 
 use crate::ad::{is_float_type, Ad};
 use crate::builder::Res;
