@@ -25,30 +25,9 @@ use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
-use systolic_ir::{Module, Tensor, Type};
+use systolic_ir::{Module, ProcessGrid, Tensor, Type};
 
-/// A process of the grid: `(replica_id, partition_id)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ProcessId {
-    /// The replica.
-    pub replica: u32,
-    /// The partition.
-    pub partition: u32,
-}
-
-impl fmt::Display for ProcessId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "({}, {})", self.replica, self.partition)
-    }
-}
-
-/// Formats a list of processes: `(0, 0), (1, 0)`.
-pub fn list(ids: &[ProcessId]) -> String {
-    ids.iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
+pub use systolic_ir::collective_groups::{list, ProcessId};
 
 /// How often a waiting participant re-checks whether its meeting can still complete.
 const POLL: Duration = Duration::from_millis(50);
@@ -56,39 +35,47 @@ const POLL: Duration = Duration::from_millis(50);
 /// Stack of each process's thread: the evaluator recurses per call and region.
 const STACK_SIZE: usize = 64 << 20;
 
-/// The process an op runs on, under `interpreter.run_parallel`: its ids, the grid's size, and
-/// its handle on the rendezvous shared by the grid. Cheap to clone.
-#[derive(Clone)]
-pub struct Process {
-    inner: Arc<ProcessInner>,
+/// The process an op runs on, under `interpreter.run_parallel` (or one process of another
+/// executor's SPMD set, exchanging payloads of type `T`): its ids, the grid's size, and its
+/// handle on the rendezvous shared by the grid. Cheap to clone.
+pub struct Process<T = Tensor> {
+    inner: Arc<ProcessInner<T>>,
 }
 
-struct ProcessInner {
+impl<T> Clone for Process<T> {
+    fn clone(&self) -> Self {
+        Process {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+struct ProcessInner<T> {
     id: ProcessId,
-    shared: Arc<Shared>,
+    shared: Arc<Shared<T>>,
     /// Per group (sorted flat ids): how many collectives this process ran over it.
     sequence: Mutex<HashMap<Vec<usize>, usize>>,
 }
 
-impl fmt::Debug for Process {
+impl<T> fmt::Debug for Process<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Process{}", self.inner.id)
     }
 }
 
 /// What one participant brings to a meeting.
-pub struct Contribution {
+pub struct Contribution<T = Tensor> {
     /// The op (`stablehlo.all_reduce`), for messages.
     pub op: String,
     /// Shown when participants disagree: the op and its operand types.
     pub summary: String,
     /// Must be equal for all participants: the op's attributes and operand types.
     pub signature: String,
-    /// The tensors it gives the others.
-    pub data: Vec<Tensor>,
+    /// The values it gives the others.
+    pub data: Vec<T>,
 }
 
-impl Process {
+impl<T: Clone> Process<T> {
     /// This process's ids.
     pub fn id(&self) -> ProcessId {
         self.inner.id
@@ -96,18 +83,23 @@ impl Process {
 
     /// Number of replicas of the grid.
     pub fn num_replicas(&self) -> u32 {
-        self.inner.shared.num_replicas
+        self.inner.shared.grid.replicas
     }
 
     /// Number of partitions of the grid.
     pub fn num_partitions(&self) -> u32 {
-        self.inner.shared.num_partitions
+        self.inner.shared.grid.partitions
+    }
+
+    /// The grid.
+    pub fn grid(&self) -> ProcessGrid {
+        self.inner.shared.grid
     }
 
     /// Meets the other members of `group` (which holds this process; the order is the group's)
     /// at this process's next collective over that group, and returns every member's data in
     /// group order.
-    pub fn exchange(&self, group: &[ProcessId], mine: Contribution) -> Result<Vec<Vec<Tensor>>> {
+    pub fn exchange(&self, group: &[ProcessId], mine: Contribution<T>) -> Result<Vec<Vec<T>>> {
         let shared = &self.inner.shared;
         let me = shared.flat(self.inner.id);
         let members: Vec<usize> = group.iter().map(|&p| shared.flat(p)).collect();
@@ -140,7 +132,7 @@ impl Process {
     }
 
     /// Sends `data` on channel `channel` (to the process that receives on it next).
-    pub fn send(&self, channel: i64, data: Vec<Tensor>) {
+    pub fn send(&self, channel: i64, data: Vec<T>) {
         let shared = &self.inner.shared;
         let me = shared.flat(self.inner.id);
         let mut st = shared.lock();
@@ -153,7 +145,7 @@ impl Process {
 
     /// Receives the oldest message not yet received on channel `channel`, waiting for one; an
     /// error when none can come any more (every other process finished, failed or waits).
-    pub fn recv(&self, channel: i64) -> Result<Vec<Tensor>> {
+    pub fn recv(&self, channel: i64) -> Result<Vec<T>> {
         let shared = &self.inner.shared;
         let me = shared.flat(self.inner.id);
         let mut st = shared.lock();
@@ -191,22 +183,21 @@ impl Process {
 }
 
 /// The rendezvous of one grid.
-struct Shared {
-    num_replicas: u32,
-    num_partitions: u32,
-    state: Mutex<State>,
+struct Shared<T> {
+    grid: ProcessGrid,
+    state: Mutex<State<T>>,
     changed: Condvar,
 }
 
 /// A meeting: the group's flat ids, sorted, and the how-manieth collective over it.
 type Key = (Vec<usize>, usize);
 
-struct State {
+struct State<T> {
     status: Vec<Status>,
-    meetings: HashMap<Key, Meeting>,
+    meetings: HashMap<Key, Meeting<T>>,
     infeed: VecDeque<String>,
     /// Messages sent and not yet received, per channel handle: sender and tensors.
-    channels: HashMap<i64, VecDeque<(usize, Vec<Tensor>)>>,
+    channels: HashMap<i64, VecDeque<(usize, Vec<T>)>>,
 }
 
 #[derive(Clone, Debug)]
@@ -218,7 +209,7 @@ enum Status {
     Failed(String),
 }
 
-impl State {
+impl<T> State<T> {
     /// True when a process with this status may still make progress by itself.
     fn may_progress(&self, status: &Status) -> bool {
         match status {
@@ -239,37 +230,33 @@ impl State {
     }
 }
 
-struct Meeting {
+struct Meeting<T> {
     /// The op of the first participant to arrive.
     op: String,
     /// The group in the order the first participant gave.
     order: Vec<usize>,
-    arrivals: Vec<Option<Contribution>>,
+    arrivals: Vec<Option<Contribution<T>>>,
     taken: usize,
     error: Option<String>,
 }
 
-impl Meeting {
+impl<T> Meeting<T> {
     fn complete(&self) -> bool {
         self.arrivals.iter().all(Option::is_some)
     }
 }
 
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, State> {
+impl<T: Clone> Shared<T> {
+    fn lock(&self) -> MutexGuard<'_, State<T>> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn flat(&self, p: ProcessId) -> usize {
-        p.replica as usize * self.num_partitions as usize + p.partition as usize
+        self.grid.flat(p)
     }
 
     fn id(&self, flat: usize) -> ProcessId {
-        let n = self.num_partitions as usize;
-        ProcessId {
-            replica: (flat / n) as u32,
-            partition: (flat % n) as u32,
-        }
+        self.grid.id(flat)
     }
 
     fn ids(&self, flats: &[usize]) -> String {
@@ -282,8 +269,8 @@ impl Shared {
         members: Vec<usize>,
         pos: usize,
         me: usize,
-        mine: Contribution,
-    ) -> Result<Vec<Vec<Tensor>>> {
+        mine: Contribution<T>,
+    ) -> Result<Vec<Vec<T>>> {
         let mut st = self.lock();
         let meeting = st.meetings.entry(key.clone()).or_insert_with(|| Meeting {
             op: mine.op.clone(),
@@ -339,10 +326,10 @@ impl Shared {
     /// Why a participant arriving with `mine` disagrees with those already at the meeting.
     fn disagreement(
         &self,
-        meeting: &Meeting,
+        meeting: &Meeting<T>,
         members: &[usize],
         me: usize,
-        mine: &Contribution,
+        mine: &Contribution<T>,
     ) -> Option<String> {
         let who = self.id(me);
         if meeting.order != members {
@@ -383,7 +370,7 @@ impl Shared {
 
     /// Why the meeting `key` can never complete, if so: a missing member finished or failed,
     /// or every unfinished process waits at a meeting that cannot complete (a deadlock).
-    fn cannot_complete(&self, st: &State, key: &Key) -> Option<String> {
+    fn cannot_complete(&self, st: &State<T>, key: &Key) -> Option<String> {
         let meeting = &st.meetings[key];
         let waiting: Vec<usize> = meeting
             .order
@@ -430,7 +417,7 @@ impl Shared {
     }
 
     /// Where each of `processes` is, for a deadlock message.
-    fn whereabouts(&self, st: &State, processes: impl Iterator<Item = usize>) -> Vec<String> {
+    fn whereabouts(&self, st: &State<T>, processes: impl Iterator<Item = usize>) -> Vec<String> {
         processes
             .map(|m| match &st.status[m] {
                 Status::Waiting(k) => match st.meetings.get(k) {
@@ -459,14 +446,65 @@ impl Shared {
     }
 }
 
+/// The rendezvous of one run of a grid of processes, for executors other than the
+/// interpreter's own `run_parallel` (the CPU backend's SPMD executables), exchanging values of
+/// type `T`: the same meetings, group-order results, disagreement and deadlock errors.
+///
+/// Make one per run; give each process its [`Process`] handle, and report each process's end
+/// with [`Rendezvous::finish`] (also when it fails or panics: the others waiting for it then
+/// fail instead of waiting).
+pub struct Rendezvous<T = Tensor> {
+    shared: Arc<Shared<T>>,
+}
+
+impl<T: Clone> Rendezvous<T> {
+    /// A rendezvous for every process of `grid`, all running.
+    pub fn new(grid: ProcessGrid) -> Rendezvous<T> {
+        Rendezvous {
+            shared: Arc::new(Shared {
+                grid,
+                state: Mutex::new(State {
+                    status: vec![Status::Running; grid.len()],
+                    meetings: HashMap::new(),
+                    infeed: VecDeque::new(),
+                    channels: HashMap::new(),
+                }),
+                changed: Condvar::new(),
+            }),
+        }
+    }
+
+    /// The handle of process `id` (its collective counts start at zero).
+    pub fn process(&self, id: ProcessId) -> Process<T> {
+        Process {
+            inner: Arc::new(ProcessInner {
+                id,
+                shared: Arc::clone(&self.shared),
+                sequence: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// Records that process `id` finished (`Ok`) or failed (`Err`, why): members waiting for
+    /// it at a meeting it never reaches fail, naming it.
+    pub fn finish(&self, id: ProcessId, outcome: std::result::Result<(), String>) {
+        let me = self.shared.flat(id);
+        let status = match outcome {
+            Ok(()) => Status::Done,
+            Err(why) => Status::Failed(why),
+        };
+        self.shared.finish(me, status);
+    }
+}
+
 /// Marks a process failed if its thread ends without reporting (a panic).
-struct FinishGuard<'a> {
-    shared: &'a Shared,
+struct FinishGuard<'a, T: Clone> {
+    shared: &'a Shared<T>,
     me: usize,
     reported: bool,
 }
 
-impl Drop for FinishGuard<'_> {
+impl<T: Clone> Drop for FinishGuard<'_, T> {
     fn drop(&mut self) {
         if !self.reported {
             self.shared
@@ -511,8 +549,7 @@ pub(crate) fn run_parallel(
         crate::bail!("more operands than the programs take");
     }
     let shared = Shared {
-        num_replicas: programs.len() as u32,
-        num_partitions: partitions as u32,
+        grid: ProcessGrid::new(programs.len() as u32, partitions as u32),
         state: Mutex::new(State {
             status: vec![Status::Running; jobs.len()],
             meetings: HashMap::new(),
@@ -600,7 +637,7 @@ pub(crate) fn run_parallel(
     Ok(results)
 }
 
-impl Shared {
+impl<T: Clone> Shared<T> {
     fn status_len(&self) -> usize {
         self.lock().status.len()
     }

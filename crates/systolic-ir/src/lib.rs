@@ -16,6 +16,7 @@
 
 pub mod attrs;
 pub mod builder;
+pub mod collective_groups;
 pub mod diag;
 pub mod dtype;
 pub mod inline;
@@ -32,6 +33,7 @@ pub mod walk;
 pub mod window;
 
 pub use attrs::*;
+pub use collective_groups::{GroupMode, ProcessGrid, ProcessId};
 pub use diag::Diagnostic;
 pub use dtype::{DType, DTypeKind};
 pub use module::{Block, Func, Module, Op, Region, Span, ValueDef, ValueId, Visibility};

@@ -12,13 +12,14 @@
 //! infeed reads the run's `infeed` functions and outfeed discards what it writes; elsewhere
 //! they need a host or a peer the interpreter does not model, and are reported as such.
 
-use crate::error::Result;
+use crate::error::{InterpError, Result};
 use crate::operands::{into_tensors, make, result_tensor};
 use crate::ops::reduce::operands::{convert_scalar, scalars, tensor_from_scalars, ScalarFn};
 use crate::parallel::{list, Contribution, Process, ProcessId};
 use crate::regions::Regions;
 use crate::value::Value;
-use systolic_ir::{CollectiveAttrs, Data, OpKind, Tensor, TensorType, Type};
+use systolic_ir::collective_groups::{self, permute_group};
+use systolic_ir::{CollectiveAttrs, Data, OpKind, ProcessGrid, Tensor, TensorType, Type};
 
 /// Evaluates an op of this family.
 pub fn eval(
@@ -162,39 +163,11 @@ pub fn eval(
             source_target_pairs,
             channel_handle,
         } => {
-            let cross_partition = channel_handle.is_some_and(|h| h.handle > 0);
-            let limit = if cross_partition {
-                grid.partitions
-            } else {
-                grid.replicas
-            };
-            let place = |id: i64| -> Result<ProcessId> {
-                if id < 0 || id >= i64::from(limit) {
-                    crate::bail!(
-                        "source_target_pairs names {}",
-                        grid.outside(id, limit, cross_partition)
-                    );
-                }
-                let id = id as u32;
-                Ok(if cross_partition {
-                    ProcessId {
-                        replica: grid.me.replica,
-                        partition: id,
-                    }
-                } else {
-                    ProcessId {
-                        replica: id,
-                        partition: grid.me.partition,
-                    }
-                })
-            };
-            let pairs = source_target_pairs
-                .iter()
-                .map(|&(s, t)| Ok((place(s)?, place(t)?)))
-                .collect::<Result<Vec<_>>>()?;
-            let mut group: Vec<ProcessId> = pairs.iter().flat_map(|&(s, t)| [s, t]).collect();
-            group.sort_unstable();
-            group.dedup();
+            let pairs = grid
+                .grid
+                .permute_pairs(source_target_pairs, *channel_handle, grid.me)
+                .map_err(|e| grid.error(e))?;
+            let group = permute_group(&pairs);
             let tensors = into_tensors(args)?;
             if !group.contains(&grid.me) {
                 let zeros = tensors.iter().map(|t| Tensor::zeros(t.ty().clone()));
@@ -288,17 +261,7 @@ pub fn eval(
 struct Grid {
     process: Option<Process>,
     me: ProcessId,
-    replicas: u32,
-    partitions: u32,
-}
-
-/// How a collective's groups are formed (the spec's "Process groups").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
-    CrossReplica,
-    CrossPartition,
-    CrossReplicaAndPartition,
-    FlattenedIds,
+    grid: ProcessGrid,
 }
 
 impl Grid {
@@ -306,8 +269,7 @@ impl Grid {
         match process {
             Some(p) => Grid {
                 me: p.id(),
-                replicas: p.num_replicas(),
-                partitions: p.num_partitions(),
+                grid: p.grid(),
                 process: Some(p),
             },
             None => Grid {
@@ -316,120 +278,40 @@ impl Grid {
                     replica: 0,
                     partition: 0,
                 },
-                replicas: 1,
-                partitions: 1,
+                grid: ProcessGrid::new(1, 1),
             },
         }
     }
 
-    /// Describes an id that is outside the grid.
-    fn outside(&self, id: i64, limit: u32, partition: bool) -> String {
-        let what = if partition { "partition" } else { "replica" };
-        let hint = if self.process.is_none() {
-            "; a group with other processes needs the multi-device runtime or \
-             interpreter.run_parallel"
+    /// A group-formation error, with a hint when this is the only process.
+    fn error(&self, message: String) -> InterpError {
+        let outside = message.ends_with("replica(s) run") || message.ends_with("partition(s) run");
+        if self.process.is_none() && outside {
+            InterpError::new(format!(
+                "{message}; a group with other processes needs the multi-device runtime or \
+                 interpreter.run_parallel"
+            ))
         } else {
-            ""
-        };
-        format!("{what} {id}, but {limit} {what}(s) run{hint}")
+            InterpError::new(message)
+        }
     }
 
-    /// The process groups of a collective. `partitions_join` is true for all_gather,
-    /// all_reduce and reduce_scatter, whose channel mode groups replicas across partitions.
-    fn groups(&self, c: &CollectiveAttrs, partitions_join: bool) -> Result<Vec<Vec<ProcessId>>> {
-        let channel = c.channel_handle.map_or(0, |h| h.handle) > 0;
-        let mode = match (partitions_join, channel, c.use_global_device_ids) {
-            (_, false, true) => {
-                crate::bail!("use_global_device_ids needs a channel_handle with a positive handle")
-            }
-            (true, false, false) | (false, false, _) => Mode::CrossReplica,
-            (true, true, false) => Mode::CrossReplicaAndPartition,
-            (true, true, true) => Mode::FlattenedIds,
-            (false, true, _) => Mode::CrossPartition,
-        };
-        let (limit, partition) = match mode {
-            Mode::CrossReplica | Mode::CrossReplicaAndPartition => (self.replicas, false),
-            Mode::CrossPartition => (self.partitions, true),
-            Mode::FlattenedIds => (self.replicas * self.partitions, false),
-        };
-        let mut rows: Vec<Vec<u32>> = vec![];
-        let mut seen = vec![false; limit as usize];
-        for row in &c.replica_groups {
-            let mut ids = vec![];
-            for &id in row.iter().filter(|&&id| id != -1) {
-                if id < 0 || id >= i64::from(limit) {
-                    if mode == Mode::FlattenedIds {
-                        crate::bail!(
-                            "replica_groups names the flattened id {id}, but {limit} process(es) \
-                             run"
-                        );
-                    }
-                    crate::bail!(
-                        "replica_groups names {}",
-                        self.outside(id, limit, partition)
-                    );
-                }
-                if std::mem::replace(&mut seen[id as usize], true) {
-                    crate::bail!("replica_groups names {id} twice");
-                }
-                ids.push(id as u32);
-            }
-            rows.push(ids);
-        }
-        if c.replica_groups.is_empty() {
-            rows.push((0..limit).collect());
-        }
-        let pid = |replica, partition| ProcessId { replica, partition };
-        let mut groups = vec![];
-        for row in &rows {
-            match mode {
-                Mode::CrossReplica => {
-                    for p in 0..self.partitions {
-                        groups.push(row.iter().map(|&r| pid(r, p)).collect());
-                    }
-                }
-                Mode::CrossPartition => {
-                    for r in 0..self.replicas {
-                        groups.push(row.iter().map(|&p| pid(r, p)).collect());
-                    }
-                }
-                Mode::CrossReplicaAndPartition => groups.push(
-                    (0..self.partitions)
-                        .flat_map(|p| row.iter().map(move |&r| pid(r, p)))
-                        .collect(),
-                ),
-                Mode::FlattenedIds => groups.push(
-                    row.iter()
-                        .map(|&f| pid(f / self.partitions, f % self.partitions))
-                        .collect(),
-                ),
-            }
-        }
-        Ok(groups)
-    }
-
-    /// The group this process is in, if any.
+    /// The group this process is in, if any ([`ProcessGrid::group_of`]).
     fn group_if_any(
         &self,
         c: &CollectiveAttrs,
         partitions_join: bool,
     ) -> Result<Option<Vec<ProcessId>>> {
-        Ok(self
-            .groups(c, partitions_join)?
-            .into_iter()
-            .find(|g| g.contains(&self.me)))
+        self.grid
+            .group_of(c, partitions_join, self.me)
+            .map_err(|e| self.error(e))
     }
 
     /// The group this process is in; an error when it is in none.
     fn group(&self, c: &CollectiveAttrs, partitions_join: bool) -> Result<Vec<ProcessId>> {
-        match self.group_if_any(c, partitions_join)? {
-            Some(g) => Ok(g),
-            None => crate::bail!(
-                "process {} is in no group of replica_groups {:?}",
-                self.me,
-                c.replica_groups
-            ),
-        }
+        self.grid
+            .group(c, partitions_join, self.me)
+            .map_err(|e| self.error(e))
     }
 
     /// Every member's operands, in group order.
@@ -466,7 +348,7 @@ fn types(ts: &[Type]) -> String {
 }
 
 fn position(group: &[ProcessId], p: ProcessId) -> usize {
-    group.iter().position(|&q| q == p).unwrap_or(0)
+    collective_groups::position(group, p).unwrap_or(0)
 }
 
 fn values(tensors: Vec<Tensor>) -> Vec<Value> {
