@@ -21,8 +21,9 @@
 //!   one device a shard is the whole value).
 //!
 //! Anything else — groups naming other processes, pairs between other processes, a module for
-//! several devices — is left alone: it is not a single-device program, and whatever runs it
-//! reports that.
+//! several devices, a module running functions on a grid of processes with
+//! `interpreter.run_parallel` — is left alone: it is not a single-device program, and whatever
+//! runs it reports that.
 
 use super::simplify::splat::emit_splat_tensor;
 use crate::pass::Pass;
@@ -75,7 +76,22 @@ pub fn is_single_device(module: &Module) -> bool {
             _ => None,
         },
     };
-    count(NUM_REPLICAS_ATTR) == Some(1) && count(NUM_PARTITIONS_ATTR) == Some(1)
+    count(NUM_REPLICAS_ATTR) == Some(1)
+        && count(NUM_PARTITIONS_ATTR) == Some(1)
+        && !runs_a_process_grid(module)
+}
+
+/// True when the module runs functions on a grid of processes (`interpreter.run_parallel`, the
+/// interpreter tests' harness): those functions are not single-device programs whatever the
+/// module's attributes say.
+fn runs_a_process_grid(module: &Module) -> bool {
+    let mut found = false;
+    for func in &module.funcs {
+        systolic_ir::walk::walk_ops(&func.body, &mut |op, _| {
+            found |= matches!(op.kind, OpKind::RunParallel { .. });
+        });
+    }
+    found
 }
 
 /// The values replacing `op`'s results on a single device, or `None` to keep it.

@@ -44,6 +44,12 @@ pub fn callees(kind: &OpKind) -> Vec<&str> {
             called_computations,
             ..
         } => called_computations.iter().map(String::as_str).collect(),
+        OpKind::RunParallel { programs, infeed } => programs
+            .iter()
+            .flatten()
+            .chain(infeed)
+            .map(String::as_str)
+            .collect(),
         _ => vec![],
     }
 }
