@@ -73,6 +73,23 @@ pub fn lower_optimized(optimized: &Module, entry: &str) -> Result<CpuExecutable>
 }
 
 impl CpuExecutable {
+    /// An executable from its lowered parts.
+    pub(crate) fn from_parts(
+        entry: String,
+        program: Arc<Program>,
+        result_types: Vec<Type>,
+        fallback_ops: Vec<FallbackOp>,
+        peak_memory_bytes: u64,
+    ) -> CpuExecutable {
+        CpuExecutable {
+            entry,
+            program,
+            result_types,
+            fallback_ops,
+            peak_memory_bytes,
+        }
+    }
+
     /// The entry function's name.
     pub fn entry(&self) -> &str {
         &self.entry
@@ -172,7 +189,10 @@ impl CpuExecutable {
         Ok(())
     }
 
-    fn check_args<'b>(&self, args: impl ExactSizeIterator<Item = &'b CpuBuffer>) -> Result<()> {
+    pub(crate) fn check_args<'b>(
+        &self,
+        args: impl ExactSizeIterator<Item = &'b CpuBuffer>,
+    ) -> Result<()> {
         self.check_count(args.len())?;
         for (i, (a, p)) in args.zip(self.param_types()).enumerate() {
             if p.as_tensor() != Some(a.ty()) {
@@ -189,7 +209,7 @@ impl CpuExecutable {
         ))
     }
 
-    fn finish(&self, values: Vec<RtValue>) -> Result<Vec<CpuBuffer>> {
+    pub(crate) fn finish(&self, values: Vec<RtValue>) -> Result<Vec<CpuBuffer>> {
         values
             .into_iter()
             .enumerate()

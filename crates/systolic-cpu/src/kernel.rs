@@ -74,6 +74,13 @@ pub trait Kernel: Send + Sync + Debug {
 
     /// Runs on the operands and returns the results, in the op's order and declared types.
     fn run(&self, args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>>;
+
+    /// True for a kernel that waits for other processes (a collective of an SPMD set,
+    /// [`crate::kernels::collective`]): the scheduler never moves it or pairs it with another
+    /// step, and an SPMD execution runs it on the process's own thread, never on the pool.
+    fn is_collective(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

@@ -31,6 +31,7 @@ pub mod lower;
 pub mod pool;
 pub mod program;
 pub mod schedule;
+pub mod spmd;
 #[cfg(test)]
 mod test_rng;
 pub mod threads;
@@ -41,3 +42,4 @@ pub use executable::{compile, lower_optimized, CompileOptions, CpuExecutable};
 pub use kernel::{Arg, Kernel};
 pub use lower::LowerCtx;
 pub use program::{RtValue, ValueArg};
+pub use spmd::{compile_mpmd, compile_spmd, SpmdExecutable, SpmdProcess};

@@ -192,7 +192,13 @@ impl Step {
     /// A tensor kernel: no side effects, no nested programs, so the scheduler may move it and
     /// run it beside another step.
     fn movable(&self) -> bool {
-        matches!(self.exec, Exec::Kernel(_))
+        matches!(&self.exec, Exec::Kernel(k) if !k.is_collective())
+    }
+
+    /// A tensor kernel worth running on the pool from a process thread of an SPMD execution
+    /// (it may split its work; it never waits for other processes).
+    fn for_pool(&self) -> bool {
+        self.movable() && self.cost_ns >= SERIAL_MAX_NS
     }
 
     /// The kernel's description.
@@ -334,7 +340,7 @@ impl Program {
             step.frees = frees;
         }
         let serial = steps.iter().all(|s| {
-            matches!(s.exec, Exec::Kernel(_) | Exec::Constant(_)) && s.cost_ns < SERIAL_MAX_NS
+            s.movable() && s.cost_ns < SERIAL_MAX_NS || matches!(s.exec, Exec::Constant(_))
         });
         let unused_inputs = inputs
             .iter()
@@ -391,6 +397,17 @@ impl Program {
         crate::threads::run(|| self.run(inputs))
     }
 
+    /// Runs the program as one process of an SPMD execution ([`crate::spmd`]), on the
+    /// calling thread (the process's own) with the flush bits set: its collectives block this
+    /// thread, never one of the pool's, which the other processes' kernels need. Only tensor
+    /// kernels large enough to split their work move onto the pool, one step (or one pair of
+    /// such steps) at a time; control flow and nested programs stay here.
+    pub fn execute_on_this_thread<'p>(&'p self, inputs: Vec<ValueArg<'p>>) -> Result<Vec<RtValue>> {
+        let _flush = crate::threads::DenormalMode::flush();
+        let _spmd = crate::threads::ProcessThread::enter();
+        self.run(inputs)
+    }
+
     /// Runs the program. Inputs are not type-checked here (the executable checks the caller's
     /// arguments; nested programs get values of their declared types by construction).
     pub fn run<'p>(&'p self, inputs: Vec<ValueArg<'p>>) -> Result<Vec<RtValue>> {
@@ -409,21 +426,30 @@ impl Program {
         for &s in &self.unused_inputs {
             slots[s] = None;
         }
+        let on_process_thread = crate::threads::on_process_thread();
         let mut k = 0;
         while k < self.steps.len() {
             let step = &self.steps[k];
             if self.with_next[k] {
                 let other = &self.steps[k + 1];
-                let (a, b) = self.run_pair(step, other, &mut slots)?;
+                let (a, b) = if on_process_thread {
+                    // Two tensor kernels (only those are paired): on the pool.
+                    crate::threads::run(|| self.run_pair(step, other, &mut slots))?
+                } else {
+                    self.run_pair(step, other, &mut slots)?
+                };
                 self.store(step, a, &mut slots);
                 self.store(other, b, &mut slots);
                 self.free(step, &mut slots);
                 self.free(other, &mut slots);
                 k += 2;
             } else {
-                let results = self
-                    .run_step(step, &mut slots)
-                    .map_err(|e| step.locate(e))?;
+                let results = if on_process_thread && step.for_pool() {
+                    crate::threads::run(|| self.run_step(step, &mut slots))
+                } else {
+                    self.run_step(step, &mut slots)
+                }
+                .map_err(|e| step.locate(e))?;
                 self.store(step, results, &mut slots);
                 self.free(step, &mut slots);
                 k += 1;

@@ -127,6 +127,39 @@ pub fn flushing() -> bool {
     false
 }
 
+thread_local! {
+    static PROCESS_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// True on the thread of a process of an SPMD execution ([`crate::spmd`]), while it runs its
+/// program: [`crate::program::Program::run`] then keeps collectives and control flow on this
+/// thread and sends only splittable tensor kernels to the pool.
+pub fn on_process_thread() -> bool {
+    PROCESS_THREAD.with(std::cell::Cell::get)
+}
+
+/// Marks this thread as a process thread of an SPMD execution while the guard lives.
+#[derive(Debug)]
+#[must_use = "the mark lasts as long as the guard"]
+pub struct ProcessThread {
+    saved: bool,
+}
+
+impl ProcessThread {
+    /// Marks the calling thread (restored on drop).
+    pub fn enter() -> ProcessThread {
+        ProcessThread {
+            saved: PROCESS_THREAD.with(|c| c.replace(true)),
+        }
+    }
+}
+
+impl Drop for ProcessThread {
+    fn drop(&mut self) {
+        PROCESS_THREAD.with(|c| c.set(self.saved));
+    }
+}
+
 /// The backend's pool: one thread per core, each with FTZ and DAZ set.
 pub fn pool() -> &'static rayon::ThreadPool {
     static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();

@@ -31,4 +31,5 @@ mod region_kernels;
 mod rng;
 mod rng_native;
 mod sort;
+mod spmd;
 mod window;

@@ -20,6 +20,6 @@ pub mod value;
 pub use checkfile::{run_check_source, CheckReport, FunctionReport};
 pub use error::{InterpError, Result};
 pub use eval::{CheckOutcome, Interpreter};
-pub use parallel::{Process, ProcessId, Rendezvous};
+pub use parallel::{run_programs, Process, ProcessId, Rendezvous};
 pub use regions::Regions;
 pub use value::Value;

@@ -513,6 +513,41 @@ impl<T: Clone> Drop for FinishGuard<'_, T> {
     }
 }
 
+/// Runs `programs[replica][partition]` of `module` as `interpreter.run_parallel` does, each
+/// process on its own arguments (`args[flat process index]`), and returns each process's
+/// results in process order: the oracle compiled SPMD executables are compared with.
+pub fn run_programs(
+    module: &Module,
+    programs: &[Vec<String>],
+    args: Vec<Vec<Value>>,
+) -> Result<Vec<Vec<Value>>> {
+    let names: Vec<&String> = programs.iter().flatten().collect();
+    if args.len() != names.len() {
+        crate::bail!(
+            "{} argument lists for {} processes",
+            args.len(),
+            names.len()
+        );
+    }
+    let mut counts = vec![];
+    let mut result_types = vec![];
+    for name in &names {
+        let Some(func) = module.func(name) else {
+            crate::bail!("@{name} is not in the module");
+        };
+        counts.push(func.result_types.len());
+        result_types.extend(func.result_types.iter().cloned());
+    }
+    let flat = args.into_iter().flatten().collect();
+    let mut checks = vec![];
+    let mut results =
+        run_parallel(module, programs, &[], flat, &result_types, &mut checks)?.into_iter();
+    Ok(counts
+        .into_iter()
+        .map(|n| results.by_ref().take(n).collect())
+        .collect())
+}
+
 /// Runs `programs[replica][partition]` on one thread per process, each with its share of
 /// `args` (taken in process order, as many as its function has parameters); returns their
 /// results concatenated in process order, and appends their check outcomes to `checks`.

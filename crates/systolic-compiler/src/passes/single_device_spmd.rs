@@ -13,7 +13,8 @@
 //!   `collective_broadcast` → their operands, when every replica group is `[0]` (padding `-1`
 //!   ignored) or there are none (all processes: the one), and each result has its operand's
 //!   type (a reduction over one value is that value; gathering, scattering or exchanging one
-//!   piece moves nothing);
+//!   piece moves nothing) — except a `collective_broadcast` with `has_dynamic_root`, whose
+//!   last operand is the roots (kept: the fallback checks them);
 //! - `collective_permute` → its operand when every source–target pair is `(0, 0)`, zeros of its
 //!   type when there are no pairs (the spec: a process no pair targets receives zeros);
 //! - `custom_call @Sharding`, `@SPMDFullToShardShape`, `@SPMDShardToFullShape` without side
@@ -105,6 +106,10 @@ fn rewrite(rw: &mut Rewriter<'_, '_>, op: &Op) -> Option<Vec<ValueId>> {
             let ty = rw.tensor_ty(r)?.clone();
             Some(vec![rw.emit_constant(Tensor::zeros(ty))])
         }
+        // With `has_dynamic_root` a broadcast's last operand is the roots, not a value sent:
+        // "results = operands" would be wrong, and a root other than 0 is an error only the
+        // run can report. Such a broadcast is kept (the fallback runs it).
+        CollectiveBroadcast { collective } if collective.has_dynamic_root => None,
         AllReduce { collective }
         | AllGather { collective, .. }
         | ReduceScatter { collective, .. }

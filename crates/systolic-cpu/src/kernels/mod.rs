@@ -11,6 +11,7 @@ use crate::kernel::Kernel;
 use crate::lower::LowerCtx;
 use systolic_ir::{FusionKind, Op, OpKind};
 
+pub mod collective;
 pub mod control;
 pub mod conv;
 pub mod dot;
@@ -90,14 +91,19 @@ pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> 
         | BatchNormInference { .. }
         | BatchNormTraining { .. }
         | BatchNormGrad { .. }
-        | AllGather { .. }
+        | ReplicaId
+        | PartitionId => Ok(None),
+        // Collectives of one process of an SPMD set meet the other processes; in a program
+        // for one device the pipeline made them identities, and what is left falls back.
+        AllGather { .. }
         | AllReduce { .. }
         | ReduceScatter { .. }
         | AllToAll { .. }
         | CollectivePermute { .. }
-        | CollectiveBroadcast { .. }
-        | ReplicaId
-        | PartitionId => Ok(None),
+        | CollectiveBroadcast { .. } => match ctx.process() {
+            Some(p) => collective::lower(op, ctx, p),
+            None => Ok(None),
+        },
         // No native kernel: the interpreter fallback runs them (and is reported).
         GetDimensionSize { .. }
         | Fft { .. }

@@ -9,6 +9,7 @@
 //! their loop plans before any data exists.
 
 use crate::error::{CpuError, Result};
+use crate::spmd::SpmdProcess;
 use std::collections::HashMap;
 use systolic_ir::{Func, Module, Op, OpKind, Region, Tensor, TensorType, Type, ValueId};
 
@@ -18,6 +19,7 @@ pub struct LowerCtx<'a> {
     module: &'a Module,
     func: &'a Func,
     constants: HashMap<ValueId, &'a Tensor>,
+    process: Option<SpmdProcess>,
 }
 
 impl<'a> LowerCtx<'a> {
@@ -30,7 +32,20 @@ impl<'a> LowerCtx<'a> {
             module,
             func,
             constants,
+            process: None,
         }
+    }
+
+    /// The context for one process of an SPMD set ([`crate::spmd`]): collectives lower to
+    /// kernels that meet the other processes.
+    pub fn with_process(mut self, process: Option<SpmdProcess>) -> LowerCtx<'a> {
+        self.process = process;
+        self
+    }
+
+    /// The process the program is lowered for, when it is one of an SPMD set.
+    pub fn process(&self) -> Option<SpmdProcess> {
+        self.process
     }
 
     /// The module being compiled (after the optimisation pipeline).

@@ -15,6 +15,7 @@ use crate::kernels::control::{
 use crate::kernels::fallback::FallbackModule;
 use crate::kernels::lower_native;
 use crate::program::{Exec, Program, RtValue, Step};
+use crate::spmd::SpmdProcess;
 use std::collections::HashMap;
 use std::sync::Arc;
 use systolic_ir::{Module, Op, OpKind, Region, Span, Type, ValueId};
@@ -37,6 +38,7 @@ pub struct Lowerer<'m> {
     fallback_ops: Vec<FallbackOp>,
     callees: HashMap<String, Arc<Program>>,
     call_stack: Vec<String>,
+    process: Option<SpmdProcess>,
 }
 
 impl<'m> Lowerer<'m> {
@@ -48,6 +50,16 @@ impl<'m> Lowerer<'m> {
             fallback_ops: vec![],
             callees: HashMap::new(),
             call_stack: vec![],
+            process: None,
+        }
+    }
+
+    /// A lowerer for one process of an SPMD set: the process ids become constants and the
+    /// collectives kernels that meet the other processes ([`crate::kernels::collective`]).
+    pub fn for_process(module: &'m Module, process: SpmdProcess) -> Lowerer<'m> {
+        Lowerer {
+            process: Some(process),
+            ..Lowerer::new(module)
         }
     }
 
@@ -81,7 +93,7 @@ impl<'m> Lowerer<'m> {
             ))
         })?;
         self.call_stack.push(name.to_string());
-        let ctx = LowerCtx::new(module, func);
+        let ctx = LowerCtx::new(module, func).with_process(self.process);
         let program = self.lower_region(&ctx, &func.body, &[], format!("@{name}"));
         self.call_stack.pop();
         let program = Arc::new(program?);
@@ -211,6 +223,19 @@ impl<'m> Lowerer<'m> {
                     .map_err(|_| CpuError::new(format!("negative tuple index {index}")))?,
             })),
             OpKind::AfterAll | OpKind::CreateToken => value(Box::new(TokenKernel)),
+            OpKind::ReplicaId | OpKind::PartitionId if self.process.is_some() => {
+                let p = self.process.expect("checked").id;
+                let id = if op.kind == OpKind::ReplicaId {
+                    p.replica
+                } else {
+                    p.partition
+                };
+                let ty = ctx.result_types(op)?[0].clone();
+                let storage = crate::buffer::Storage::U32(vec![id]);
+                let b = CpuBuffer::new(ty, storage)
+                    .map_err(|e| CpuError::new(format!("the process id: {e}")))?;
+                Ok((Exec::Constant(RtValue::Buffer(b)), vec![]))
+            }
             OpKind::OptimizationBarrier => value(Box::new(IdentityKernel)),
             _ => self.lower_compute_op(ctx, op),
         }
@@ -243,6 +268,15 @@ impl<'m> Lowerer<'m> {
                 Exec::Value(Box::new(CallKernel::new(Arc::new(body)))),
                 captures,
             ));
+        }
+        if let Some(p) = self.process {
+            if op.kind.family() == systolic_ir::OpFamily::Collective {
+                return Err(CpuError::new(format!(
+                    "process {} of a {}×{} SPMD set has no kernel for this op (the interpreter \
+                     fallback runs one process only)",
+                    p.id, p.grid.replicas, p.grid.partitions
+                )));
+            }
         }
         self.fallback_ops.push(FallbackOp {
             op: op.kind.name(),

@@ -1,0 +1,337 @@
+//! SPMD execution: one module compiled for a grid of `num_replicas × num_partitions`
+//! processes, all run at once with real collectives between them.
+//!
+//! [`compile_spmd`] runs the CPU pipeline once, then lowers one program per process with that
+//! process's `(replica, partition)` known: `replica_id` and `partition_id` become constants,
+//! and every collective becomes a kernel of [`crate::kernels::collective`] holding its
+//! process's group (formed by [`systolic_ir::collective_groups`], as the interpreter forms
+//! it). Lowering is milliseconds, so one program per process costs little and keeps the
+//! kernels free of per-run lookups.
+//!
+//! [`SpmdExecutable::execute`] runs every process on its own OS thread
+//! (`std::thread::scope`), not on the backend's pool: a collective blocks its thread until
+//! the group meets, and a pool thread blocked so would starve the partners whose kernels
+//! wait for the pool. A process runs its steps on its own thread
+//! ([`crate::program::Program::execute_on_this_thread`]); only tensor kernels large enough
+//! to split their work go to the pool, which they leave without waiting for anyone.
+//!
+//! The processes of one execution meet at a rendezvous made for that execution (the
+//! interpreter's, [`systolic_interp::Rendezvous`], over [`CpuBuffer`]s): a process's n-th
+//! collective over a group meets the n-th over that group of every other member, and each
+//! member computes its results from all members' operands in group order, so reductions fold
+//! in the same order as the interpreter's and the results are equal bit for bit. The collective
+//! kernels find the rendezvous through their thread (set for the duration of the run), so
+//! executions of one executable, even concurrent ones, never mix. A process that fails, and
+//! participants that disagree (op, types, attributes, group), make every waiting member fail
+//! with an error naming the op and the processes; nothing waits forever.
+
+use crate::buffer::CpuBuffer;
+use crate::error::{CpuError, Result};
+use crate::executable::{CompileOptions, CpuExecutable};
+use crate::lower::{optimize, Lowerer};
+use crate::program::{RtValue, ValueArg};
+use std::cell::RefCell;
+use systolic_compiler::passes::buffer_assignment::peak_memory_bytes;
+use systolic_compiler::passes::single_device_spmd::{NUM_PARTITIONS_ATTR, NUM_REPLICAS_ATTR};
+use systolic_interp::{Process, Rendezvous};
+use systolic_ir::{Attribute, Module, NamedAttr, ProcessGrid, ProcessId};
+
+/// One process of an SPMD set, as lowering sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpmdProcess {
+    /// The process.
+    pub id: ProcessId,
+    /// The grid it belongs to.
+    pub grid: ProcessGrid,
+}
+
+/// A module compiled for every process of a grid: one [`CpuExecutable`] per process, run
+/// together by [`SpmdExecutable::execute`]. Reusable and shareable between threads.
+#[derive(Debug)]
+pub struct SpmdExecutable {
+    grid: ProcessGrid,
+    processes: Vec<CpuExecutable>,
+}
+
+/// Stack of each process's thread (control flow and the interpreter fallback recurse).
+const STACK_SIZE: usize = 32 << 20;
+
+/// Compiles `options.entry` of `module` for every process of `grid` (processes in the
+/// order `replica * partitions + partition`).
+///
+/// The module's `mhlo.num_replicas` and `mhlo.num_partitions`, when present, must be the
+/// grid's; when absent the grid's are used (so a module for several processes is never taken
+/// for a single-device one, whose collectives the pipeline turns into identities).
+///
+/// ```
+/// use systolic_cpu::{compile_spmd, CompileOptions, CpuBuffer};
+/// use systolic_ir::ProcessGrid;
+/// let module = systolic_ir::text::parse_module(
+///     r#"module attributes {mhlo.num_partitions = 2 : i32} {
+///        func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+///          %s = "stablehlo.all_reduce"(%x) ({
+///            ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+///              %t = stablehlo.add %a, %b : tensor<f32>
+///              stablehlo.return %t : tensor<f32>
+///          }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>,
+///              channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>}
+///             : (tensor<2xf32>) -> tensor<2xf32>
+///          return %s : tensor<2xf32>
+///        }
+///      }"#,
+///     "example",
+/// ).unwrap();
+/// let exe = compile_spmd(&module, ProcessGrid::new(1, 2), &CompileOptions::default()).unwrap();
+/// let out = exe
+///     .execute(vec![
+///         vec![CpuBuffer::from_f32(vec![2], vec![1.0, 2.0])],
+///         vec![CpuBuffer::from_f32(vec![2], vec![10.0, 20.0])],
+///     ])
+///     .unwrap();
+/// assert_eq!(out[0][0].as_f32().unwrap(), &[11.0, 22.0]);
+/// assert_eq!(out[1][0].as_f32().unwrap(), &[11.0, 22.0]);
+/// ```
+pub fn compile_spmd(
+    module: &Module,
+    grid: ProcessGrid,
+    options: &CompileOptions,
+) -> Result<SpmdExecutable> {
+    let entries = vec![options.entry.clone(); grid.len()];
+    compile_mpmd(module, grid, &entries, options)
+}
+
+/// As [`compile_spmd`], with each process running its own entry function
+/// (`entries[flat process index]`, as `interpreter.run_parallel`'s `programs` may): every
+/// entry must survive the pipeline (a public function of the module).
+pub fn compile_mpmd(
+    module: &Module,
+    grid: ProcessGrid,
+    entries: &[String],
+    options: &CompileOptions,
+) -> Result<SpmdExecutable> {
+    if grid.is_empty() {
+        return Err(CpuError::new("an SPMD grid needs at least one process"));
+    }
+    if entries.len() != grid.len() {
+        return Err(CpuError::new(format!(
+            "{} entry functions for the {} processes of a {}×{} grid",
+            entries.len(),
+            grid.len(),
+            grid.replicas,
+            grid.partitions
+        )));
+    }
+    let mut module = module.clone();
+    for (name, want) in [
+        (NUM_REPLICAS_ATTR, grid.replicas),
+        (NUM_PARTITIONS_ATTR, grid.partitions),
+    ] {
+        match module.attrs.iter().find(|a| a.name == name) {
+            Some(a) => match a.value {
+                Attribute::Int(n, _) if n == i64::from(want) => {}
+                ref other => {
+                    return Err(CpuError::new(format!(
+                        "the module's {name} is {other:?}, but it is compiled for a {}×{} grid",
+                        grid.replicas, grid.partitions
+                    )))
+                }
+            },
+            None => module.attrs.push(NamedAttr {
+                name: name.to_string(),
+                value: Attribute::Int(
+                    i64::from(want),
+                    Some(systolic_ir::Type::tensor(vec![], systolic_ir::DType::I32)),
+                ),
+            }),
+        }
+    }
+    let optimized = optimize(&module, options)?;
+    let processes = grid
+        .processes()
+        .zip(entries)
+        .map(|(id, entry)| {
+            let mut lowerer = Lowerer::for_process(&optimized, SpmdProcess { id, grid });
+            let program = lowerer
+                .lower_function(entry)
+                .map_err(|e| in_process(id, e))?;
+            let fallback_ops = lowerer.finish();
+            let func = optimized.func(entry);
+            Ok(CpuExecutable::from_parts(
+                entry.clone(),
+                program,
+                func.map(|f| f.result_types.clone()).unwrap_or_default(),
+                fallback_ops,
+                func.map_or(0, peak_memory_bytes),
+            ))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if let Some(first) = processes.first() {
+        first.log_fallbacks();
+    }
+    Ok(SpmdExecutable { grid, processes })
+}
+
+/// The error of one process, its message prefixed with the process.
+fn in_process(id: ProcessId, mut e: CpuError) -> CpuError {
+    e.message = format!("process {id}: {}", e.message);
+    e
+}
+
+impl SpmdExecutable {
+    /// The grid it runs on.
+    pub fn grid(&self) -> ProcessGrid {
+        self.grid
+    }
+
+    /// The number of processes.
+    pub fn num_processes(&self) -> usize {
+        self.processes.len()
+    }
+
+    /// The executable of each process (argument and result types, fallbacks, peak memory),
+    /// in process order. Run alone, one whose program has collectives fails: only
+    /// [`SpmdExecutable::execute`] gives them partners.
+    pub fn processes(&self) -> &[CpuExecutable] {
+        &self.processes
+    }
+
+    /// Runs every process on its arguments (`args[flat process index]`, owned: a kernel may
+    /// update one in place) and returns each process's results, in process order.
+    ///
+    /// When any process fails, the others waiting for it at a collective fail too, and the
+    /// error lists every failure by process (its op set to the first failure's op).
+    pub fn execute(&self, args: Vec<Vec<CpuBuffer>>) -> Result<Vec<Vec<CpuBuffer>>> {
+        if args.len() != self.processes.len() {
+            return Err(CpuError::new(format!(
+                "{} argument lists for the {} processes of a {}×{} grid",
+                args.len(),
+                self.processes.len(),
+                self.grid.replicas,
+                self.grid.partitions
+            )));
+        }
+        for (id, (exe, a)) in self.grid.processes().zip(self.processes.iter().zip(&args)) {
+            exe.check_args(a.iter()).map_err(|e| in_process(id, e))?;
+        }
+        let rendezvous: Rendezvous<CpuBuffer> = Rendezvous::new(self.grid);
+        let outcomes: Vec<Result<Vec<CpuBuffer>>> = std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .grid
+                .processes()
+                .zip(self.processes.iter().zip(args))
+                .map(|(id, (exe, mine))| {
+                    let rendezvous = &rendezvous;
+                    std::thread::Builder::new()
+                        .name(format!("systolic process {id}"))
+                        .stack_size(STACK_SIZE)
+                        .spawn_scoped(s, move || run_process(rendezvous, id, exe, mine))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| match h {
+                    Ok(h) => h
+                        .join()
+                        .unwrap_or_else(|_| Err(CpuError::new("the process's thread panicked"))),
+                    Err(e) => Err(CpuError::new(format!("could not start a thread: {e}"))),
+                })
+                .collect()
+        });
+        let mut results = vec![];
+        let mut failures = vec![];
+        for (id, outcome) in self.grid.processes().zip(outcomes) {
+            match outcome {
+                Ok(r) => results.push(r),
+                Err(e) => failures.push((id, e)),
+            }
+        }
+        if let Some((_, first)) = failures.first() {
+            let mut error = CpuError {
+                op: first.op.clone(),
+                span: first.span,
+                message: String::new(),
+            };
+            let lines: Vec<String> = failures
+                .iter()
+                .map(|(id, e)| format!("process {id}: {e}"))
+                .collect();
+            error.message = format!(
+                "{} of {} processes failed:\n  {}",
+                failures.len(),
+                self.processes.len(),
+                lines.join("\n  ")
+            );
+            return Err(error);
+        }
+        Ok(results)
+    }
+}
+
+/// Runs one process's program on this thread, the rendezvous told how it ended (also on a
+/// panic, so that nobody waits for it).
+fn run_process(
+    rendezvous: &Rendezvous<CpuBuffer>,
+    id: ProcessId,
+    exe: &CpuExecutable,
+    args: Vec<CpuBuffer>,
+) -> Result<Vec<CpuBuffer>> {
+    struct Finish<'a> {
+        rendezvous: &'a Rendezvous<CpuBuffer>,
+        id: ProcessId,
+        reported: bool,
+    }
+    impl Drop for Finish<'_> {
+        fn drop(&mut self) {
+            if !self.reported {
+                self.rendezvous
+                    .finish(self.id, Err("its thread panicked".into()));
+            }
+        }
+    }
+    let mut finish = Finish {
+        rendezvous,
+        id,
+        reported: false,
+    };
+    let _current = CurrentProcess::enter(rendezvous.process(id));
+    let inputs = args
+        .into_iter()
+        .map(|b| ValueArg::Owned(RtValue::Buffer(b)))
+        .collect();
+    let result = exe
+        .program()
+        .execute_on_this_thread(inputs)
+        .and_then(|values| exe.finish(values));
+    rendezvous.finish(id, result.as_ref().map(|_| ()).map_err(ToString::to_string));
+    finish.reported = true;
+    result
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Process<CpuBuffer>>> = const { RefCell::new(None) };
+}
+
+/// The process this thread runs for, during [`SpmdExecutable::execute`].
+pub(crate) fn current_process() -> Option<Process<CpuBuffer>> {
+    CURRENT.with(|c| c.borrow().clone())
+}
+
+/// Sets this thread's process while it lives.
+struct CurrentProcess {
+    saved: Option<Process<CpuBuffer>>,
+}
+
+impl CurrentProcess {
+    fn enter(process: Process<CpuBuffer>) -> CurrentProcess {
+        CurrentProcess {
+            saved: CURRENT.with(|c| c.replace(Some(process))),
+        }
+    }
+}
+
+impl Drop for CurrentProcess {
+    fn drop(&mut self) {
+        let saved = self.saved.take();
+        CURRENT.with(|c| *c.borrow_mut() = saved);
+    }
+}
