@@ -66,6 +66,8 @@ const STACK_SIZE: usize = 32 << 20;
 /// ```
 /// use systolic_cpu::{compile_spmd, CompileOptions, CpuBuffer};
 /// use systolic_ir::ProcessGrid;
+/// // With a channel, all_reduce's groups are replica groups across partitions: replica 0's
+/// // group is both partitions.
 /// let module = systolic_ir::text::parse_module(
 ///     r#"module attributes {mhlo.num_partitions = 2 : i32} {
 ///        func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
@@ -73,7 +75,7 @@ const STACK_SIZE: usize = 32 << 20;
 ///            ^bb0(%a: tensor<f32>, %b: tensor<f32>):
 ///              %t = stablehlo.add %a, %b : tensor<f32>
 ///              stablehlo.return %t : tensor<f32>
-///          }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>,
+///          }) {replica_groups = dense<[[0]]> : tensor<1x1xi64>,
 ///              channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>}
 ///             : (tensor<2xf32>) -> tensor<2xf32>
 ///          return %s : tensor<2xf32>
