@@ -2,6 +2,7 @@
 //! tests write them) and the printer (pretty form; its output parses back to the same module).
 
 mod lexer;
+mod op_schema;
 mod parse_attrs;
 mod parse_build;
 mod parse_dense;

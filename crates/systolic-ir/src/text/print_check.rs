@@ -4,14 +4,11 @@
 //! `check.expect_almost_eq_const %a, dense<…> : T {tolerance = 1.000000e-09 : f64}`.
 //! Also the tests' harness op `interpreter.run_parallel`, in the generic form they write.
 
+use super::op_schema::{op_props, op_props_except};
 use super::print_dense::write_dense;
-use super::print_op_attrs::{prop, Props};
 use super::printer::FuncPrinter;
-use crate::attrs::Attribute;
-use crate::dtype::DType;
 use crate::module::Op;
 use crate::ops::CheckOp;
-use crate::types::{TensorType, Type};
 use std::fmt::Write;
 
 impl FuncPrinter<'_> {
@@ -29,8 +26,8 @@ impl FuncPrinter<'_> {
                 self.attrs(op, vec![]);
                 lhs_type_only(self);
             }
-            CheckOp::ExpectAlmostEq { tolerance } => {
-                self.attrs(op, tolerance_attr(*tolerance));
+            CheckOp::ExpectAlmostEq { .. } => {
+                self.attrs(op, op_props_except(&op.kind, &["value"]));
                 lhs_type_only(self);
             }
             CheckOp::ExpectEqConst(t) => {
@@ -39,14 +36,11 @@ impl FuncPrinter<'_> {
                 let _ = write!(self.out, " : {}", t.ty());
                 self.attrs(op, vec![]);
             }
-            CheckOp::ExpectAlmostEqConst {
-                expected,
-                tolerance,
-            } => {
+            CheckOp::ExpectAlmostEqConst { expected, .. } => {
                 self.out.push_str(", ");
                 write_dense(self.out, expected);
                 let _ = write!(self.out, " : {}", expected.ty());
-                self.attrs(op, tolerance_attr(*tolerance));
+                self.attrs(op, op_props_except(&op.kind, &["value"]));
             }
             CheckOp::ExpectClose {
                 max_ulp_difference,
@@ -78,26 +72,7 @@ impl FuncPrinter<'_> {
 
 impl FuncPrinter<'_> {
     /// `"interpreter.run_parallel"(%a, …) {infeed = [@q], programs = [[@f, @g]]} : (…) -> (…)`.
-    pub(super) fn run_parallel(&mut self, op: &Op, programs: &[Vec<String>], infeed: &[String]) {
-        let symbols = |names: &[String]| {
-            Attribute::Array(names.iter().cloned().map(Attribute::SymbolRef).collect())
-        };
-        let mut props = Props::new();
-        if !infeed.is_empty() {
-            prop(&mut props, "infeed", symbols(infeed));
-        }
-        let rows = programs.iter().map(|row| symbols(row)).collect();
-        prop(&mut props, "programs", Attribute::Array(rows));
-        self.generic(op, props);
+    pub(super) fn run_parallel(&mut self, op: &Op) {
+        self.generic(op, op_props(&op.kind));
     }
-}
-
-/// `tolerance = 1.000000e-03 : f64` when given.
-fn tolerance_attr(tolerance: Option<f64>) -> Props {
-    let mut props = Props::new();
-    if let Some(t) = tolerance {
-        let f64_type = Type::Tensor(TensorType::scalar(DType::F64));
-        prop(&mut props, "tolerance", Attribute::Float(t, Some(f64_type)));
-    }
-    props
 }

@@ -4,13 +4,12 @@
 
 use super::print_attrs::write_int_list;
 use crate::attrs::{
-    Attribute, ChannelHandle, ConvAttrs, ConvDimensionNumbers, DotAlgorithm,
+    Attribute, ChannelHandle, ConvAttrs, ConvDimensionNumbers, DotAlgorithm, DotDimensionNumbers,
     GatherDimensionNumbers, Precision, ScatterDimensionNumbers,
 };
 use crate::dtype::DType;
 use crate::tensor::Tensor;
 use crate::types::{TensorType, Type};
-use crate::window::Window;
 use std::fmt::Write;
 
 /// `name = value` pairs as the generic form's `<{…}>` and pretty attr-dicts hold them.
@@ -19,30 +18,6 @@ pub(crate) type Props = Vec<crate::attrs::NamedAttr>;
 /// Adds `name = value` to a property list.
 pub(crate) fn prop(props: &mut Props, name: &str, value: Attribute) {
     props.push(crate::attrs::NamedAttr::new(name, value));
-}
-
-/// The properties of a [`Window`] in the generic form's alphabetical order; absent attributes
-/// stay absent.
-pub(crate) fn window_props(w: &Window) -> Props {
-    let mut props = Props::new();
-    if let Some(v) = &w.base_dilations {
-        prop(&mut props, "base_dilations", i64_array(v));
-    }
-    if let Some(p) = &w.padding {
-        prop(&mut props, "padding", pairs_attr(p));
-    }
-    if let Some(v) = &w.window_dilations {
-        prop(&mut props, "window_dilations", i64_array(v));
-    }
-    prop(
-        &mut props,
-        "window_dimensions",
-        i64_array(&w.window_dimensions),
-    );
-    if let Some(v) = &w.window_strides {
-        prop(&mut props, "window_strides", i64_array(v));
-    }
-    props
 }
 
 /// An `i64` integer attribute (`1 : i64`).
@@ -197,6 +172,21 @@ pub(crate) fn scatter_dims_attr(d: &ScatterDimensionNumbers) -> Attribute {
         &d.scatter_dims_to_operand_dims,
     );
     f.scalar("index_vector_dim", d.index_vector_dim);
+    out.push('>');
+    Attribute::Opaque(out)
+}
+
+/// `#stablehlo.dot<lhs_batching_dimensions = [0], …, rhs_contracting_dimensions = [1]>`.
+pub(crate) fn dot_dims_attr(d: &DotDimensionNumbers) -> Attribute {
+    let mut out = String::from("#stablehlo.dot<");
+    let mut f = StructFields {
+        out: &mut out,
+        first: true,
+    };
+    f.list("lhs_batching_dimensions", &d.lhs_batching_dimensions);
+    f.list("rhs_batching_dimensions", &d.rhs_batching_dimensions);
+    f.list("lhs_contracting_dimensions", &d.lhs_contracting_dimensions);
+    f.list("rhs_contracting_dimensions", &d.rhs_contracting_dimensions);
     out.push('>');
     Attribute::Opaque(out)
 }

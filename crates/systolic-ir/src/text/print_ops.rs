@@ -3,11 +3,12 @@
 //! The result names (`%0 = `) and the trailing location are printed by the caller; the
 //! longer forms live in `print_region_ops`, `print_conv` and `print_check`.
 
+use super::op_schema::{op_props, op_props_except};
 use super::print_attrs::{write_attr_dict, write_int_list, write_symbol};
 use super::print_dense::write_dense;
 use super::print_op_attrs::*;
 use super::printer::FuncPrinter;
-use crate::attrs::{Attribute, NamedAttr};
+use crate::attrs::NamedAttr;
 use crate::module::{Op, ValueId};
 use crate::ops::{OpKind, ReturnKind};
 use std::fmt::Write;
@@ -155,65 +156,10 @@ impl FuncPrinter<'_> {
                 self.out.push_str(" : ");
                 self.functional_type(&op.operands, &op.results);
             }
-            Gather {
-                dimension_numbers,
-                slice_sizes,
-                indices_are_sorted,
-            } => {
-                let mut props = Props::new();
-                prop(
-                    &mut props,
-                    "dimension_numbers",
-                    gather_dims_attr(dimension_numbers),
-                );
-                prop(
-                    &mut props,
-                    "indices_are_sorted",
-                    Attribute::Bool(*indices_are_sorted),
-                );
-                prop(&mut props, "slice_sizes", i64_array(slice_sizes));
-                self.generic(op, props);
-            }
-            Scatter {
-                dimension_numbers,
-                indices_are_sorted,
-                unique_indices,
-            } => {
-                let mut props = Props::new();
-                prop(
-                    &mut props,
-                    "indices_are_sorted",
-                    Attribute::Bool(*indices_are_sorted),
-                );
-                prop(
-                    &mut props,
-                    "scatter_dimension_numbers",
-                    scatter_dims_attr(dimension_numbers),
-                );
-                prop(
-                    &mut props,
-                    "unique_indices",
-                    Attribute::Bool(*unique_indices),
-                );
-                self.generic(op, props);
-            }
+            Gather { .. } | Scatter { .. } => self.generic(op, op_props(&op.kind)),
             Reduce { dimensions } => self.reduce(op, dimensions),
-            ReduceWindow { window } | SelectAndScatter { window } => {
-                self.generic(op, window_props(window));
-            }
-            Sort {
-                dimension,
-                is_stable,
-            } => {
-                let mut props = Props::new();
-                prop(&mut props, "dimension", i64_attr(*dimension));
-                prop(&mut props, "is_stable", Attribute::Bool(*is_stable));
-                self.generic(op, props);
-            }
-            Map { dimensions } => {
-                let mut props = Props::new();
-                prop(&mut props, "dimensions", i64_array(dimensions));
-                self.generic(op, props);
+            ReduceWindow { .. } | SelectAndScatter { .. } | Sort { .. } | Map { .. } => {
+                self.generic(op, op_props(&op.kind))
             }
             DotGeneral {
                 dimension_numbers: d,
@@ -254,23 +200,7 @@ impl FuncPrinter<'_> {
                 self.functional_type(&op.operands, &op.results);
             }
             Convolution(c) => self.convolution(op, c),
-            TriangularSolve {
-                left_side,
-                lower,
-                unit_diagonal,
-                transpose_a,
-            } => {
-                let mut props = Props::new();
-                prop(&mut props, "left_side", Attribute::Bool(*left_side));
-                prop(&mut props, "lower", Attribute::Bool(*lower));
-                prop(
-                    &mut props,
-                    "transpose_a",
-                    enum_attr("transpose", transpose_a.keyword()),
-                );
-                prop(&mut props, "unit_diagonal", Attribute::Bool(*unit_diagonal));
-                self.generic(op, props);
-            }
+            TriangularSolve { .. } => self.generic(op, op_props(&op.kind)),
             Cholesky { lower } => {
                 self.head_operands(&name, op);
                 if *lower {
@@ -290,25 +220,11 @@ impl FuncPrinter<'_> {
                 self.out.push_str(" : ");
                 self.functional_type(&op.operands, &op.results);
             }
-            BatchNormInference {
-                epsilon,
-                feature_index,
-            }
-            | BatchNormTraining {
-                epsilon,
-                feature_index,
-            }
-            | BatchNormGrad {
-                epsilon,
-                feature_index,
-            } => {
-                let mut props = Props::new();
-                prop(&mut props, "epsilon", f32_attr(*epsilon));
-                prop(&mut props, "feature_index", i64_attr(*feature_index));
-                self.generic(op, props);
+            BatchNormInference { .. } | BatchNormTraining { .. } | BatchNormGrad { .. } => {
+                self.generic(op, op_props(&op.kind))
             }
             While => self.while_op(op),
-            If | Case => self.generic(op, vec![]),
+            If | Case => self.generic(op, op_props(&op.kind)),
             OptimizationBarrier => {
                 if op.operands.is_empty() {
                     self.out.push_str(&name);
@@ -359,9 +275,7 @@ impl FuncPrinter<'_> {
             }
             Composite {
                 name: composite_name,
-                decomposition,
-                composite_attributes,
-                version,
+                ..
             } => {
                 self.out.push_str(&name);
                 self.out.push(' ');
@@ -370,32 +284,14 @@ impl FuncPrinter<'_> {
                     self.out.push(' ');
                     self.operand_list(&op.operands);
                 }
-                let mut extra = Props::new();
-                if !composite_attributes.is_empty() {
-                    prop(
-                        &mut extra,
-                        "composite_attributes",
-                        Attribute::Dict(composite_attributes.clone()),
-                    );
-                }
-                prop(
-                    &mut extra,
-                    "decomposition",
-                    Attribute::SymbolRef(decomposition.clone()),
-                );
-                if *version != 0 {
-                    prop(&mut extra, "version", i32_attr(*version));
-                }
+                // The name is written above; the rest of the schema's dictionary here.
+                let extra = op_props_except(&op.kind, &["name"]);
                 self.attrs(op, extra);
                 self.out.push_str(" : ");
                 self.functional_type(&op.operands, &op.results);
             }
             CustomCall {
-                call_target_name,
-                has_side_effect,
-                backend_config,
-                api_version,
-                called_computations,
+                call_target_name, ..
             } => {
                 self.out.push_str(&name);
                 self.out.push(' ');
@@ -403,131 +299,26 @@ impl FuncPrinter<'_> {
                 self.out.push('(');
                 self.operand_list(&op.operands);
                 self.out.push(')');
-                let mut extra = Props::new();
-                // MLIR leaves out the default version 1; 0 is what an absent version parses
-                // to, so it is left out as well.
-                if !matches!(*api_version, 0 | 1) {
-                    prop(&mut extra, "api_version", i32_attr(*api_version));
-                }
-                if let Some(config) = backend_config {
-                    prop(&mut extra, "backend_config", config.clone());
-                }
-                if !called_computations.is_empty() {
-                    let refs = called_computations
-                        .iter()
-                        .map(|c| Attribute::SymbolRef(c.clone()))
-                        .collect();
-                    prop(&mut extra, "called_computations", Attribute::Array(refs));
-                }
-                if *has_side_effect {
-                    prop(&mut extra, "has_side_effect", Attribute::Bool(true));
-                }
+                let extra = op_props_except(&op.kind, &["call_target_name"]);
                 self.attrs(op, extra);
                 self.out.push_str(" : ");
                 self.functional_type(&op.operands, &op.results);
             }
-            AllGather {
-                all_gather_dim,
-                collective,
-            } => {
-                let mut props = Props::new();
-                prop(&mut props, "all_gather_dim", i64_attr(*all_gather_dim));
-                collective_props(&mut props, collective);
-                self.generic(op, props);
-            }
-            AllReduce { collective } | CollectiveBroadcast { collective } => {
-                let mut props = Props::new();
-                collective_props(&mut props, collective);
-                self.generic(op, props);
-            }
-            ReduceScatter {
-                scatter_dimension,
-                collective,
-            } => {
-                let mut props = Props::new();
-                prop(
-                    &mut props,
-                    "scatter_dimension",
-                    i64_attr(*scatter_dimension),
-                );
-                collective_props(&mut props, collective);
-                self.generic(op, props);
-            }
-            AllToAll {
-                split_dimension,
-                concat_dimension,
-                split_count,
-                collective,
-            } => {
-                let mut props = Props::new();
-                prop(&mut props, "concat_dimension", i64_attr(*concat_dimension));
-                prop(&mut props, "split_count", i64_attr(*split_count));
-                prop(&mut props, "split_dimension", i64_attr(*split_dimension));
-                collective_props(&mut props, collective);
-                self.generic(op, props);
-            }
-            CollectivePermute {
-                source_target_pairs,
-                channel_handle,
-            } => {
-                let mut props = Props::new();
-                if let Some(c) = channel_handle {
-                    prop(&mut props, "channel_handle", channel_handle_attr(c));
-                }
-                prop(
-                    &mut props,
-                    "source_target_pairs",
-                    pairs_attr(source_target_pairs),
-                );
-                self.generic(op, props);
-            }
-            Send {
-                channel_handle,
-                is_host_transfer,
-            }
-            | Recv {
-                channel_handle,
-                is_host_transfer,
-            } => {
-                let mut props = Props::new();
-                prop(
-                    &mut props,
-                    "channel_handle",
-                    channel_handle_attr(channel_handle),
-                );
-                prop(
-                    &mut props,
-                    "is_host_transfer",
-                    Attribute::Bool(*is_host_transfer),
-                );
-                self.generic(op, props);
-            }
-            Infeed { infeed_config } => {
-                let mut props = Props::new();
-                prop(
-                    &mut props,
-                    "infeed_config",
-                    Attribute::String(infeed_config.clone()),
-                );
-                self.generic(op, props);
-            }
-            Outfeed { outfeed_config } => {
-                let mut props = Props::new();
-                prop(
-                    &mut props,
-                    "outfeed_config",
-                    Attribute::String(outfeed_config.clone()),
-                );
-                self.generic(op, props);
-            }
-            TopK { k, largest } => {
+            AllGather { .. }
+            | AllReduce { .. }
+            | CollectiveBroadcast { .. }
+            | ReduceScatter { .. }
+            | AllToAll { .. }
+            | CollectivePermute { .. }
+            | Send { .. }
+            | Recv { .. }
+            | Infeed { .. }
+            | Outfeed { .. } => self.generic(op, op_props(&op.kind)),
+            TopK { k, .. } => {
                 let _ = write!(self.out, "{name}(");
                 self.operand_list(&op.operands);
                 let _ = write!(self.out, ", k = {k})");
-                let mut extra = Props::new();
-                if !largest {
-                    prop(&mut extra, "largest", Attribute::Bool(false));
-                }
+                let extra = op_props_except(&op.kind, &["k"]);
                 self.attrs(op, extra);
                 self.out.push_str(" : ");
                 self.type_list(&op.operands);
@@ -535,17 +326,8 @@ impl FuncPrinter<'_> {
                 self.result_types(&op.results);
             }
             Check(check) => self.check(op, &name, check),
-            RunParallel { programs, infeed } => self.run_parallel(op, programs, infeed),
-            Fusion { kind, name } => {
-                let mut props = Props::new();
-                prop(
-                    &mut props,
-                    "kind",
-                    Attribute::String(kind.keyword().to_string()),
-                );
-                prop(&mut props, "name", Attribute::String(name.clone()));
-                self.generic(op, props);
-            }
+            RunParallel { .. } => self.run_parallel(op),
+            Fusion { .. } => self.generic(op, op_props(&op.kind)),
         }
     }
 
@@ -622,11 +404,7 @@ impl FuncPrinter<'_> {
     /// `stablehlo.slice %x [0:2, 1:3:2]` (a stride of 1 is left out).
     fn slice(&mut self, op: &Op, start: &[i64], limit: &[i64], strides: &[i64]) {
         if start.len() != limit.len() || start.len() != strides.len() {
-            let mut props = Props::new();
-            prop(&mut props, "limit_indices", i64_array(limit));
-            prop(&mut props, "start_indices", i64_array(start));
-            prop(&mut props, "strides", i64_array(strides));
-            return self.generic(op, props);
+            return self.generic(op, op_props(&op.kind));
         }
         self.head_operands("stablehlo.slice", op);
         self.out.push_str(" [");
@@ -670,23 +448,5 @@ impl FuncPrinter<'_> {
         self.attrs(op, vec![]);
         self.out.push_str(" : ");
         self.functional_type(&op.operands, &op.results);
-    }
-}
-
-/// `channel_handle`, `replica_groups`, `use_global_device_ids` of a collective.
-fn collective_props(props: &mut Props, c: &crate::attrs::CollectiveAttrs) {
-    if let Some(h) = &c.channel_handle {
-        prop(props, "channel_handle", channel_handle_attr(h));
-    }
-    prop(
-        props,
-        "replica_groups",
-        replica_groups_attr(&c.replica_groups),
-    );
-    if c.use_global_device_ids {
-        prop(props, "use_global_device_ids", Attribute::Unit);
-    }
-    if c.has_dynamic_root {
-        prop(props, "has_dynamic_root", Attribute::Unit);
     }
 }

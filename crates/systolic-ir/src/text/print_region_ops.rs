@@ -2,8 +2,8 @@
 //! `applies stablehlo.add` form or the `reducer(…) {…}` form, chosen as MLIR chooses) and
 //! `stablehlo.while` (`cond {…} do {…}` with `%iterArg` names).
 
+use super::op_schema::op_props;
 use super::print_attrs::{write_attr_dict, write_int_list};
-use super::print_op_attrs::{i64_array, prop, Props};
 use super::printer::FuncPrinter;
 use crate::module::Op;
 use crate::ops::{OpKind, ReturnKind};
@@ -17,9 +17,7 @@ impl FuncPrinter<'_> {
     pub(super) fn reduce(&mut self, op: &Op, dimensions: &[i64]) {
         let n = op.operands.len() / 2;
         let Some(block) = op.regions.first().and_then(|r| r.entry()) else {
-            let mut props = Props::new();
-            prop(&mut props, "dimensions", i64_array(dimensions));
-            return self.generic(op, props);
+            return self.generic(op, op_props(&op.kind));
         };
         if !op.operands.len().is_multiple_of(2)
             || n == 0
@@ -27,9 +25,7 @@ impl FuncPrinter<'_> {
             || op.regions[0].blocks.len() != 1
             || block.args.len() != 2 * n
         {
-            let mut props = Props::new();
-            prop(&mut props, "dimensions", i64_array(dimensions));
-            return self.generic(op, props);
+            return self.generic(op, op_props(&op.kind));
         }
         self.out.push_str("stablehlo.reduce");
         for i in 0..n {
@@ -102,7 +98,7 @@ impl FuncPrinter<'_> {
                 .iter()
                 .all(|r| r.blocks.len() == 1 && r.blocks[0].args.len() == op.operands.len());
         if !well_formed {
-            return self.generic(op, vec![]);
+            return self.generic(op, op_props(&op.kind));
         }
         let cond_args = &op.regions[0].blocks[0].args;
         self.out.push_str("stablehlo.while(");
