@@ -73,6 +73,32 @@ pub enum TpuError {
         /// What is wrong with it.
         why: String,
     },
+    /// A multi-chip program whose processes are not one per chip of the slice it is simulated
+    /// on.
+    #[error(
+        "the module runs on {} process(es) (mhlo.num_replicas = {replicas} × mhlo.num_partitions \
+         = {partitions}), but the slice {slice} has {chips} chip(s); simulating on a slice needs \
+         one process per chip, so the two counts must be equal",
+        *.replicas as u64 * *.partitions as u64
+    )]
+    ProcessCount {
+        /// `mhlo.num_replicas` (1 when absent).
+        replicas: u32,
+        /// `mhlo.num_partitions` (1 when absent).
+        partitions: u32,
+        /// The slice, as its canonical string.
+        slice: String,
+        /// Chips in the slice.
+        chips: u32,
+    },
+    /// A module attribute the simulation of a multi-chip program cannot read.
+    #[error("module attribute {name}: {why}")]
+    BadModuleAttr {
+        /// The attribute.
+        name: &'static str,
+        /// What is wrong.
+        why: String,
+    },
     /// The entry function is missing.
     #[error("no function @{name} in the module (it has {available})")]
     NoFunction {

@@ -1,6 +1,6 @@
 //! Simulated TPU chips: the chip registry ([`chips`]), the TensorCore cost model ([`cost`],
-//! [`mxu`], [`vmem`], [`layout`]), cost-only simulation of whole programs ([`simulate`]), and
-//! TPU numerics as an IR rewrite ([`numerics`]) for running programs on the host as a TPU would.
+//! [`mxu`], [`vmem`], [`layout`]), cost-only simulation of whole programs ([`simulate`]; on the
+//! chips of a slice, with collectives on its interconnect: [`spmd`]), and TPU numerics as an IR rewrite ([`numerics`]) for running programs on the host as a TPU would.
 //!
 //! Nobody here has a TPU, so the model answers from published figures: how long a program's
 //! kernels take on a chip (MXU, VPU and HBM time combined as a roofline), which bound each
@@ -24,6 +24,7 @@ pub mod report;
 pub mod schedule;
 pub mod simulate;
 pub mod slice;
+pub mod spmd;
 pub mod systolic_array;
 pub mod vmem;
 pub mod work;
@@ -33,3 +34,4 @@ pub use cost::{Bound, KernelCost, ModelParams};
 pub use device::TpuDevice;
 pub use error::TpuError;
 pub use simulate::{simulate, SimOptions, SimReport};
+pub use spmd::{simulate_spmd, SpmdReport};

@@ -2,8 +2,10 @@
 //! registry as a table. (JSON comes straight from the types' `Serialize`.)
 
 use crate::chips::{ChipSpec, Figure};
+use crate::cost::KernelCost;
 use crate::error::human_bytes;
 use crate::simulate::SimReport;
+use crate::spmd::SpmdReport;
 use std::fmt::Write;
 
 /// Seconds with a readable unit (`12.3 us`).
@@ -31,8 +33,12 @@ pub fn sci(x: f64) -> String {
 
 /// Time per kernel kind, largest first: (kind, kernels, seconds).
 pub fn time_by_kind(r: &SimReport) -> Vec<(String, f64, f64)> {
+    kinds(&r.ops)
+}
+
+fn kinds(ops: &[KernelCost]) -> Vec<(String, f64, f64)> {
     let mut by: Vec<(String, f64, f64)> = vec![];
-    for k in &r.ops {
+    for k in ops {
         match by.iter_mut().find(|(kind, _, _)| *kind == k.kind) {
             Some(e) => {
                 e.1 += k.count;
@@ -48,8 +54,36 @@ pub fn time_by_kind(r: &SimReport) -> Vec<(String, f64, f64)> {
 /// The per-kernel table (all kernels in program order, or with `top` the `top` slowest, slowest
 /// first), then time per kernel kind and the summary lines.
 pub fn render_simulation(r: &SimReport, top: Option<usize>) -> String {
+    let mut out = kernel_table(&r.ops, r.time_s, top);
+    let _ = writeln!(out, "chip: {}  entry: @{}", r.chip, r.entry);
+    let _ = writeln!(out, "step time: {}", human_time(r.time_s));
+    let _ = writeln!(
+        out,
+        "FLOPs: {}  achieved: {} FLOP/s  MFU: {:.1}%",
+        sci(r.flops),
+        sci(r.achieved_flops_per_s),
+        r.mfu * 100.0
+    );
+    let _ = writeln!(out, "HBM traffic: {}", human_bytes(r.hbm_bytes));
+    let cap = r
+        .hbm_capacity_bytes
+        .map_or("unknown".to_string(), |c| human_bytes(c as f64));
+    let _ = writeln!(
+        out,
+        "peak HBM: {} of {}",
+        human_bytes(r.peak_hbm_bytes as f64),
+        cap
+    );
+    for a in &r.assumptions {
+        let _ = writeln!(out, "assumed: {a}");
+    }
+    out
+}
+
+/// The kernel rows and the time per kernel kind (shares of `total_s`).
+fn kernel_table(ops: &[KernelCost], total_s: f64, top: Option<usize>) -> String {
     let mut out = String::new();
-    let mut rows: Vec<&crate::cost::KernelCost> = r.ops.iter().collect();
+    let mut rows: Vec<&KernelCost> = ops.iter().collect();
     if let Some(n) = top {
         rows.sort_by(|a, b| b.time_s.total_cmp(&a.time_s));
         rows.truncate(n);
@@ -87,12 +121,12 @@ pub fn render_simulation(r: &SimReport, top: Option<usize>) -> String {
             util
         );
     }
-    if top.is_some_and(|n| n < r.ops.len()) {
-        let _ = writeln!(out, "({} of {} kernels shown)", rows.len(), r.ops.len());
+    if top.is_some_and(|n| n < ops.len()) {
+        let _ = writeln!(out, "({} of {} kernels shown)", rows.len(), ops.len());
     }
-    for (kind, count, time) in time_by_kind(r) {
-        let share = if r.time_s > 0.0 {
-            time / r.time_s * 100.0
+    for (kind, count, time) in kinds(ops) {
+        let share = if total_s > 0.0 {
+            time / total_s * 100.0
         } else {
             0.0
         };
@@ -102,22 +136,97 @@ pub fn render_simulation(r: &SimReport, top: Option<usize>) -> String {
             human_time(time)
         );
     }
-    let _ = writeln!(out, "chip: {}  entry: @{}", r.chip, r.entry);
-    let _ = writeln!(out, "step time: {}", human_time(r.time_s));
+    out
+}
+
+/// An SPMD simulation: one chip's kernels (as [`render_simulation`]), then one row per
+/// collective op, the chips' clocks (chips with the same times share a row), and the summary.
+pub fn render_spmd(r: &SpmdReport, top: Option<usize>) -> String {
+    let mut out = kernel_table(&r.ops, r.compute_s, top);
+    if !r.collectives.is_empty() {
+        let name_w = r
+            .collectives
+            .iter()
+            .map(|c| c.name.len())
+            .max()
+            .unwrap_or(10)
+            .clamp(10, 40);
+        let _ = writeln!(
+            out,
+            "{:<name_w$}  {:<20}  {:>5}  {:>9}  {:>10}  {:>4}  {:>12}  {:<9}  {:>12}",
+            "collective", "kind", "runs", "groups", "bytes (V)", "hops", "time", "bound", "total"
+        );
+        for c in &r.collectives {
+            let name: String = c.name.chars().take(name_w).collect();
+            let _ = writeln!(
+                out,
+                "{name:<name_w$}  {:<20}  {:>5}  {:>9}  {:>10}  {:>4}  {:>12}  {:<9}  {:>12}",
+                c.cost.kind.name(),
+                c.count,
+                format!("{}x{}", c.cost.groups, c.cost.group_size),
+                sci(c.cost.bytes),
+                c.cost.hops,
+                human_time(c.cost.time_s),
+                match c.cost.bound {
+                    crate::collective_cost::CommBound::Bandwidth => "bandwidth",
+                    crate::collective_cost::CommBound::Latency => "latency",
+                },
+                human_time(c.total_time_s),
+            );
+        }
+    }
     let _ = writeln!(
         out,
-        "FLOPs: {}  achieved: {} FLOP/s  MFU: {:.1}%",
+        "{:<24}  {:>12}  {:>12}  {:>12}  {:>12}  {:>12}",
+        "chips", "compute", "collectives", "wait", "idle", "end"
+    );
+    let mut rows: Vec<(Vec<u32>, [f64; 5])> = vec![];
+    for c in &r.chips {
+        let key = [c.compute_s, c.collective_s, c.wait_s, c.idle_s, c.time_s];
+        match rows.iter_mut().find(|(_, k)| *k == key) {
+            Some((ds, _)) => ds.push(c.device),
+            None => rows.push((vec![c.device], key)),
+        }
+    }
+    for (devices, [compute, collective, wait, idle, end]) in &rows {
+        let _ = writeln!(
+            out,
+            "{:<24}  {:>12}  {:>12}  {:>12}  {:>12}  {:>12}",
+            ranges(devices),
+            human_time(*compute),
+            human_time(*collective),
+            human_time(*wait),
+            human_time(*idle),
+            human_time(*end)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "slice: {} ({} chips: {} replica(s) x {} partition(s))  entry: @{}",
+        r.slice, r.num_chips, r.num_replicas, r.num_partitions, r.entry
+    );
+    let _ = writeln!(
+        out,
+        "step time: {} (slowest chip: {} compute + {} collectives + {} wait)",
+        human_time(r.time_s),
+        human_time(r.compute_s),
+        human_time(r.collective_s),
+        human_time(r.wait_s)
+    );
+    let _ = writeln!(
+        out,
+        "FLOPs per chip: {}  achieved: {} FLOP/s  MFU: {:.1}%",
         sci(r.flops),
         sci(r.achieved_flops_per_s),
         r.mfu * 100.0
     );
-    let _ = writeln!(out, "HBM traffic: {}", human_bytes(r.hbm_bytes));
+    let _ = writeln!(out, "HBM traffic per chip: {}", human_bytes(r.hbm_bytes));
     let cap = r
         .hbm_capacity_bytes
         .map_or("unknown".to_string(), |c| human_bytes(c as f64));
     let _ = writeln!(
         out,
-        "peak HBM: {} of {}",
+        "peak HBM per chip: {} of {}",
         human_bytes(r.peak_hbm_bytes as f64),
         cap
     );
@@ -125,6 +234,25 @@ pub fn render_simulation(r: &SimReport, top: Option<usize>) -> String {
         let _ = writeln!(out, "assumed: {a}");
     }
     out
+}
+
+/// Device ids as ranges: `0-3, 8, 10-11`.
+fn ranges(ids: &[u32]) -> String {
+    let mut parts: Vec<String> = vec![];
+    let mut i = 0;
+    while i < ids.len() {
+        let mut j = i;
+        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j == i {
+            ids[i].to_string()
+        } else {
+            format!("{}-{}", ids[i], ids[j])
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
 }
 
 fn fig_f64(f: &Figure<f64>, fmt: impl Fn(f64) -> String) -> String {
@@ -196,5 +324,6 @@ mod tests {
         assert_eq!(human_time(0.0223), "22.300 ms");
         assert_eq!(human_time(5e-7), "500.000 ns");
         assert_eq!(sci(4.398e12), "4.398e12");
+        assert_eq!(ranges(&[0, 1, 2, 3, 8, 10, 11]), "0-3, 8, 10-11");
     }
 }

@@ -4,16 +4,23 @@
 //! pass) is one kernel: the work of every op inside it, the HBM traffic of its operands and
 //! results only; any other op is a kernel of its own.
 //!
-//! Step time is the sum over this schedule: kernels run one after another on a TensorCore.
-//! Collectives are listed with no time until the sharding work models them.
+//! Step time on one chip is the sum over this schedule: kernels run one after another on a
+//! TensorCore. Collectives take no time on one chip; the walk records them, in program order
+//! between the kernels, in the schedule's [`Step`] timeline, which [`crate::spmd`] replays on
+//! every chip of a slice with the collectives costed on the slice's interconnect.
 
 use crate::chips::ChipSpec;
+use crate::collective_cost::CollectiveKind;
 use crate::cost::{kernel_cost, KernelCost, ModelParams};
 use crate::error::TpuError;
-use crate::work::{is_free, op_work, standalone_traffic, values_bytes, Work};
+use crate::layout::dense_bytes;
+use crate::work::{is_free, op_work, standalone_traffic, tensor_of, values_bytes, Work};
 use std::collections::{BTreeSet, HashMap};
 use systolic_ir::walk::walk_ops;
-use systolic_ir::{Block, ComparisonDirection, Func, Module, Op, OpKind, Scalar, ValueId};
+use systolic_ir::{
+    Block, ChannelHandle, CollectiveAttrs, ComparisonDirection, Func, Module, Op, OpKind, Scalar,
+    ValueId,
+};
 
 /// The op name the compiler's fusion pass gives its fused kernels.
 pub const FUSION_OP_NAME: &str = "systolic.fusion";
@@ -26,8 +33,116 @@ const MAX_CALL_DEPTH: usize = 64;
 pub struct Schedule {
     /// Kernels in program order.
     pub kernels: Vec<KernelCost>,
+    /// The program as one chip runs it: compute between collectives, in program order.
+    pub timeline: Vec<Step>,
     /// Assumptions the model made (unknown trip counts, ops it does not time, missing figures).
     pub assumptions: BTreeSet<String>,
+}
+
+/// One step of a chip's timeline.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// Kernels run back to back, taking this many seconds in all.
+    Compute(f64),
+    /// A collective op (its time depends on the slice, so it is not known here).
+    Collective(CollectiveSite),
+    /// A counted loop (or one costed as a single trip) whose body holds collectives: `body`
+    /// runs `trips` times. Loops without collectives are folded into [`Step::Compute`].
+    Loop {
+        /// Iterations.
+        trips: u64,
+        /// One iteration.
+        body: Vec<Step>,
+    },
+}
+
+/// How a collective names the processes it involves (formed into groups by
+/// `systolic_ir::collective_groups` once the process grid is known).
+#[derive(Clone, Debug, PartialEq)]
+pub enum SiteGroups {
+    /// `replica_groups`, `channel_handle`, `use_global_device_ids`.
+    Groups {
+        /// The op's attributes.
+        attrs: CollectiveAttrs,
+        /// True for all_gather, all_reduce and reduce_scatter (see
+        /// `systolic_ir::collective_groups::partitions_join`).
+        partitions_join: bool,
+    },
+    /// collective_permute's `source_target_pairs` and channel.
+    Pairs {
+        /// (source, target) ids: partitions with a positive channel, else replicas.
+        pairs: Vec<(i64, i64)>,
+        /// The channel, if any.
+        channel_handle: Option<ChannelHandle>,
+    },
+}
+
+/// A collective op where the program runs it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CollectiveSite {
+    /// `%name` of its first result (with the loop/call path, as kernels are named).
+    pub name: String,
+    /// `file:line:col`.
+    pub place: String,
+    /// The op.
+    pub kind: CollectiveKind,
+    /// Which processes take part.
+    pub groups: SiteGroups,
+    /// Dense bytes of the operands one device sends (a dynamic-root broadcast's roots operand
+    /// excluded).
+    pub operand_bytes: u64,
+    /// Dense bytes of the results on one device.
+    pub result_bytes: u64,
+    /// How many times it runs (loop trip counts).
+    pub count: f64,
+}
+
+impl Step {
+    /// Every collective site in `steps`, in program order (loop bodies once).
+    pub fn sites(steps: &[Step]) -> Vec<&CollectiveSite> {
+        let mut out = vec![];
+        for s in steps {
+            match s {
+                Step::Compute(_) => {}
+                Step::Collective(c) => out.push(c),
+                Step::Loop { body, .. } => out.extend(Step::sites(body)),
+            }
+        }
+        out
+    }
+
+    /// Seconds of compute in `steps`, loops times their trips.
+    pub fn compute_s(steps: &[Step]) -> f64 {
+        steps
+            .iter()
+            .map(|s| match s {
+                Step::Compute(t) => *t,
+                Step::Collective(_) => 0.0,
+                Step::Loop { trips, body } => *trips as f64 * Step::compute_s(body),
+            })
+            .sum()
+    }
+}
+
+/// Appends compute to a timeline, merging it with compute just before.
+fn push_compute(steps: &mut Vec<Step>, seconds: f64) {
+    match steps.last_mut() {
+        Some(Step::Compute(t)) => *t += seconds,
+        _ => steps.push(Step::Compute(seconds)),
+    }
+}
+
+/// The kind of a StableHLO collective op, if it is one.
+fn collective_kind(kind: &OpKind) -> Option<CollectiveKind> {
+    Some(match kind {
+        OpKind::AllGather { .. } => CollectiveKind::AllGather,
+        OpKind::AllReduce { .. } => CollectiveKind::AllReduce,
+        OpKind::ReduceScatter { .. } => CollectiveKind::ReduceScatter,
+        OpKind::AllToAll { .. } => CollectiveKind::AllToAll,
+        OpKind::CollectivePermute { .. } => CollectiveKind::CollectivePermute,
+        OpKind::CollectiveBroadcast { .. } => CollectiveKind::CollectiveBroadcast,
+        _ => return None,
+    })
 }
 
 /// Builds the schedule of `func` (a function of `module`) on `chip`.
@@ -46,11 +161,13 @@ pub fn schedule_function(
             .clone()
             .unwrap_or_else(|| "<module>".into()),
         schedule: Schedule::default(),
+        frames: vec![vec![]],
         depth: 0,
     };
     if let Some(block) = func.body.entry() {
         walker.walk_block(func, block, 1.0, "")?;
     }
+    walker.schedule.timeline = walker.frames.pop().unwrap_or_default();
     if chip.vpu_ops_per_s().is_none() {
         walker.schedule.assumptions.insert(format!(
             "{}: the VPU rate is not published, so VPU time is left out",
@@ -78,6 +195,8 @@ struct Walker<'a> {
     params: &'a ModelParams,
     source: String,
     schedule: Schedule,
+    /// The timeline being built: the function's, then one per loop body or branch entered.
+    frames: Vec<Vec<Step>>,
     depth: usize,
 }
 
@@ -109,8 +228,70 @@ impl Walker<'_> {
         count: f64,
     ) -> Result<(), TpuError> {
         let k = kernel_cost(self.chip, self.params, name, kind, work, traffic, count)?;
+        // The timeline counts one iteration of the innermost loop: the kernel's time once.
+        let once = if k.count > 0.0 {
+            k.time_s / k.count
+        } else {
+            0.0
+        };
+        push_compute(self.frame(), once);
         self.schedule.kernels.push(k);
         Ok(())
+    }
+
+    fn frame(&mut self) -> &mut Vec<Step> {
+        self.frames.last_mut().expect("the function's frame")
+    }
+
+    /// Records a collective in the timeline.
+    fn push_collective(
+        &mut self,
+        func: &Func,
+        op: &Op,
+        kind: CollectiveKind,
+        name: String,
+        count: f64,
+    ) {
+        let groups = match &op.kind {
+            OpKind::CollectivePermute {
+                source_target_pairs,
+                channel_handle,
+            } => SiteGroups::Pairs {
+                pairs: source_target_pairs.clone(),
+                channel_handle: *channel_handle,
+            },
+            OpKind::AllGather { collective, .. }
+            | OpKind::AllReduce { collective }
+            | OpKind::ReduceScatter { collective, .. }
+            | OpKind::AllToAll { collective, .. }
+            | OpKind::CollectiveBroadcast { collective } => SiteGroups::Groups {
+                attrs: collective.clone(),
+                partitions_join: systolic_ir::collective_groups::partitions_join(&op.kind),
+            },
+            _ => unreachable!("collective_kind accepted {}", op.kind.name()),
+        };
+        let sent = match &op.kind {
+            OpKind::CollectiveBroadcast { collective } if collective.has_dynamic_root => {
+                &op.operands[..op.operands.len().saturating_sub(1)]
+            }
+            _ => &op.operands[..],
+        };
+        let dense = |vs: &[ValueId]| -> u64 {
+            vs.iter()
+                .filter_map(|&v| tensor_of(func, v))
+                .map(dense_bytes)
+                .sum()
+        };
+        let site = CollectiveSite {
+            name,
+            place: self.place(op),
+            kind,
+            groups,
+            operand_bytes: dense(sent),
+            result_bytes: dense(&op.results),
+            count,
+        };
+        self.frame().push(Step::Collective(site));
     }
 
     fn walk_block(
@@ -141,10 +322,20 @@ impl Walker<'_> {
                             1.0
                         }
                     };
+                    self.frames.push(vec![]);
                     for region in &op.regions {
                         if let Some(b) = region.entry() {
                             self.walk_block(func, b, count * trips, &format!("{name}/"))?;
                         }
+                    }
+                    let body = self.frames.pop().unwrap_or_default();
+                    if Step::sites(&body).is_empty() {
+                        push_compute(self.frame(), Step::compute_s(&body) * trips);
+                    } else {
+                        self.frame().push(Step::Loop {
+                            trips: trips as u64,
+                            body,
+                        });
                     }
                 }
                 OpKind::If | OpKind::Case => self.walk_costliest_branch(func, op, count, &name)?,
@@ -181,13 +372,16 @@ impl Walker<'_> {
                 | OpKind::ReduceScatter { .. }
                 | OpKind::AllToAll { .. }
                 | OpKind::CollectivePermute { .. }
-                | OpKind::CollectiveBroadcast { .. }
-                | OpKind::Send { .. }
+                | OpKind::CollectiveBroadcast { .. } => {
+                    let kind = collective_kind(&op.kind).expect("a collective");
+                    self.push_collective(func, op, kind, name, count);
+                }
+                OpKind::Send { .. }
                 | OpKind::Recv { .. }
                 | OpKind::Infeed { .. }
                 | OpKind::Outfeed { .. } => {
                     self.schedule.assumptions.insert(format!(
-                        "{}: {} is not timed (collectives and transfers come with the sharding model)",
+                        "{}: {} is not timed (host transfers and send/recv are not modelled)",
                         self.place(op),
                         op.kind.name()
                     ));
@@ -246,15 +440,17 @@ impl Walker<'_> {
         count: f64,
         name: &str,
     ) -> Result<(), TpuError> {
-        let mut best: Option<Vec<KernelCost>> = None;
+        let mut best: Option<(Vec<KernelCost>, Vec<Step>)> = None;
         for (i, region) in op.regions.iter().enumerate() {
             let Some(b) = region.entry() else { continue };
             let before = self.schedule.kernels.len();
+            self.frames.push(vec![]);
             self.walk_block(func, b, count, &format!("{name}/branch{i}/"))?;
+            let steps = self.frames.pop().unwrap_or_default();
             let branch: Vec<KernelCost> = self.schedule.kernels.drain(before..).collect();
             let time = |ks: &[KernelCost]| ks.iter().map(|k| k.time_s).sum::<f64>();
-            if best.as_ref().is_none_or(|b| time(&branch) > time(b)) {
-                best = Some(branch);
+            if best.as_ref().is_none_or(|(b, _)| time(&branch) > time(b)) {
+                best = Some((branch, steps));
             }
         }
         if op.regions.len() > 1 {
@@ -264,7 +460,14 @@ impl Walker<'_> {
                 op.kind.name()
             ));
         }
-        self.schedule.kernels.extend(best.unwrap_or_default());
+        let (kernels, steps) = best.unwrap_or_default();
+        self.schedule.kernels.extend(kernels);
+        for step in steps {
+            match step {
+                Step::Compute(t) => push_compute(self.frame(), t),
+                other => self.frame().push(other),
+            }
+        }
         Ok(())
     }
 }

@@ -6,7 +6,7 @@ use crate::chips::ChipSpec;
 use crate::cost::{KernelCost, ModelParams};
 use crate::error::TpuError;
 use crate::memory::function_peak;
-use crate::schedule::schedule_function;
+use crate::schedule::{schedule_function, Step};
 use serde::Serialize;
 use systolic_ir::Module;
 
@@ -61,12 +61,25 @@ pub struct SimReport {
     pub assumptions: Vec<String>,
 }
 
-/// Simulates `options.entry` of `module` on `chip`.
+/// Simulates `options.entry` of `module` on `chip`. Collectives take no time on one chip (each
+/// is listed under `assumptions`); [`crate::spmd::simulate_spmd`] times them on a slice.
 pub fn simulate(
     module: &Module,
     chip: &ChipSpec,
     options: &SimOptions,
 ) -> Result<SimReport, TpuError> {
+    simulate_timeline(module, chip, options, false).map(|(report, _)| report)
+}
+
+/// The single-chip report of `options.entry` and the chip's timeline (compute between
+/// collectives), for [`simulate`] and [`crate::spmd::simulate_spmd`]. Unless `collectives_timed`
+/// (the caller times them), every collective is listed under the report's `assumptions`.
+pub(crate) fn simulate_timeline(
+    module: &Module,
+    chip: &ChipSpec,
+    options: &SimOptions,
+    collectives_timed: bool,
+) -> Result<(SimReport, Vec<Step>), TpuError> {
     let func = module
         .func(&options.entry)
         .ok_or_else(|| TpuError::NoFunction {
@@ -100,7 +113,17 @@ pub fn simulate(
             });
         }
     }
-    let schedule = schedule_function(module, func, chip, &options.params)?;
+    let mut schedule = schedule_function(module, func, chip, &options.params)?;
+    if !collectives_timed {
+        for site in Step::sites(&schedule.timeline) {
+            schedule.assumptions.insert(format!(
+                "{}: stablehlo.{} is not timed on one chip (simulate on a slice to time \
+                 collectives)",
+                site.place,
+                site.kind.name()
+            ));
+        }
+    }
     let time_s: f64 = schedule.kernels.iter().map(|k| k.time_s).sum();
     let flops: f64 = schedule.kernels.iter().map(|k| k.flops).sum();
     let hbm_bytes: f64 = schedule.kernels.iter().map(|k| k.bytes).sum();
@@ -112,7 +135,7 @@ pub fn simulate(
             chip.name
         ));
     }
-    Ok(SimReport {
+    let report = SimReport {
         chip: chip.name.to_string(),
         entry: options.entry.clone(),
         time_s,
@@ -124,5 +147,6 @@ pub fn simulate(
         mfu: achieved / peak_bf16,
         ops: schedule.kernels,
         assumptions,
-    })
+    };
+    Ok((report, schedule.timeline))
 }

@@ -8,3 +8,4 @@ mod collectives;
 mod fusion;
 mod programs;
 mod roofline;
+mod spmd;
