@@ -28,6 +28,7 @@ pub mod executable;
 pub mod kernel;
 pub mod kernels;
 pub mod lower;
+pub mod lower_ctx;
 pub mod pool;
 pub mod program;
 pub mod schedule;

@@ -36,14 +36,7 @@ use systolic_compiler::passes::single_device_spmd::{NUM_PARTITIONS_ATTR, NUM_REP
 use systolic_interp::{Process, Rendezvous};
 use systolic_ir::{Attribute, Module, NamedAttr, ProcessGrid, ProcessId};
 
-/// One process of an SPMD set, as lowering sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SpmdProcess {
-    /// The process.
-    pub id: ProcessId,
-    /// The grid it belongs to.
-    pub grid: ProcessGrid,
-}
+pub use crate::lower_ctx::SpmdProcess;
 
 /// A module compiled for every process of a grid: one [`CpuExecutable`] per process, run
 /// together by [`SpmdExecutable::execute`]. Reusable and shareable between threads.

@@ -1,14 +1,14 @@
 //! Kernel families and the router that picks one for each op.
 //!
 //! Each family exposes `pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>>`
-//! (see [`crate::lower::LowerCtx`]). [`lower_native`] offers the op to the family that owns its
+//! (see [`crate::lower_ctx::LowerCtx`]). [`lower_native`] offers the op to the family that owns its
 //! kind; `Ok(None)` from the family (or a family not written yet) means the op runs on the
 //! interpreter fallback ([`fallback`]). Control flow and value plumbing ([`control`]) are lowered
 //! by [`crate::lower`] itself, as they hold nested programs.
 
 use crate::error::Result;
 use crate::kernel::Kernel;
-use crate::lower::LowerCtx;
+use crate::lower_ctx::LowerCtx;
 use systolic_ir::{FusionKind, Op, OpKind};
 
 pub mod collective;

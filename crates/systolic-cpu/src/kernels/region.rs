@@ -16,7 +16,7 @@ use crate::kernels::fusion::exec::{step, Env};
 use crate::kernels::fusion::plan::{plan, BlockSpec};
 use crate::kernels::fusion::program::{Dest, Instr, LoopProgram};
 use crate::kernels::fusion::reg::Reg;
-use crate::lower::captures::region_captures;
+use crate::lower_ctx::captures::region_captures;
 use std::collections::HashMap;
 use systolic_ir::{DType, Func, Op, OpKind, Region, Tensor, TensorType, Type, ValueId};
 

@@ -4,7 +4,6 @@
 //! kernel family ([`crate::kernels::lower_native`]) and runs on the interpreter fallback when
 //! the family has no kernel for it.
 
-use super::captures::op_captures;
 use super::LowerCtx;
 use crate::buffer::CpuBuffer;
 use crate::error::{CpuError, Result};
@@ -14,6 +13,7 @@ use crate::kernels::control::{
 };
 use crate::kernels::fallback::FallbackModule;
 use crate::kernels::lower_native;
+use crate::lower_ctx::captures::op_captures;
 use crate::program::{Exec, Program, RtValue, Step};
 use crate::spmd::SpmdProcess;
 use std::collections::HashMap;

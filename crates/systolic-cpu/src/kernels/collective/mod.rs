@@ -29,7 +29,7 @@ use crate::buffer::CpuBuffer;
 use crate::error::{CpuError, Result};
 use crate::kernel::{Arg, Kernel};
 use crate::kernels::region::{RegionProgram, WIDTH};
-use crate::lower::LowerCtx;
+use crate::lower_ctx::LowerCtx;
 use crate::spmd::{current_process, SpmdProcess};
 use data::{concat, copy, split_part};
 use systolic_interp::parallel::Contribution;

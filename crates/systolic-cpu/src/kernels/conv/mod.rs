@@ -15,7 +15,7 @@ use crate::buffer::{CpuBuffer, Storage};
 use crate::cpu_bail;
 use crate::error::{CpuError, Result};
 use crate::kernel::{Arg, Kernel};
-use crate::lower::LowerCtx;
+use crate::lower_ctx::LowerCtx;
 use geometry::ConvGeometry;
 use std::ops::Range;
 use systolic_ir::{ConvAttrs, DotDimensionNumbers, Op, OpKind, TensorType};

@@ -24,7 +24,7 @@ use crate::kernels::fusion::exec::{self, step, Env, BLOCK, PARALLEL_MIN};
 use crate::kernels::fusion::plan::{plan, BlockSpec};
 use crate::kernels::fusion::program::{Dest, Instr, LoopProgram, Source, Stage};
 use crate::kernels::fusion::reg::Reg;
-use crate::lower::LowerCtx;
+use crate::lower_ctx::LowerCtx;
 use rayon::prelude::*;
 use systolic_ir::{Op, OpKind};
 

@@ -23,7 +23,7 @@ use crate::buffer::CpuBuffer;
 use crate::cpu_bail;
 use crate::error::Result;
 use crate::kernel::{Arg, Kernel};
-use crate::lower::LowerCtx;
+use crate::lower_ctx::LowerCtx;
 use systolic_ir::{Block, DotDimensionNumbers, FusionKind, Op, OpKind};
 
 /// A `dot_general` (or `dot`) kernel: runs its plan into a fresh result buffer.

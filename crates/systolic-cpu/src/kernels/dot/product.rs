@@ -12,7 +12,7 @@ use crate::buffer::CpuBuffer;
 use crate::cpu_bail;
 use crate::error::{CpuError, Result};
 use crate::kernel::{Arg, Kernel};
-use crate::lower::LowerCtx;
+use crate::lower_ctx::LowerCtx;
 use std::collections::HashMap;
 use systolic_ir::{Op, ValueId};
 

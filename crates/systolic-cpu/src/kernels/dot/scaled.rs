@@ -13,7 +13,7 @@ use super::plan::DotRoute;
 use super::DotKernel;
 use crate::error::Result;
 use crate::kernel::Kernel;
-use crate::lower::LowerCtx;
+use crate::lower_ctx::LowerCtx;
 use systolic_ir::{BinaryOp, Op, OpKind, ValueId};
 
 /// Lowers `fusion(a, b) { p = dot_general(a, b); c = constant; cb = broadcast(c);

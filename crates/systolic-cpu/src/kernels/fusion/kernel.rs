@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::kernel::{Arg, Kernel};
 use crate::kernels::shape::movement::ViewKernel;
 use crate::kernels::shape::strided::View;
-use crate::lower::LowerCtx;
+use crate::lower_ctx::LowerCtx;
 use systolic_ir::{row_major_strides, FusionKind, Op, OpKind};
 
 /// A compiled block of elementwise ops.

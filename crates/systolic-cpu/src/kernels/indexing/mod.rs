@@ -16,7 +16,7 @@ pub mod walk;
 use crate::error::Result;
 use crate::kernel::Kernel;
 use crate::kernels::region::RegionProgram;
-use crate::lower::LowerCtx;
+use crate::lower_ctx::LowerCtx;
 use systolic_ir::{Op, OpKind, ScatterDimensionNumbers, TensorType};
 
 /// An indexing kernel for `op`, or `None` to let the interpreter run it.

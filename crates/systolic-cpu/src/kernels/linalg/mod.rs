@@ -8,7 +8,7 @@ pub mod triangular_solve;
 
 use crate::error::Result;
 use crate::kernel::Kernel;
-use crate::lower::LowerCtx;
+use crate::lower_ctx::LowerCtx;
 use matrix::matrix_dims;
 use systolic_ir::{Op, OpKind, TransposeKind};
 

@@ -12,7 +12,7 @@ pub mod distribution;
 use crate::buffer::{CpuBuffer, Storage};
 use crate::error::{CpuError, Result};
 use crate::kernel::{Arg, Kernel};
-use crate::lower::LowerCtx;
+use crate::lower_ctx::LowerCtx;
 use half::{bf16, f16};
 use rayon::prelude::*;
 use systolic_interp::ops::rng::{philox4x32, threefry2x32};

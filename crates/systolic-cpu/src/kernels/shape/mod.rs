@@ -15,7 +15,7 @@ pub mod tile8;
 
 use crate::error::{CpuError, Result};
 use crate::kernel::Kernel;
-use crate::lower::LowerCtx;
+use crate::lower_ctx::LowerCtx;
 use movement::{strides, ReshapeKernel, ViewKernel};
 use strided::View;
 use systolic_ir::{Op, OpKind};

@@ -10,7 +10,7 @@ pub mod order;
 
 use crate::error::Result;
 use crate::kernel::Kernel;
-use crate::lower::LowerCtx;
+use crate::lower_ctx::LowerCtx;
 use systolic_ir::{DType, Op, OpKind};
 
 /// A sorting kernel for `op`, or `None` to let the interpreter run it.

@@ -17,7 +17,7 @@ use crate::error::Result;
 use crate::kernel::Kernel;
 use crate::kernels::indexing::combine;
 use crate::kernels::region::RegionProgram;
-use crate::lower::LowerCtx;
+use crate::lower_ctx::LowerCtx;
 use geometry::Windows;
 use reduce_window_region::RegionReduceWindowKernel;
 use systolic_ir::{Op, OpKind};

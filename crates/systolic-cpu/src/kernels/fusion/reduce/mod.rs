@@ -11,7 +11,7 @@ use crate::buffer::CpuBuffer;
 use crate::error::Result;
 use crate::kernel::{Arg, Kernel};
 use crate::kernels::fusion::plan::BlockSpec;
-use crate::lower::LowerCtx;
+use crate::lower_ctx::LowerCtx;
 use plan::{plan_reduction, scalar_constant, ReducePlan};
 use systolic_ir::{Op, OpKind};
 

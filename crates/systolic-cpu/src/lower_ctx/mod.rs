@@ -1,4 +1,6 @@
-//! [`LowerCtx`]: what a kernel family sees while lowering one op.
+//! [`LowerCtx`]: what a kernel family sees while lowering one op, and [`captures`]: the values
+//! an op's regions read from outside. The layer below the kernel families and the lowering
+//! driver ([`crate::lower`]) alike: both use it, and it depends on neither.
 //!
 //! Every family's entry point has the signature
 //! `pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>>`: it returns
@@ -8,10 +10,22 @@
 //! whether an operand is a compile-time constant and its value — so that kernels can prepare
 //! their loop plans before any data exists.
 
+pub mod captures;
+
 use crate::error::{CpuError, Result};
-use crate::spmd::SpmdProcess;
 use std::collections::HashMap;
-use systolic_ir::{Func, Module, Op, OpKind, Region, Tensor, TensorType, Type, ValueId};
+use systolic_ir::{
+    Func, Module, Op, OpKind, ProcessGrid, ProcessId, Region, Tensor, TensorType, Type, ValueId,
+};
+
+/// One process of an SPMD set ([`crate::spmd`]), as lowering sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpmdProcess {
+    /// The process.
+    pub id: ProcessId,
+    /// The grid it belongs to.
+    pub grid: ProcessGrid,
+}
 
 /// The compile-time view of the op being lowered: its module, its function, value types and
 /// constant operands.
