@@ -120,6 +120,17 @@ pub trait Executable {
         None
     }
 
+    /// The devices (processes) the program runs on.
+    fn devices(&self) -> usize {
+        1
+    }
+
+    /// The most memory one device holds at once (its arguments, planned temporaries and
+    /// results), for compiled programs on several devices.
+    fn device_memory_bytes(&self) -> Option<u64> {
+        None
+    }
+
     /// Remarks worth showing before the run (ops on the interpreter fallback).
     fn notes(&self) -> Vec<String> {
         vec![]

@@ -13,6 +13,7 @@ mod error;
 mod inputs;
 mod outputs;
 mod program;
+mod spmd;
 mod timing;
 mod tour;
 

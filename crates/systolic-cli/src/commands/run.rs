@@ -5,6 +5,7 @@ use crate::error::CliError;
 use crate::inputs::{load_inputs, param_tensor_types};
 use crate::outputs::{summary, write_outputs, OutputInfo};
 use crate::program::{entry_func, load_module};
+use crate::spmd::{self, SpmdPlan};
 use crate::timing::{time_ms, RunStats};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -59,6 +60,14 @@ struct Report<'a> {
     /// Bytes for temporaries and results as buffer assignment planned them, for `cpu`.
     #[serde(skip_serializing_if = "Option::is_none")]
     peak_memory_bytes: Option<u64>,
+    /// Devices the program ran on, when more than one (`mhlo.num_replicas` ×
+    /// `mhlo.num_partitions`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    devices: Option<usize>,
+    /// On several devices, for `cpu`: the most bytes one device holds at once — its argument
+    /// pieces plus the planned peak of its temporaries and results.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    device_memory_bytes: Option<u64>,
     /// The first run, with the inputs already on the device.
     first_run_ms: f64,
     /// Over the `--repeat` runs after the first, or the first run alone without `--repeat`;
@@ -76,13 +85,25 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let (module, parse_ms) = time_ms(|| load_module(&args.file));
     let module = module?;
     let func = entry_func(&module, entry, &file)?;
-    let params = param_tensor_types(func)?;
-    let inputs = load_inputs(&args.inputs, &params, entry)?;
     let options = PrepareOptions {
         dump_dir: args.dump_dir.clone(),
         cache_dir: args.cache_dir.clone(),
     };
-    let (executable, prepare_ms) = time_ms(|| backend.prepare(&module, entry, &file, &options));
+    // Several devices when the module asks for more than one replica or partition.
+    let plan = SpmdPlan::new(&module, entry, &file)?;
+    let inputs = match &plan {
+        Some(plan) => spmd::load_inputs(plan, &args.inputs)?,
+        None => load_inputs(&args.inputs, &param_tensor_types(func)?, entry)?,
+    };
+    if plan.is_some() && args.profile {
+        return Err(CliError::msg(
+            "--profile runs one device's program; it is not available on several devices yet",
+        ));
+    }
+    let (executable, prepare_ms) = time_ms(|| match plan {
+        Some(plan) => spmd::prepare(backend, plan, &file, &options),
+        None => backend.prepare(&module, entry, &file, &options),
+    });
     let mut executable = executable?;
     let compile_ms = parse_ms + prepare_ms;
 
@@ -121,6 +142,8 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             compile_ms,
             compile_source: executable.compile_source(),
             peak_memory_bytes: executable.peak_memory_bytes(),
+            devices: (executable.devices() > 1).then(|| executable.devices()),
+            device_memory_bytes: executable.device_memory_bytes(),
             first_run_ms,
             run_ms,
             outputs: outputs.iter().map(OutputInfo::of).collect(),
@@ -129,7 +152,14 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::msg(format!("cannot format the JSON report: {e}")))?;
         println!("{line}");
     } else {
-        if let Some(bytes) = executable.peak_memory_bytes() {
+        if let Some(bytes) = executable.device_memory_bytes() {
+            println!(
+                "device memory (argument pieces, temporaries and results, the largest of {} \
+                 devices): {}",
+                executable.devices(),
+                systolic_tpu::error::human_bytes(bytes as f64)
+            );
+        } else if let Some(bytes) = executable.peak_memory_bytes() {
             println!(
                 "peak memory (temporaries and results, as planned): {}",
                 systolic_tpu::error::human_bytes(bytes as f64)
