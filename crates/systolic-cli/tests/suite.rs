@@ -12,5 +12,6 @@ mod goldens;
 mod npy_files;
 mod run_command;
 mod simulate_command;
+mod spmd_goldens;
 mod tour;
 mod tour_training;

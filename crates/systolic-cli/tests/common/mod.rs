@@ -137,12 +137,14 @@ pub fn check_golden(name: &str) {
 
 /// [`check_golden`] with extra arguments for `systolic run` (`--backend interp`).
 pub fn check_golden_on(name: &str, extra: &[&str]) {
+    check_golden_module(name, "module.mlir", extra);
+}
+
+/// [`check_golden_on`] with the program in `module_file` of the golden's folder.
+pub fn check_golden_module(name: &str, module_file: &str, extra: &[&str]) {
     let g = golden(name);
     let out_dir = tempfile::tempdir().unwrap();
-    let mut args: Vec<String> = vec![
-        "run".into(),
-        g.dir.join("module.mlir").display().to_string(),
-    ];
+    let mut args: Vec<String> = vec!["run".into(), g.dir.join(module_file).display().to_string()];
     for input in &g.inputs {
         args.push("--input".into());
         args.push(input.display().to_string());
