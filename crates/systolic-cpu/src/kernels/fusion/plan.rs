@@ -15,7 +15,7 @@ use super::reg::Lane;
 use super::view::View;
 use crate::buffer::CpuBuffer;
 use std::collections::HashMap;
-use systolic_ir::{BinaryOp, DType, Op, OpKind, Tensor, TensorType, UnaryOp, ValueId};
+use systolic_ir::{BinaryOp, DType, ElementCost, Op, OpKind, Tensor, TensorType, ValueId};
 
 /// A block of ops to compile: its arguments (the kernel's operands, in order), its ops in
 /// order (a trailing `return` is ignored) and the values it returns (the kernel's results).
@@ -661,18 +661,11 @@ fn arity(body: &Body) -> usize {
     }
 }
 
-/// Ops cheap enough to compute again in a later stage rather than store and reload (one
-/// pass each, no transcendental).
+/// Ops cheap enough to compute again in a later stage rather than store and reload: the IR's
+/// cheap elementwise ops (arithmetic, comparisons, selects, converts, bit operations, rounding;
+/// no transcendental, see [`systolic_ir::ElementCost`]).
 fn cheap(kind: &OpKind) -> bool {
-    use BinaryOp::*;
-    match kind {
-        OpKind::Compare { .. } | OpKind::Convert | OpKind::Select => true,
-        OpKind::Binary(op) => {
-            matches!(op, Add | Subtract | Multiply | Maximum | Minimum | And | Or)
-        }
-        OpKind::Unary(op) => matches!(op, UnaryOp::Negate | UnaryOp::Not | UnaryOp::Abs),
-        _ => false,
-    }
+    kind.element_cost() == Some(ElementCost::Cheap)
 }
 
 /// Drops the instructions whose results nothing reads (values recomputed in a later stage
