@@ -379,3 +379,100 @@ fn simulate_top_shows_the_slowest_kernels_and_time_per_kind() {
     );
     assert!(lines[4].starts_with("time in stablehlo.tanh:"), "{stdout}");
 }
+
+/// Data parallelism on the 8 chips of a v5e 4x2: each chip's weight gradient x^T·dy (f32
+/// [4096, 1024], 16 MiB) is summed over all chips by one all_reduce.
+const DATA_PARALLEL: &str = r#"module @dp attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%x: tensor<256x4096xbf16>, %dy: tensor<256x1024xbf16>) -> tensor<4096x1024xf32> {
+    %g = stablehlo.dot_general %x, %dy, contracting_dims = [0] x [0] : (tensor<256x4096xbf16>, tensor<256x1024xbf16>) -> tensor<4096x1024xf32>
+    %sum = "stablehlo.all_reduce"(%g) ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %s = stablehlo.add %a, %b : tensor<f32>
+        stablehlo.return %s : tensor<f32>
+    }) {replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, use_global_device_ids} : (tensor<4096x1024xf32>) -> tensor<4096x1024xf32>
+    return %sum : tensor<4096x1024xf32>
+  }
+}"#;
+
+#[test]
+fn simulate_on_a_slice_times_collectives_per_chip_as_json() {
+    let (_dir, path) = module_file(DATA_PARALLEL);
+    let out = systolic(&[
+        "simulate",
+        path.to_str().unwrap(),
+        "--slice",
+        "v5e:4x2",
+        "--cost-only",
+        "--json",
+    ]);
+    let (stdout, stderr) = texts(&out);
+    assert!(out.status.success(), "{stderr}");
+    for text in [
+        "all_reduce",
+        "slice: v5e:4x2 (8 chips: 1 replica(s) x 8 partition(s))",
+        "step time:",
+        "0-7",
+    ] {
+        assert!(stdout.contains(text), "{text}: {stdout}");
+    }
+    assert!(!stdout.contains("not timed"), "{stdout}");
+    let r = last_line_json(&stdout);
+    assert_eq!(r["slice"], "v5e:4x2");
+    assert_eq!(r["chip"], "v5e");
+    assert_eq!(r["num_chips"], 8);
+    // FLOPs and peak HBM are one chip's.
+    assert_eq!(r["flops"].as_f64().unwrap(), 2.0 * 256.0 * 4096.0 * 1024.0);
+    assert!(r["peak_hbm_bytes"].as_f64().unwrap() >= 16.0 * 1024.0 * 1024.0);
+    let colls = r["collectives"].as_array().unwrap();
+    assert_eq!(colls.len(), 1);
+    let c = &colls[0];
+    assert_eq!(c["kind"], "all_reduce");
+    assert_eq!(c["group_size"], 8);
+    assert_eq!(c["bytes"].as_f64().unwrap(), 4096.0 * 1024.0 * 4.0);
+    assert_eq!(c["bound"], "bandwidth");
+    assert!(c["hops"].as_u64().unwrap() > 0);
+    let coll_s = c["time_s"].as_f64().unwrap();
+    // A 16 MiB all-reduce over a v5e 4x2 (no wraparound) takes milliseconds.
+    assert!(coll_s > 1e-4 && coll_s < 1e-2, "{coll_s}");
+    let chips = r["chips"].as_array().unwrap();
+    assert_eq!(chips.len(), 8);
+    let compute = r["compute_s"].as_f64().unwrap();
+    let step = r["time_s"].as_f64().unwrap();
+    assert!(((compute + coll_s) / step - 1.0).abs() < 1e-12, "{step}");
+    for chip in chips {
+        assert_eq!(chip["time_s"].as_f64().unwrap(), step);
+        assert_eq!(chip["wait_s"].as_f64().unwrap(), 0.0);
+        assert_eq!(chip["collective_s"].as_f64().unwrap(), coll_s);
+    }
+    assert_eq!(chips[5]["coords"], serde_json::json!([2, 1]));
+}
+
+#[test]
+fn simulate_on_a_slice_explains_what_does_not_fit() {
+    let (_dir, path) = module_file(DATA_PARALLEL);
+    let file = path.to_str().unwrap();
+    // 8 processes on 32 chips.
+    let out = systolic(&["simulate", file, "--slice", "v5e:8x4", "--cost-only"]);
+    let (_, stderr) = texts(&out);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("8 process(es)") && stderr.contains("v5e:8x4 has 32 chip(s)"),
+        "{stderr}"
+    );
+    // A numerical run on a slice is not there yet.
+    let out = systolic(&["simulate", file, "--slice", "v5e:4x2"]);
+    let (_, stderr) = texts(&out);
+    assert!(!out.status.success());
+    assert!(stderr.contains("--slice needs --cost-only"), "{stderr}");
+    // One of --chip and --slice.
+    let out = systolic(&["simulate", file, "--slice", "v5e:4x2", "--chip", "v5e"]);
+    assert!(!out.status.success());
+    let out = systolic(&["simulate", file, "--cost-only"]);
+    let (_, stderr) = texts(&out);
+    assert!(!out.status.success());
+    assert!(stderr.contains("--chip"), "{stderr}");
+    // A bad slice names its bad part.
+    let out = systolic(&["simulate", file, "--slice", "v5e:4x4x4", "--cost-only"]);
+    let (_, stderr) = texts(&out);
+    assert!(stderr.contains("2D"), "{stderr}");
+}

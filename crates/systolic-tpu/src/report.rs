@@ -207,8 +207,9 @@ pub fn render_spmd(r: &SpmdReport, top: Option<usize>) -> String {
     );
     let _ = writeln!(
         out,
-        "step time: {} (slowest chip: {} compute + {} collectives + {} wait)",
+        "step time: {} (slowest chip, device {}: {} compute + {} collectives + {} wait)",
         human_time(r.time_s),
+        r.slowest_chip,
         human_time(r.compute_s),
         human_time(r.collective_s),
         human_time(r.wait_s)

@@ -55,6 +55,8 @@ pub struct SpmdReport {
     pub time_s: f64,
     /// Compute time of one chip (the sum of its kernels' times; the same on every chip).
     pub compute_s: f64,
+    /// The slowest chip (the lowest device id of those whose clock is the step time).
+    pub slowest_chip: u32,
     /// Collective time of the slowest chip (its clock = `compute_s + collective_s + wait_s`).
     pub collective_s: f64,
     /// Time the slowest chip waited at collectives for slower members of its groups.
@@ -191,11 +193,11 @@ pub fn simulate_spmd(
             }
         })
         .collect();
-    let slowest = clocks
-        .iter()
-        .copied()
-        .max_by(|a, b| a.clock.total_cmp(&b.clock))
-        .unwrap_or_default();
+    // The first chip whose clock is the step time.
+    let slowest_chip = (0..clocks.len())
+        .find(|&d| clocks[d].clock == time_s)
+        .unwrap_or(0);
+    let slowest = clocks.get(slowest_chip).copied().unwrap_or_default();
     let achieved = if time_s > 0.0 {
         one.flops / time_s
     } else {
@@ -211,6 +213,7 @@ pub fn simulate_spmd(
         num_chips: chips,
         time_s,
         compute_s: one.time_s,
+        slowest_chip: slowest_chip as u32,
         collective_s: slowest.collective,
         wait_s: slowest.wait,
         flops: one.flops,

@@ -3,6 +3,9 @@
 //! shapes alone; otherwise the program also runs on a simulated `tpu:CHIP:0` device of the
 //! runtime, on the given inputs, with TPU numerics (bf16 passes in products), and the device's
 //! simulated clock (PCIe transfers and modelled step time) is reported beside the outputs.
+//! With `--slice v5e:8x4 --cost-only` an SPMD module (`mhlo.num_partitions` ×
+//! `mhlo.num_replicas` processes, one per chip) is costed on every chip of the slice, its
+//! collectives on the slice's interconnect (`systolic_tpu::spmd`).
 
 use crate::error::CliError;
 use crate::inputs::{load_inputs, param_tensor_types};
@@ -12,6 +15,7 @@ use std::path::PathBuf;
 use systolic_cpu::CpuBuffer;
 use systolic_ir::Module;
 use systolic_runtime::{Client, CompileOptions};
+use systolic_tpu::slice::Slice;
 use systolic_tpu::{ChipSpec, SimOptions, SimReport, TpuError};
 
 /// Arguments of `systolic simulate`.
@@ -20,8 +24,14 @@ pub struct SimulateArgs {
     /// The program: StableHLO/MLIR text, e.g. from `jax.jit(f).lower(*args).as_text()`.
     pub file: PathBuf,
     /// The chip to model: v2, v3, v4, v5e, v5p, v6e or tpu7x (see `systolic chips`).
-    #[arg(long)]
-    pub chip: String,
+    #[arg(long, required_unless_present = "slice", conflicts_with = "slice")]
+    pub chip: Option<String>,
+    /// A slice of chips to run an SPMD module on, one process (replica × partition) per chip:
+    /// `CHIP:AxB` (v5e, v6e), `CHIP:AxBxC` (v4, v5p), `*N` for N slices over DCN, e.g.
+    /// `v5e:8x4`. Its chip count must be the module's `mhlo.num_replicas ×
+    /// mhlo.num_partitions`. Collectives are costed on the slice's ICI/DCN. Needs --cost-only.
+    #[arg(long, value_name = "SLICE")]
+    pub slice: Option<String>,
     /// Model time and memory from shapes only, without running the program.
     #[arg(long)]
     pub cost_only: bool,
@@ -60,8 +70,20 @@ fn tpu_error(file: &str, e: TpuError) -> CliError {
 
 /// Runs the command: the per-kernel table and summary, then the JSON report with `--json`.
 pub fn run(args: &SimulateArgs) -> Result<(), CliError> {
-    let chip = systolic_tpu::chip(&args.chip).map_err(|e| CliError::msg(e.to_string()))?;
     let file = args.file.display().to_string();
+    if let Some(spec) = &args.slice {
+        let slice = Slice::parse(spec).map_err(|e| CliError::msg(e.to_string()))?;
+        if !args.cost_only {
+            return Err(CliError::msg(
+                "--slice needs --cost-only: running an SPMD program numerically on simulated \
+                 TPU chips is not supported yet (`systolic run` runs it on CPU devices)",
+            ));
+        }
+        let module = load_module(&args.file)?;
+        return cost_only_slice(args, &module, &slice, &file);
+    }
+    let name = args.chip.as_deref().unwrap_or_default();
+    let chip = systolic_tpu::chip(name).map_err(|e| CliError::msg(e.to_string()))?;
     let module = load_module(&args.file)?;
     if args.cost_only {
         return cost_only(args, &module, &chip, &file);
@@ -80,6 +102,40 @@ pub fn run(args: &SimulateArgs) -> Result<(), CliError> {
     numerical(args, &module, &chip, &file)
 }
 
+/// The module as the TPU costs it: after the TPU pipeline, or as written with `--no-compile`.
+fn tpu_module(args: &SimulateArgs, module: &Module, file: &str) -> Result<Module, CliError> {
+    if args.no_compile {
+        Ok(module.clone())
+    } else {
+        systolic_tpu::compile::compile(module, Default::default()).map_err(|e| tpu_error(file, e))
+    }
+}
+
+fn sim_options(args: &SimulateArgs) -> SimOptions {
+    SimOptions {
+        entry: args.entry.clone(),
+        enforce_hbm: !args.ignore_hbm_capacity,
+        ..SimOptions::default()
+    }
+}
+
+/// Costs an SPMD program on every chip of a slice, from its shapes.
+fn cost_only_slice(
+    args: &SimulateArgs,
+    module: &Module,
+    slice: &Slice,
+    file: &str,
+) -> Result<(), CliError> {
+    let module = tpu_module(args, module, file)?;
+    let report = systolic_tpu::simulate_spmd(&module, slice, &sim_options(args))
+        .map_err(|e| tpu_error(file, e))?;
+    print!("{}", systolic_tpu::report::render_spmd(&report, args.top));
+    if args.json {
+        print_json(serde_json::to_value(&report))?;
+    }
+    Ok(())
+}
+
 /// Costs the program from its shapes.
 fn cost_only(
     args: &SimulateArgs,
@@ -87,18 +143,9 @@ fn cost_only(
     chip: &ChipSpec,
     file: &str,
 ) -> Result<(), CliError> {
-    let module = if args.no_compile {
-        module.clone()
-    } else {
-        systolic_tpu::compile::compile(module, Default::default())
-            .map_err(|e| tpu_error(file, e))?
-    };
-    let options = SimOptions {
-        entry: args.entry.clone(),
-        enforce_hbm: !args.ignore_hbm_capacity,
-        ..SimOptions::default()
-    };
-    let report = systolic_tpu::simulate(&module, chip, &options).map_err(|e| tpu_error(file, e))?;
+    let module = tpu_module(args, module, file)?;
+    let report = systolic_tpu::simulate(&module, chip, &sim_options(args))
+        .map_err(|e| tpu_error(file, e))?;
     print_report(&report, args.top);
     if args.json {
         print_json(serde_json::to_value(&report))?;
