@@ -11,7 +11,21 @@ fn tour_runs_and_agrees_with_jax() {
     assert!(stdout.contains("logits: tensor<8x10xf32>"), "{stdout}");
     assert!(stdout.contains("agrees"), "{stdout}");
     // The bundled golden stages: every output checked against JAX's.
-    assert!(stdout.contains("[5/9]"), "{stdout}");
+    assert!(stdout.contains("[5/10]"), "{stdout}");
+    // The many-devices stage: a JAX shard_map step on 8 devices, compiled and interpreted,
+    // checked against JAX (the stage fails the tour otherwise), then costed on a slice.
+    assert!(
+        stdout.contains("compiled, 8 threads: set-up + first step"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("interpreter: set-up + first step"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("on a simulated v5e:4x2 slice: step"),
+        "{stdout}"
+    );
     // The compiled stage: timed beside the interpreter and checked against JAX.
     assert!(stdout.contains("compiled CPU: median"), "{stdout}");
     assert!(

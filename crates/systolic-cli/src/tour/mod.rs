@@ -2,12 +2,13 @@
 //! arguments and no files.
 //!
 //! The tour is a list of stages. Each stage prints what it does, runs it, checks its numbers
-//! against JAX where there is a reference, and reports its timing. New capabilities (sharding,
-//! profiles) join as further stages in [`stages`].
+//! against JAX where there is a reference, and reports its timing. New capabilities (automatic
+//! sharding, profiles) join as further stages in [`stages`].
 
 mod compiled_mlp;
 mod golden;
 mod inputs;
+mod many_devices;
 mod mlp;
 mod mlp_training;
 mod tpu_run;
@@ -37,11 +38,12 @@ fn stages() -> Vec<Box<dyn Stage>> {
     stages.push(Box::new(tpu_run::TpuRun));
     stages.push(Box::new(training::Training));
     stages.push(Box::new(training::PerExampleGradients));
+    stages.push(Box::new(many_devices::ManyDevices));
     stages
 }
 
 /// Capabilities that will become stages, named so the tour says where it is going.
-const COMING: &[&str] = &["sharding", "profiles"];
+const COMING: &[&str] = &["automatic sharding (jit with shardings)", "profiles"];
 
 /// Runs every stage.
 pub fn run() -> Result<(), CliError> {
