@@ -75,12 +75,7 @@ impl Backend {
                 module, entry, file, options,
             )?)),
             Backend::Interp => {
-                if options.dump_dir.is_some() {
-                    return Err(CliError::msg(
-                        "--dump-dir needs a compiling backend (--backend cpu); the interpreter \
-                         runs no passes",
-                    ));
-                }
+                no_dump_dir_for_interpreter(options)?;
                 Ok(Box::new(InterpExecutable {
                     module,
                     entry: entry.to_string(),
@@ -266,19 +261,31 @@ impl Executable for CpuExecutable {
     }
 }
 
-/// One line for a runtime error, led by the program's file; compiler and kernel errors that
-/// carry a source position read `file:line:col: error: op: …`.
+/// `--dump-dir` asks for the compiler's passes, which the interpreter does not run.
+pub(crate) fn no_dump_dir_for_interpreter(options: &PrepareOptions) -> Result<(), CliError> {
+    if options.dump_dir.is_some() {
+        return Err(CliError::msg(
+            "--dump-dir needs a compiling backend (--backend cpu); the interpreter runs no passes",
+        ));
+    }
+    Ok(())
+}
+
+/// One line for an error led by the program's file; messages that carry a source position
+/// read `file:line:col: error: op: …`.
+pub(crate) fn located_error(file: &str, message: &str) -> CliError {
+    if message.starts_with(|c: char| c.is_ascii_digit()) {
+        CliError::located(format!("{file}:{message}"))
+    } else {
+        CliError::located(format!("{file}: {message}"))
+    }
+}
+
+/// One line for a runtime error, led by the program's file ([`located_error`]).
 fn runtime_error(file: &str, e: RuntimeError) -> CliError {
-    let located = |message: &str| {
-        if message.starts_with(|c: char| c.is_ascii_digit()) {
-            CliError::located(format!("{file}:{message}"))
-        } else {
-            CliError::located(format!("{file}: {message}"))
-        }
-    };
     match &e {
-        RuntimeError::Compile(message) => located(message),
-        RuntimeError::Execute { message, .. } => located(message),
+        RuntimeError::Compile(message) => located_error(file, message),
+        RuntimeError::Execute { message, .. } => located_error(file, message),
         _ => CliError::msg(format!("{file}: {e}")),
     }
 }

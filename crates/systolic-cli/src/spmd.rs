@@ -25,7 +25,9 @@
 //!   are the global shapes. Anything else global needs the SPMD partitioner, which is not built,
 //!   and is an error saying so.
 
-use crate::backend::{Backend, Executable, PrepareOptions};
+use crate::backend::{
+    located_error, no_dump_dir_for_interpreter, Backend, Executable, PrepareOptions,
+};
 use crate::error::CliError;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -634,7 +636,7 @@ pub fn prepare(
                 ..Default::default()
             };
             let exe = systolic_cpu::compile_spmd(&plan.module, plan.grid, &compile_options)
-                .map_err(|e| cpu_error(file, &e.to_string()))?;
+                .map_err(|e| located_error(file, &e.to_string()))?;
             Ok(Box::new(SpmdCpu {
                 plan,
                 exe,
@@ -644,12 +646,7 @@ pub fn prepare(
             }))
         }
         Backend::Interp => {
-            if options.dump_dir.is_some() {
-                return Err(CliError::msg(
-                    "--dump-dir needs a compiling backend (--backend cpu); the interpreter \
-                     runs no passes",
-                ));
-            }
+            no_dump_dir_for_interpreter(options)?;
             Ok(Box::new(SpmdInterp {
                 plan,
                 file: file.to_string(),
@@ -657,14 +654,6 @@ pub fn prepare(
                 outputs: vec![],
             }))
         }
-    }
-}
-
-fn cpu_error(file: &str, message: &str) -> CliError {
-    if message.starts_with(|c: char| c.is_ascii_digit()) {
-        CliError::located(format!("{file}:{message}"))
-    } else {
-        CliError::located(format!("{file}: {message}"))
     }
 }
 
@@ -687,8 +676,8 @@ impl Executable for SpmdCpu {
         self.outputs.clear();
         self.outputs = self
             .exe
-            .execute(self.inputs.clone())
-            .map_err(|e| cpu_error(&self.file, &e.to_string()))?;
+            .execute_borrowed(&self.inputs)
+            .map_err(|e| located_error(&self.file, &e.to_string()))?;
         Ok(())
     }
 

@@ -196,6 +196,31 @@ impl SpmdExecutable {
     /// When any process fails, the others waiting for it at a collective fail too, and the
     /// error lists every failure by process (its op set to the first failure's op).
     pub fn execute(&self, args: Vec<Vec<CpuBuffer>>) -> Result<Vec<Vec<CpuBuffer>>> {
+        self.check_args(&args)?;
+        let inputs = args
+            .into_iter()
+            .map(|a| {
+                a.into_iter()
+                    .map(|b| ValueArg::Owned(RtValue::Buffer(b)))
+                    .collect()
+            })
+            .collect();
+        self.run(inputs)
+    }
+
+    /// As [`SpmdExecutable::execute`], with borrowed arguments (never modified): repeated runs
+    /// on the same inputs need no copy of them.
+    pub fn execute_borrowed(&self, args: &[Vec<CpuBuffer>]) -> Result<Vec<Vec<CpuBuffer>>> {
+        self.check_args(args)?;
+        let inputs = args
+            .iter()
+            .map(|a| a.iter().map(ValueArg::Buffer).collect())
+            .collect();
+        self.run(inputs)
+    }
+
+    /// Checks the number of argument lists and each process's arguments.
+    fn check_args(&self, args: &[Vec<CpuBuffer>]) -> Result<()> {
         if args.len() != self.processes.len() {
             return Err(CpuError::new(format!(
                 "{} argument lists for the {} processes of a {}×{} grid",
@@ -205,9 +230,14 @@ impl SpmdExecutable {
                 self.grid.partitions
             )));
         }
-        for (id, (exe, a)) in self.grid.processes().zip(self.processes.iter().zip(&args)) {
+        for (id, (exe, a)) in self.grid.processes().zip(self.processes.iter().zip(args)) {
             exe.check_args(a.iter()).map_err(|e| in_process(id, e))?;
         }
+        Ok(())
+    }
+
+    /// Runs every process on its checked inputs, each on its own thread.
+    fn run(&self, args: Vec<Vec<ValueArg<'_>>>) -> Result<Vec<Vec<CpuBuffer>>> {
         let rendezvous: Rendezvous<CpuBuffer> = Rendezvous::new(self.grid);
         let outcomes: Vec<Result<Vec<CpuBuffer>>> = std::thread::scope(|s| {
             let handles: Vec<_> = self
@@ -268,7 +298,7 @@ fn run_process(
     rendezvous: &Rendezvous<CpuBuffer>,
     id: ProcessId,
     exe: &CpuExecutable,
-    args: Vec<CpuBuffer>,
+    inputs: Vec<ValueArg<'_>>,
 ) -> Result<Vec<CpuBuffer>> {
     struct Finish<'a> {
         rendezvous: &'a Rendezvous<CpuBuffer>,
@@ -289,10 +319,6 @@ fn run_process(
         reported: false,
     };
     let _current = CurrentProcess::enter(rendezvous.process(id));
-    let inputs = args
-        .into_iter()
-        .map(|b| ValueArg::Owned(RtValue::Buffer(b)))
-        .collect();
     let result = exe
         .program()
         .execute_on_this_thread(inputs)

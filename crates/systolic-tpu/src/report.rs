@@ -57,26 +57,7 @@ pub fn render_simulation(r: &SimReport, top: Option<usize>) -> String {
     let mut out = kernel_table(&r.ops, r.time_s, top);
     let _ = writeln!(out, "chip: {}  entry: @{}", r.chip, r.entry);
     let _ = writeln!(out, "step time: {}", human_time(r.time_s));
-    let _ = writeln!(
-        out,
-        "FLOPs: {}  achieved: {} FLOP/s  MFU: {:.1}%",
-        sci(r.flops),
-        sci(r.achieved_flops_per_s),
-        r.mfu * 100.0
-    );
-    let _ = writeln!(out, "HBM traffic: {}", human_bytes(r.hbm_bytes));
-    let cap = r
-        .hbm_capacity_bytes
-        .map_or("unknown".to_string(), |c| human_bytes(c as f64));
-    let _ = writeln!(
-        out,
-        "peak HBM: {} of {}",
-        human_bytes(r.peak_hbm_bytes as f64),
-        cap
-    );
-    for a in &r.assumptions {
-        let _ = writeln!(out, "assumed: {a}");
-    }
+    write_chip_summary(&mut out, "", &ChipSummary::of_simulation(r));
     out
 }
 
@@ -214,27 +195,70 @@ pub fn render_spmd(r: &SpmdReport, top: Option<usize>) -> String {
         human_time(r.collective_s),
         human_time(r.wait_s)
     );
+    write_chip_summary(&mut out, " per chip", &ChipSummary::of_spmd(r));
+    out
+}
+
+/// The figures of one chip's step that both reports end with.
+struct ChipSummary<'r> {
+    flops: f64,
+    achieved_flops_per_s: f64,
+    mfu: f64,
+    hbm_bytes: f64,
+    peak_hbm_bytes: u64,
+    hbm_capacity_bytes: Option<u64>,
+    assumptions: &'r [String],
+}
+
+impl<'r> ChipSummary<'r> {
+    fn of_simulation(r: &'r SimReport) -> Self {
+        ChipSummary {
+            flops: r.flops,
+            achieved_flops_per_s: r.achieved_flops_per_s,
+            mfu: r.mfu,
+            hbm_bytes: r.hbm_bytes,
+            peak_hbm_bytes: r.peak_hbm_bytes,
+            hbm_capacity_bytes: r.hbm_capacity_bytes,
+            assumptions: &r.assumptions,
+        }
+    }
+
+    fn of_spmd(r: &'r SpmdReport) -> Self {
+        ChipSummary {
+            flops: r.flops,
+            achieved_flops_per_s: r.achieved_flops_per_s,
+            mfu: r.mfu,
+            hbm_bytes: r.hbm_bytes,
+            peak_hbm_bytes: r.peak_hbm_bytes,
+            hbm_capacity_bytes: r.hbm_capacity_bytes,
+            assumptions: &r.assumptions,
+        }
+    }
+}
+
+/// FLOPs and MFU, HBM traffic, peak HBM against capacity, and the assumptions; `per` qualifies
+/// the figures (`" per chip"` on a slice).
+fn write_chip_summary(out: &mut String, per: &str, c: &ChipSummary) {
     let _ = writeln!(
         out,
-        "FLOPs per chip: {}  achieved: {} FLOP/s  MFU: {:.1}%",
-        sci(r.flops),
-        sci(r.achieved_flops_per_s),
-        r.mfu * 100.0
+        "FLOPs{per}: {}  achieved: {} FLOP/s  MFU: {:.1}%",
+        sci(c.flops),
+        sci(c.achieved_flops_per_s),
+        c.mfu * 100.0
     );
-    let _ = writeln!(out, "HBM traffic per chip: {}", human_bytes(r.hbm_bytes));
-    let cap = r
+    let _ = writeln!(out, "HBM traffic{per}: {}", human_bytes(c.hbm_bytes));
+    let cap = c
         .hbm_capacity_bytes
-        .map_or("unknown".to_string(), |c| human_bytes(c as f64));
+        .map_or("unknown".to_string(), |b| human_bytes(b as f64));
     let _ = writeln!(
         out,
-        "peak HBM per chip: {} of {}",
-        human_bytes(r.peak_hbm_bytes as f64),
+        "peak HBM{per}: {} of {}",
+        human_bytes(c.peak_hbm_bytes as f64),
         cap
     );
-    for a in &r.assumptions {
+    for a in c.assumptions {
         let _ = writeln!(out, "assumed: {a}");
     }
-    out
 }
 
 /// Device ids as ranges: `0-3, 8, 10-11`.
