@@ -260,6 +260,10 @@ impl Regions for OpRegions<'_, '_> {
     fn process(&self) -> Option<&Process> {
         self.interp.process.as_ref()
     }
+
+    fn mesh(&self, name: &str) -> Option<&systolic_ir::SdyMesh> {
+        self.interp.module.meshes.iter().find(|m| m.name == name)
+    }
 }
 
 fn lookup(env: &Env, v: systolic_ir::ValueId, func: &Func, op: &Op) -> Result<Value> {

@@ -20,4 +20,9 @@ pub trait Regions {
     fn process(&self) -> Option<&Process> {
         None
     }
+    /// The module's `sdy.mesh @name`, if the op runs inside a module that declares it
+    /// (`sdy.manual_computation` needs its axis sizes).
+    fn mesh(&self, _name: &str) -> Option<&systolic_ir::SdyMesh> {
+        None
+    }
 }

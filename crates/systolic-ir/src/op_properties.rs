@@ -262,6 +262,10 @@ impl OpKind {
             // A test harness running whole programs: kept, as the checks inside them are.
             Check(_) | RunParallel { .. } => t(F::Check).effect(true),
             Fusion { .. } => t(F::Fusion).regions(Exactly(1)),
+            // A region run once per device over its pieces: plumbing, like a call.
+            ManualComputation(_) => t(F::Control).regions(Exactly(1)),
+            // An identity carrying a layout request.
+            ShardingConstraint(_) => t(F::ShapeMovement),
         }
     }
 

@@ -6,6 +6,7 @@
 //! op's attributes. Semantics are StableHLO's (openxla/stablehlo `docs/spec.md`).
 
 use crate::attrs::*;
+use crate::sharding::{ManualComputationAttrs, SdySharding};
 use crate::tensor::Tensor;
 use crate::window::Window;
 
@@ -177,13 +178,15 @@ op_enum! {
 }
 
 /// Which dialect a return belongs to: `func.return` ends a function, `stablehlo.return` ends a
-/// region of a StableHLO op.
+/// region of a StableHLO op, `sdy.return` the body of `sdy.manual_computation`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReturnKind {
     /// `func.return`
     Func,
     /// `stablehlo.return`
     Stablehlo,
+    /// `sdy.return`
+    Sdy,
 }
 
 /// The `check` dialect of the StableHLO interpreter tests.
@@ -636,6 +639,17 @@ pub enum OpKind {
         infeed: Vec<String>,
     },
 
+    // ---- Shardy (JAX's default export of sharded programs)
+    /// `sdy.manual_computation(%x) in_shardings=[…] out_shardings=[…] manual_axes={…}
+    /// (%local: T) {… sdy.return …} : (G) -> R`: JAX's `shard_map`. One region whose block
+    /// arguments are the per-device pieces of the operands and which ends in `sdy.return` of
+    /// the per-device results; the op's operands and results are global values. Runs after
+    /// `lower_manual_computations` (systolic-compiler) has made the per-device program.
+    ManualComputation(Box<ManualComputationAttrs>),
+    /// `sdy.sharding_constraint %x <@mesh, [{"x"}, {}]> : T`: an identity that asks the
+    /// partitioner to lay out its value by the sharding.
+    ShardingConstraint(Box<SdySharding>),
+
     // ---- Systolic's own ops, made by the compiler
     /// `systolic.fusion`: ops the fusion pass grouped into one kernel. One region: its block
     /// arguments are the op's operands (in order); its `stablehlo.return` gives the results.
@@ -654,6 +668,7 @@ impl OpKind {
         let s: &str = match self {
             Return(ReturnKind::Func) => "func.return",
             Return(ReturnKind::Stablehlo) => "stablehlo.return",
+            Return(ReturnKind::Sdy) => "sdy.return",
             Call { .. } => "func.call",
             Unary(u) => return format!("stablehlo.{}", u.name()),
             Binary(b) => return format!("stablehlo.{}", b.name()),
@@ -720,6 +735,8 @@ impl OpKind {
             Outfeed { .. } => "stablehlo.outfeed",
             TopK { .. } => "chlo.top_k",
             Fusion { .. } => "systolic.fusion",
+            ManualComputation(_) => "sdy.manual_computation",
+            ShardingConstraint(_) => "sdy.sharding_constraint",
             RunParallel { .. } => "interpreter.run_parallel",
             Check(c) => match c {
                 CheckOp::ExpectEq => "check.expect_eq",

@@ -18,6 +18,7 @@ mod roundtrip_corpus;
 mod roundtrip_fixtures;
 mod roundtrip_random;
 mod run_parallel;
+mod shardy_ops;
 mod verify_indexing;
 #[path = "verify_infer/main.rs"]
 mod verify_infer;

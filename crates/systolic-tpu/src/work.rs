@@ -399,7 +399,9 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
         | CustomCall { .. }
         | Fusion { .. }
         | Check(_)
-        | RunParallel { .. } => Work::default(),
+        | RunParallel { .. }
+        | ManualComputation(_)
+        | ShardingConstraint(_) => Work::default(),
         // Communication is costed on the interconnect, not the TensorCore.
         AllGather { .. }
         | AllReduce { .. }
@@ -441,7 +443,8 @@ pub fn is_free(func: &Func, op: &Op) -> bool {
         | ReplicaId
         | PartitionId
         | Check(_)
-        | RunParallel { .. } => true,
+        | RunParallel { .. }
+        | ShardingConstraint(_) => true,
         Reshape | BitcastConvert => {
             let (Some(a), Some(b)) = (
                 op.operands.first().and_then(|&v| tensor_of(func, v)),
@@ -505,7 +508,8 @@ pub fn is_free(func: &Func, op: &Op) -> bool {
         | Infeed { .. }
         | Outfeed { .. }
         | TopK { .. }
-        | Fusion { .. } => false,
+        | Fusion { .. }
+        | ManualComputation(_) => false,
     }
 }
 
@@ -535,6 +539,8 @@ pub fn standalone_traffic(func: &Func, op: &Op) -> u64 {
             3 * updates + indices
         }
         Iota { .. } | Rng { .. } => results,
+        // An identity: no kernel, no traffic.
+        ShardingConstraint(_) => 0,
         // Every operand read once, every result written once.
         Return(_)
         | Call { .. }
@@ -597,6 +603,7 @@ pub fn standalone_traffic(func: &Func, op: &Op) -> u64 {
         | TopK { .. }
         | Check(_)
         | RunParallel { .. }
-        | Fusion { .. } => values_bytes(func, &op.operands) + results,
+        | Fusion { .. }
+        | ManualComputation(_) => values_bytes(func, &op.operands) + results,
     }
 }

@@ -53,6 +53,10 @@ pub(crate) fn jvp(
         | Transpose { .. }
         | Slice { .. }
         | Reverse { .. } => one(shape::unary_linear_jvp(b, op, t[0], y[0])?),
+        // An identity: the tangent is asked for the same layout.
+        ShardingConstraint(_) => one(shape::unary_linear_jvp(b, op, t[0], y[0])?),
+        // No rule yet (to be written with the SPMD transformations): the error names the op.
+        ManualComputation(_) => Err(unsupported(op, "differentiate")),
         Pad { .. } => one(shape::pad_jvp(b, op, x, t)?),
         Concatenate { dimension } => one(shape::concat_jvp(b, *dimension, x, t)?),
         DynamicSlice { .. } => one(indexing::dynamic_slice_jvp(b, op, x, t)?),
@@ -132,6 +136,10 @@ pub(crate) fn transpose(
         DotGeneral { .. } => dot::transpose(b, op, c, lin),
         Convolution(_) => conv::transpose(b, op, c, lin),
         TriangularSolve { .. } => linalg::transpose(b, op, c, lin),
+        // An identity: the cotangent is asked for the same layout.
+        ShardingConstraint(_) => Ok(vec![Some(b.emit(op.kind.clone(), vec![c])?)]),
+        // No rule yet (to be written with the SPMD transformations): the error names the op.
+        ManualComputation(_) => Err(unsupported(op, "transpose")),
         // Not linear in any operand, or never emitted on tangents by a JVP rule above (those
         // rules emit the linear ops listed in the arms before this one).
         Return(_)

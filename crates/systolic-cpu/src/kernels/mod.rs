@@ -92,7 +92,9 @@ pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> 
         | BatchNormTraining { .. }
         | BatchNormGrad { .. }
         | ReplicaId
-        | PartitionId => Ok(None),
+        | PartitionId
+        | ShardingConstraint(_)
+        | ManualComputation(_) => Ok(None),
         // Collectives of one process of an SPMD set meet the other processes; in a program
         // for one device the pipeline made them identities, and what is left falls back.
         AllGather { .. }

@@ -236,7 +236,34 @@ impl<'m> Lowerer<'m> {
                     .map_err(|e| CpuError::new(format!("the process id: {e}")))?;
                 Ok((Exec::Constant(RtValue::Buffer(b)), vec![]))
             }
-            OpKind::OptimizationBarrier => value(Box::new(IdentityKernel)),
+            // Identities: results are the operands (moved when they die here).
+            OpKind::OptimizationBarrier | OpKind::ShardingConstraint(_) => {
+                value(Box::new(IdentityKernel))
+            }
+            // On one device with every manual axis of size 1, the body is the computation.
+            OpKind::ManualComputation(attrs) => {
+                let mesh = attrs
+                    .mesh_name()
+                    .and_then(|m| self.module.meshes.iter().find(|x| x.name == m));
+                attrs
+                    .check_single_device(mesh)
+                    .map_err(|m| CpuError::new(m).at_op(op))?;
+                let [region] = op.regions.as_slice() else {
+                    return Err(CpuError::new("sdy.manual_computation needs one region").at_op(op));
+                };
+                let captures = op_captures(op);
+                let here = ctx.func().name.clone();
+                let body = self.lower_region(
+                    ctx,
+                    region,
+                    &captures,
+                    format!("sdy.manual_computation in @{here}"),
+                )?;
+                Ok((
+                    Exec::Value(Box::new(CallKernel::new(Arc::new(body)))),
+                    captures,
+                ))
+            }
             _ => self.lower_compute_op(ctx, op),
         }
     }

@@ -49,6 +49,12 @@ pub fn eval(
         OptimizationBarrier => Ok(args),
         // A fusion means what its region computes: run it on the operands.
         Fusion { .. } => regions.run(0, args),
+        // An identity: the layout it asks for means nothing on one device.
+        ShardingConstraint(_) => {
+            expect_count(&args, 1)?;
+            Ok(args)
+        }
+        ManualComputation(attrs) => manual_computation(attrs, args, regions),
         Tuple => Ok(vec![Value::Tuple(args)]),
         GetTupleElement { index } => {
             expect_count(&args, 1)?;
@@ -135,7 +141,9 @@ const IDENTITY_TARGETS: [&str; 8] = [
 ];
 
 fn custom_call(target: &str, args: Vec<Value>, result_types: &[Type]) -> Result<Vec<Value>> {
-    if IDENTITY_TARGETS.contains(&target) {
+    // JAX's pvary (`systolic_ir::pvary`) changes a value's type-level variance, never its
+    // data: the identity on every process, not only on one device.
+    if IDENTITY_TARGETS.contains(&target) || target == systolic_ir::pvary::PVARY_TARGET {
         let got: Vec<Type> = args.iter().map(Value::ty).collect();
         if got.as_slice() != result_types {
             crate::bail!(
@@ -152,4 +160,20 @@ fn custom_call(target: &str, args: Vec<Value>, result_types: &[Type]) -> Result<
         return Ok(args);
     }
     crate::bail!("custom_call target '{target}' is not supported by the interpreter")
+}
+
+/// `sdy.manual_computation` on one device: when every manual axis has size 1, each device's
+/// piece is the whole value and the body is the computation itself (inline semantics).
+/// Otherwise the body is a per-device program, which the compiler's
+/// `lower_manual_computations` makes into one to run on that many devices.
+fn manual_computation(
+    attrs: &systolic_ir::ManualComputationAttrs,
+    args: Vec<Value>,
+    regions: &mut dyn Regions,
+) -> Result<Vec<Value>> {
+    let mesh = attrs.mesh_name().and_then(|m| regions.mesh(m));
+    if let Err(m) = attrs.check_single_device(mesh) {
+        crate::bail!("{m}");
+    }
+    regions.run(0, args)
 }

@@ -75,7 +75,9 @@ pub fn eval(
         | Call { .. }
         | Composite { .. }
         | CustomCall { .. }
-        | Fusion { .. } => control::eval(kind, args, result_types, regions),
+        | Fusion { .. }
+        | ManualComputation(_)
+        | ShardingConstraint(_) => control::eval(kind, args, result_types, regions),
         RngBitGenerator { .. } | Rng { .. } => rng::eval(kind, args, result_types),
         AllGather { .. }
         | AllReduce { .. }

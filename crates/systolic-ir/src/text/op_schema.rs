@@ -18,13 +18,16 @@
 //! elementwise enums (by name), and `slice` (whose `strides` default depends on
 //! `start_indices`).
 
-use super::parse_attrs::attr_int_list;
+use super::parse_attrs::{attr_int_list, parse_sharding_list};
 use super::parse_build::{describe_attr, Bag};
+use super::parse_sharding::parse_axis_names;
 use super::parse_stablehlo_attrs::*;
 use super::print_op_attrs::*;
+use super::print_sharding::{write_axis_names, write_sharding_list};
 use crate::attrs::*;
 use crate::dtype::DType;
 use crate::ops::*;
+use crate::sharding::{ManualComputationAttrs, SdySharding};
 use crate::tensor::Tensor;
 use crate::types::{TensorType, Type};
 use crate::window::Window;
@@ -333,6 +336,8 @@ op_table! {
             kind: or(FusionKindAttr, "kind", FusionKind::Loop),
             name: or(Str, "name", "fusion".to_string()),
         };
+        "sdy.manual_computation" => ManualComputation(attrs: group(ManualComputationGroup));
+        "sdy.sharding_constraint" => ShardingConstraint(sharding: req(SdyShardingAttr, "sharding"));
         "interpreter.run_parallel" => RunParallel {
             programs: req(SymbolRows, "programs"),
             infeed: elide(SymbolList, "infeed", vec![]),
@@ -395,6 +400,24 @@ group_table!(ConvAttrsGroup => ConvAttrs {
     precision_config: elide(Precisions, "precision_config", vec![]),
 });
 
+/// `sdy.manual_computation`'s three attributes, boxed as the op kind holds them.
+pub(crate) struct ManualComputationGroup;
+impl Group for ManualComputationGroup {
+    type Value = Box<ManualComputationAttrs>;
+    fn read(b: &mut Bag) -> Result<Self::Value, String> {
+        Ok(Box::new(ManualComputationAttrs {
+            in_shardings: req::<ShardingPerValue>(b, "in_shardings")?,
+            out_shardings: req::<ShardingPerValue>(b, "out_shardings")?,
+            manual_axes: req::<ManualAxes>(b, "manual_axes")?,
+        }))
+    }
+    fn write(v: &Self::Value, props: &mut Props) {
+        put::<ShardingPerValue>(props, "in_shardings", &v.in_shardings);
+        put::<ShardingPerValue>(props, "out_shardings", &v.out_shardings);
+        put::<ManualAxes>(props, "manual_axes", &v.manual_axes);
+    }
+}
+
 /// The attributes of the convolution's pretty form that it writes in its own syntax
 /// (`dim_numbers = …, window = {…}`) rather than in its attribute dictionary.
 pub(crate) const CONV_PRETTY_SYNTAX: &[&str] = &[
@@ -443,6 +466,7 @@ pub(crate) fn read_op(name: &str, b: &mut Bag) -> Result<Option<OpKind>, String>
     }
     match name {
         "stablehlo.return" => Ok(Some(OpKind::Return(ReturnKind::Stablehlo))),
+        "sdy.return" => Ok(Some(OpKind::Return(ReturnKind::Sdy))),
         "func.return" => Ok(Some(OpKind::Return(ReturnKind::Func))),
         "stablehlo.slice" => {
             let start_indices = req::<I64s>(b, "start_indices")?;
@@ -914,6 +938,81 @@ impl Codec for FusionKindAttr {
     }
 }
 
+/// `#sdy.sharding<@mesh, […]>`, boxed.
+pub(crate) struct SdyShardingAttr;
+impl Codec for SdyShardingAttr {
+    type Value = Box<SdySharding>;
+    fn decode(name: &str, a: Attribute) -> Result<Self::Value, String> {
+        match a {
+            Attribute::SdySharding(s) => Ok(Box::new(s)),
+            other => Err(format!(
+                "'{name}' must be a #sdy.sharding<…>, not {}",
+                describe_attr(&other)
+            )),
+        }
+    }
+    fn encode(v: &Self::Value) -> Option<Attribute> {
+        Some(Attribute::SdySharding((**v).clone()))
+    }
+}
+
+/// `#sdy.sharding_per_value<[<@mesh, […]>, …]>` (kept as text by the attribute parser, which
+/// checked each sharding).
+pub(crate) struct ShardingPerValue;
+impl Codec for ShardingPerValue {
+    type Value = Vec<SdySharding>;
+    fn decode(name: &str, a: Attribute) -> Result<Self::Value, String> {
+        let body = match &a {
+            Attribute::Opaque(text) => text
+                .strip_prefix("#sdy.sharding_per_value<")
+                .and_then(|t| t.strip_suffix('>')),
+            _ => None,
+        };
+        let body = body.ok_or_else(|| {
+            format!(
+                "'{name}' must be a #sdy.sharding_per_value<[…]>, not {}",
+                describe_attr(&a)
+            )
+        })?;
+        parse_sharding_list(body).map_err(|m| format!("'{name}': {m}"))
+    }
+    fn encode(v: &Self::Value) -> Option<Attribute> {
+        let mut text = String::from("#sdy.sharding_per_value<");
+        write_sharding_list(&mut text, v);
+        text.push('>');
+        Some(Attribute::Opaque(text))
+    }
+}
+
+/// `#sdy<manual_axes{"x", "y"}>`: mesh axis names.
+pub(crate) struct ManualAxes;
+impl Codec for ManualAxes {
+    type Value = Vec<String>;
+    fn decode(name: &str, a: Attribute) -> Result<Self::Value, String> {
+        let body = match &a {
+            Attribute::Opaque(text) => text
+                .strip_prefix("#sdy<")
+                .and_then(|t| t.strip_suffix('>'))
+                .map(str::trim)
+                .and_then(|t| t.strip_prefix("manual_axes")),
+            _ => None,
+        };
+        let body = body.ok_or_else(|| {
+            format!(
+                "'{name}' must be #sdy<manual_axes{{\"x\", …}}>, not {}",
+                describe_attr(&a)
+            )
+        })?;
+        parse_axis_names(body).map_err(|m| format!("'{name}': {m}"))
+    }
+    fn encode(v: &Self::Value) -> Option<Attribute> {
+        let mut text = String::from("#sdy<manual_axes");
+        write_axis_names(&mut text, v);
+        text.push('>');
+        Some(Attribute::Opaque(text))
+    }
+}
+
 /// `#stablehlo.gather<…>`.
 pub(crate) struct GatherDims;
 impl Codec for GatherDims {
@@ -1037,6 +1136,7 @@ mod tests {
     use super::super::parser::Parser;
     use super::super::print_attrs::write_attr_dict;
     use super::*;
+    use crate::sharding::AxisRef;
 
     /// The index of `k`'s variant among the arms and the number of arms. The `match` is
     /// exhaustive, so a new `OpKind` variant needs a new arm here, and then an example.
@@ -1067,7 +1167,7 @@ mod tests {
             AllGather { .. }, AllReduce { .. }, ReduceScatter { .. }, AllToAll { .. },
             CollectivePermute { .. }, CollectiveBroadcast { .. }, ReplicaId, PartitionId,
             Send { .. }, Recv { .. }, Infeed { .. }, Outfeed { .. }, TopK { .. }, Check(_),
-            RunParallel { .. }, Fusion { .. },
+            RunParallel { .. }, Fusion { .. }, ManualComputation(_), ShardingConstraint(_),
         )
     }
 
@@ -1091,6 +1191,29 @@ mod tests {
             channel_handle: Some(ChannelHandle { handle: 3, kind: 1 }),
             use_global_device_ids: true,
             has_dynamic_root: false,
+        }
+    }
+
+    /// A Shardy sharding on `@mesh` with these axes per dimension.
+    fn sdy(dims: &[&[&str]]) -> SdySharding {
+        SdySharding {
+            mesh: "mesh".into(),
+            dims: dims
+                .iter()
+                .map(|axes| crate::sharding::DimSharding {
+                    axes: axes
+                        .iter()
+                        .map(|a| AxisRef {
+                            name: a.to_string(),
+                            sub_axis: None,
+                        })
+                        .collect(),
+                    closed: true,
+                    priority: None,
+                })
+                .collect(),
+            replicated: vec![],
+            unreduced: vec![],
         }
     }
 
@@ -1404,6 +1527,24 @@ mod tests {
                 kind: FusionKind::Reduction,
                 name: "fusion_3".into(),
             },
+            Return(ReturnKind::Sdy),
+            ManualComputation(Box::new(ManualComputationAttrs {
+                in_shardings: vec![sdy(&[&["x", "y"], &[]]), sdy(&[])],
+                out_shardings: vec![sdy(&[&[], &["y"]])],
+                manual_axes: vec!["x".into(), "y".into()],
+            })),
+            ManualComputation(Box::new(ManualComputationAttrs {
+                in_shardings: vec![],
+                out_shardings: vec![],
+                manual_axes: vec![],
+            })),
+            ShardingConstraint(Box::new(SdySharding {
+                replicated: vec![AxisRef {
+                    name: "y".into(),
+                    sub_axis: None,
+                }],
+                ..sdy(&[&["x"], &[]])
+            })),
         ];
         all.extend(UnaryOp::ALL.iter().map(|&u| Unary(u)));
         all.extend(BinaryOp::ALL.iter().map(|&b| Binary(b)));

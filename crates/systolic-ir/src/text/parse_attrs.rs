@@ -12,6 +12,7 @@ use crate::attrs::{Attribute, NamedAttr};
 use crate::diag::Diagnostic;
 use crate::dtype::DType;
 use crate::numerics;
+use crate::sharding::SdySharding;
 use crate::types::{TensorType, Type};
 
 impl<'a> Parser<'a> {
@@ -181,7 +182,7 @@ impl<'a> Parser<'a> {
         if name == "#sdy.sharding_per_value" {
             // Kept as text, but each sharding in it must be well formed.
             let body = &self.lx.src()[t.end + 1..end - 1];
-            check_sharding_per_value(body)
+            parse_sharding_list(body)
                 .map_err(|m| self.err_at(t, format!("malformed #sdy.sharding_per_value: {m}")))?;
         }
         Ok(Attribute::Opaque(text.to_string()))
@@ -357,20 +358,26 @@ pub(crate) fn attr_int_list(a: &Attribute) -> Option<Vec<i64>> {
     }
 }
 
-/// Checks the body of `#sdy.sharding_per_value<[<@mesh, […]>, …]>`: a list of shardings.
-fn check_sharding_per_value(body: &str) -> Result<(), String> {
+/// Parses the body of `#sdy.sharding_per_value<[<@mesh, […]>, …]>` (also the `[<…>, …]`
+/// lists of `sdy.manual_computation`'s pretty form): a list of shardings.
+pub(crate) fn parse_sharding_list(body: &str) -> Result<Vec<SdySharding>, String> {
     let inner = body
         .trim()
         .strip_prefix('[')
         .and_then(|b| b.strip_suffix(']'))
         .ok_or("expected a list '[<…>, …]'")?;
     // Split the list at top-level commas between `<…>` elements.
+    let mut out = Vec::new();
     let mut depth = 0i32;
     let mut start = None;
+    let mut separated = true;
     for (i, c) in inner.char_indices() {
         match c {
             '<' => {
                 if depth == 0 {
+                    if !separated {
+                        return Err("expected ',' between shardings".to_string());
+                    }
                     start = Some(i + 1);
                 }
                 depth += 1;
@@ -379,10 +386,15 @@ fn check_sharding_per_value(body: &str) -> Result<(), String> {
                 depth -= 1;
                 if depth == 0 {
                     let s = start.take().ok_or("unbalanced '>'")?;
-                    parse_sdy_sharding_body(&inner[s..i])?;
+                    out.push(parse_sdy_sharding_body(&inner[s..i])?);
+                    separated = false;
+                }
+                if depth < 0 {
+                    return Err("unbalanced '>'".to_string());
                 }
             }
-            ',' | ' ' | '\n' | '\t' if depth == 0 => {}
+            ',' if depth == 0 => separated = true,
+            ' ' | '\n' | '\t' if depth == 0 => {}
             _ if depth == 0 => return Err(format!("unexpected '{c}' between shardings")),
             _ => {}
         }
@@ -390,5 +402,5 @@ fn check_sharding_per_value(body: &str) -> Result<(), String> {
     if depth != 0 {
         return Err("unbalanced '<'".to_string());
     }
-    Ok(())
+    Ok(out)
 }

@@ -9,12 +9,15 @@
 use super::lexer::Tok;
 use super::parse_build::build_kind;
 use super::parse_ops::RawOp;
+use super::parse_sharding::{parse_axis_names, parse_sdy_sharding_body};
+use super::parse_types::OpSignature;
 use super::parser::Parser;
 use crate::attrs::{Attribute, NamedAttr};
 use crate::diag::Diagnostic;
 use crate::dtype::DType;
 use crate::module::{Block, Op, Region};
 use crate::ops::{OpKind, ReturnKind};
+use crate::sharding::{ManualComputationAttrs, SdySharding};
 use crate::types::{TensorType, Type};
 
 fn ints_attr(v: Vec<i64>) -> Attribute {
@@ -37,8 +40,9 @@ fn fmt_list(v: &[i64]) -> String {
 pub(crate) fn unknown_op_message(name: &str) -> String {
     if name.starts_with("sdy.") {
         format!(
-            "unknown op '{name}' (Shardy ops other than sdy.mesh are not modelled yet; exporting \
-             with jax_use_shardy_partitioner=False gives mhlo.sharding annotations instead)"
+            "unknown op '{name}' (of Shardy, the IR models sdy.mesh, sdy.manual_computation, \
+             sdy.sharding_constraint and sdy.return; exporting with \
+             jax_use_shardy_partitioner=False gives mhlo.sharding annotations instead)"
         )
     } else {
         format!("unknown op '{name}'")
@@ -233,6 +237,12 @@ impl Parser<'_> {
             }
             "stablehlo.reduce" => return self.parse_pretty_reduce(raw, n_results),
             "stablehlo.while" => return self.parse_pretty_while(raw, n_results),
+            "sdy.manual_computation" => return self.parse_pretty_manual_computation(raw),
+            "sdy.sharding_constraint" => {
+                raw.operands = self.parse_operands()?;
+                let (sharding, _) = self.parse_angle_sharding()?;
+                raw.kind = Some(OpKind::ShardingConstraint(Box::new(sharding)));
+            }
             "stablehlo.custom_call" | "func.call" => {
                 let target = self.expect_symbol("a callee '@name'")?;
                 if short == "call" {
@@ -551,6 +561,78 @@ impl Parser<'_> {
         let body = self.parse_region(&args)?;
         raw.regions = vec![cond, body];
         raw.result_types = if n_results == 0 { vec![] } else { types };
+        Ok(raw)
+    }
+
+    /// `<@mesh, [{"x"}, {}]>`: a Shardy sharding without its `#sdy.sharding` prefix, as
+    /// `sdy.sharding_constraint` and the lists of `sdy.manual_computation` write it.
+    fn parse_angle_sharding(&mut self) -> Result<(SdySharding, super::lexer::Token), Diagnostic> {
+        let open = self.peek()?;
+        if !(open.kind == Tok::Punct && self.text(open) == "<") {
+            return Err(self.expected("a sharding '<@mesh, [...]>'"));
+        }
+        let end = self.lx.balanced_angle_end(open.start)?;
+        let body = &self.lx.src()[open.start + 1..end - 1];
+        let sharding = parse_sdy_sharding_body(body)
+            .map_err(|m| self.err_at(open, format!("malformed sharding: {m}")))?;
+        self.lx.set_pos(end);
+        Ok((sharding, open))
+    }
+
+    /// `[<@mesh, […]>, …]`: the shardings of `in_shardings=`/`out_shardings=`.
+    fn parse_sharding_list_syntax(&mut self) -> Result<Vec<SdySharding>, Diagnostic> {
+        self.expect_punct("[")?;
+        self.comma_list("]", |p| Ok(p.parse_angle_sharding()?.0))
+    }
+
+    /// `sdy.manual_computation(%x, …) in_shardings=[<…>, …] out_shardings=[<…>, …]
+    /// manual_axes={"x", …} (%local: T, …) {body} [{attrs}] : (G, …) -> (R, …)`.
+    fn parse_pretty_manual_computation(&mut self, mut raw: RawOp) -> Result<RawOp, Diagnostic> {
+        self.expect_punct("(")?;
+        raw.operands = self.comma_list(")", |p| p.parse_value_use())?;
+        self.expect_kw_eq("in_shardings")?;
+        let in_shardings = self.parse_sharding_list_syntax()?;
+        self.expect_kw_eq("out_shardings")?;
+        let out_shardings = self.parse_sharding_list_syntax()?;
+        self.expect_kw_eq("manual_axes")?;
+        let open = self.peek()?;
+        if !(open.kind == Tok::Punct && self.text(open) == "{") {
+            return Err(self.expected("the manual axes '{\"x\", …}'"));
+        }
+        let end = self.lx.balanced_angle_end(open.start)?;
+        let manual_axes = parse_axis_names(&self.lx.src()[open.start..end])
+            .map_err(|m| self.err_at(open, format!("malformed manual_axes: {m}")))?;
+        self.lx.set_pos(end);
+        self.expect_punct("(")?;
+        let args = self.comma_list(")", |p| {
+            let t = p.peek()?;
+            if t.kind != Tok::ValueId {
+                return Err(p.expected("a body argument '%name: type'"));
+            }
+            p.next()?;
+            p.expect_punct(":")?;
+            let ty = p.parse_type()?;
+            Ok((p.text(t)[1..].to_string(), ty))
+        })?;
+        raw.regions = vec![self.parse_region(&args)?];
+        if self.is_punct("{")? {
+            let more = self.parse_attr_dict()?;
+            raw.attrs.extend(more);
+        }
+        self.expect_punct(":")?;
+        match self.parse_op_signature()? {
+            OpSignature::Function(results) => raw.result_types = results,
+            OpSignature::List(_) => {
+                return Err(self.expected("'->' (the operands' and results' global types)"));
+            }
+        }
+        raw.kind = Some(OpKind::ManualComputation(Box::new(
+            ManualComputationAttrs {
+                in_shardings,
+                out_shardings,
+                manual_axes,
+            },
+        )));
         Ok(raw)
     }
 

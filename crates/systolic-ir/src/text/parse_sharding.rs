@@ -154,6 +154,31 @@ impl<'a> Cur<'a> {
     }
 }
 
+/// Parses a set of mesh axis names, `{"x", "y"}` or `{}` (`manual_axes=` of
+/// `sdy.manual_computation`).
+pub(crate) fn parse_axis_names(text: &str) -> Result<Vec<String>, String> {
+    let mut c = Cur::new(text);
+    c.expect(b'{')?;
+    let mut out = Vec::new();
+    if !c.eat(b'}') {
+        loop {
+            let name = c.string()?;
+            if out.contains(&name) {
+                return Err(format!("axis \"{name}\" is named twice"));
+            }
+            out.push(name);
+            if c.eat(b'}') {
+                break;
+            }
+            c.expect(b',')?;
+        }
+    }
+    if !c.at_end() {
+        return Err(format!("unexpected {} after the axes", c.found()));
+    }
+    Ok(out)
+}
+
 /// Parses the body of `#sdy.sharding<…>` (without the angle brackets).
 pub(crate) fn parse_sdy_sharding_body(body: &str) -> Result<SdySharding, String> {
     let mut c = Cur::new(body);

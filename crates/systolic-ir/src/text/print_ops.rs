@@ -7,10 +7,12 @@ use super::op_schema::{op_props, op_props_except};
 use super::print_attrs::{write_attr_dict, write_int_list, write_symbol};
 use super::print_dense::write_dense;
 use super::print_op_attrs::*;
+use super::print_sharding::{write_axis_names, write_sdy_sharding_body, write_sharding_list};
 use super::printer::FuncPrinter;
 use crate::attrs::NamedAttr;
 use crate::module::{Op, ValueId};
 use crate::ops::{OpKind, ReturnKind};
+use crate::sharding::ManualComputationAttrs;
 use std::fmt::Write;
 
 impl FuncPrinter<'_> {
@@ -328,7 +330,44 @@ impl FuncPrinter<'_> {
             Check(check) => self.check(op, &name, check),
             RunParallel { .. } => self.run_parallel(op),
             Fusion { .. } => self.generic(op, op_props(&op.kind)),
+            ManualComputation(attrs) => self.manual_computation(op, attrs),
+            ShardingConstraint(sharding) => {
+                self.head_operands(&name, op);
+                self.out.push_str(" <");
+                write_sdy_sharding_body(self.out, sharding);
+                self.out.push('>');
+                self.attrs(op, vec![]);
+                self.out.push_str(" : ");
+                self.result_types(&op.results);
+            }
         }
+    }
+
+    /// `sdy.manual_computation(%x) in_shardings=[…] out_shardings=[…] manual_axes={…}
+    /// (%arg: T) {…} : (G) -> R`, as Shardy prints it (the generic form when the op has not
+    /// the one region it needs).
+    fn manual_computation(&mut self, op: &Op, attrs: &ManualComputationAttrs) {
+        let [region] = op.regions.as_slice() else {
+            return self.generic(op, op_props(&op.kind));
+        };
+        if region.blocks.len() != 1 {
+            return self.generic(op, op_props(&op.kind));
+        }
+        self.out.push_str("sdy.manual_computation(");
+        self.operand_list(&op.operands);
+        self.out.push_str(") in_shardings=");
+        write_sharding_list(self.out, &attrs.in_shardings);
+        self.out.push_str(" out_shardings=");
+        write_sharding_list(self.out, &attrs.out_shardings);
+        self.out.push_str(" manual_axes=");
+        write_axis_names(self.out, &attrs.manual_axes);
+        self.out.push_str(" (");
+        self.typed_values(&region.blocks[0].args);
+        self.out.push_str(") ");
+        self.region_body_only(region);
+        self.attrs(op, vec![]);
+        self.out.push_str(" : ");
+        self.functional_type(&op.operands, &op.results);
     }
 
     /// `name %a, %b` (no space or operands when there are none).

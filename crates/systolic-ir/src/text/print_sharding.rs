@@ -9,6 +9,15 @@ use super::print_attrs::{write_string, write_symbol};
 use crate::sharding::{AxisRef, DimSharding, HloSharding, SdyMesh, SdySharding};
 use std::fmt::Write;
 
+/// The attribute's text, `#sdy.sharding<@mesh, [{"x"}, {}]>` (for messages).
+impl std::fmt::Display for SdySharding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut out = String::new();
+        write_sdy_sharding(&mut out, self);
+        f.write_str(&out)
+    }
+}
+
 /// `#sdy.sharding<@mesh, [{"x"}, {"y", ?}p1], replicated={"z"}, unreduced={"w"}>`.
 pub(crate) fn write_sdy_sharding(out: &mut String, s: &SdySharding) {
     out.push_str("#sdy.sharding<");
@@ -40,6 +49,33 @@ pub(crate) fn write_sdy_sharding_body(out: &mut String, s: &SdySharding) {
         out.push_str(", unreduced=");
         write_axis_set(out, &s.unreduced);
     }
+}
+
+/// `[<@mesh, [{"x"}]>, <@mesh, []>]`: the shardings of `#sdy.sharding_per_value` and of
+/// `sdy.manual_computation`'s `in_shardings=`/`out_shardings=`.
+pub(crate) fn write_sharding_list(out: &mut String, list: &[SdySharding]) {
+    out.push('[');
+    for (i, s) in list.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push('<');
+        write_sdy_sharding_body(out, s);
+        out.push('>');
+    }
+    out.push(']');
+}
+
+/// `{"x", "y"}` or `{}`: mesh axis names (`manual_axes=`).
+pub(crate) fn write_axis_names(out: &mut String, names: &[String]) {
+    out.push('{');
+    for (i, name) in names.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_string(out, name);
+    }
+    out.push('}');
 }
 
 /// `{"x", "y"}`, `{}`, `{"x", ?}`, `{?}`, with a `pN` priority suffix.

@@ -42,8 +42,9 @@ pub(super) fn verify_func(module: &Module, func: &Func, diags: &mut Vec<Diagnost
 enum Context {
     /// A function body: `func.return` of the function's result types.
     Func,
-    /// A region of a StableHLO op: `stablehlo.return`.
-    Region,
+    /// A region of an op, ended by that op's dialect's return (`stablehlo.return`, or
+    /// `sdy.return` in `sdy.manual_computation`).
+    Region(ReturnKind),
 }
 
 /// The state of the walk over one function.
@@ -194,7 +195,7 @@ impl<'a> FuncVerifier<'a> {
     ) -> Option<Vec<Type>> {
         let expected = match ctx {
             Context::Func => ReturnKind::Func,
-            Context::Region => ReturnKind::Stablehlo,
+            Context::Region(kind) => kind,
         };
         let expected_name = OpKind::Return(expected).name();
         let Some(last) = block.ops.len().checked_sub(1) else {
@@ -323,6 +324,30 @@ impl<'a> FuncVerifier<'a> {
             }
             _ => {}
         }
+        match &op.kind {
+            OpKind::ManualComputation(attrs) => {
+                if let [body] = signatures.as_slice() {
+                    let problems = super::sharding::check_manual_computation(
+                        self.module,
+                        attrs,
+                        &operands,
+                        body,
+                        &declared,
+                    );
+                    for problem in problems {
+                        self.error(op.span, name, problem);
+                    }
+                }
+            }
+            OpKind::ShardingConstraint(sharding) => {
+                let problems =
+                    super::sharding::check_sharding_constraint(self.module, sharding, &operands);
+                for problem in problems {
+                    self.error(op.span, name, problem);
+                }
+            }
+            _ => {}
+        }
         match infer_result_types(&op.kind, &operands, &signatures, Some(&declared)) {
             Err(e) => self.error(op.span, name, e),
             Ok(inferred) => self.compare_results(op, name, &inferred, &declared),
@@ -352,7 +377,11 @@ impl<'a> FuncVerifier<'a> {
             .iter()
             .map(|&a| self.value_type(a).cloned())
             .collect();
-        let results = self.walk_block(block, Context::Region, op.span, name);
+        let ret = match op.kind {
+            OpKind::ManualComputation(_) => ReturnKind::Sdy,
+            _ => ReturnKind::Stablehlo,
+        };
+        let results = self.walk_block(block, Context::Region(ret), op.span, name);
         self.close_scope();
         Some(RegionSignature::new(args?, results?))
     }

@@ -5,10 +5,11 @@
 //! surprise in the partitioner.
 
 use super::func::param_types;
+use super::infer::RegionSignature;
 use crate::attrs::{Attribute, NamedAttr};
 use crate::diag::Diagnostic;
 use crate::module::{Func, Module};
-use crate::sharding::{AxisRef, HloSharding, SdyMesh, SdySharding};
+use crate::sharding::{AxisRef, HloSharding, ManualComputationAttrs, SdyMesh, SdySharding};
 use crate::types::Type;
 
 /// Checks the per-parameter and per-result attribute lists: one list per value (or none at
@@ -184,5 +185,140 @@ fn check_hlo(s: &HloSharding, ty: &Type) -> Result<(), String> {
         }
         (HloSharding::Tiled { .. }, other) => Err(format!("tiles {other}, which is not a tensor")),
         _ => Ok(()),
+    }
+}
+
+/// `sdy.manual_computation` against the module's meshes: every sharding fits its global value
+/// and names one declared mesh, the manual axes are axes of that mesh, and each per-device
+/// piece (a body argument, a returned value) is its global value with every dimension divided
+/// by the product of the sizes of the manual axes that dimension's sharding names.
+pub(super) fn check_manual_computation(
+    module: &Module,
+    attrs: &ManualComputationAttrs,
+    operands: &[Type],
+    body: &RegionSignature,
+    results: &[Type],
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    let sides = [
+        (
+            "operand",
+            "body argument",
+            &attrs.in_shardings,
+            operands,
+            &body.arg_types,
+        ),
+        (
+            "result",
+            "returned value",
+            &attrs.out_shardings,
+            results,
+            &body.result_types,
+        ),
+    ];
+    let mut mesh_name: Option<&str> = None;
+    for (what, _, shardings, globals, _) in sides {
+        for (i, (s, ty)) in shardings.iter().zip(globals.iter()).enumerate() {
+            if let Err(e) = check_sdy(module, s, ty) {
+                problems.push(format!("{what} #{i}: sharding {e}"));
+            }
+            match mesh_name {
+                None => mesh_name = Some(&s.mesh),
+                Some(m) if m != s.mesh => problems.push(format!(
+                    "{what} #{i}: sharding names mesh @{} but an earlier one names @{m}; a \
+                     manual computation runs over one mesh",
+                    s.mesh
+                )),
+                Some(_) => {}
+            }
+        }
+    }
+    if !problems.is_empty() {
+        return problems;
+    }
+    let mesh = match mesh_name {
+        None => {
+            if !attrs.manual_axes.is_empty() {
+                problems.push(
+                    "names manual axes but has no operand or result sharding to give their mesh"
+                        .to_string(),
+                );
+            }
+            return problems;
+        }
+        Some(name) if is_inline(name) => return problems,
+        Some(name) => match module.meshes.iter().find(|m| m.name == name) {
+            Some(m) => m,
+            None => return problems,
+        },
+    };
+    for axis in &attrs.manual_axes {
+        if mesh.axis_size(axis).is_none() {
+            let names: Vec<String> = mesh.axes.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+            problems.push(format!(
+                "manual axis \"{axis}\" is not an axis of mesh @{} (it has {})",
+                mesh.name,
+                names.join(", ")
+            ));
+        }
+    }
+    if !problems.is_empty() {
+        return problems;
+    }
+    for (what, local_what, shardings, globals, locals) in sides {
+        for (i, ((s, global), local)) in shardings.iter().zip(globals).zip(locals).enumerate() {
+            let (Type::Tensor(g), Type::Tensor(l)) = (global, local) else {
+                continue;
+            };
+            if g.rank() != l.rank() || g.dtype != l.dtype {
+                continue; // reported by the op's type rule
+            }
+            let Some(expected) = attrs.local_shape(s, mesh, &g.shape) else {
+                problems.push(format!(
+                    "{what} #{i} is {g}, whose dimensions do not divide by the manual axes of \
+                     its sharding {} (manual axes {})",
+                    sharding_text(s),
+                    axis_list(&attrs.manual_axes)
+                ));
+                continue;
+            };
+            if expected != l.shape {
+                problems.push(format!(
+                    "{what} #{i} is {g} sharded {} over the manual axes {} of mesh @{}, so its \
+                     per-device {local_what} must have shape {expected:?}, but it is {l}",
+                    sharding_text(s),
+                    axis_list(&attrs.manual_axes),
+                    mesh.name
+                ));
+            }
+        }
+    }
+    problems
+}
+
+fn sharding_text(s: &SdySharding) -> String {
+    s.to_string()
+}
+
+fn axis_list(axes: &[String]) -> String {
+    let names: Vec<String> = axes.iter().map(|a| format!("\"{a}\"")).collect();
+    format!("{{{}}}", names.join(", "))
+}
+
+/// `sdy.sharding_constraint`: its sharding fits the value and names a declared mesh.
+pub(super) fn check_sharding_constraint(
+    module: &Module,
+    sharding: &SdySharding,
+    operands: &[Type],
+) -> Vec<String> {
+    match operands.first() {
+        // A wrong rank is the op's type rule's to report.
+        Some(Type::Tensor(t)) if t.rank() == sharding.dims.len() => {
+            match check_sdy(module, sharding, &operands[0]) {
+                Err(e) => vec![format!("sharding {e}")],
+                Ok(()) => vec![],
+            }
+        }
+        _ => vec![],
     }
 }

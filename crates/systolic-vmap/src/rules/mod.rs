@@ -12,6 +12,7 @@ mod linalg;
 mod reduce;
 mod rng;
 mod shape;
+mod shardy;
 
 use crate::builder::{BVal, Cx};
 use crate::Result;
@@ -94,6 +95,12 @@ pub(crate) fn batch(cx: &mut Cx, op: &Op, args: &[BVal], captures: bool) -> Resu
         OptimizationBarrier => control::barrier(cx, args),
         RngBitGenerator { .. } => rng::rng_bit_generator(cx, op, args),
         CustomCall { .. } => custom::custom_call(cx, op, args),
+        ShardingConstraint(sharding) => shardy::sharding_constraint(cx, args, sharding),
+        // No batching rule yet (to be written with the SPMD transformations).
+        ManualComputation(_) => Err(cx.err(
+            "has no batching rule yet (sdy.manual_computation: batching a shard_map body is \
+             not written)",
+        )),
         Call { callee } => Err(cx.err(format!(
             "calls @{callee}: inline calls first (vmap_module does)"
         ))),

@@ -135,7 +135,10 @@ pub fn categorize(func: &Func, op: &Op) -> Category {
         | Outfeed { .. }
         | Check(_)
         | RunParallel { .. }
-        | Fusion { .. } => Category::Opaque,
+        | Fusion { .. }
+        | ManualComputation(_) => Category::Opaque,
+        // An identity the simplifier removes; left alone if it is still here.
+        ShardingConstraint(_) => Category::Opaque,
     }
 }
 

@@ -17,6 +17,7 @@ mod indexing;
 mod linalg;
 mod reduction;
 mod shape;
+mod shardy;
 
 pub(crate) use common::type_list;
 
@@ -238,5 +239,7 @@ fn infer_kind(
             "run_parallel's results are its programs', which the verifier checks against the module",
         ),
         Fusion { .. } => control::fusion(operands, regions),
+        ManualComputation(attrs) => shardy::manual_computation(attrs, operands, regions, declared),
+        ShardingConstraint(sharding) => shardy::sharding_constraint(sharding, operands),
     }
 }
