@@ -150,11 +150,22 @@ impl Buffer {
         lease: Option<HbmLease>,
         transfers: Transfers,
     ) -> Buffer {
+        Buffer::ready_shared(Arc::new(data), device, lease, transfers)
+    }
+
+    /// A buffer whose data is already there and may be shared with other buffers (a copy to
+    /// another device: buffers are immutable, and a donation of a shared one copies it).
+    pub(crate) fn ready_shared(
+        data: Arc<CpuBuffer>,
+        device: Device,
+        lease: Option<HbmLease>,
+        transfers: Transfers,
+    ) -> Buffer {
         Buffer {
             ty: data.ty().clone(),
             device,
             shared: Arc::new(Shared {
-                slot: Mutex::new(Slot::Ready(Arc::new(data))),
+                slot: Mutex::new(Slot::Ready(data)),
                 ready: Condvar::new(),
                 lease: Mutex::new(lease),
             }),

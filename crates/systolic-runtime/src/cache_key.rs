@@ -10,8 +10,9 @@ pub const FORMAT_VERSION: u32 = 1;
 /// A cache key: the fingerprint of everything the compiled program depends on.
 ///
 /// The key covers the printed module text, the options that change the result (entry
-/// function, `verify_each`, `optimize`), the device kind, this crate's version (the passes and kernels change
-/// between versions) and [`FORMAT_VERSION`].
+/// function, `verify_each`, `optimize`), the device kind (and an SPMD program's process grid),
+/// this crate's version (the passes and kernels change between versions) and
+/// [`FORMAT_VERSION`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CacheKey {
     hex: String,
@@ -36,12 +37,49 @@ impl CacheKey {
         options: &systolic_cpu::CompileOptions,
         device: DeviceKind,
     ) -> CacheKey {
+        CacheKey::with_material(module_text, options, device.name())
+    }
+
+    /// The key of compiling the module printed as `module_text` with `options` as an SPMD
+    /// program for `grid` on devices of kind `device`: apart from every single-device key and
+    /// every other grid's.
+    ///
+    /// ```
+    /// use systolic_runtime::{cache_key::CacheKey, DeviceKind};
+    /// use systolic_ir::ProcessGrid;
+    /// let text = "func.func @main() { return }";
+    /// let options = systolic_cpu::CompileOptions::default();
+    /// let four = CacheKey::spmd(text, &options, DeviceKind::Cpu, ProcessGrid::new(1, 4));
+    /// assert!(four.material().contains("grid=1x4"));
+    /// assert_ne!(four, CacheKey::spmd(text, &options, DeviceKind::Cpu, ProcessGrid::new(2, 2)));
+    /// assert_ne!(four, CacheKey::spmd(text, &options, DeviceKind::Tpu, ProcessGrid::new(1, 4)));
+    /// assert_ne!(four.hex(), CacheKey::new(text, &options, DeviceKind::Cpu).hex());
+    /// ```
+    pub fn spmd(
+        module_text: &str,
+        options: &systolic_cpu::CompileOptions,
+        device: DeviceKind,
+        grid: systolic_ir::ProcessGrid,
+    ) -> CacheKey {
+        let device = format!(
+            "{} grid={}x{}",
+            device.name(),
+            grid.replicas,
+            grid.partitions
+        );
+        CacheKey::with_material(module_text, options, &device)
+    }
+
+    fn with_material(
+        module_text: &str,
+        options: &systolic_cpu::CompileOptions,
+        device: &str,
+    ) -> CacheKey {
         // Every option that changes the compiled program; `dump_dir` only adds side effects
         // (and a compile with it bypasses the caches).
         let material = format!(
-            "format={FORMAT_VERSION} runtime={} device={} entry={} verify_each={} optimize={}",
+            "format={FORMAT_VERSION} runtime={} device={device} entry={} verify_each={} optimize={}",
             env!("CARGO_PKG_VERSION"),
-            device.name(),
             options.entry,
             options.verify_each,
             options.optimize,

@@ -1,12 +1,15 @@
 //! Devices: what a client can place buffers on and run executables on.
 //!
-//! `cpu:0` is the host, running compiled kernels for real. `tpu:CHIP:INDEX` (`tpu:v5e:0`) is a
-//! simulated TPU chip: its programs run on the host with TPU numerics while a simulated clock
-//! advances by the cost model, and its buffers count against the chip's HBM
-//! (see [`crate::sim`]).
+//! `cpu:0` … `cpu:N-1` are the host, running compiled kernels for real: several CPU devices
+//! (as XLA's `--xla_force_host_platform_device_count`) are placements sharing one backend and
+//! its thread pool, so that SPMD programs can run on the host. `tpu:CHIP:INDEX` (`tpu:v5e:0`)
+//! is a simulated TPU chip: its programs run on the host with TPU numerics while a simulated
+//! clock advances by the cost model, and its buffers count against the chip's HBM (see
+//! [`crate::sim`]). A chip of a slice also knows its torus coordinates and host.
 
 use crate::sim::{self, SimClock};
 use std::fmt;
+use systolic_tpu::slice::Slice;
 use systolic_tpu::ChipSpec;
 
 /// The kind of a device; part of every compile-cache key, since executables do not move
@@ -106,6 +109,63 @@ impl Device {
     /// CPU.
     pub fn hbm_in_use(&self) -> Option<u64> {
         self.sim().map(|s| s.live_bytes())
+    }
+
+    fn placement(&self) -> Option<&'static sim::slice::Placement> {
+        self.sim().and_then(|s| s.placement.as_ref())
+    }
+
+    /// The slice a simulated chip belongs to (`None` for the CPU and independent chips).
+    ///
+    /// ```
+    /// let client = systolic_runtime::Client::with_slice("v5p:2x2x2*2").unwrap();
+    /// let chip = client.device("tpu:v5p:9").unwrap();
+    /// assert_eq!(chip.slice().unwrap().to_string(), "v5p:2x2x2*2");
+    /// assert!(client.devices()[0].slice().is_none());
+    /// ```
+    pub fn slice(&self) -> Option<&'static Slice> {
+        self.placement().map(|p| p.slice)
+    }
+
+    /// A slice chip's torus coordinates within its slice, in the order of the slice's shape
+    /// (`None` for the CPU and independent chips). Chips are numbered row-major over the
+    /// shape, the last axis fastest, as `jax.make_mesh` orders them.
+    ///
+    /// ```
+    /// let client = systolic_runtime::Client::with_slice("v5e:4x2").unwrap();
+    /// // tpu:v5e:5 is row-major position 5 of 4x2: row 2, column 1.
+    /// assert_eq!(client.device("tpu:v5e:5").unwrap().coords(), Some(vec![2, 1]));
+    /// assert_eq!(client.device("cpu:0").unwrap().coords(), None);
+    /// ```
+    pub fn coords(&self) -> Option<Vec<i64>> {
+        self.placement()
+            .map(|p| p.coords.iter().map(|&c| i64::from(c)).collect())
+    }
+
+    /// Which slice of a multi-slice a chip is on (`None` for the CPU and independent chips).
+    ///
+    /// ```
+    /// let client = systolic_runtime::Client::with_slice("v5p:2x2x2*2").unwrap();
+    /// assert_eq!(client.device("tpu:v5p:7").unwrap().slice_index(), Some(0));
+    /// assert_eq!(client.device("tpu:v5p:8").unwrap().slice_index(), Some(1));
+    /// ```
+    pub fn slice_index(&self) -> Option<usize> {
+        self.placement().map(|p| p.slice_index as usize)
+    }
+
+    /// The host (process) the device belongs to: for a slice chip its host in the slice (4
+    /// chips per v4/v5p host, 8 per v5e/v6e host), 0 for the CPU and independent chips, which
+    /// all belong to this process.
+    ///
+    /// ```
+    /// let client = systolic_runtime::Client::with_slice("v5p:2x2x2").unwrap();
+    /// let hosts: Vec<usize> = client.devices()[1..].iter().map(|d| d.process_index()).collect();
+    /// // A host is a 2x2x1 block: along the last (fastest) axis the chips alternate hosts.
+    /// assert_eq!(hosts, [0, 1, 0, 1, 0, 1, 0, 1]);
+    /// assert_eq!(client.devices()[0].process_index(), 0);
+    /// ```
+    pub fn process_index(&self) -> usize {
+        self.placement().map_or(0, |p| p.process as usize)
     }
 }
 

@@ -72,6 +72,28 @@ pub enum RuntimeError {
         /// What went wrong.
         message: String,
     },
+    /// An SPMD executable got another number of argument lists than it has devices.
+    #[error(
+        "@{entry} runs on {expected} devices (one argument list each), got {got} argument lists"
+    )]
+    DeviceCount {
+        /// The executable's entry function.
+        entry: String,
+        /// The number of devices.
+        expected: usize,
+        /// The number of argument lists given.
+        got: usize,
+    },
+    /// What went wrong on one device of an SPMD executable (an argument of its list, say).
+    #[error("{device} (SPMD device {position}): {error}")]
+    OnDevice {
+        /// The device's name.
+        device: String,
+        /// Its position in the executable's devices (the process it runs).
+        position: usize,
+        /// What went wrong there.
+        error: Box<RuntimeError>,
+    },
     /// A device name or index that does not exist.
     #[error("no device {name} (the client has: {available})")]
     NoDevice {

@@ -31,6 +31,42 @@ pub(crate) fn lower(optimized: &Module, entry: &str) -> Result<Compiled> {
         .map_err(|e| RuntimeError::Compile(e.to_string()))
 }
 
+/// Checks `args` against the parameters `params` of `entry` running on `device`: their
+/// number, each one's device and type.
+pub(crate) fn check_args<'b>(
+    entry: &str,
+    params: &[Type],
+    device: Device,
+    args: impl ExactSizeIterator<Item = &'b Buffer>,
+) -> Result<()> {
+    if args.len() != params.len() {
+        return Err(RuntimeError::ArgumentCount {
+            entry: entry.to_string(),
+            expected: params.len(),
+            got: args.len(),
+        });
+    }
+    for (index, (arg, param)) in args.zip(params).enumerate() {
+        if arg.device() != device {
+            return Err(RuntimeError::WrongDevice {
+                entry: entry.to_string(),
+                index,
+                expected: device.to_string(),
+                got: arg.device().to_string(),
+            });
+        }
+        if param.as_tensor() != Some(arg.ty()) {
+            return Err(RuntimeError::ArgumentType {
+                entry: entry.to_string(),
+                index,
+                expected: param.to_string(),
+                got: Type::Tensor(arg.ty().clone()).to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// A compiled entry function for one device. Cloning shares the compiled program.
 ///
 /// ```
@@ -54,7 +90,7 @@ pub struct Executable {
     device: Device,
     compiled: Arc<Compiled>,
     source: CompileSource,
-    /// On a simulated TPU: the program's modelled cost (see `sim.rs`).
+    /// On a simulated TPU: the program's modelled cost (see `sim/mod.rs`).
     pub(crate) tpu: Option<Arc<crate::sim::TpuProgram>>,
     /// The client's transfer thread, for the outputs' device→host copies.
     transfers: Transfers,
@@ -177,33 +213,7 @@ impl Executable {
     }
 
     fn check_args<'b>(&self, args: impl ExactSizeIterator<Item = &'b Buffer>) -> Result<()> {
-        let params = self.param_types();
-        if args.len() != params.len() {
-            return Err(RuntimeError::ArgumentCount {
-                entry: self.entry().to_string(),
-                expected: params.len(),
-                got: args.len(),
-            });
-        }
-        for (index, (arg, param)) in args.zip(params).enumerate() {
-            if arg.device() != self.device {
-                return Err(RuntimeError::WrongDevice {
-                    entry: self.entry().to_string(),
-                    index,
-                    expected: self.device.to_string(),
-                    got: arg.device().to_string(),
-                });
-            }
-            if param.as_tensor() != Some(arg.ty()) {
-                return Err(RuntimeError::ArgumentType {
-                    entry: self.entry().to_string(),
-                    index,
-                    expected: param.to_string(),
-                    got: Type::Tensor(arg.ty().clone()).to_string(),
-                });
-            }
-        }
-        Ok(())
+        check_args(self.entry(), self.param_types(), self.device, args)
     }
 
     fn finish(&self, results: systolic_cpu::Result<Vec<RtValue>>) -> Result<Vec<Buffer>> {

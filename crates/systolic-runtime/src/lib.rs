@@ -3,6 +3,8 @@
 //! back synchronously or asynchronously ([`Buffer::copy_to_host_async`], a [`HostTransfer`]);
 //! [`Client::compile`] turns a module into an [`Executable`] through a compile cache in memory
 //! and on disk ([`disk_cache`]); executables run on buffers, borrowing or donating them.
+//! [`Client::compile_spmd`] compiles a program for several devices (`cpu:0…N-1`, or the chips
+//! of a simulated TPU slice) into an [`SpmdExecutable`], one process per device.
 //!
 //! ```
 //! use systolic_runtime::{Client, CompileOptions};
@@ -41,15 +43,18 @@ pub mod fingerprint;
 pub mod options;
 pub mod profile;
 pub mod sim;
+pub mod spmd_executable;
 pub mod transfer;
 
 pub use buffer::Buffer;
-pub use client::{CacheStats, Client};
+pub use client::{CacheStats, Client, CPU_DEVICES_ENV, TPUS_ENV};
 pub use device::{Device, DeviceKind};
 pub use disk_cache::{DiskCache, CACHE_DIR_ENV};
 pub use error::{Result, RuntimeError};
 pub use executable::{CompileSource, Executable};
 pub use options::{CompileOptions, DiskCacheDir};
 pub use profile::{Profile, StepTime};
+pub use sim::slice::SpmdTpuProgram;
 pub use sim::{SimClock, TpuProgram};
+pub use spmd_executable::SpmdExecutable;
 pub use transfer::HostTransfer;

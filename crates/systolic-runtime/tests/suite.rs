@@ -9,5 +9,6 @@ mod support;
 mod buffers_and_execute;
 mod disk_cache;
 mod profile;
+mod spmd;
 mod tpu_devices;
 mod transfers;

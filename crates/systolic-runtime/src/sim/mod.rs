@@ -12,6 +12,11 @@
 //!   A transfer that does not fit fails; compiling a program whose own peak exceeds HBM fails;
 //!   executing one whose temporaries do not fit beside the device's live buffers fails. The
 //!   errors say `RESOURCE_EXHAUSTED` and name the largest buffers.
+//! - **Slices.** A chip may be one of a slice's ([`slice`]): it then knows its torus
+//!   coordinates and host, and SPMD executables on the whole slice advance every chip's clock by
+//!   that chip's time in [`systolic_tpu::simulate_spmd`] (collectives costed on the torus).
+
+pub mod slice;
 
 use crate::buffer::Buffer;
 use crate::error::{Result, RuntimeError};
@@ -32,10 +37,16 @@ const BUFFERS_NAMED: usize = 5;
 /// A device's simulated clock and what advanced it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SimClock {
-    /// Seconds in all: compute plus transfers.
+    /// Seconds in all: compute, collectives and waiting, plus transfers.
     pub time_s: f64,
-    /// Modelled step time of all executions.
+    /// Modelled step time of all executions (an SPMD execution's kernels only: its
+    /// collectives and waits are apart).
     pub compute_s: f64,
+    /// Collective time of SPMD executions on a slice, from each collective's start to its end.
+    pub collective_s: f64,
+    /// Time SPMD executions waited: at the start for the slice's other chips to be free, and at
+    /// collectives for slower members of a group.
+    pub wait_s: f64,
     /// PCIe time of host→device transfers.
     pub host_to_device_s: f64,
     /// PCIe time of device→host transfers.
@@ -73,6 +84,8 @@ pub struct SimDevice {
     pcie_bandwidth: f64,
     hbm_capacity: AtomicU64,
     state: Mutex<State>,
+    /// Where the chip is in its slice (`None` for an independent chip).
+    pub(crate) placement: Option<slice::Placement>,
 }
 
 fn registry() -> &'static Mutex<Vec<&'static SimDevice>> {
@@ -101,6 +114,15 @@ fn missing(chip: &ChipSpec, figure: &'static str, needed_for: &'static str) -> T
 /// publish what the device needs: PCIe bandwidth (transfers), HBM capacity and bandwidth and
 /// the bf16 peak (the cost model).
 pub(crate) fn register(chip: ChipSpec, index: usize) -> std::result::Result<u32, TpuError> {
+    register_placed(chip, index, None)
+}
+
+/// [`register`], for a chip at `placement` in a slice (or none).
+pub(crate) fn register_placed(
+    chip: ChipSpec,
+    index: usize,
+    placement: Option<slice::Placement>,
+) -> std::result::Result<u32, TpuError> {
     let pcie_bandwidth = chip
         .pcie_bandwidth
         .value
@@ -121,6 +143,7 @@ pub(crate) fn register(chip: ChipSpec, index: usize) -> std::result::Result<u32,
         pcie_bandwidth,
         hbm_capacity: AtomicU64::new(hbm_capacity),
         state: Mutex::new(State::default()),
+        placement,
     }));
     let mut devices = registry().lock().unwrap_or_else(|p| p.into_inner());
     devices.push(device);
@@ -183,6 +206,16 @@ impl SimDevice {
         let mut st = self.state();
         st.clock.compute_s += seconds;
         st.clock.time_s += seconds;
+        st.clock.executions += 1;
+    }
+
+    /// Advances the clock by one SPMD execution's share: kernels, collectives, waiting.
+    pub(crate) fn charge_spmd_execution(&self, compute_s: f64, collective_s: f64, wait_s: f64) {
+        let mut st = self.state();
+        st.clock.compute_s += compute_s;
+        st.clock.collective_s += collective_s;
+        st.clock.wait_s += wait_s;
+        st.clock.time_s += compute_s + collective_s + wait_s;
         st.clock.executions += 1;
     }
 

@@ -1,24 +1,33 @@
 //! The client: devices, host→device transfers, and compilation through the caches.
 //!
-//! A client has the host CPU (`cpu:0`, always first) and optionally simulated TPU chips
-//! (`tpu:v5e:0`, …; see [`crate::sim`]): [`Client::with_tpus`] names them,
-//! [`Client::with_default_tpus`] takes one of every chip whose figures are published, and
-//! [`Client::from_env`] reads `SYSTOLIC_TPUS`.
+//! A client has the host CPU (`cpu:0`, always first; `cpu:0…N-1` with
+//! [`Client::cpu_devices`]) and optionally simulated TPU chips (`tpu:v5e:0`, …; see
+//! [`crate::sim`]): [`Client::with_tpus`] names independent chips, [`Client::with_slice`]
+//! makes the chips of a slice, [`Client::with_default_tpus`] takes one of every chip whose
+//! figures are published, and [`Client::from_env`] reads `SYSTOLIC_CPU_DEVICES` and
+//! `SYSTOLIC_TPUS` (`devices.rs`). `spmd.rs` compiles SPMD programs for several devices.
+
+mod devices;
+mod spmd;
+
+pub use devices::{CPU_DEVICES_ENV, TPUS_ENV};
 
 use crate::buffer::Buffer;
 use crate::cache_key::CacheKey;
-use crate::device::{Device, DeviceKind};
+use crate::device::Device;
 use crate::disk_cache::{DiskCache, Lookup};
 use crate::error::{Result, RuntimeError};
 use crate::executable::{CompileSource, Compiled, Executable};
 use crate::options::CompileOptions;
+use crate::sim::slice::SpmdCostCache;
 use crate::sim::{self, CostCache};
+use crate::spmd_executable::CompiledSpmd;
 use crate::transfer::{Job, TransferHold, Transfers};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 use systolic_cpu::CpuBuffer;
-use systolic_ir::{Module, Tensor};
+use systolic_ir::{Module, Tensor, Type};
 
 /// What the compile caches did for one client.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -43,12 +52,9 @@ struct Inner {
     memory: Mutex<HashMap<CacheKey, Arc<Compiled>>>,
     stats: Mutex<CacheStats>,
     costs: CostCache,
+    spmd_memory: Mutex<HashMap<CacheKey, Arc<CompiledSpmd>>>,
+    spmd_costs: SpmdCostCache,
 }
-
-/// The environment variable [`Client::from_env`] reads: simulated TPUs as `CHIP[:COUNT]`
-/// separated by commas (`v5e,v5p:4`); empty or `none` for the CPU alone; unset for
-/// [`Client::with_default_tpus`].
-pub const TPUS_ENV: &str = "SYSTOLIC_TPUS";
 
 /// A runtime client: owns the devices, the transfer thread and the in-memory compile cache.
 /// Cloning gives another handle to the same client.
@@ -73,94 +79,6 @@ impl std::fmt::Debug for Client {
 }
 
 impl Client {
-    /// A client of the host CPU, with one device `cpu:0` (its kernels use every core).
-    pub fn cpu() -> Client {
-        Client::with_devices(vec![Device::new(DeviceKind::Cpu, 0)])
-    }
-
-    /// The CPU and simulated TPU chips: `count` devices `tpu:CHIP:0…` of each `(chip, count)`
-    /// (chips by name or alias, as `systolic chips` lists them). Fails for an unknown chip or
-    /// one that does not publish a figure the device needs (PCIe bandwidth, HBM capacity and
-    /// bandwidth, bf16 peak).
-    ///
-    /// ```
-    /// let client = systolic_runtime::Client::with_tpus(&[("v5e", 1), ("v5p", 4)]).unwrap();
-    /// let names: Vec<String> = client.devices().iter().map(|d| d.to_string()).collect();
-    /// assert_eq!(names, ["cpu:0", "tpu:v5e:0", "tpu:v5p:0", "tpu:v5p:1", "tpu:v5p:2", "tpu:v5p:3"]);
-    /// assert_eq!(client.device("tpu:v5e").unwrap(), client.devices()[1]);
-    /// assert_eq!(client.device("tpu:v5p:3").unwrap().simulated_time(), Some(0.0));
-    /// assert!(systolic_runtime::Client::with_tpus(&[("tpu7x", 1)]).is_err());
-    /// ```
-    pub fn with_tpus(
-        tpus: &[(&str, usize)],
-    ) -> std::result::Result<Client, systolic_tpu::TpuError> {
-        let mut devices = vec![Device::new(DeviceKind::Cpu, 0)];
-        let mut seen: Vec<(&'static str, usize)> = vec![];
-        for &(name, count) in tpus {
-            let chip = systolic_tpu::chip(name)?;
-            let first = match seen.iter_mut().find(|(c, _)| *c == chip.name) {
-                Some((_, n)) => {
-                    *n += count;
-                    *n - count
-                }
-                None => {
-                    seen.push((chip.name, count));
-                    0
-                }
-            };
-            for index in first..first + count {
-                let id = sim::register(chip.clone(), index)?;
-                devices.push(Device::simulated(index, id));
-            }
-        }
-        Ok(Client::with_devices(devices))
-    }
-
-    /// The chips [`Client::with_default_tpus`] simulates: every chip of the registry that
-    /// publishes the figures a device needs (v3, v4, v5e, v5p, v6e; v2 and tpu7x lack a PCIe
-    /// figure).
-    pub fn default_tpu_chips() -> Vec<&'static str> {
-        systolic_tpu::all_chips()
-            .iter()
-            .filter(|c| sim::usable(c))
-            .map(|c| c.name)
-            .collect()
-    }
-
-    /// The CPU and one simulated device of every chip in [`Client::default_tpu_chips`].
-    ///
-    /// ```
-    /// let client = systolic_runtime::Client::with_default_tpus();
-    /// assert_eq!(client.devices()[0].to_string(), "cpu:0");
-    /// assert!(client.device("tpu:v5e:0").is_ok() && client.device("tpu:v6e:0").is_ok());
-    /// ```
-    pub fn with_default_tpus() -> Client {
-        let chips: Vec<(&str, usize)> = Client::default_tpu_chips()
-            .into_iter()
-            .map(|c| (c, 1))
-            .collect();
-        Client::with_tpus(&chips).unwrap_or_else(|_| Client::cpu())
-    }
-
-    /// The client `SYSTOLIC_TPUS` asks for ([`TPUS_ENV`]): unset, [`Client::with_default_tpus`];
-    /// empty or `none`, the CPU alone; else `CHIP[:COUNT],…`. A malformed value is an error
-    /// that says why.
-    pub fn from_env() -> std::result::Result<Client, String> {
-        match std::env::var(TPUS_ENV) {
-            Err(_) => Ok(Client::with_default_tpus()),
-            Ok(v) => {
-                let spec = parse_tpus(&v).map_err(|e| format!("{TPUS_ENV}={v}: {e}"))?;
-                Client::with_tpus(
-                    &spec
-                        .iter()
-                        .map(|(c, n)| (c.as_str(), *n))
-                        .collect::<Vec<_>>(),
-                )
-                .map_err(|e| format!("{TPUS_ENV}={v}: {e}"))
-            }
-        }
-    }
-
     fn with_devices(devices: Vec<Device>) -> Client {
         Client {
             inner: Arc::new(Inner {
@@ -170,6 +88,8 @@ impl Client {
                 memory: Mutex::new(HashMap::new()),
                 stats: Mutex::new(CacheStats::default()),
                 costs: CostCache::default(),
+                spmd_memory: Mutex::new(HashMap::new()),
+                spmd_costs: SpmdCostCache::default(),
             }),
         }
     }
@@ -263,6 +183,43 @@ impl Client {
         ))
     }
 
+    /// A copy of `buffer` on `device` (PJRT's `CopyToDevice`, JAX's `device_put` of an array
+    /// already on a device). Waits for `buffer` to be ready; fails if it was donated or its
+    /// transfer failed. Among CPU devices nothing is copied: the new buffer shares the data
+    /// (buffers are immutable, and donating a shared buffer copies it first). From or to a
+    /// simulated TPU the copy goes through the host: PCIe time on the source's clock and on
+    /// the destination's, and the destination's HBM. On `buffer`'s own device it is another
+    /// handle to the same buffer.
+    ///
+    /// ```
+    /// use systolic_runtime::Client;
+    /// use systolic_ir::Tensor;
+    /// let client = Client::cpu_devices(2);
+    /// let (cpu0, cpu1) = (client.devices()[0], client.devices()[1]);
+    /// let t = Tensor::from_f32(vec![2], vec![1.0, 2.0]);
+    /// let a = client.buffer_from_tensor(t.clone(), cpu0).unwrap();
+    /// let b = client.copy_to_device(&a, cpu1).unwrap();
+    /// assert_eq!(b.device(), cpu1);
+    /// a.delete();
+    /// assert_eq!(b.to_tensor().unwrap(), t);
+    /// assert!(client.copy_to_device(&a, cpu1).is_err());
+    /// ```
+    pub fn copy_to_device(&self, buffer: &Buffer, device: Device) -> Result<Buffer> {
+        self.check_device(device)?;
+        if buffer.device() == device {
+            return Ok(buffer.clone());
+        }
+        let data = buffer.data(format!(": copying it to {device}"))?;
+        crate::buffer::charge_to_host(buffer.device(), data.ty().byte_size() as u64);
+        let lease = self.transfer_in(data.ty(), device)?;
+        Ok(Buffer::ready_shared(
+            data,
+            device,
+            lease,
+            self.inner.transfers.clone(),
+        ))
+    }
+
     /// A simulated device's HBM for a buffer of type `ty` copied in from the host, with the
     /// PCIe time charged; nothing on the CPU.
     fn transfer_in(
@@ -343,10 +300,20 @@ impl Client {
             return Ok(self.executable(device, compiled, CompileSource::MemoryCache));
         }
         let disk = options.disk_cache.resolve().map(DiskCache::new);
-        if let Some(compiled) = disk
-            .as_ref()
-            .and_then(|d| self.load_from_disk(d, &key, module, options))
-        {
+        let lower = |m: &Module| {
+            crate::executable::lower(m, &options.cpu.entry)
+                .map_err(|e| format!("its module does not lower: {e}"))
+        };
+        if let Some(compiled) = disk.as_ref().and_then(|d| {
+            self.load_from_disk(
+                d,
+                &key,
+                (module, options),
+                lower,
+                |c: &Compiled| (c.param_types(), c.result_types()),
+                Compiled::log_fallbacks,
+            )
+        }) {
             self.stats().disk_hits += 1;
             let compiled = self.remember(key, compiled);
             return Ok(self.executable(device, compiled, CompileSource::DiskCache));
@@ -395,28 +362,32 @@ impl Client {
         Ok((compiled, optimized))
     }
 
-    /// The entry of `key` in `disk`, parsed, verified and lowered; `None` (logged) when there
-    /// is none or it cannot be used — including an entry whose entry function does not take
-    /// and return what `module`'s does (a key collision or a tampered entry: running it would
-    /// answer for another program).
-    fn load_from_disk(
+    /// The entry of `key` in `disk`, parsed, verified and lowered by `lower`; `None` (logged)
+    /// when there is none or it cannot be used — including an entry whose entry function does
+    /// not take and return what `module`'s does (`signature` of the lowered program: a key
+    /// collision or a tampered entry, running it would answer for another program).
+    fn load_from_disk<T>(
         &self,
         disk: &DiskCache,
         key: &CacheKey,
-        module: &Module,
-        options: &CompileOptions,
-    ) -> Option<Compiled> {
-        let (entry, log_fallbacks) = (options.cpu.entry.as_str(), options.log_fallbacks);
+        (module, options): (&Module, &CompileOptions),
+        lower: impl Fn(&Module) -> std::result::Result<T, String>,
+        signature: impl Fn(&T) -> (&[Type], &[Type]),
+        log_fallbacks: impl Fn(&T),
+    ) -> Option<T> {
+        let entry = options.cpu.entry.as_str();
         let path = disk.entry_path(key);
         let why = match disk.load(key) {
             Lookup::Miss => return None,
             Lookup::Rejected(why) => why,
-            Lookup::Hit(text) => match load_guarded(&text, &path.display().to_string(), entry)
-                .and_then(|compiled| same_signature(&compiled, module, entry).map(|_| compiled))
-            {
+            Lookup::Hit(text) => match load_guarded(&text, &path.display().to_string(), lower)
+                .and_then(|compiled| {
+                    let (params, results) = signature(&compiled);
+                    same_signature(params, results, module, entry).map(|_| compiled)
+                }) {
                 Ok(compiled) => {
-                    if log_fallbacks {
-                        compiled.log_fallbacks();
+                    if options.log_fallbacks {
+                        log_fallbacks(&compiled);
                     }
                     return Some(compiled);
                 }
@@ -445,16 +416,30 @@ impl Client {
     }
 }
 
-/// [`load_optimized`], with a panic turned into an error: the entry is then a miss, as a
-/// corrupt one is, instead of crashing the process.
+/// Parses and verifies a cached optimised module and lowers it with `lower`, a panic turned
+/// into an error: the entry is then a miss, as a corrupt one is, instead of crashing the
+/// process.
 ///
 /// An entry's body passed its fingerprint, parses and verifies, yet its lowering can still
 /// panic on a bug of the backend (the lowering's cost estimate once overflowed on an
 /// elementwise op over 2^61 f32s; no entry is known to panic now, so no test builds one).
 /// Whatever was half-built is dropped with the unwind, and nothing the client shares is touched
 /// until the load succeeds, so catching it is sound.
-fn load_guarded(text: &str, name: &str, entry: &str) -> std::result::Result<Compiled, String> {
-    catch_unwind(AssertUnwindSafe(|| load_optimized(text, name, entry))).unwrap_or_else(|panic| {
+fn load_guarded<T>(
+    text: &str,
+    name: &str,
+    lower: impl Fn(&Module) -> std::result::Result<T, String>,
+) -> std::result::Result<T, String> {
+    let load = || {
+        let module = systolic_ir::text::parse_module(text, name)
+            .map_err(|d| format!("its module does not parse: {d}"))?;
+        systolic_ir::verify::verify_module(&module).map_err(|diags| match diags.first() {
+            Some(d) => format!("its module does not verify: {d}"),
+            None => "its module does not verify".to_string(),
+        })?;
+        lower(&module)
+    };
+    catch_unwind(AssertUnwindSafe(load)).unwrap_or_else(|panic| {
         let message = panic
             .downcast_ref::<&str>()
             .copied()
@@ -464,78 +449,32 @@ fn load_guarded(text: &str, name: &str, entry: &str) -> std::result::Result<Comp
     })
 }
 
-/// `Ok` when `compiled` takes and returns the types `entry` of `module` does.
+/// `Ok` when a program taking `params` and returning `results` has the signature of `entry`
+/// of `module`.
 fn same_signature(
-    compiled: &Compiled,
+    params: &[Type],
+    results: &[Type],
     module: &Module,
     entry: &str,
 ) -> std::result::Result<(), String> {
     let func = module
         .func(entry)
         .ok_or_else(|| format!("the program has no @{entry}"))?;
-    let (params, results) = (func.param_types(), &func.result_types);
-    if compiled.param_types() == params.as_slice() && compiled.result_types() == results {
+    let (want_params, want_results) = (func.param_types(), &func.result_types);
+    if params == want_params.as_slice() && results == want_results {
         return Ok(());
     }
-    let list = |ts: &[systolic_ir::Type]| {
+    let list = |ts: &[Type]| {
         ts.iter()
-            .map(|t| t.to_string())
+            .map(Type::to_string)
             .collect::<Vec<_>>()
             .join(", ")
     };
     Err(format!(
         "its @{entry} is ({}) -> ({}), the program's is ({}) -> ({})",
-        list(compiled.param_types()),
-        list(compiled.result_types()),
-        list(&params),
-        list(results)
+        list(params),
+        list(results),
+        list(&want_params),
+        list(want_results)
     ))
-}
-
-/// Parses, verifies and lowers a cached optimised module.
-fn load_optimized(text: &str, name: &str, entry: &str) -> std::result::Result<Compiled, String> {
-    let module = systolic_ir::text::parse_module(text, name)
-        .map_err(|d| format!("its module does not parse: {d}"))?;
-    systolic_ir::verify::verify_module(&module).map_err(|diags| match diags.first() {
-        Some(d) => format!("its module does not verify: {d}"),
-        None => "its module does not verify".to_string(),
-    })?;
-    crate::executable::lower(&module, entry).map_err(|e| format!("its module does not lower: {e}"))
-}
-
-/// Parses `v5e,v5p:4` into chips and counts (a missing count is 1).
-fn parse_tpus(spec: &str) -> std::result::Result<Vec<(String, usize)>, String> {
-    let spec = spec.trim();
-    if spec.is_empty() || spec.eq_ignore_ascii_case("none") {
-        return Ok(vec![]);
-    }
-    spec.split(',')
-        .map(|item| {
-            let item = item.trim();
-            let item = item.strip_prefix("tpu:").unwrap_or(item);
-            match item.split_once(':') {
-                None => Ok((item.to_string(), 1)),
-                Some((chip, n)) => n
-                    .parse::<usize>()
-                    .map(|n| (chip.to_string(), n))
-                    .map_err(|_| format!("`{n}` is not a device count (write CHIP[:COUNT],…)")),
-            }
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_tpus;
-
-    #[test]
-    fn tpu_lists() {
-        assert_eq!(parse_tpus("").unwrap(), vec![]);
-        assert_eq!(parse_tpus("none").unwrap(), vec![]);
-        assert_eq!(
-            parse_tpus("v5e, tpu:v5p:4").unwrap(),
-            vec![("v5e".to_string(), 1), ("v5p".to_string(), 4)]
-        );
-        assert!(parse_tpus("v5e:x").unwrap_err().contains("`x`"));
-    }
 }
