@@ -26,6 +26,7 @@
 //! | `window` | reduce_window add (transposed as a padded strided window sum), multiply (division-free) and max/min (first maximum of each window), select_and_scatter |
 //! | `dot`, `conv` | dot_general (any dimension numbers, mixed precision), dot, convolution (strides, padding, lhs/rhs dilation, feature and batch groups) |
 //! | `linalg` | triangular_solve (all forms), cholesky |
+//! | `collective` | all_reduce (sum: tangent all_reduce, transpose the identity — JAX's psum ↔ pvary under `check_vma`; max/min/product: no rule, as JAX), `custom_call @systolic.pvary` (tangent pvary, transpose all_reduce sum over its groups), all_gather ↔ reduce_scatter (sum), all_to_all (split/concat swapped), collective_permute (inverse pairs), collective_broadcast (group sum on the root, by one all_to_all), replica_id/partition_id (no tangent); channel handles made unique |
 //! | `control` (forward and reverse) | if/case (both modes), while (forward mode; reverse mode with a static trip count), optimization_barrier; `func.call`/composites are inlined first |
 //!
 //! Integer and boolean values carry no tangent: the
@@ -107,7 +108,9 @@ impl Error {
 /// assert!(text.contains("stablehlo.cosine"), "{text}");
 /// ```
 pub fn jvp(func: &Func) -> Result<Func, Error> {
-    ad::jvp_func(func)
+    let mut f = ad::jvp_func(func)?;
+    rules::collective::unique_channels(&mut f);
+    Ok(f)
 }
 
 /// Reverse mode: `f(x…) -> y…` becomes `f_vjp(x…, ȳ…) -> (y…, x̄ᵢ for i in wrt)`. `wrt` lists
@@ -126,7 +129,9 @@ pub fn jvp(func: &Func) -> Result<Func, Error> {
 /// assert_eq!(f.result_types.len(), 2); // x + y and ȳ
 /// ```
 pub fn vjp(func: &Func, wrt: &[usize]) -> Result<Func, Error> {
-    vjp::vjp_func(func, wrt)
+    let mut f = vjp::vjp_func(func, wrt)?;
+    rules::collective::unique_channels(&mut f);
+    Ok(f)
 }
 
 /// [`jvp`] of function `name` of `module`, with its `func.call`s inlined first.

@@ -4,6 +4,7 @@
 //! which shortens a clean `cargo test --workspace`; run one file's tests with
 //! `cargo test -p systolic-autodiff --test suite FILE::`.
 
+mod collective;
 mod goldens;
 mod numeric;
 mod scatter;

@@ -4,10 +4,11 @@
 //! after them), each rewriting ops no CPU kernel family takes — which would otherwise run on
 //! the interpreter fallback — into ops the backend compiles:
 //!
-//! 1. [`SingleDeviceSpmd`]: device ids and collectives of a one-replica, one-partition
+//! 1. [`ErasePvary`]: the `systolic.pvary` markers (identities at run time) removed;
+//! 2. [`SingleDeviceSpmd`]: device ids and collectives of a one-replica, one-partition
 //!    program as constants and identities;
-//! 2. [`MapInliner`]: `map` regions of scalar arithmetic as elementwise ops on whole tensors;
-//! 3. [`BatchNormExpander`]: the batch-norm ops as reductions and elementwise arithmetic.
+//! 3. [`MapInliner`]: `map` regions of scalar arithmetic as elementwise ops on whole tensors;
+//! 4. [`BatchNormExpander`]: the batch-norm ops as reductions and elementwise arithmetic.
 //!
 //! Then, after the standard pipeline, in order:
 //!
@@ -19,13 +20,15 @@
 
 use crate::pass::{PassManager, PipelineOptions};
 use crate::passes::{
-    BatchNormExpander, BufferAssignmentPass, Fusion, Layout, MapInliner, SingleDeviceSpmd,
+    BatchNormExpander, BufferAssignmentPass, ErasePvary, Fusion, Layout, MapInliner,
+    SingleDeviceSpmd,
 };
 use crate::pipeline::standard_pipeline_with;
 
 /// Appends the CPU backend's expander passes to `pm`.
 pub fn add_cpu_expander_passes(pm: &mut PassManager) -> &mut PassManager {
-    pm.add(SingleDeviceSpmd)
+    pm.add(ErasePvary)
+        .add(SingleDeviceSpmd)
         .add(MapInliner)
         .add(BatchNormExpander)
 }

@@ -24,6 +24,7 @@ pub mod module;
 pub mod numerics;
 pub mod op_properties;
 pub mod ops;
+pub mod pvary;
 pub mod shard_layout;
 pub mod sharding;
 pub mod tensor;

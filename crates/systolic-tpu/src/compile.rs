@@ -4,13 +4,17 @@
 //! model itself ([`crate::layout`], [`crate::mxu`]) rather than written into the IR.
 
 use crate::error::TpuError;
-use systolic_compiler::passes::Fusion;
-use systolic_compiler::{standard_pipeline, PassManager, PipelineOptions};
+use systolic_compiler::passes::{ErasePvary, Fusion};
+use systolic_compiler::pipeline::standard_pipeline_with;
+use systolic_compiler::{PassManager, PipelineOptions};
 use systolic_ir::Module;
 
 /// The passes a program goes through before the TPU model costs it.
 pub fn tpu_pipeline(options: PipelineOptions) -> PassManager {
-    let mut pm = standard_pipeline(options);
+    // JAX's pvary marker is an identity at run time: free (removed before costing).
+    let mut pm = standard_pipeline_with(options, |pm| {
+        pm.add(ErasePvary);
+    });
     pm.add(Fusion);
     pm
 }

@@ -22,11 +22,12 @@
 //! | `linalg` | cholesky, triangular_solve, fft | leading batch dim |
 //! | `control` | while, if, case, optimization_barrier | batched predicate: while runs while any example runs and selects carries; if/case run every branch and select |
 //! | `rng` | rng_bit_generator | as JAX: one generator on the first example's state draws every example's bits; only that state advances |
+//! | `collective` | all_reduce, all_gather, reduce_scatter, all_to_all, collective_permute, collective_broadcast, `custom_call @systolic.pvary` | the same collective on the batched arrays, batch dim at 0, dimension attributes shifted; unbatched operands broadcast; batched broadcast roots: error (replica_id/partition_id stay unbatched) |
 //! | `custom` | custom_call | annotations (Sharding, placement, layout) pass through; other targets: error |
 //!
 //! Which op has which rule is decided in one place, the router in `rules/mod.rs`: an exhaustive
 //! `match` over `OpKind`, so a new op does not compile until it is decided there; the table says
-//! how the families' rules behave. Ops with no rule (there, in one explicit arm: collectives,
+//! how the families' rules behave. Ops with no rule (there, in one explicit arm: send/recv,
 //! infeed/outfeed, batch_norm_*, the deprecated rng, tuples; opaque custom calls in `custom`)
 //! are copied when none of their inputs is batched and are an error naming the op otherwise.
 //! [`vmap_module`] first inlines calls and composites.

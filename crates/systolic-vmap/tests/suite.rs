@@ -6,6 +6,7 @@
 
 mod common;
 
+mod collective;
 mod fixtures;
 mod handwritten;
 mod rng;

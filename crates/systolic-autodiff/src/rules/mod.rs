@@ -5,6 +5,7 @@
 //! linear op of the built function and its results' cotangents, and returns the cotangents of
 //! its linear operands (`lin[i]`).
 
+pub(crate) mod collective;
 pub(crate) mod control;
 pub(crate) mod conv;
 pub(crate) mod dot;
@@ -72,6 +73,15 @@ pub(crate) fn jvp(
         Convolution(_) => one(conv::conv_jvp(b, op, x, t, y[0])?),
         TriangularSolve { .. } => one(linalg::triangular_solve_jvp(b, op, x, t, y[0])?),
         Cholesky { .. } => one(linalg::cholesky_jvp(b, op, t, y[0])?),
+        AllReduce { .. }
+        | AllGather { .. }
+        | ReduceScatter { .. }
+        | AllToAll { .. }
+        | CollectivePermute { .. }
+        | CollectiveBroadcast { .. } => collective::jvp(b, op, x, t, y),
+        CustomCall { .. } if systolic_ir::pvary::is_pvary(&op.kind) => {
+            collective::jvp(b, op, x, t, y)
+        }
         // No rule yet: the error names the op.
         ChloBinary(_)
         | Map { .. }
@@ -84,12 +94,6 @@ pub(crate) fn jvp(
         | AfterAll
         | CreateToken
         | CustomCall { .. }
-        | AllGather { .. }
-        | AllReduce { .. }
-        | ReduceScatter { .. }
-        | AllToAll { .. }
-        | CollectivePermute { .. }
-        | CollectiveBroadcast { .. }
         | Send { .. }
         | Recv { .. }
         | Infeed { .. }
@@ -136,6 +140,15 @@ pub(crate) fn transpose(
         DotGeneral { .. } => dot::transpose(b, op, c, lin),
         Convolution(_) => conv::transpose(b, op, c, lin),
         TriangularSolve { .. } => linalg::transpose(b, op, c, lin),
+        AllReduce { .. }
+        | AllGather { .. }
+        | ReduceScatter { .. }
+        | AllToAll { .. }
+        | CollectivePermute { .. }
+        | CollectiveBroadcast { .. } => collective::transpose(b, op, c, lin),
+        CustomCall { .. } if systolic_ir::pvary::is_pvary(&op.kind) => {
+            collective::transpose(b, op, c, lin)
+        }
         // An identity: the cotangent is asked for the same layout.
         ShardingConstraint(_) => Ok(vec![Some(b.emit(op.kind.clone(), vec![c])?)]),
         // No rule yet (to be written with the SPMD transformations): the error names the op.
@@ -173,12 +186,6 @@ pub(crate) fn transpose(
         | Rng { .. }
         | Composite { .. }
         | CustomCall { .. }
-        | AllGather { .. }
-        | AllReduce { .. }
-        | ReduceScatter { .. }
-        | AllToAll { .. }
-        | CollectivePermute { .. }
-        | CollectiveBroadcast { .. }
         | ReplicaId
         | PartitionId
         | Send { .. }

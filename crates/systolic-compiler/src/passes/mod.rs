@@ -3,8 +3,9 @@
 //!
 //! Target-independent: [`inline`], [`chlo_legalize`], [`simplify`], [`const_fold`],
 //! [`cf_simplify`], [`cse`], [`dce`]. Expanders a backend adds after CHLO legalization (ops it
-//! has no kernel for, rewritten into ones it has): [`single_device_spmd`], [`map_inliner`],
-//! [`batch_norm_expander`]. For backends: [`layout`], [`fusion`], [`buffer_assignment`].
+//! has no kernel for, rewritten into ones it has): [`erase_pvary`] (also in the TPU pipeline),
+//! [`single_device_spmd`], [`map_inliner`], [`batch_norm_expander`]. For backends: [`layout`],
+//! [`fusion`], [`buffer_assignment`].
 
 pub mod batch_norm_expander;
 pub mod buffer_assignment;
@@ -13,6 +14,7 @@ pub mod chlo_legalize;
 pub mod const_fold;
 pub mod cse;
 pub mod dce;
+pub mod erase_pvary;
 pub mod fusion;
 pub mod inline;
 pub mod layout;
@@ -27,6 +29,7 @@ pub use chlo_legalize::ChloLegalize;
 pub use const_fold::ConstFold;
 pub use cse::Cse;
 pub use dce::Dce;
+pub use erase_pvary::ErasePvary;
 pub use fusion::Fusion;
 pub use inline::Inline;
 pub use layout::Layout;

@@ -2,6 +2,7 @@
 //! values of its operands (at least one batched, or a region capturing a batched value) and
 //! returns the batched values of its results.
 
+mod collective;
 mod control;
 mod conv;
 mod custom;
@@ -94,7 +95,16 @@ pub(crate) fn batch(cx: &mut Cx, op: &Op, args: &[BVal], captures: bool) -> Resu
         If | Case => control::branch(cx, op, args),
         OptimizationBarrier => control::barrier(cx, args),
         RngBitGenerator { .. } => rng::rng_bit_generator(cx, op, args),
+        CustomCall { .. } if systolic_ir::pvary::is_pvary(&op.kind) => {
+            collective::collective(cx, op, args)
+        }
         CustomCall { .. } => custom::custom_call(cx, op, args),
+        AllGather { .. }
+        | AllReduce { .. }
+        | ReduceScatter { .. }
+        | AllToAll { .. }
+        | CollectivePermute { .. }
+        | CollectiveBroadcast { .. } => collective::collective(cx, op, args),
         ShardingConstraint(sharding) => shardy::sharding_constraint(cx, args, sharding),
         // No batching rule yet (to be written with the SPMD transformations).
         ManualComputation(_) => Err(cx.err(
@@ -120,12 +130,6 @@ pub(crate) fn batch(cx: &mut Cx, op: &Op, args: &[BVal], captures: bool) -> Resu
         | CreateToken
         | Rng { .. }
         | Composite { .. }
-        | AllGather { .. }
-        | AllReduce { .. }
-        | ReduceScatter { .. }
-        | AllToAll { .. }
-        | CollectivePermute { .. }
-        | CollectiveBroadcast { .. }
         | ReplicaId
         | PartitionId
         | Send { .. }
