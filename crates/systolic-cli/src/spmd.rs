@@ -23,7 +23,13 @@
 //!   When those calls sit directly on the entry's arguments and results, the entry is the
 //!   per-device program with its boundary calls removed ([`localize`]), and the types they had
 //!   are the global shapes. Anything else global needs the SPMD partitioner, which is not built,
-//!   and is an error saying so.
+//!   and is an error saying so;
+//! - **JAX's shard_map exported with Shardy** (the default): `sdy.manual_computation` ops over
+//!   one `sdy.mesh`, which `systolic_compiler::passes::lower_manual_computations` lowers to the
+//!   per-device program (on as many devices as the mesh has; layouts converted with
+//!   `all_gather`/`dynamic_slice` where the entry, the manual computations and global ops hold
+//!   a value differently). A manual computation with automatic axes needs the partitioner and
+//!   is an error saying so.
 
 use crate::backend::{
     located_error, no_dump_dir_for_interpreter, Backend, Executable, PrepareOptions,
@@ -31,6 +37,7 @@ use crate::backend::{
 use crate::error::CliError;
 use std::collections::HashMap;
 use std::path::PathBuf;
+use systolic_compiler::passes::lower_manual_computations;
 use systolic_cpu::CpuBuffer;
 use systolic_interp::Value;
 use systolic_ir::{
@@ -95,13 +102,34 @@ pub fn module_grid(module: &Module) -> Result<ProcessGrid, CliError> {
 impl SpmdPlan {
     /// The plan for `entry` of `module`, or `None` for a single-device module.
     pub fn new(module: &Module, entry: &str, file: &str) -> Result<Option<SpmdPlan>, CliError> {
-        let grid = module_grid(module)?;
-        if grid.len() <= 1 {
-            return Ok(None);
-        }
-        let mut module = module.clone();
-        let (param_globals, result_globals) = localize(&mut module, entry)
-            .map_err(|m| CliError::msg(format!("{file}: @{entry}: {m}")))?;
+        let located = |m: String| CliError::msg(format!("{file}: @{entry}: {m}"));
+        let (grid, module, (param_globals, result_globals)) = if has_manual_computation(module) {
+            // Shardy's shard_map: the compiler makes the per-device program.
+            let spmd = lower_manual_computations(module, entry).map_err(located)?;
+            if spmd.num_devices <= 1 {
+                return Ok(None);
+            }
+            let global = module.func(entry).expect("the pass found it");
+            let tensor = |ty: &Type| match ty {
+                Type::Tensor(t) => Some(t.clone()),
+                _ => None,
+            };
+            let globals = (
+                global.param_types().iter().map(tensor).collect(),
+                global.result_types.iter().map(tensor).collect(),
+            );
+            let devices = u32::try_from(spmd.num_devices)
+                .map_err(|_| located(format!("{} devices", spmd.num_devices)))?;
+            (ProcessGrid::new(1, devices), spmd.module, globals)
+        } else {
+            let grid = module_grid(module)?;
+            if grid.len() <= 1 {
+                return Ok(None);
+            }
+            let mut module = module.clone();
+            let globals = localize(&mut module, entry).map_err(located)?;
+            (grid, module, globals)
+        };
         if let Err(diags) = systolic_ir::verify::verify_module(&module) {
             let first = diags.first().map(|d| d.to_string()).unwrap_or_default();
             return Err(CliError::msg(format!(
@@ -459,6 +487,18 @@ fn is_call(kind: &OpKind, target: &str) -> bool {
 /// device's piece: `@Sharding` + `@SPMDFullToShardShape` on a parameter and `@Sharding
 /// {manual}` + `@SPMDShardToFullShape` before a result are removed.
 type Globals = (Vec<Option<TensorType>>, Vec<Option<TensorType>>);
+
+/// True when a function of `module` holds an `sdy.manual_computation` (JAX's shard_map
+/// exported with Shardy).
+fn has_manual_computation(module: &Module) -> bool {
+    let mut found = false;
+    for f in &module.funcs {
+        systolic_ir::walk::walk_ops(&f.body, &mut |op, _| {
+            found |= matches!(op.kind, OpKind::ManualComputation(_));
+        });
+    }
+    found
+}
 
 /// Rewrites `entry` of `module` to its per-device form; see [`Globals`].
 pub fn localize(module: &mut Module, entry: &str) -> Result<Globals, String> {

@@ -2,8 +2,9 @@
 //! programs on 1D, 2D and 3D meshes of 8 host devices) run through `systolic run` on 8 devices,
 //! compiled and on the interpreter, and match JAX's global outputs within the tolerance their
 //! meta.json gives. Each golden holds both forms JAX exports: `module.mlir` (GSPMD: custom calls
-//! at the shard_map boundary, which run) and `module_shardy.mlir` (Shardy, which does not
-//! parse yet: its tests are ignored with the reason).
+//! at the shard_map boundary) and `module_shardy.mlir` (Shardy: `sdy.manual_computation`,
+//! lowered to the per-device program by the compiler's `lower_manual_computations`); both run
+//! compiled and interpreted.
 
 use crate::common;
 
@@ -30,17 +31,28 @@ macro_rules! spmd_goldens {
                 }
             )*
         }
-        /// JAX's default (Shardy) export of the same program.
+        /// JAX's default (Shardy) export of the same program, compiled.
         mod shardy {
             $(
                 #[test]
-                #[ignore = "the Shardy form needs sdy.manual_computation, which the IR does not \
-                            parse yet (unknown op 'sdy.manual_computation')"]
                 fn $name() {
                     super::common::check_golden_module(
                         concat!("spmd/", stringify!($name)),
                         "module_shardy.mlir",
                         &[],
+                    );
+                }
+            )*
+        }
+        /// The Shardy export on the interpreter.
+        mod shardy_interp {
+            $(
+                #[test]
+                fn $name() {
+                    super::common::check_golden_module(
+                        concat!("spmd/", stringify!($name)),
+                        "module_shardy.mlir",
+                        &["--backend", "interp"],
                     );
                 }
             )*
@@ -82,20 +94,113 @@ fn every_spmd_golden_is_tested() {
     assert_eq!(on_disk, listed);
 }
 
-/// The Shardy form fails with the reason the ignored tests give, so they are revisited when it
-/// parses.
+/// A Shardy shard_map that leaves a mesh axis automatic needs the SPMD partitioner: a clear
+/// error naming the axis, not wrong numbers.
 #[test]
-fn shardy_form_reports_what_is_missing() {
-    let dir = common::data_dir().join("spmd").join("reductions_1d");
-    let module = dir.join("module_shardy.mlir").display().to_string();
-    let input = dir.join("in0.npy").display().to_string();
-    let out = common::systolic(&["run", &module, "--input", &input]);
+fn shardy_form_with_automatic_axes_reports_what_is_missing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let module = tmp.path().join("auto.mlir");
+    std::fs::write(
+        &module,
+        r#"module @jit_f attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=4]>
+  func.func public @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}, {}]>] out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x"} (%a: tensor<4x4xf32>) {
+      %1 = stablehlo.negate %a : tensor<4x4xf32>
+      sdy.return %1 : tensor<4x4xf32>
+    } : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    return %0 : tensor<8x4xf32>
+  }
+}"#,
+    )
+    .unwrap();
+    let input = tmp.path().join("x.npy");
+    systolic_npy::write(
+        &input,
+        &systolic_ir::Tensor::from_f32(vec![8, 4], vec![1.0; 32]),
+    )
+    .unwrap();
+    let input = input.display().to_string();
+    let out = common::systolic(&["run", &module.display().to_string(), "--input", &input]);
     let (_, stderr) = common::texts(&out);
     assert!(!out.status.success());
     assert!(
-        stderr.contains("unknown op 'sdy.manual_computation'"),
+        stderr.contains("\"y\"") && stderr.contains("automatic axes need the SPMD partitioner"),
         "{stderr}"
     );
+}
+
+/// A hand-written Shardy program whose layouts differ between the entry, the shard_map and a
+/// global op: an argument held whole enters a manual computation split over two axes (on a
+/// mesh with a permuted device order), a manual result feeds a global op and leaves split over
+/// other axes. Compiled and interpreted on 8 devices, the outputs are the program's meaning,
+/// computed here from the input.
+#[test]
+fn shardy_layout_conversions_run_on_both_backends() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("conversions.mlir");
+    std::fs::write(
+        &file,
+        r#"module @jit_f attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=4], device_ids=[3, 1, 7, 5, 0, 2, 4, 6]>
+  func.func public @main(%arg0: tensor<8x4xf32>) -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"y"}, {"x"}]>}, tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {}]>}) {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x", "y"}, {}]>] out_shardings=[<@mesh, [{"x", "y"}, {}]>] manual_axes={"x", "y"} (%a: tensor<1x4xf32>) {
+      %s = "stablehlo.all_reduce"(%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>, use_global_device_ids}> ({
+      ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+        %r = stablehlo.add %p, %q : tensor<f32>
+        stablehlo.return %r : tensor<f32>
+      }) : (tensor<1x4xf32>) -> tensor<1x4xf32>
+      %1 = stablehlo.add %a, %s : tensor<1x4xf32>
+      sdy.return %1 : tensor<1x4xf32>
+    } : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    %c = stablehlo.constant dense<2.0> : tensor<8x4xf32>
+    %2 = stablehlo.multiply %0, %c : tensor<8x4xf32>
+    return %2, %0 : tensor<8x4xf32>, tensor<8x4xf32>
+  }
+}"#,
+    )
+    .unwrap();
+    let input = tmp.path().join("x.npy");
+    let x: Vec<f32> = (0..32).map(|i| (i as f32) * 0.25 - 1.0).collect();
+    systolic_npy::write(
+        &input,
+        &systolic_ir::Tensor::from_f32(vec![8, 4], x.clone()),
+    )
+    .unwrap();
+    // Row r of the result: x[r] + the sum of all rows (each device holds one row).
+    let column_sums: Vec<f32> = (0..4).map(|c| (0..8).map(|r| x[r * 4 + c]).sum()).collect();
+    let y: Vec<f32> = (0..32).map(|i| x[i] + column_sums[i % 4]).collect();
+    let doubled: Vec<f32> = y.iter().map(|v| v * 2.0).collect();
+    for backend in ["cpu", "interp"] {
+        let out_dir = tmp.path().join(backend);
+        let out = common::systolic(&[
+            "run",
+            &file.display().to_string(),
+            "--input",
+            &input.display().to_string(),
+            "--backend",
+            backend,
+            "--out-dir",
+            &out_dir.display().to_string(),
+        ]);
+        let (stdout, stderr) = common::texts(&out);
+        assert!(out.status.success(), "{backend}: {stderr}");
+        assert!(stdout.contains("running on 8 "), "{backend}: {stdout}");
+        let read = |f: &str| {
+            systolic_npy::read(&out_dir.join(f), None)
+                .unwrap()
+                .to_f64_vec()
+        };
+        let close = |got: Vec<f64>, want: &[f32]| {
+            got.len() == want.len()
+                && got
+                    .iter()
+                    .zip(want)
+                    .all(|(g, w)| (g - f64::from(*w)).abs() <= 1e-5 * (1.0 + f64::from(w.abs())))
+        };
+        assert!(close(read("out0.npy"), &doubled), "{backend}: out0");
+        assert!(close(read("out1.npy"), &y), "{backend}: out1");
+    }
 }
 
 /// `--json` reports the devices and the most memory one device holds.

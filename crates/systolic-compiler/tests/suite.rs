@@ -18,6 +18,7 @@ mod fusion_pipeline;
 mod fusion_random;
 mod inline;
 mod layout;
+mod lower_manual_computations;
 mod map_inliner;
 mod pass_manager;
 mod robustness;

@@ -1,6 +1,9 @@
 //! The passes, one per file (or folder). Each is a [`crate::Pass`] that can be run and tested
 //! alone.
 //!
+//! SPMD, in no pipeline: [`lower_manual_computations`] (a Shardy shard_map program → the
+//! per-device program).
+//!
 //! Target-independent: [`inline`], [`chlo_legalize`], [`simplify`], [`const_fold`],
 //! [`cf_simplify`], [`cse`], [`dce`]. Expanders a backend adds after CHLO legalization (ops it
 //! has no kernel for, rewritten into ones it has): [`erase_pvary`] (also in the TPU pipeline),
@@ -18,6 +21,7 @@ pub mod erase_pvary;
 pub mod fusion;
 pub mod inline;
 pub mod layout;
+pub mod lower_manual_computations;
 pub mod map_inliner;
 pub mod simplify;
 pub mod single_device_spmd;
@@ -33,6 +37,7 @@ pub use erase_pvary::ErasePvary;
 pub use fusion::Fusion;
 pub use inline::Inline;
 pub use layout::Layout;
+pub use lower_manual_computations::{lower_manual_computations, SpmdModule};
 pub use map_inliner::MapInliner;
 pub use simplify::Simplify;
 pub use single_device_spmd::SingleDeviceSpmd;
