@@ -296,3 +296,36 @@ func.func @main(%x: tensor<6xf64>, %s: tensor<2xui64>) -> (tensor<6xf64>, tensor
     }
     assert_eq!(gs, &vec![0.0, 0.0]);
 }
+
+/// `sdy.sharding_constraint` is an identity whose tangent and cotangent keep the layout
+/// request: the gradient of sum(c(x)·x) is 2x, and the backward sweep constrains the
+/// cotangent too.
+#[test]
+fn sharding_constraint_differentiates_as_an_identity() {
+    let m = module(
+        r#"module {
+  sdy.mesh @mesh = <["x"=2]>
+  func.func @main(%x: tensor<4xf64>) -> tensor<f64> {
+    %c = sdy.sharding_constraint %x <@mesh, [{"x"}]> : tensor<4xf64>
+    %p = stablehlo.multiply %c, %x : tensor<4xf64>
+    %z = stablehlo.constant dense<0.0> : tensor<f64>
+    %s = stablehlo.reduce(%p init: %z) applies stablehlo.add across dimensions = [0] : (tensor<4xf64>, tensor<f64>) -> tensor<f64>
+    return %s : tensor<f64>
+  }
+}"#,
+    );
+    let grad = systolic_autodiff::vjp_in_module(&m, "main", &[0]).unwrap();
+    let text = text_of(&grad);
+    let constraints = count(&grad, |k| matches!(k, OpKind::ShardingConstraint(_)));
+    assert!(constraints >= 2, "{text}");
+    let x = Tensor::from_f64(vec![4], DType::F64, vec![0.3, -0.2, 0.9, 1.1]).unwrap();
+    let ct = Tensor::from_f64(vec![], DType::F64, vec![1.0]).unwrap();
+    let out = run(&grad, vec![x, ct]);
+    assert_eq!(out.last().unwrap(), &vec![0.6, -0.4, 1.8, 2.2], "{text}");
+    let tangent = systolic_autodiff::jvp_in_module(&m, "main").unwrap();
+    assert!(
+        count(&tangent, |k| matches!(k, OpKind::ShardingConstraint(_))) >= 2,
+        "{}",
+        text_of(&tangent)
+    );
+}

@@ -312,3 +312,51 @@ fn per_device_program_splits_and_assembles() {
         assert_eq!(all, x, "{backend}: {stdout}");
     }
 }
+
+/// On a mesh of one device a manual computation is its body and a sharding constraint an
+/// identity: both run on the single-device path, compiled and interpreted.
+#[test]
+fn shardy_ops_on_one_device_run_as_their_body() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("one.mlir");
+    std::fs::write(
+        &file,
+        r#"module {
+  sdy.mesh @mesh = <["x"=1]>
+  func.func public @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+    %c = sdy.sharding_constraint %arg0 <@mesh, [{"x"}]> : tensor<4xf32>
+    %0 = sdy.manual_computation(%c) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] manual_axes={"x"} (%a: tensor<4xf32>) {
+      %1 = stablehlo.multiply %a, %a : tensor<4xf32>
+      sdy.return %1 : tensor<4xf32>
+    } : (tensor<4xf32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}"#,
+    )
+    .unwrap();
+    let input = tmp.path().join("x.npy");
+    let x = vec![1.0f32, -2.0, 3.0, 0.5];
+    systolic_npy::write(&input, &systolic_ir::Tensor::from_f32(vec![4], x.clone())).unwrap();
+    for backend in ["cpu", "interp"] {
+        let out_dir = tmp.path().join(backend);
+        let out = common::systolic(&[
+            "run",
+            &file.display().to_string(),
+            "--input",
+            &input.display().to_string(),
+            "--backend",
+            backend,
+            "--out-dir",
+            &out_dir.display().to_string(),
+        ]);
+        let (_, stderr) = common::texts(&out);
+        assert!(out.status.success(), "{backend}: {stderr}");
+        let got = systolic_npy::read(&out_dir.join("out0.npy"), None).unwrap();
+        let want: Vec<f32> = x.iter().map(|v| v * v).collect();
+        assert_eq!(
+            got,
+            systolic_ir::Tensor::from_f32(vec![4], want),
+            "{backend}"
+        );
+    }
+}

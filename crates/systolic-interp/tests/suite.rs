@@ -15,6 +15,7 @@ mod ops;
 mod reduce;
 mod rng_bit_generator;
 mod robustness;
+mod shardy;
 mod special_functions;
 mod xla_elementwise;
 mod xla_math;

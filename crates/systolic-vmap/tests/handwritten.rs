@@ -328,3 +328,40 @@ func.func private @again(%y: tensor<3xf32>) -> tensor<3xf32> {
         systolic_vmap::vmap_module(&parse(src), "absent", &[Some(0)], 2, &[Some(0)]).unwrap_err();
     assert_eq!(e.op, "func");
 }
+
+/// `sdy.sharding_constraint` keeps its layout request on the batched value, with the batch
+/// dimension open (`{?}`) at its place, and stays an identity.
+#[test]
+fn sharding_constraint_opens_the_batch_dimension() {
+    let m = parse(
+        r#"module {
+  sdy.mesh @mesh = <["x"=2]>
+  func.func @main(%a: tensor<4x3xf32>) -> tensor<4x3xf32> {
+    %c = sdy.sharding_constraint %a <@mesh, [{"x"}, {}]> : tensor<4x3xf32>
+    %n = stablehlo.negate %c : tensor<4x3xf32>
+    return %n : tensor<4x3xf32>
+  }
+}"#,
+    );
+    for (axis, expected) in [(0usize, "[{?}, {\"x\"}, {}]"), (2, "[{\"x\"}, {}, {?}]")] {
+        let batched = systolic_vmap::vmap_module(&m, "main", &[Some(axis)], 5, &[Some(axis)])
+            .unwrap_or_else(|e| panic!("{e}"));
+        let bm = Module {
+            meshes: m.meshes.clone(),
+            funcs: vec![batched],
+            ..Module::default()
+        };
+        systolic_ir::verify::verify_module(&bm).unwrap_or_else(|d| panic!("{}", d[0]));
+        let text = systolic_ir::text::print_module(&bm);
+        assert!(text.contains(&format!("<@mesh, {expected}>")), "{text}");
+        // Still the identity: the batched function negates its input.
+        let mut shape = vec![4, 3];
+        shape.insert(axis, 5);
+        let x = systolic_ir::Tensor::from_f32(shape.clone(), (0..60).map(|i| i as f32).collect());
+        let out = systolic_interp::Interpreter::new(&bm)
+            .call(&bm.funcs[0].name, vec![systolic_interp::Value::Tensor(x)])
+            .unwrap();
+        let got = out[0].clone().into_tensor().unwrap().to_f64_vec();
+        assert_eq!(got, (0..60).map(|i| -(i as f64)).collect::<Vec<_>>());
+    }
+}
