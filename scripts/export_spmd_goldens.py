@@ -22,8 +22,9 @@ What JAX 0.10.2 exports for a shard_map (`jax.jit(...).lower(...).as_text()`), a
   results with `sdy.sharding = #sdy.sharding<@mesh, [...]>` in *global* shapes, and the body
   inside `sdy.manual_computation(...) in_shardings=[...] out_shardings=[...]
   manual_axes={...} (%local: <local type>) { ... sdy.return }`; collectives inside use
-  `replica_groups` over global device ids with `use_global_device_ids`. Does not run yet: the
-  IR does not parse `sdy.manual_computation` ("unknown op 'sdy.manual_computation'").
+  `replica_groups` over global device ids with `use_global_device_ids`. Runs: the compiler's
+  `lower_manual_computations` inlines the bodies into the per-device program (`systolic run`
+  does this for Shardy modules).
 - GSPMD (`jax.config.update("jax_use_shardy_partitioner", False)`): arguments and results with
   `mhlo.sharding = "{devices=[...]...}"` in global shapes; the entry crosses into the body
   through `custom_call @Sharding` + `@SPMDFullToShardShape` (to `{manual}`), calls
