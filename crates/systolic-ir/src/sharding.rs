@@ -139,12 +139,12 @@ impl ManualComputationAttrs {
             .iter()
             .zip(&sharding.dims)
             .map(|(&n, dim)| {
-                let tiles: i64 = dim
+                let tiles = dim
                     .axes
                     .iter()
                     .filter(|a| self.manual_axes.contains(&a.name))
                     .map(|a| a.size_on(mesh).unwrap_or(1))
-                    .product();
+                    .try_fold(1i64, i64::checked_mul)?;
                 (tiles > 0 && n % tiles == 0).then_some(n / tiles)
             })
             .collect()

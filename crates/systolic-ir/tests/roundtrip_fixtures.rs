@@ -10,7 +10,7 @@ use systolic_ir::text::{parse_module, print_module};
 use systolic_ir::Module;
 
 /// The fixtures with their parsed modules, leaving out those with ops the IR does not model
-/// (`sdy.manual_computation`, …), which the parser rejects and its own tests cover.
+/// (none at the moment), which the parser rejects and its own tests cover.
 fn parsed_fixtures() -> Vec<(String, String, Module)> {
     let mut parsed = Vec::new();
     for name in mlir_files("data") {

@@ -18,6 +18,10 @@ pub(super) struct MeshGrid {
     coords: Vec<Vec<i64>>,
 }
 
+/// The most devices a mesh may have here (far beyond any slice; it bounds what a mesh written
+/// with huge axes asks to allocate).
+const MAX_DEVICES: i64 = 1 << 20;
+
 /// One axis (or sub-axis) a dimension is split over: (mesh axis index, pre-size, size).
 type AxisPart = (usize, i64, i64);
 
@@ -27,7 +31,11 @@ impl MeshGrid {
         if let Some((name, n)) = mesh.axes.iter().find(|(_, n)| *n <= 0) {
             return Err(format!("mesh @{}: axis \"{name}\" has size {n}", mesh.name));
         }
-        let n: i64 = sizes.iter().product();
+        let n = sizes
+            .iter()
+            .try_fold(1i64, |acc, &s| acc.checked_mul(s))
+            .filter(|&n| n <= MAX_DEVICES)
+            .ok_or_else(|| format!("mesh @{} has more than {MAX_DEVICES} devices", mesh.name))?;
         let order: Vec<i64> = match &mesh.device_ids {
             Some(ids) => ids.clone(),
             None => (0..n).collect(),
@@ -77,7 +85,8 @@ impl MeshGrid {
                     .position(|n| *n == a.name)
                     .ok_or_else(|| format!("the mesh has no axis \"{}\"", a.name))?;
                 let (pre, size) = a.sub_axis.unwrap_or((1, self.sizes[i]));
-                if pre <= 0 || size <= 0 || self.sizes[i] % (pre * size) != 0 {
+                let span = pre.checked_mul(size).filter(|&s| s > 0);
+                if pre <= 0 || size <= 0 || span.is_none_or(|s| self.sizes[i] % s != 0) {
                     return Err(format!(
                         "sub-axis \"{}\":({pre}){size} does not divide the axis of size {}",
                         a.name, self.sizes[i]

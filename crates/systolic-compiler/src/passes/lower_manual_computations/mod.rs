@@ -59,6 +59,9 @@ type Held = Vec<Vec<AxisRef>>;
 
 /// The per-device program of `entry`; see the module docs.
 pub fn lower_manual_computations(module: &Module, entry: &str) -> Result<SpmdModule, String> {
+    if let Err(diags) = verify_module(module) {
+        return Err(diags[0].to_string());
+    }
     let mut module = module.clone();
     let index = module
         .funcs
