@@ -144,6 +144,13 @@ impl<'s> Ad<'s> {
             self.clone_primal(op)?;
             return Ok(());
         }
+        if matches!(op.kind, OpKind::ManualComputation(_)) {
+            // A region op like control flow: its rules run the rules of its body.
+            return match self.mode {
+                Mode::Jvp => rules::manual_computation::jvp(self, op),
+                Mode::Linearize => rules::control::linearize_control(self, op),
+            };
+        }
         if control {
             return match self.mode {
                 Mode::Jvp => rules::control::jvp(self, op),

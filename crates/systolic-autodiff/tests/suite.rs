@@ -6,6 +6,7 @@
 
 mod collective;
 mod goldens;
+mod manual_computation;
 mod numeric;
 mod scatter;
 mod transform;

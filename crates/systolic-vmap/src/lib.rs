@@ -23,6 +23,7 @@
 //! | `control` | while, if, case, optimization_barrier | batched predicate: while runs while any example runs and selects carries; if/case run every branch and select |
 //! | `rng` | rng_bit_generator | as JAX: one generator on the first example's state draws every example's bits; only that state advances |
 //! | `collective` | all_reduce, all_gather, reduce_scatter, all_to_all, collective_permute, collective_broadcast, `custom_call @systolic.pvary` | the same collective on the batched arrays, batch dim at 0, dimension attributes shifted; unbatched operands broadcast; batched broadcast roots: error (replica_id/partition_id stay unbatched) |
+//! | `shardy` | sharding_constraint, manual_computation | the constraint with an open batch dimension; a manual computation over the batched body, batch dimensions unsharded (an empty dimension sharding at their position) |
 //! | `custom` | custom_call | annotations (Sharding, placement, layout) pass through; other targets: error |
 //!
 //! Which op has which rule is decided in one place, the router in `rules/mod.rs`: an exhaustive

@@ -9,5 +9,6 @@ mod common;
 mod collective;
 mod fixtures;
 mod handwritten;
+mod manual_computation;
 mod rng;
 mod rules;

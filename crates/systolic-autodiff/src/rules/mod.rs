@@ -12,6 +12,7 @@ pub(crate) mod dot;
 pub(crate) mod elementwise;
 pub(crate) mod indexing;
 pub(crate) mod linalg;
+pub(crate) mod manual_computation;
 pub(crate) mod reduce;
 pub(crate) mod shape;
 pub(crate) mod window;
@@ -56,8 +57,6 @@ pub(crate) fn jvp(
         | Reverse { .. } => one(shape::unary_linear_jvp(b, op, t[0], y[0])?),
         // An identity: the tangent is asked for the same layout.
         ShardingConstraint(_) => one(shape::unary_linear_jvp(b, op, t[0], y[0])?),
-        // No rule yet (to be written with the SPMD transformations): the error names the op.
-        ManualComputation(_) => Err(unsupported(op, "differentiate")),
         Pad { .. } => one(shape::pad_jvp(b, op, x, t)?),
         Concatenate { dimension } => one(shape::concat_jvp(b, *dimension, x, t)?),
         DynamicSlice { .. } => one(indexing::dynamic_slice_jvp(b, op, x, t)?),
@@ -101,12 +100,15 @@ pub(crate) fn jvp(
         | Check(_)
         | RunParallel { .. }
         | Fusion { .. } => Err(unsupported(op, "differentiate")),
-        // Handled before this table: control flow by `control` (both modes; they run the
-        // regions' rules), calls and composites by inlining, returns by the walker.
-        While | If | Case | Call { .. } | Composite { .. } | Return(_) => Err(Error::new(format!(
-            "internal: {} reached the per-op JVP table",
-            op.kind.name()
-        ))),
+        // Handled before this table: control flow by `control` and manual computations by
+        // `manual_computation` (both modes; they run the regions' rules), calls and composites
+        // by inlining, returns by the walker.
+        While | If | Case | ManualComputation(_) | Call { .. } | Composite { .. } | Return(_) => {
+            Err(Error::new(format!(
+                "internal: {} reached the per-op JVP table",
+                op.kind.name()
+            )))
+        }
     }
 }
 
@@ -151,8 +153,13 @@ pub(crate) fn transpose(
         }
         // An identity: the cotangent is asked for the same layout.
         ShardingConstraint(_) => Ok(vec![Some(b.emit(op.kind.clone(), vec![c])?)]),
-        // No rule yet (to be written with the SPMD transformations): the error names the op.
-        ManualComputation(_) => Err(unsupported(op, "transpose")),
+        // Never a linear op: reverse mode keeps a manual computation in the forward sweep
+        // and transposes it through control flow's placeholder, whose backward rule is
+        // `manual_computation::backward`.
+        ManualComputation(_) => Err(Error::new(
+            "internal: sdy.manual_computation reached the transpose table (its backward rule \
+             runs from its placeholder)",
+        )),
         // Not linear in any operand, or never emitted on tangents by a JVP rule above (those
         // rules emit the linear ops listed in the arms before this one).
         Return(_)

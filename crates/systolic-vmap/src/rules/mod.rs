@@ -106,11 +106,7 @@ pub(crate) fn batch(cx: &mut Cx, op: &Op, args: &[BVal], captures: bool) -> Resu
         | CollectivePermute { .. }
         | CollectiveBroadcast { .. } => collective::collective(cx, op, args),
         ShardingConstraint(sharding) => shardy::sharding_constraint(cx, args, sharding),
-        // No batching rule yet (to be written with the SPMD transformations).
-        ManualComputation(_) => Err(cx.err(
-            "has no batching rule yet (sdy.manual_computation: batching a shard_map body is \
-             not written)",
-        )),
+        ManualComputation(attrs) => shardy::manual_computation(cx, op, args, attrs),
         Call { callee } => Err(cx.err(format!(
             "calls @{callee}: inline calls first (vmap_module does)"
         ))),

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod spmd;
+
 use systolic_interp::{Interpreter, Value};
 use systolic_ir::text::{parse_module, print_module};
 use systolic_ir::verify::verify_module;
@@ -107,9 +109,10 @@ pub fn check_module(
     let f = module.func(entry).unwrap();
     let batched = systolic_vmap::vmap_module(module, entry, in_axes, size, out_axes)
         .unwrap_or_else(|e| panic!("{e}"));
+    // The module's meshes and attributes stay: Shardy ops name the mesh.
     let mut bm = Module {
         funcs: vec![batched.clone()],
-        ..Module::default()
+        ..module.clone()
     };
     bm.funcs[0].name = "main".into();
     let text = print_module(&bm);
@@ -141,16 +144,39 @@ pub fn check_module(
             }
         }
     }
-    let got = Interpreter::new(&bm)
-        .call("main", batched_args)
-        .unwrap_or_else(|e| panic!("batched run failed: {e}\n{text}"));
-    let mut outs: Vec<Vec<Tensor>> = vec![vec![]; f.result_types.len()];
-    for args in per_example {
-        let r = Interpreter::new(module).call(entry, args).unwrap();
-        for (j, v) in r.into_iter().enumerate() {
-            outs[j].push(v.into_tensor().unwrap());
+    let (got, outs) = if spmd::needs_devices(module, entry) {
+        // Manual computations over several devices: each run lowered to the per-device
+        // programs, the batched one and each example's.
+        let tensors = |vs: Vec<Value>| -> Vec<Tensor> {
+            vs.into_iter().map(|v| v.into_tensor().unwrap()).collect()
+        };
+        let got: Vec<Value> = spmd::run_global(&bm, "main", tensors(batched_args))
+            .into_iter()
+            .map(Value::Tensor)
+            .collect();
+        let mut outs: Vec<Vec<Tensor>> = vec![vec![]; f.result_types.len()];
+        for args in per_example {
+            for (j, t) in spmd::run_global(module, entry, tensors(args))
+                .into_iter()
+                .enumerate()
+            {
+                outs[j].push(t);
+            }
         }
-    }
+        (got, outs)
+    } else {
+        let got = Interpreter::new(&bm)
+            .call("main", batched_args)
+            .unwrap_or_else(|e| panic!("batched run failed: {e}\n{text}"));
+        let mut outs: Vec<Vec<Tensor>> = vec![vec![]; f.result_types.len()];
+        for args in per_example {
+            let r = Interpreter::new(module).call(entry, args).unwrap();
+            for (j, v) in r.into_iter().enumerate() {
+                outs[j].push(v.into_tensor().unwrap());
+            }
+        }
+        (got, outs)
+    };
     for (j, rt) in f.result_types.iter().enumerate() {
         let t = tensor_ty(rt);
         let axis = if out_axes.len() == 1 {

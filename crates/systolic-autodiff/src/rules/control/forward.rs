@@ -9,7 +9,12 @@ use systolic_ir::{Block, Op, OpKind, Region, ReturnKind, ValueId};
 
 /// Runs the ops of `blk` into a fresh op list, returning the list and the values the
 /// terminator returns (primals, then tangents of the float positions in `float_pos`).
-fn jvp_block(ad: &mut Ad, blk: &Block, float_pos: &[usize], with_tangents: bool) -> Res<Vec<Op>> {
+pub(crate) fn jvp_block(
+    ad: &mut Ad,
+    blk: &Block,
+    float_pos: &[usize],
+    with_tangents: bool,
+) -> Res<Vec<Op>> {
     let saved = std::mem::take(&mut ad.b.ops);
     let top = ad.top_level;
     ad.top_level = false;

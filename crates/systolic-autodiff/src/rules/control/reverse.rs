@@ -15,15 +15,16 @@ use systolic_ir::{
 /// The call target of the placeholder ops that stand for control flow in the linear program.
 const CUSTOM: &str = "systolic.ad.control";
 
-/// A control-flow op seen while linearizing: its backward rule runs at transposition.
+/// A control-flow op (or a manual computation) seen while linearizing: its backward rule runs
+/// at transposition.
 #[derive(Clone, Debug)]
 pub(crate) struct Custom {
     /// The source op.
-    op: Op,
+    pub(crate) op: Op,
     /// Source values whose tangents are the placeholder's operands, in order.
-    inputs: Vec<ValueId>,
+    pub(crate) inputs: Vec<ValueId>,
     /// For each input, the operand position it comes from (`None`: captured by a region).
-    in_pos: Vec<Option<usize>>,
+    pub(crate) in_pos: Vec<Option<usize>>,
     /// For a while loop: the forward loop's stacked carries and the trip count.
     stacks: Vec<ValueId>,
     trip: i64,
@@ -41,11 +42,12 @@ pub(crate) fn custom_index(op: &Op) -> Option<usize> {
     }
 }
 
-/// Records an active `if`/`case`/`while` in the linear program.
+/// Records an active `if`/`case`/`while` (or `sdy.manual_computation`, whose backward rule is
+/// in `rules/manual_computation.rs`) in the linear program.
 pub(crate) fn linearize_control(ad: &mut Ad, op: &Op) -> Res<()> {
     let mut inputs: Vec<ValueId> = vec![];
     let mut in_pos = vec![];
-    if matches!(op.kind, OpKind::While) {
+    if matches!(op.kind, OpKind::While | OpKind::ManualComputation(_)) {
         for (j, v) in op.operands.iter().enumerate() {
             if ad.tangent.contains_key(v) {
                 inputs.push(*v);
@@ -107,12 +109,13 @@ pub(crate) fn custom_backward(
     match c.op.kind {
         OpKind::If | OpKind::Case => branch_backward(ad, &c, cts_out),
         OpKind::While => while_backward(ad, &c, cts_out),
+        OpKind::ManualComputation(_) => crate::rules::manual_computation::backward(ad, &c, cts_out),
         _ => Err(Error::new("internal: unknown control placeholder")),
     }
 }
 
 /// Materialised cotangents of the float results of a source op.
-fn result_cts(
+pub(crate) fn result_cts(
     ad: &mut Ad,
     op: &Op,
     cts_out: &[Option<ValueId>],
@@ -138,7 +141,7 @@ fn result_cts(
 }
 
 /// Runs `f` with a fresh op list (not top level); returns the ops.
-fn in_region<R>(ad: &mut Ad, f: impl FnOnce(&mut Ad) -> Res<R>) -> Res<(Vec<Op>, R)> {
+pub(crate) fn in_region<R>(ad: &mut Ad, f: impl FnOnce(&mut Ad) -> Res<R>) -> Res<(Vec<Op>, R)> {
     let saved = std::mem::take(&mut ad.b.ops);
     let top = ad.top_level;
     ad.top_level = false;
