@@ -32,6 +32,7 @@ pub mod lower_ctx;
 pub mod pool;
 pub mod program;
 pub mod schedule;
+pub mod shards;
 pub mod spmd;
 #[cfg(test)]
 mod test_rng;

@@ -7,7 +7,8 @@ use crate::core::dispatch::Pending;
 use crate::device::{client, default_device};
 use crate::element::Element;
 use crate::error::{Error, Result};
-use std::sync::Arc;
+use crate::sharding::NamedSharding;
+use std::sync::{Arc, OnceLock};
 use systolic_cpu::CpuBuffer;
 use systolic_ir::{DType, Tensor, TensorType, ValueId};
 use systolic_runtime::{Buffer, Device};
@@ -23,6 +24,28 @@ pub(crate) enum Repr {
     Traced { trace: u64, value: ValueId },
     /// The first error of the op chain that made this array.
     Failed(Error),
+    /// Pieces on the devices of a mesh ([`device_put`](crate::device_put) with a
+    /// [`NamedSharding`], or the result of a [`shard_map`](crate::shard_map)).
+    Sharded(Arc<Shards>),
+}
+
+/// A sharded array's pieces: one single-device array per mesh device (concrete or still being
+/// computed), and the global array once someone asked for it whole.
+pub(crate) struct Shards {
+    pub(crate) sharding: NamedSharding,
+    /// `pieces[d]` is held by mesh device `d`.
+    pub(crate) pieces: Vec<Array>,
+    assembled: OnceLock<Result<Buffer>>,
+}
+
+impl Shards {
+    pub(crate) fn new(sharding: NamedSharding, pieces: Vec<Array>) -> Shards {
+        Shards {
+            sharding,
+            pieces,
+            assembled: OnceLock::new(),
+        }
+    }
 }
 
 pub(crate) struct Inner {
@@ -60,6 +83,7 @@ impl std::fmt::Debug for Array {
             Repr::Pending(_) => "pending",
             Repr::Traced { .. } => "traced",
             Repr::Failed(_) => "failed",
+            Repr::Sharded(_) => "sharded",
         };
         write!(
             f,
@@ -327,6 +351,10 @@ impl Array {
                 "a traced {} has no data yet (read it after the jitted function returns)",
                 describe(&self.inner.ty)
             ))),
+            Repr::Sharded(s) => s
+                .assembled
+                .get_or_init(|| crate::sharding::assemble(&self.inner.ty, s, self.inner.device))
+                .clone(),
         }
     }
 
@@ -340,6 +368,12 @@ impl Array {
     /// assert!(b.is_ready());
     /// ```
     pub fn block_until_ready(&self) -> Result<&Array> {
+        if let Repr::Sharded(s) = &self.inner.repr {
+            for piece in &s.pieces {
+                piece.block_until_ready()?;
+            }
+            return Ok(self);
+        }
         self.buffer()?.block_until_ready()?;
         Ok(self)
     }
@@ -360,6 +394,7 @@ impl Array {
             Repr::Pending(p) => p.is_done() && p.wait().map_or(true, |b| b.is_ready()),
             Repr::Traced { .. } => false,
             Repr::Failed(_) => true,
+            Repr::Sharded(s) => s.pieces.iter().all(Array::is_ready),
         }
     }
 

@@ -4,6 +4,10 @@
 //! (lax's elementwise ops without promotion in `ops/strict.rs`), so this file is the
 //! namespace's table of contents.
 
+pub use crate::ops::collective::{
+    all_gather, all_to_all, axis_index, axis_size, pmax, pmean, pmin, ppermute, psum, psum_scatter,
+    AxisNames,
+};
 pub use crate::ops::control::{cond, fori_loop, scan, switch, while_loop};
 pub use crate::ops::conv::{conv_general_dilated, conv_transpose, ConvDimensions};
 pub use crate::ops::creation::iota;

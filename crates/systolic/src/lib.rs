@@ -36,12 +36,13 @@ mod operators;
 mod ops;
 pub mod random;
 mod transforms;
+mod sharding;
 mod tree;
 
 pub use crate::core::eager::eager_cache_len;
 pub use crate::core::promote;
 pub use array::Array;
-pub use device::{client, default_device, device, devices};
+pub use device::{client, default_device, device, devices, set_cpu_devices, set_tpus};
 pub use element::Element;
 pub use error::{Error, Result};
 pub use ops::elementwise::{weak_float, weak_int};
@@ -64,5 +65,10 @@ pub use transforms::grad::{
     ValueAndGrad, ValueAndGradAux, Vjp,
 };
 pub use transforms::jit::{jit, Jit, Lowered};
+pub use transforms::shard_map::{pmap, shard_map, CompiledSpmd, Pmap, ShardMap, Specs};
 pub use transforms::vmap::{vmap, Axes, Vmap};
+pub use sharding::{
+    device_put, make_mesh, make_mesh_of, visualize_sharding, DimSpec, Mesh, NamedSharding,
+    PartitionSpec, Placement, Shard,
+};
 pub use tree::{tree_leaves, tree_map, Static, Tree, TreeDef};

@@ -182,13 +182,14 @@ pub(crate) fn lift(t: &mut trace::Trace, a: &Array) -> Result<ValueId> {
              closure or a global?)"
                 .into(),
         )),
-        Repr::Concrete(_) | Repr::Pending(_)
+        Repr::Concrete(_) | Repr::Pending(_) | Repr::Sharded(_)
             if t.capture_concrete && a.size() > trace::SMALL_CONSTANT_ELEMENTS =>
         {
             Ok(t.capture(a))
         }
         Repr::Concrete(b) => Ok(t.constant(b.to_tensor()?)),
         Repr::Pending(p) => Ok(t.constant(p.wait()?.to_tensor()?)),
+        Repr::Sharded(_) => Ok(t.constant(a.buffer()?.to_tensor()?)),
         Repr::Failed(e) => Err(e.clone()),
     }
 }

@@ -13,6 +13,7 @@ use crate::core::dispatch;
 use crate::core::trace;
 use crate::device::{client, default_device};
 use crate::error::{Error, Result};
+use crate::transforms::shard_map::axis_env as vma;
 use systolic_ir::walk::{clone_op, ValueMap};
 use systolic_ir::{Block, Func, Module, Op, OpKind, Region, ReturnKind, TensorType, Type};
 use systolic_runtime::CompileOptions;
@@ -73,6 +74,7 @@ pub(crate) fn stage_with(
             .iter()
             .map(|a| {
                 let v = t.param(a.ty());
+                vma::inherit(id, v, a);
                 Array::make(
                     a.ty().clone(),
                     a.weak_type(),
@@ -170,6 +172,11 @@ pub(crate) fn call_func(func: &Func, args: &[Array], out_weak: &[bool]) -> Resul
             })
             .collect());
     }
+    if crate::transforms::shard_map::spmd::program_mesh(func)?.is_some() {
+        let program = crate::transforms::shard_map::spmd::SpmdProgram::compile(func, args)?;
+        let weak: Vec<bool> = (0..out_types.len()).map(weak).collect();
+        return Ok(program.execute(&format!("jit({})", func.name), args.to_vec(), &weak));
+    }
     let device = args.first().map_or_else(default_device, Array::device);
     let mut entry = func.clone();
     entry.name = "main".into();
@@ -214,6 +221,7 @@ fn inline(t: &mut trace::Trace, func: &Func, args: &[Array]) -> Result<Vec<systo
     for op in body {
         let copy = clone_op(func, op, &mut t.func, &mut map)
             .map_err(|e| Error::Trace(format!("inlining @{}: {}", func.name, e.message)))?;
+        vma::after_stage(t.id, &copy.kind, &copy.operands, &copy.results);
         t.ops.push(copy);
     }
     ret.operands

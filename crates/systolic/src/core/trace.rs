@@ -8,6 +8,7 @@
 use crate::array::Array;
 use crate::core::body::Body;
 use crate::error::{Error, Result};
+use crate::transforms::shard_map::axis_env as vma;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use systolic_ir::{Func, Op, OpKind, Tensor, TensorType, Type, ValueId};
@@ -114,6 +115,7 @@ impl Trace {
         }
         let v = self.func.new_value(Type::Tensor(a.ty().clone()), None);
         self.captures.push((v, a.clone()));
+        vma::inherit(self.id, v, a);
         v
     }
 
@@ -121,15 +123,17 @@ impl Trace {
     pub(crate) fn stage(
         &mut self,
         kind: OpKind,
-        operands: Vec<ValueId>,
+        mut operands: Vec<ValueId>,
         bodies: &[Body],
         results: &[TensorType],
     ) -> Vec<ValueId> {
+        vma::before_stage(self, &kind, &mut operands);
         let outs: Vec<ValueId> = results
             .iter()
             .map(|t| self.func.new_value(Type::Tensor(t.clone()), None))
             .collect();
         let regions = bodies.iter().map(|b| b.build(&mut self.func)).collect();
+        vma::after_stage(self.id, &kind, &operands, &outs);
         let mut op = Op::new(kind, operands, outs.clone());
         op.regions = regions;
         self.ops.push(op);

@@ -7,6 +7,7 @@
 
 pub(crate) mod activation;
 pub(crate) mod attention;
+pub(crate) mod collective;
 pub(crate) mod control;
 pub(crate) mod conv;
 pub(crate) mod creation;

@@ -14,6 +14,7 @@ use crate::core::staging::stage_with;
 use crate::core::trace;
 use crate::device::{client, default_device};
 use crate::error::{Error, Result};
+use crate::transforms::shard_map::spmd::{program_mesh, SpmdProgram};
 use crate::tree::{Tree, TreeDef};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -64,9 +65,10 @@ impl Signature {
             .iter()
             .map(|a| {
                 format!(
-                    "{}{}",
+                    "{}{}{}",
                     describe(a.ty()),
-                    if a.weak_type() { "~" } else { "" }
+                    if a.weak_type() { "~" } else { "" },
+                    a.sharding().map_or(String::new(), |s| format!(" {s}"))
                 )
             })
             .collect();
@@ -103,9 +105,15 @@ impl Signature {
     }
 }
 
+/// A compiled entry: for one device, or (a program with `shard_map`s) for a mesh.
+enum Compiled {
+    Single(Executable),
+    Spmd(SpmdProgram),
+}
+
 struct Entry<R> {
     lowered: Lowered<R>,
-    exe: Executable,
+    exe: Compiled,
     /// Arrays the function read from outside (passed after the arguments).
     captures: Vec<Array>,
     out_types: Vec<TensorType>,
@@ -373,7 +381,18 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
                 device: Some(device),
                 ..CompileOptions::no_disk_cache()
             };
-            let exe = client().compile(&lowered.module, &options)?;
+            let entry_func = lowered
+                .module
+                .funcs
+                .first()
+                .ok_or_else(|| Error::Trace("the traced module has no function".into()))?;
+            let exe = if program_mesh(entry_func)?.is_some() {
+                let mut inputs = leaves.clone();
+                inputs.extend(captures.iter().cloned());
+                Compiled::Spmd(SpmdProgram::compile(entry_func, &inputs)?)
+            } else {
+                Compiled::Single(client().compile(&lowered.module, &options)?)
+            };
             let out_types = lowered
                 .module
                 .funcs
@@ -405,14 +424,18 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
             .ok_or_else(|| Error::Trace("jit cache entry vanished".into()))?;
         let mut inputs = leaves;
         inputs.extend(entry.captures.iter().cloned());
-        let outs = dispatch::execute(
-            &format!("jit({})", self.name),
-            entry.exe.clone(),
-            inputs,
-            &entry.out_types,
-            &entry.lowered.out_weak,
-            device,
-        );
+        let label = format!("jit({})", self.name);
+        let outs = match &entry.exe {
+            Compiled::Single(exe) => dispatch::execute(
+                &label,
+                exe.clone(),
+                inputs,
+                &entry.out_types,
+                &entry.lowered.out_weak,
+                device,
+            ),
+            Compiled::Spmd(program) => program.execute(&label, inputs, &entry.lowered.out_weak),
+        };
         entry.lowered.template.rebuild(&mut outs.into_iter())
     }
 }

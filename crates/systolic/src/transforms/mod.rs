@@ -8,8 +8,10 @@
 //!   `systolic_autodiff`.
 //! - `vmap`: the vectorising map, through `systolic_vmap`.
 //!
-//! The collective transformations to come (`shard_map`, `pmap`) belong here too.
+//! - `shard_map`: `shard_map` and `pmap`, a function run on every device of a mesh with
+//!   collectives between them.
 
 pub(crate) mod grad;
 pub(crate) mod jit;
+pub(crate) mod shard_map;
 pub(crate) mod vmap;

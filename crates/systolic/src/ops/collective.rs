@@ -1,0 +1,434 @@
+//! Collectives over the named axes of a [`shard_map`](crate::shard_map) body, as `jax.lax`'s:
+//! [`psum`], [`pmean`], [`pmax`], [`pmin`], [`all_gather`], [`psum_scatter`], [`ppermute`],
+//! [`all_to_all`], [`axis_index`] and [`axis_size`]. Each stages the StableHLO collective
+//! over the devices the axes group (partition ids, `use_global_device_ids`, one channel per
+//! op), as JAX's shard_map lowers them; outside a body they fail naming the unbound axis.
+
+use crate::array::Array;
+use crate::core::bind::{bind, bind1};
+use crate::error::{Error, Result};
+use crate::ops::region::binary_body;
+use crate::sharding::Mesh;
+use crate::transforms::shard_map::axis_env::{self, groups, mask_of, mesh_for};
+use std::sync::atomic::{AtomicI64, Ordering};
+use systolic_ir::{BinaryOp, ChannelHandle, CollectiveAttrs, DType, OpKind, TensorType};
+
+/// The mesh axes a collective runs over: one name (`"data"`) or several (`["x", "y"]`, the
+/// devices that differ in any of them, ordered major first as listed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AxisNames(pub Vec<String>);
+
+impl From<&str> for AxisNames {
+    fn from(a: &str) -> Self {
+        AxisNames(vec![a.to_string()])
+    }
+}
+
+impl From<String> for AxisNames {
+    fn from(a: String) -> Self {
+        AxisNames(vec![a])
+    }
+}
+
+impl<const N: usize> From<[&str; N]> for AxisNames {
+    fn from(a: [&str; N]) -> Self {
+        AxisNames(a.iter().map(|s| s.to_string()).collect())
+    }
+}
+
+impl From<&[&str]> for AxisNames {
+    fn from(a: &[&str]) -> Self {
+        AxisNames(a.iter().map(|s| s.to_string()).collect())
+    }
+}
+
+impl From<(&str, &str)> for AxisNames {
+    fn from((a, b): (&str, &str)) -> Self {
+        AxisNames(vec![a.to_string(), b.to_string()])
+    }
+}
+
+/// A fresh channel id per collective (device to device), as JAX numbers them.
+fn channel() -> Option<ChannelHandle> {
+    static NEXT: AtomicI64 = AtomicI64::new(1);
+    Some(ChannelHandle {
+        handle: NEXT.fetch_add(1, Ordering::Relaxed),
+        kind: 1,
+    })
+}
+
+/// The mesh, the axes' positions in the order given, and the devices of a group.
+fn resolve(op: &str, axes: &AxisNames) -> Result<(Mesh, Vec<usize>, usize)> {
+    if axes.0.is_empty() {
+        return Err(Error::op(op, "no axis name was given"));
+    }
+    let mesh = mesh_for(op, &axes.0)?;
+    mask_of(op, &mesh, &axes.0)?;
+    let positions: Vec<usize> = axes
+        .0
+        .iter()
+        .map(|a| mesh.axis_index(a))
+        .collect::<Result<_>>()?;
+    let size = positions.iter().map(|&p| mesh.axis_sizes()[p]).product();
+    Ok((mesh, positions, size))
+}
+
+fn attrs(mesh: &Mesh, positions: &[usize]) -> CollectiveAttrs {
+    CollectiveAttrs {
+        replica_groups: groups(mesh, positions),
+        channel_handle: channel(),
+        use_global_device_ids: true,
+        has_dynamic_root: false,
+    }
+}
+
+fn all_reduce(op: &str, x: &Array, axes: AxisNames, reducer: BinaryOp) -> Array {
+    let run = || -> Result<Array> {
+        x.check()?;
+        let (mesh, positions, _) = resolve(op, &axes)?;
+        let kind = OpKind::AllReduce {
+            collective: attrs(&mesh, &positions),
+        };
+        let body = binary_body(reducer, x.dtype());
+        let mut out = bind(
+            op,
+            kind,
+            &[x],
+            vec![body],
+            Some(vec![x.ty().clone()]),
+            x.weak_type(),
+        )?;
+        out.pop().ok_or_else(|| Error::op(op, "no result"))
+    };
+    run().unwrap_or_else(Array::failed)
+}
+
+/// `lax.psum`: the sum of `x` over the devices of `axes` (every device gets it). The result
+/// is invariant over `axes`; under `grad` its transpose hands each device the cotangent, as
+/// JAX's shard_map does.
+///
+/// ```
+/// use systolic::{lax, make_mesh, shard_map, Array, P};
+/// let mesh = make_mesh(&[1], &["i"]).unwrap();
+/// let f = shard_map(|x: &Array| lax::psum(x, "i"), &mesh, P!("i"), P!());
+/// let y = f.call(&Array::from_vec(vec![1.0f32, 2.0], &[2])).unwrap();
+/// assert_eq!(y.to_vec::<f32>().unwrap(), vec![1.0, 2.0]);
+/// let outside = lax::psum(&Array::scalar(1.0f32), "i").check().unwrap_err().to_string();
+/// assert!(outside.contains("unbound axis name 'i'"), "{outside}");
+/// ```
+pub fn psum(x: &Array, axes: impl Into<AxisNames>) -> Array {
+    let reducer = if x.dtype() == DType::Bool {
+        BinaryOp::Or
+    } else {
+        BinaryOp::Add
+    };
+    all_reduce("psum", x, axes.into(), reducer)
+}
+
+/// `lax.pmax`: the maximum over the devices of `axes`.
+pub fn pmax(x: &Array, axes: impl Into<AxisNames>) -> Array {
+    all_reduce("pmax", x, axes.into(), BinaryOp::Maximum)
+}
+
+/// `lax.pmin`: the minimum over the devices of `axes`.
+pub fn pmin(x: &Array, axes: impl Into<AxisNames>) -> Array {
+    all_reduce("pmin", x, axes.into(), BinaryOp::Minimum)
+}
+
+/// `lax.pmean`: the mean over the devices of `axes` (a `psum` divided by their number).
+pub fn pmean(x: &Array, axes: impl Into<AxisNames>) -> Array {
+    let axes = axes.into();
+    match axis_size(axes.clone()) {
+        Ok(n) => &psum(x, axes) / n as f64,
+        Err(e) => Array::failed(e),
+    }
+}
+
+/// `lax.axis_size`: the number of devices along `axes` in the enclosing shard_map.
+pub fn axis_size(axes: impl Into<AxisNames>) -> Result<usize> {
+    Ok(resolve("axis_size", &axes.into())?.2)
+}
+
+/// `lax.axis_index`: this device's position along `axes` (int32; for several axes, the
+/// position in their row-major product).
+///
+/// ```
+/// use systolic::{lax, make_mesh, shard_map, Array, P};
+/// let mesh = make_mesh(&[1], &["i"]).unwrap();
+/// let f = shard_map(|x: &Array| x + &lax::axis_index("i"), &mesh, P!("i"), P!("i"));
+/// let y = f.call(&Array::from_vec(vec![10i32], &[1])).unwrap();
+/// assert_eq!(y.to_vec::<i32>().unwrap(), vec![10]);
+/// ```
+pub fn axis_index(axes: impl Into<AxisNames>) -> Array {
+    let run = || -> Result<Array> {
+        let axes = axes.into();
+        let (mesh, positions, _) = resolve("axis_index", &axes)?;
+        let pid = bind1(
+            "axis_index",
+            OpKind::PartitionId,
+            &[],
+            Some(TensorType::scalar(DType::U32)),
+            false,
+        );
+        let pid = crate::numpy::astype(&pid, DType::I32);
+        // Position along the listed axes: row-major over them, each coordinate from the
+        // partition id (mesh position) by its stride.
+        let sizes = mesh.axis_sizes();
+        let int = |v: usize| crate::numpy::full(&[], v as f64, DType::I32);
+        let mut index = int(0);
+        for &p in &positions {
+            let stride: usize = sizes[p + 1..].iter().product();
+            let coord = crate::ops::strict::rem(
+                &crate::ops::strict::div(&pid, &int(stride)),
+                &int(sizes[p]),
+            );
+            index =
+                crate::ops::strict::add(&crate::ops::strict::mul(&index, &int(sizes[p])), &coord);
+        }
+        index.check()?;
+        Ok(index)
+    };
+    run().unwrap_or_else(Array::failed)
+}
+
+/// `lax.all_gather`: every device's `x` along `axes`, stacked on a new dimension `axis`
+/// (`tiled = false`) or concatenated along `axis` (`tiled = true`), in device order.
+pub fn all_gather(x: &Array, axes: impl Into<AxisNames>, axis: usize, tiled: bool) -> Array {
+    let run = || -> Result<Array> {
+        x.check()?;
+        let axes = axes.into();
+        let (mesh, positions, n) = resolve("all_gather", &axes)?;
+        let limit = if tiled { x.ndim() } else { x.ndim() + 1 };
+        if axis >= limit.max(1) || (tiled && x.ndim() == 0) {
+            return Err(Error::op(
+                "all_gather",
+                format!(
+                    "axis {axis} is out of range for {} (tiled = {tiled})",
+                    crate::array::describe(x.ty())
+                ),
+            ));
+        }
+        let operand = if tiled {
+            x.clone()
+        } else {
+            let mut shape = x.shape().to_vec();
+            shape.insert(axis, 1);
+            crate::numpy::reshape(x, &shape)
+        };
+        let mut out_shape = operand.shape().to_vec();
+        out_shape[axis] *= n as i64;
+        let kind = OpKind::AllGather {
+            all_gather_dim: axis as i64,
+            collective: attrs(&mesh, &positions),
+        };
+        let declared = TensorType::new(out_shape, x.dtype());
+        let out = bind1(
+            "all_gather",
+            kind,
+            &[&operand],
+            Some(declared),
+            x.weak_type(),
+        );
+        out.check()?;
+        Ok(out)
+    };
+    run().unwrap_or_else(Array::failed)
+}
+
+/// `lax.psum_scatter`: the sum over the devices of `axes`, of which each device keeps its
+/// piece along `scatter_dimension` (`tiled = true`: the dimension is divided by the number
+/// of devices; `tiled = false`: it must equal that number and is removed).
+pub fn psum_scatter(
+    x: &Array,
+    axes: impl Into<AxisNames>,
+    scatter_dimension: usize,
+    tiled: bool,
+) -> Array {
+    let run = || -> Result<Array> {
+        x.check()?;
+        let axes = axes.into();
+        let (mesh, positions, n) = resolve("psum_scatter", &axes)?;
+        let Some(&size) = x.shape().get(scatter_dimension) else {
+            return Err(Error::op(
+                "psum_scatter",
+                format!(
+                    "scatter_dimension {scatter_dimension} is out of range for {}",
+                    crate::array::describe(x.ty())
+                ),
+            ));
+        };
+        let ok = if tiled {
+            size % n as i64 == 0
+        } else {
+            size == n as i64
+        };
+        if !ok {
+            return Err(Error::op(
+                "psum_scatter",
+                format!(
+                    "dimension {scatter_dimension} of {} has size {size}, which {} the {n} \
+                     devices of axis {}",
+                    crate::array::describe(x.ty()),
+                    if tiled {
+                        "is not divisible by"
+                    } else {
+                        "must equal (tiled = false)"
+                    },
+                    axis_env::quoted(&axes.0)
+                ),
+            ));
+        }
+        let mut out_shape = x.shape().to_vec();
+        out_shape[scatter_dimension] /= n as i64;
+        let kind = OpKind::ReduceScatter {
+            scatter_dimension: scatter_dimension as i64,
+            collective: attrs(&mesh, &positions),
+        };
+        let body = binary_body(BinaryOp::Add, x.dtype());
+        let declared = TensorType::new(out_shape.clone(), x.dtype());
+        let mut out = bind(
+            "psum_scatter",
+            kind,
+            &[x],
+            vec![body],
+            Some(vec![declared]),
+            x.weak_type(),
+        )?;
+        let out = out
+            .pop()
+            .ok_or_else(|| Error::op("psum_scatter", "no result"))?;
+        if tiled {
+            return Ok(out);
+        }
+        out_shape.remove(scatter_dimension);
+        Ok(crate::numpy::reshape(&out, &out_shape))
+    };
+    run().unwrap_or_else(Array::failed)
+}
+
+/// `lax.ppermute`: sends `x` along `axis` by `perm`, pairs `(source, target)` of positions
+/// along the axis (the same for every group of the other axes). A device no pair sends to
+/// gets zeros.
+pub fn ppermute(x: &Array, axis: impl Into<AxisNames>, perm: &[(usize, usize)]) -> Array {
+    let run = || -> Result<Array> {
+        x.check()?;
+        let axes = axis.into();
+        let (mesh, positions, n) = resolve("ppermute", &axes)?;
+        for (i, &(s, t)) in perm.iter().enumerate() {
+            if s >= n || t >= n {
+                return Err(Error::op(
+                    "ppermute",
+                    format!(
+                        "pair {i} ({s}, {t}) is out of range for the {n} devices of axis {}",
+                        axis_env::quoted(&axes.0)
+                    ),
+                ));
+            }
+            if perm[..i].iter().any(|p| p.0 == s) || perm[..i].iter().any(|p| p.1 == t) {
+                return Err(Error::op(
+                    "ppermute",
+                    format!("perm {perm:?} sends from or to a position twice (it must be a partial permutation)"),
+                ));
+            }
+        }
+        let mut pairs = vec![];
+        for group in groups(&mesh, &positions) {
+            for &(s, t) in perm {
+                pairs.push((group[s], group[t]));
+            }
+        }
+        let kind = OpKind::CollectivePermute {
+            source_target_pairs: pairs,
+            channel_handle: channel(),
+        };
+        let out = bind1("ppermute", kind, &[x], Some(x.ty().clone()), x.weak_type());
+        out.check()?;
+        Ok(out)
+    };
+    run().unwrap_or_else(Array::failed)
+}
+
+/// `lax.all_to_all`: splits `x` along `split_axis` into one piece per device of `axis`,
+/// sends piece `j` to device `j`, and concatenates what it receives along `concat_axis`
+/// (`tiled = true`; `tiled = false`: `split_axis` must have one element per device and is
+/// removed, and the received pieces are stacked on a new `concat_axis`).
+pub fn all_to_all(
+    x: &Array,
+    axis: impl Into<AxisNames>,
+    split_axis: usize,
+    concat_axis: usize,
+    tiled: bool,
+) -> Array {
+    let run =
+        || -> Result<Array> {
+            x.check()?;
+            let axes = axis.into();
+            let (mesh, positions, n) = resolve("all_to_all", &axes)?;
+            let rank = x.ndim();
+            if split_axis >= rank || concat_axis >= rank {
+                return Err(Error::op(
+                    "all_to_all",
+                    format!(
+                    "split_axis {split_axis} or concat_axis {concat_axis} is out of range for {}",
+                    crate::array::describe(x.ty())
+                ),
+                ));
+            }
+            let size = x.shape()[split_axis];
+            let ok = if tiled {
+                size % n as i64 == 0
+            } else {
+                size == n as i64
+            };
+            if !ok {
+                return Err(Error::op(
+                    "all_to_all",
+                    format!(
+                    "dimension {split_axis} of {} has size {size}, which {} the {n} devices of \
+                     axis {}",
+                    crate::array::describe(x.ty()),
+                    if tiled { "is not divisible by" } else { "must equal (tiled = false)" },
+                    axis_env::quoted(&axes.0)
+                ),
+                ));
+            }
+            // Untiled, as JAX: `concat_axis` names a position once `split_axis` is gone; a new
+            // axis of size 1 is inserted there to receive the pieces, and the split axis (of size
+            // 1 afterwards) is squeezed out.
+            let (mut split, mut concat, mut operand) = (split_axis, concat_axis, x.clone());
+            if !tiled && split != concat {
+                if split < concat {
+                    concat += 1;
+                } else {
+                    split += 1;
+                }
+                let mut shape = x.shape().to_vec();
+                shape.insert(concat, 1);
+                operand = crate::numpy::reshape(x, &shape);
+            }
+            let kind = OpKind::AllToAll {
+                split_dimension: split as i64,
+                concat_dimension: concat as i64,
+                split_count: n as i64,
+                collective: attrs(&mesh, &positions),
+            };
+            let mut out_shape = operand.shape().to_vec();
+            out_shape[split] /= n as i64;
+            out_shape[concat] *= n as i64;
+            let declared = TensorType::new(out_shape.clone(), x.dtype());
+            let out = bind1(
+                "all_to_all",
+                kind,
+                &[&operand],
+                Some(declared),
+                x.weak_type(),
+            );
+            out.check()?;
+            if tiled || split == concat {
+                return Ok(out);
+            }
+            out_shape.remove(split);
+            Ok(crate::numpy::reshape(&out, &out_shape))
+        };
+    run().unwrap_or_else(Array::failed)
+}

@@ -1,0 +1,486 @@
+//! `shard_map` and `pmap`: a function written for one device's piece of its inputs, run on
+//! every device of a mesh at once, talking to the others through collectives (`lax::psum`,
+//! `lax::all_gather`, …) over the mesh's named axes.
+//!
+//! The body is traced once on local shapes (each argument's piece under its in-spec) with the
+//! mesh's axes bound ([`axis_env`]), and staged into the enclosing function as one
+//! `sdy.manual_computation` over the mesh — the op JAX's `shard_map` exports. A program holding
+//! one is run by [`spmd`]: `lower_manual_computations` (systolic-compiler) makes the
+//! per-device program, the runtime compiles it for the mesh's devices and runs every device's
+//! partition at once; the results are sharded arrays laid out by the out-specs. Called outside
+//! `jit`, a shard_map is staged into a small global function of its own and run the same way.
+
+pub(crate) mod axis_env;
+mod cache;
+mod pmap;
+pub(crate) mod spmd;
+
+pub use pmap::{pmap, Pmap};
+
+use crate::array::{describe, Array, Repr};
+use crate::core::staging::{stage, stage_with};
+use crate::core::trace;
+use crate::error::{Error, Result};
+use crate::sharding::{Mesh, NamedSharding, PartitionSpec};
+use crate::tree::Tree;
+use std::cell::RefCell;
+use std::marker::PhantomData;
+use systolic_ir::walk::{clone_op, ValueMap};
+use systolic_ir::{
+    Block, Func, ManualComputationAttrs, Op, OpKind, Region, ReturnKind, TensorType, Type,
+};
+
+/// The partition specs of a function's inputs or outputs: one for every leaf, or one per leaf
+/// in the order [`Tree::leaves`] lists them (JAX's tree prefix at its two ends).
+///
+/// ```
+/// use systolic::{Specs, P};
+/// assert_eq!(Specs::from(P!("data")), Specs::All(P!("data")));
+/// assert_eq!(Specs::from([P!("data"), P!()]), Specs::Leaves(vec![P!("data"), P!()]));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Specs {
+    /// The same spec for every leaf.
+    All(PartitionSpec),
+    /// One spec per leaf.
+    Leaves(Vec<PartitionSpec>),
+}
+
+impl From<PartitionSpec> for Specs {
+    fn from(p: PartitionSpec) -> Self {
+        Specs::All(p)
+    }
+}
+
+impl From<Vec<PartitionSpec>> for Specs {
+    fn from(v: Vec<PartitionSpec>) -> Self {
+        Specs::Leaves(v)
+    }
+}
+
+impl<const N: usize> From<[PartitionSpec; N]> for Specs {
+    fn from(v: [PartitionSpec; N]) -> Self {
+        Specs::Leaves(v.to_vec())
+    }
+}
+
+impl Specs {
+    fn per_leaf(&self, n: usize, what: &str) -> Result<Vec<PartitionSpec>> {
+        match self {
+            Specs::All(p) => Ok(vec![p.clone(); n]),
+            Specs::Leaves(v) if v.len() == n => Ok(v.clone()),
+            Specs::Leaves(v) => Err(Error::op(
+                "shard_map",
+                format!("{what} has {} specs but there are {n} leaves", v.len()),
+            )),
+        }
+    }
+}
+
+/// A [`shard_map`] (or [`pmap`]) compiled for its mesh. Made by [`ShardMap::compile`] and
+/// [`Pmap::compile`].
+pub struct CompiledSpmd {
+    program: spmd::SpmdProgram,
+}
+
+impl CompiledSpmd {
+    /// The most memory one device holds at once while running it (its argument pieces,
+    /// temporaries and results), as the backend plans it.
+    pub fn peak_memory_bytes(&self) -> u64 {
+        self.program.peak_memory_bytes()
+    }
+
+    /// On simulated TPUs, the modelled time of one run: the slowest chip's, collectives
+    /// included. `None` on the CPU, whose time is measured.
+    pub fn modelled_step_s(&self) -> Option<f64> {
+        self.program.modelled_step_s()
+    }
+
+    /// The devices it runs on, in mesh order.
+    pub fn devices(&self) -> &[systolic_runtime::Device] {
+        self.program.devices()
+    }
+}
+
+/// A function mapped over the devices of a mesh. Made by [`shard_map`].
+pub struct ShardMap<A, R, F> {
+    f: F,
+    mesh: Mesh,
+    in_specs: Specs,
+    out_specs: Specs,
+    check_vma: bool,
+    cache: cache::Cache<R>,
+    _t: PhantomData<fn(&A) -> R>,
+}
+
+/// `jax.shard_map`: `f` runs on every device of `mesh` on its piece of each input (split by
+/// `in_specs`) and returns its piece of each output (joined by `out_specs`). Inside `f`,
+/// `lax` collectives talk between devices over the mesh's named axes. An output whose spec
+/// leaves out an axis must be the same on every device along it (a `psum`/`pmean` over it,
+/// or computed from inputs replicated over it); the call fails naming the axis otherwise, as
+/// JAX's `check_vma` does.
+///
+/// ```
+/// use systolic::{lax, make_mesh, numpy as np, shard_map, Array, P};
+/// let mesh = make_mesh(&[1], &["data"]).unwrap();
+/// // A global sum: each device sums its rows, then the partial sums are added up.
+/// let total = shard_map(
+///     |x: &Array| lax::psum(&np::sum(x, None, false), "data"),
+///     &mesh,
+///     P!("data"),
+///     P!(),
+/// );
+/// let x = Array::from_vec((0..8).map(|i| i as f32).collect(), &[4, 2]);
+/// assert_eq!(total.call(&x).unwrap().to_vec::<f32>().unwrap(), vec![28.0]);
+/// ```
+pub fn shard_map<A: Tree, R: Tree, F: Fn(&A) -> R>(
+    f: F,
+    mesh: &Mesh,
+    in_specs: impl Into<Specs>,
+    out_specs: impl Into<Specs>,
+) -> ShardMap<A, R, F> {
+    ShardMap {
+        f,
+        mesh: mesh.clone(),
+        in_specs: in_specs.into(),
+        out_specs: out_specs.into(),
+        check_vma: true,
+        cache: cache::Cache::default(),
+        _t: PhantomData,
+    }
+}
+
+impl<A: Tree, R: Tree, F: Fn(&A) -> R> ShardMap<A, R, F> {
+    /// The mesh.
+    pub fn mesh(&self) -> &Mesh {
+        &self.mesh
+    }
+
+    /// JAX's `check_vma` (default true): track which values vary between devices, insert the
+    /// `pvary`s that make gradients of values shared by several devices their sums, and check
+    /// the out-specs. With `false` every input counts as varying over every axis (each
+    /// device's gradients stay its own, as under `pmap`) and the out-specs are trusted.
+    pub fn check_vma(mut self, check: bool) -> Self {
+        self.check_vma = check;
+        self
+    }
+
+    /// Runs the function on every device of the mesh: staged into the active trace under
+    /// `jit` (or `grad`, `vmap`), else compiled for the mesh and run at once (asynchronously,
+    /// like a `jit` call); the outputs are sharded arrays laid out by the out-specs.
+    pub fn call(&self, args: &A) -> Result<R> {
+        if trace::current().is_some() {
+            return self.stage_into_trace(args);
+        }
+        let mut leaves = vec![];
+        args.leaves(&mut leaves);
+        let key = cache::signature(args, &leaves, "")?;
+        let entry = self.cache.get_or_make(key, || self.make_entry(args))?;
+        entry.run("shard_map", leaves)
+    }
+
+    /// How many times the function was traced and compiled (once per abstract signature).
+    ///
+    /// ```
+    /// use systolic::{make_mesh, shard_map, Array, P};
+    /// let f = shard_map(|x: &Array| x * 2.0, &make_mesh(&[1], &["i"]).unwrap(), P!("i"), P!("i"));
+    /// for _ in 0..3 {
+    ///     f.call(&Array::from_vec(vec![1.0f32, 2.0], &[2])).unwrap();
+    /// }
+    /// assert_eq!(f.compiles(), 1);
+    /// ```
+    pub fn compiles(&self) -> usize {
+        self.cache.len()
+    }
+
+    /// Traces and compiles a call on `args`.
+    pub(crate) fn make_entry(&self, args: &A) -> Result<cache::Entry<R>> {
+        let (staged, template, inputs) = self.stage_global(args)?;
+        Ok(cache::Entry {
+            program: spmd::SpmdProgram::compile(&staged.func, &inputs)?,
+            template,
+            captures: staged.captures,
+            out_weak: staged.out_weak,
+        })
+    }
+
+    /// Compiles the function for the mesh's devices without running it (JAX's
+    /// `jit(shard_map(f)).lower(args).compile()`): what it would need per device, and on
+    /// simulated TPUs the modelled step. A program that does not fit a device's memory fails
+    /// here, with the device, the bytes and the capacity.
+    pub fn compile(&self, args: &A) -> Result<CompiledSpmd> {
+        let (staged, _, inputs) = self.stage_global(args)?;
+        Ok(CompiledSpmd {
+            program: spmd::SpmdProgram::compile(&staged.func, &inputs)?,
+        })
+    }
+
+    /// The global function around the manual computation, staged on `args`, with the output
+    /// template and the arrays to pass (the arguments' leaves, then the captures).
+    fn stage_global(&self, args: &A) -> Result<(crate::core::staging::Staged, R, Vec<Array>)> {
+        let mut leaves = vec![];
+        args.leaves(&mut leaves);
+        let template = RefCell::new(None);
+        let failure = RefCell::new(None);
+        let staged = stage("shard_map", &leaves, |tracers| {
+            let run = || -> Result<Vec<Array>> {
+                let a = args.rebuild(&mut tracers.iter().cloned())?;
+                let r = self.stage_into_trace(&a)?;
+                let mut outs = vec![];
+                r.leaves(&mut outs);
+                *template.borrow_mut() = Some(r);
+                Ok(outs)
+            };
+            run().unwrap_or_else(|e| {
+                *failure.borrow_mut() = Some(e);
+                vec![]
+            })
+        })?;
+        if let Some(e) = failure.into_inner() {
+            return Err(e);
+        }
+        let template = template
+            .into_inner()
+            .ok_or_else(|| Error::Trace("the shard_map body returned nothing".into()))?;
+        let mut inputs = leaves;
+        inputs.extend(staged.captures.iter().cloned());
+        Ok((staged, template, inputs))
+    }
+
+    /// Traces the body on local shapes and stages one `sdy.manual_computation` into the active
+    /// trace; returns its (global) results.
+    fn stage_into_trace(&self, args: &A) -> Result<R> {
+        let mut leaves = vec![];
+        args.leaves(&mut leaves);
+        let paths = args.def().paths();
+        let in_specs = self.in_specs.per_leaf(leaves.len(), "in_specs")?;
+        let mut shardings = Vec::with_capacity(leaves.len());
+        let mut locals = Vec::with_capacity(leaves.len());
+        for (i, (leaf, spec)) in leaves.iter().zip(&in_specs).enumerate() {
+            leaf.check()?;
+            let s = NamedSharding::new(&self.mesh, spec.clone())?;
+            let what = format!(
+                "shard_map argument `args{}` ({})",
+                paths.get(i).map_or("", String::as_str),
+                describe(leaf.ty())
+            );
+            s.check_shape(leaf.shape(), &what)?;
+            let local = TensorType::new(s.shard_shape(leaf.shape())?, leaf.dtype());
+            // An abstract stand-in of the local type: staging reads only its type.
+            locals.push(Array::make(
+                local,
+                leaf.weak_type(),
+                leaf.device(),
+                Repr::Traced {
+                    trace: 0,
+                    value: systolic_ir::ValueId(0),
+                },
+            ));
+            shardings.push(s);
+        }
+        let template = RefCell::new(None);
+        let out_vma = RefCell::new(vec![]);
+        let failure = RefCell::new(None);
+        let staged = {
+            let _frame = axis_env::enter(&self.mesh)?;
+            stage_with("shard_map_body", &locals, true, |tracers| {
+                let run = || -> Result<Vec<Array>> {
+                    for (t, s) in tracers.iter().zip(&shardings) {
+                        let mask = if self.check_vma {
+                            axis_env::mask_of(
+                                "shard_map",
+                                &self.mesh,
+                                &s.spec().axes().cloned().collect::<Vec<_>>(),
+                            )?
+                        } else {
+                            axis_env::mask_of("shard_map", &self.mesh, self.mesh.axis_names())?
+                        };
+                        if let Repr::Traced { trace, value } = &t.inner.repr {
+                            axis_env::set_vma(*trace, *value, mask);
+                        }
+                    }
+                    let a = args.rebuild(&mut tracers.iter().cloned())?;
+                    let r = (self.f)(&a);
+                    let mut outs = vec![];
+                    r.leaves(&mut outs);
+                    for o in &outs {
+                        o.check()?;
+                    }
+                    *out_vma.borrow_mut() = outs.iter().map(axis_env::vma_of).collect();
+                    *template.borrow_mut() = Some(r);
+                    Ok(outs)
+                };
+                run().unwrap_or_else(|e| {
+                    *failure.borrow_mut() = Some(e);
+                    vec![]
+                })
+            })?
+        };
+        if let Some(e) = failure.into_inner() {
+            return Err(e);
+        }
+        let template = template
+            .into_inner()
+            .ok_or_else(|| Error::Trace("the shard_map body returned nothing".into()))?;
+        let out_types: Vec<TensorType> = staged
+            .func
+            .result_types
+            .iter()
+            .filter_map(|t| t.as_tensor().cloned())
+            .collect();
+        let out_specs = self.out_specs.per_leaf(out_types.len(), "out_specs")?;
+        let mut out_shardings = vec![];
+        let mut global_types = vec![];
+        for (k, ((ty, spec), vma)) in out_types
+            .iter()
+            .zip(&out_specs)
+            .zip(out_vma.into_inner())
+            .enumerate()
+        {
+            let s = NamedSharding::new(&self.mesh, spec.clone())?;
+            let named = axis_env::mask_of(
+                "shard_map",
+                &self.mesh,
+                &spec.axes().cloned().collect::<Vec<_>>(),
+            )?;
+            let unchecked = if self.check_vma { vma & !named } else { 0 };
+            if let Some(&axis) = axis_env::axes_of(unchecked, &self.mesh).first() {
+                let name = &self.mesh.axis_names()[axis];
+                return Err(Error::op(
+                    "shard_map",
+                    format!(
+                        "output {k} ({}) varies over mesh axis '{name}', but its out_spec {spec} \
+                         says it is the same on every device along '{name}': psum or pmean it \
+                         over '{name}', or name '{name}' in the out_spec",
+                        describe(ty)
+                    ),
+                ));
+            }
+            if spec.len() > ty.shape.len() {
+                return Err(Error::op(
+                    "shard_map",
+                    format!(
+                        "output {k} ({}) has rank {}, but its out_spec {spec} names {} \
+                         dimensions",
+                        describe(ty),
+                        ty.shape.len(),
+                        spec.len()
+                    ),
+                ));
+            }
+            let global: Vec<i64> = ty
+                .shape
+                .iter()
+                .enumerate()
+                .map(|(d, &n)| n * s.tiles(d) as i64)
+                .collect();
+            global_types.push(TensorType::new(global, ty.dtype));
+            out_shardings.push(s);
+        }
+        // Captured arrays enter the body whole on every device (replicated).
+        let mut operands = leaves;
+        let mut in_all = shardings;
+        for c in &staged.captures {
+            operands.push(c.clone());
+            in_all.push(NamedSharding::replicated(&self.mesh));
+        }
+        let outs = stage_manual_computation(
+            &self.mesh,
+            &staged.func,
+            &operands,
+            &in_all,
+            &out_shardings,
+            &global_types,
+            &staged.out_weak,
+        )?;
+        template.rebuild(&mut outs.into_iter())
+    }
+}
+
+/// Stages `sdy.manual_computation` over every axis of `mesh` into the active trace: the
+/// operands, the body copied from `body` (its parameters become the region's arguments, its
+/// return an `sdy.return`), results of `global_types`.
+fn stage_manual_computation(
+    mesh: &Mesh,
+    body: &Func,
+    operands: &[Array],
+    in_shardings: &[NamedSharding],
+    out_shardings: &[NamedSharding],
+    global_types: &[TensorType],
+    out_weak: &[bool],
+) -> Result<Vec<Array>> {
+    let (id, device) =
+        trace::current().ok_or_else(|| Error::Trace("shard_map outside a trace".into()))?;
+    let symbol = spmd::mesh_symbol(mesh);
+    let attrs = ManualComputationAttrs {
+        in_shardings: operands
+            .iter()
+            .zip(in_shardings)
+            .map(|(a, s)| s.to_sdy_on(&symbol, a.ndim()))
+            .collect(),
+        out_shardings: global_types
+            .iter()
+            .zip(out_shardings)
+            .map(|(t, s)| s.to_sdy_on(&symbol, t.shape.len()))
+            .collect(),
+        manual_axes: mesh.axis_names().to_vec(),
+    };
+    let [Block { args: params, ops }] = body.body.blocks.as_slice() else {
+        return Err(Error::Trace(
+            "the shard_map body has no single block".into(),
+        ));
+    };
+    let values = trace::with_trace(id, |t| {
+        let ins = operands
+            .iter()
+            .map(|a| crate::core::bind::lift(t, a))
+            .collect::<Result<Vec<_>>>()?;
+        let mut map = ValueMap::new();
+        let mut block_args = vec![];
+        for &p in params {
+            let v = t.func.new_value(body.value_type(p).clone(), None);
+            map.insert(p, v);
+            block_args.push(v);
+        }
+        let mut region_ops = vec![];
+        for op in ops {
+            let mut copy = clone_op(body, op, &mut t.func, &mut map)
+                .map_err(|e| Error::Trace(format!("staging the shard_map body: {}", e.message)))?;
+            if let OpKind::Return(ReturnKind::Func) = copy.kind {
+                copy.kind = OpKind::Return(ReturnKind::Sdy);
+            }
+            region_ops.push(copy);
+        }
+        let outs: Vec<_> = global_types
+            .iter()
+            .map(|ty| t.func.new_value(Type::Tensor(ty.clone()), None))
+            .collect();
+        let mut op = Op::new(
+            OpKind::ManualComputation(Box::new(attrs)),
+            ins,
+            outs.clone(),
+        );
+        op.regions = vec![Region::single(Block {
+            args: block_args,
+            ops: region_ops,
+        })];
+        t.ops.push(op);
+        Ok(outs)
+    })?;
+    Ok(values
+        .into_iter()
+        .zip(global_types)
+        .enumerate()
+        .map(|(i, (v, ty))| {
+            Array::make(
+                ty.clone(),
+                out_weak.get(i).copied().unwrap_or(false),
+                device,
+                Repr::Traced {
+                    trace: id,
+                    value: v,
+                },
+            )
+        })
+        .collect())
+}
