@@ -11,7 +11,7 @@ fn tour_runs_and_agrees_with_jax() {
     assert!(stdout.contains("logits: tensor<8x10xf32>"), "{stdout}");
     assert!(stdout.contains("agrees"), "{stdout}");
     // The bundled golden stages: every output checked against JAX's.
-    assert!(stdout.contains("[5/10]"), "{stdout}");
+    assert!(stdout.contains("[5/11]"), "{stdout}");
     // The many-devices stage: a JAX shard_map step on 8 devices, compiled and interpreted,
     // checked against JAX (the stage fails the tour otherwise), then costed on a slice.
     assert!(
@@ -24,6 +24,17 @@ fn tour_runs_and_agrees_with_jax() {
     );
     assert!(
         stdout.contains("on a simulated v5e:4x2 slice: step"),
+        "{stdout}"
+    );
+    // Seed exercise 2 through the front end: pmap on 8 CPU devices equals one device (the
+    // stage fails otherwise), and on the simulated slice a too-large batch runs out of HBM.
+    assert!(
+        stdout.contains("parameters after 3 steps equal the one-device run's"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("1048576 examples per chip do not fit")
+            && stdout.contains("RESOURCE_EXHAUSTED"),
         "{stdout}"
     );
     // The compiled stage: timed beside the interpreter and checked against JAX.

@@ -11,6 +11,7 @@ mod inputs;
 mod many_devices;
 mod mlp;
 mod mlp_training;
+mod pmap_training;
 mod tpu_run;
 mod tpu_sim;
 mod training;
@@ -39,6 +40,7 @@ fn stages() -> Vec<Box<dyn Stage>> {
     stages.push(Box::new(training::Training));
     stages.push(Box::new(training::PerExampleGradients));
     stages.push(Box::new(many_devices::ManyDevices));
+    stages.push(Box::new(pmap_training::PmapTraining));
     stages
 }
 
@@ -47,6 +49,15 @@ const COMING: &[&str] = &["automatic sharding (jit with shardings)", "profiles"]
 
 /// Runs every stage.
 pub fn run() -> Result<(), CliError> {
+    // The front end's devices, fixed before any stage makes one: host CPU devices for the
+    // data-parallel stage, and a TPU slice unless the environment names the TPUs.
+    if std::env::var_os(systolic_runtime::CPU_DEVICES_ENV).is_none() {
+        systolic::set_cpu_devices(pmap_training::DEVICES)
+            .map_err(|e| CliError::msg(e.to_string()))?;
+    }
+    if std::env::var_os(systolic_runtime::TPUS_ENV).is_none() {
+        systolic::set_tpus(pmap_training::SLICE).map_err(|e| CliError::msg(e.to_string()))?;
+    }
     println!("Systolic tour: JAX-style array programs in Rust");
     let stages = stages();
     for (i, stage) in stages.iter().enumerate() {
