@@ -38,6 +38,7 @@ use crate::error::CliError;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use systolic_compiler::passes::lower_manual_computations;
+use systolic_cpu::shards::{copy_block, element_bytes};
 use systolic_cpu::CpuBuffer;
 use systolic_interp::Value;
 use systolic_ir::{
@@ -414,67 +415,6 @@ fn sharding_text(s: &Sharding) -> String {
         Sharding::Hlo(HloSharding::Replicated) => "{replicated}".to_string(),
         Sharding::Hlo(h) => format!("{h:?}"),
         Sharding::Sdy(s) => format!("the sdy.sharding on @{}", s.mesh),
-    }
-}
-
-/// Bytes per element in `b`'s little-endian form.
-fn element_bytes(b: &CpuBuffer, bytes: &[u8]) -> usize {
-    match b.num_elements() {
-        0 => b.dtype().byte_size().max(1),
-        n => bytes.len() / n,
-    }
-}
-
-/// Copies the block of `extent` elements at `src_origin` of a row-major `src` array to
-/// `dst_origin` of `dst`.
-fn copy_block(
-    (src, src_shape, src_origin): (&[u8], &[i64], &[i64]),
-    (dst, dst_shape, dst_origin): (&mut [u8], &[i64], &[i64]),
-    extent: &[i64],
-    esize: usize,
-) {
-    if extent.contains(&0) {
-        return;
-    }
-    let rank = extent.len();
-    if rank == 0 {
-        dst[..esize].copy_from_slice(&src[..esize]);
-        return;
-    }
-    let strides = |shape: &[i64]| -> Vec<i64> {
-        systolic_ir::row_major_strides(shape)
-            .into_iter()
-            .map(|s| s as i64)
-            .collect()
-    };
-    let (ss, ds) = (strides(src_shape), strides(dst_shape));
-    let run = extent[rank - 1] as usize * esize;
-    let mut index = vec![0i64; rank];
-    loop {
-        let offset = |origin: &[i64], st: &[i64]| -> usize {
-            index
-                .iter()
-                .zip(origin)
-                .zip(st)
-                .map(|((i, o), s)| (i + o) * s)
-                .sum::<i64>() as usize
-                * esize
-        };
-        let (so, dof) = (offset(src_origin, &ss), offset(dst_origin, &ds));
-        dst[dof..dof + run].copy_from_slice(&src[so..so + run]);
-        // Next row: every dimension but the last.
-        let mut d = rank - 1;
-        loop {
-            if d == 0 {
-                return;
-            }
-            d -= 1;
-            index[d] += 1;
-            if index[d] < extent[d] {
-                break;
-            }
-            index[d] = 0;
-        }
     }
 }
 
@@ -882,20 +822,6 @@ pub fn load_inputs(plan: &SpmdPlan, files: &[PathBuf]) -> Result<Vec<CpuBuffer>,
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn copy_block_moves_a_tile() {
-        // 3x4 source, the 2x2 block at (1, 1) into a 2x3 destination at (0, 1).
-        let src: Vec<u8> = (0..12).collect();
-        let mut dst = vec![0u8; 6];
-        copy_block(
-            (&src, &[3, 4], &[1, 1]),
-            (&mut dst, &[2, 3], &[0, 1]),
-            &[2, 2],
-            1,
-        );
-        assert_eq!(dst, vec![0, 5, 6, 0, 9, 10]);
-    }
 
     #[test]
     fn shard_map_entry_is_localized_split_and_assembled() {

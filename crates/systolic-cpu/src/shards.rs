@@ -6,7 +6,7 @@ use crate::buffer::CpuBuffer;
 use systolic_ir::{ShardLayout, TensorType};
 
 /// Bytes per element of `b` in its little-endian form (`bytes`).
-fn element_bytes(b: &CpuBuffer, bytes: &[u8]) -> usize {
+pub fn element_bytes(b: &CpuBuffer, bytes: &[u8]) -> usize {
     match b.num_elements() {
         0 => b.dtype().byte_size().max(1),
         n => bytes.len() / n,
