@@ -1,11 +1,13 @@
 //! SPMD executables (`compile_spmd`, `compile_mpmd`) against the interpreter's
 //! `interpreter.run_parallel` (`systolic_interp::run_programs`), bit for bit: the
 //! interpreter's own multi-process test programs, random programs of elementwise ops around
-//! collectives on 2, 4 and 8 processes, and errors (disagreeing or missing participants end
-//! in an error naming the op, never a hang).
+//! collectives on 2, 4 and 8 processes, large operands (the cooperative all-reduce) with each
+//! process's kernels on its own thread and on the pool, and errors (disagreeing, missing or
+//! failing participants end in an error naming the op, never a hang).
 
 use crate::support::random::{self, Rng};
 use std::time::{Duration, Instant};
+use systolic_cpu::spmd::KernelThreads;
 use systolic_cpu::{compile_mpmd, compile_spmd, CompileOptions, CpuBuffer};
 use systolic_interp::{run_programs, Value};
 use systolic_ir::{DType, Module, OpKind, ProcessGrid, Tensor, TensorType, ValueId, Visibility};
@@ -30,6 +32,19 @@ fn compare(
     args: Vec<Vec<Tensor>>,
     what: &str,
 ) -> Option<String> {
+    compare_with(module, grid, entries, args, what, None)
+}
+
+/// As [`compare`], the processes' kernels placed by `kernels` (the default when `None`) and
+/// the arguments borrowed one by one (`execute_refs`) when it is given.
+fn compare_with(
+    module: &Module,
+    grid: ProcessGrid,
+    entries: &[String],
+    args: Vec<Vec<Tensor>>,
+    what: &str,
+    kernels: Option<KernelThreads>,
+) -> Option<String> {
     let programs: Vec<Vec<String>> = entries
         .chunks(grid.partitions as usize)
         .map(<[String]>::to_vec)
@@ -40,11 +55,22 @@ fn compare(
         .collect();
     let want = run_programs(module, &programs, values);
     let got = compile_mpmd(module, grid, entries, &options()).and_then(|exe| {
-        let buffers = args
+        let buffers: Vec<Vec<CpuBuffer>> = args
             .iter()
             .map(|a| a.iter().map(CpuBuffer::from_tensor).collect())
             .collect();
-        exe.execute(buffers)
+        match kernels {
+            None => exe.execute(buffers),
+            Some(k) => {
+                let refs: Vec<Vec<&CpuBuffer>> =
+                    buffers.iter().map(|a| a.iter().collect()).collect();
+                let out = exe.with_kernel_threads(k).execute_refs(&refs);
+                for (a, b) in args.iter().flatten().zip(buffers.iter().flatten()) {
+                    assert!(bytes(a) == b.to_le_bytes(), "{what}: an argument changed");
+                }
+                out
+            }
+        }
     });
     match (want, got) {
         (Ok(want), Ok(got)) => {
@@ -490,4 +516,238 @@ fn a_module_for_another_grid_is_refused() {
     let err = compile_spmd(&module, ProcessGrid::new(1, 2), &options()).unwrap_err();
     assert!(err.to_string().contains("mhlo.num_partitions"), "{err}");
     assert!(compile_spmd(&module, ProcessGrid::new(1, 4), &options()).is_ok());
+}
+
+/// One collective on large operands (above the cooperative all-reduce's threshold, sizes that
+/// do not divide by the group) on `grid`: `text` with `{op}` replaced.
+fn large_program(grid: ProcessGrid, body: &str, params: &str, results: &str) -> Module {
+    let text = format!(
+        "module attributes {{mhlo.num_replicas = {} : i32, mhlo.num_partitions = {} : i32}} {{
+func.func @main({params}) -> ({results}) {{
+{body}
+}}
+}}",
+        grid.replicas, grid.partitions
+    );
+    systolic_ir::text::parse_module(&text, "large").unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+const ADD_F32: &str = r#"({
+    ^bb0(%u: tensor<f32>, %v: tensor<f32>):
+      %s = stablehlo.add %u, %v : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+  })"#;
+
+#[test]
+fn large_collectives_equal_the_interpreter_bit_for_bit_wherever_kernels_run() {
+    let mut rng = Rng::new(0x1a56e);
+    let grid = ProcessGrid::new(1, 8);
+    let all = "replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>, \
+               channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, \
+               use_global_device_ids";
+    // Two groups of four, not in id order: folds follow the group's order.
+    let halves = "replica_groups = dense<[[6, 1, 3, 4], [0, 7, 5, 2]]> : tensor<2x4xi64>, \
+                  channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, \
+                  use_global_device_ids";
+    let cases: Vec<(String, Vec<TensorType>, String)> = vec![
+        // Variadic all-reduce, one operand 9×1031, one 4099 long (slices of uneven sizes).
+        (
+            format!(
+                "  %r:2 = \"stablehlo.all_reduce\"(%x, %y) {ADD_F32} {{{all}}} : \
+                 (tensor<9x1031xf32>, tensor<4099xf32>) -> (tensor<9x1031xf32>, tensor<4099xf32>)\n  \
+                 return %r#0, %r#1 : tensor<9x1031xf32>, tensor<4099xf32>"
+            ),
+            vec![
+                TensorType::new(vec![9, 1031], DType::F32),
+                TensorType::new(vec![4099], DType::F32),
+            ],
+            "tensor<9x1031xf32>, tensor<4099xf32>".into(),
+        ),
+        (
+            format!(
+                "  %r = \"stablehlo.all_reduce\"(%x) {ADD_F32} {{{halves}}} : \
+                 (tensor<3x5001xf32>) -> tensor<3x5001xf32>\n  return %r : tensor<3x5001xf32>"
+            ),
+            vec![TensorType::new(vec![3, 5001], DType::F32)],
+            "tensor<3x5001xf32>".into(),
+        ),
+        // Reduce-scatter along an inner dimension: each part is 3 runs of 700 × 5.
+        (
+            format!(
+                "  %r = \"stablehlo.reduce_scatter\"(%x) {ADD_F32} {{scatter_dimension = 1 : i64, \
+                 {all}}} : (tensor<3x5600x5xf32>) -> tensor<3x700x5xf32>\n  \
+                 return %r : tensor<3x700x5xf32>"
+            ),
+            vec![TensorType::new(vec![3, 5600, 5], DType::F32)],
+            "tensor<3x700x5xf32>".into(),
+        ),
+        (
+            format!(
+                "  %r = \"stablehlo.all_gather\"(%x) {{all_gather_dim = 1 : i64, {halves}}} : \
+                 (tensor<5x2000xf32>) -> tensor<5x8000xf32>\n  return %r : tensor<5x8000xf32>"
+            ),
+            vec![TensorType::new(vec![5, 2000], DType::F32)],
+            "tensor<5x8000xf32>".into(),
+        ),
+        (
+            format!(
+                "  %r = \"stablehlo.all_to_all\"(%x) {{split_dimension = 0 : i64, \
+                 concat_dimension = 1 : i64, split_count = 8 : i64, {all}}} : \
+                 (tensor<64x900xf32>) -> tensor<8x7200xf32>\n  return %r : tensor<8x7200xf32>"
+            ),
+            vec![TensorType::new(vec![64, 900], DType::F32)],
+            "tensor<8x7200xf32>".into(),
+        ),
+        (
+            "  %r = \"stablehlo.collective_permute\"(%x) {source_target_pairs = \
+             dense<[[0, 3], [3, 5], [5, 0], [7, 6]]> : tensor<4x2xi64>, channel_handle = \
+             #stablehlo.channel_handle<handle = 1, type = 1>} : (tensor<7000xf32>) -> \
+             tensor<7000xf32>\n  return %r : tensor<7000xf32>"
+                .to_string(),
+            vec![TensorType::new(vec![7000], DType::F32)],
+            "tensor<7000xf32>".into(),
+        ),
+        (
+            format!(
+                "  %r = \"stablehlo.collective_broadcast\"(%x) {{{halves}}} : \
+                 (tensor<7000xf32>) -> tensor<7000xf32>\n  return %r : tensor<7000xf32>"
+            ),
+            vec![TensorType::new(vec![7000], DType::F32)],
+            "tensor<7000xf32>".into(),
+        ),
+    ];
+    for (i, (body, operands, results)) in cases.iter().enumerate() {
+        let params: Vec<String> = operands
+            .iter()
+            .zip(["%x", "%y"])
+            .map(|(t, n)| format!("{n}: {t}"))
+            .collect();
+        let module = large_program(grid, body, &params.join(", "), results);
+        let entries = vec!["main".to_string(); grid.len()];
+        for kernels in [KernelThreads::Process, KernelThreads::Pool] {
+            // Values of many magnitudes: a fold in another order would change the bits.
+            let args: Vec<Vec<Tensor>> = (0..grid.len())
+                .map(|p| {
+                    operands
+                        .iter()
+                        .map(|t| {
+                            let scale = 10f32.powi(p as i32 % 5 - 2);
+                            let n = t.num_elements();
+                            let v = (0..n)
+                                .map(|_| (rng.below(2001) as f32 - 1000.0) * scale / 7.0)
+                                .collect();
+                            Tensor::from_f32(t.shape.clone(), v)
+                        })
+                        .collect()
+                })
+                .collect();
+            let what = format!("case {i} ({kernels:?}):\n{body}");
+            if let Some(e) = compare_with(&module, grid, &entries, args, &what, Some(kernels)) {
+                panic!("{what}: the interpreter fails: {e}");
+            }
+        }
+    }
+}
+
+/// Three processes: a broadcast from a root each chooses at run time, then an all-reduce.
+const ROOT_THEN_SUM: &str = r#"
+module attributes {mhlo.num_replicas = 3 : i32} {
+func.func @main(%x: tensor<5000xf32>, %root: tensor<1xi32>) -> tensor<5000xf32> {
+  %b = "stablehlo.collective_broadcast"(%x, %root) {
+    replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>,
+    has_dynamic_root
+  } : (tensor<5000xf32>, tensor<1xi32>) -> tensor<5000xf32>
+  %s = "stablehlo.all_reduce"(%b) ({
+    ^bb0(%u: tensor<f32>, %v: tensor<f32>):
+      %t = stablehlo.add %u, %v : tensor<f32>
+      stablehlo.return %t : tensor<f32>
+  }) {replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<5000xf32>) -> tensor<5000xf32>
+  return %s : tensor<5000xf32>
+}
+}
+"#;
+
+#[test]
+fn a_failing_process_fails_every_member_and_the_executable_runs_again() {
+    let module = systolic_ir::text::parse_module(ROOT_THEN_SUM, "test").unwrap();
+    let args = |bad: i64| -> Vec<Vec<CpuBuffer>> {
+        (0..3)
+            .map(|p| {
+                let root = if p == 1 { bad } else { 2 };
+                vec![
+                    CpuBuffer::from_f32(vec![5000], vec![p as f32 + 1.0; 5000]),
+                    CpuBuffer::from_tensor(
+                        &Tensor::from_i64(vec![1], DType::I32, vec![root]).unwrap(),
+                    ),
+                ]
+            })
+            .collect()
+    };
+    for kernels in [KernelThreads::Process, KernelThreads::Pool] {
+        let exe = std::sync::Arc::new(
+            compile_spmd(&module, ProcessGrid::new(3, 1), &options())
+                .unwrap()
+                .with_kernel_threads(kernels),
+        );
+        let shared = std::sync::Arc::clone(&exe);
+        let bad = args(7);
+        let err = within_time(move || shared.execute(bad).unwrap_err());
+        let text = err.to_string();
+        // Process 1 fails at the broadcast; 0 and 2 then wait for it at the all-reduce.
+        assert!(
+            text.contains("3 of 3 processes failed"),
+            "{kernels:?}: {text}"
+        );
+        assert!(text.contains("root 7 of result 0"), "{kernels:?}: {text}");
+        assert!(
+            text.contains("(1, 0) failed before reaching this collective"),
+            "{kernels:?}: {text}"
+        );
+        // The same executable (and its threads) runs the next call normally.
+        let good = exe.execute(args(2)).unwrap();
+        for out in &good {
+            assert_eq!(out[0].as_f32().unwrap(), &[9.0; 5000][..]);
+        }
+    }
+}
+
+#[test]
+fn large_executions_repeat_and_run_concurrently_without_mixing() {
+    let module = large_program(
+        ProcessGrid::new(4, 1),
+        &format!(
+            "  %r = \"stablehlo.all_reduce\"(%x) {ADD_F32} {{replica_groups = \
+             dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>}} : (tensor<20000xf32>) -> \
+             tensor<20000xf32>\n  return %r : tensor<20000xf32>"
+        ),
+        "%x: tensor<20000xf32>",
+        "tensor<20000xf32>",
+    );
+    for kernels in [KernelThreads::Process, KernelThreads::Pool] {
+        let exe = compile_spmd(&module, ProcessGrid::new(4, 1), &options())
+            .unwrap()
+            .with_kernel_threads(kernels);
+        std::thread::scope(|s| {
+            for t in 0..3 {
+                let exe = &exe;
+                s.spawn(move || {
+                    for i in 0..6 {
+                        let k = (t * 10 + i) as f32;
+                        let args: Vec<Vec<CpuBuffer>> = (0..4)
+                            .map(|p| {
+                                let v = (0..20000).map(|j| k + (p * j % 7) as f32).collect();
+                                vec![CpuBuffer::from_f32(vec![20000], v)]
+                            })
+                            .collect();
+                        let want: Vec<f32> = (0..20000)
+                            .map(|j| (0..4).map(|p| k + (p * j % 7) as f32).sum())
+                            .collect();
+                        for out in exe.execute_borrowed(&args).unwrap() {
+                            assert_eq!(out[0].as_f32().unwrap(), &want[..], "{kernels:?}");
+                        }
+                    }
+                });
+            }
+        });
+    }
 }

@@ -2,8 +2,10 @@
 //! device `d` of the executable, all run at once with real collectives between them.
 //!
 //! The CPU backend's SPMD executable ([`systolic_cpu::SpmdExecutable`]) does the work: one
-//! lowered program per process, each on its own thread, meeting at collectives. On CPU devices
-//! that is the whole story (every `cpu:k` shares the host's backend). On the chips of a
+//! lowered program per process, each on a thread the executable keeps for its executions,
+//! meeting at collectives that read each other's operands in place. On CPU devices that is
+//! the whole story (every `cpu:k` shares the host's backend): [`SpmdExecutable::execute`]
+//! hands the processes the devices' buffers as they are, without a copy. On the chips of a
 //! simulated TPU slice the program was rewritten to TPU numerics before it was compiled, and
 //! each execution also checks every chip's HBM and advances every chip's clock by its share of
 //! the modelled step ([`crate::sim::slice`]).
@@ -194,21 +196,22 @@ impl SpmdExecutable {
     /// waits for pending transfers first. Returns each device's results (`[device][result]`),
     /// on that device and ready.
     ///
-    /// The CPU backend's SPMD executable takes its arguments by value, so each argument is
-    /// copied once per call; [`SpmdExecutable::execute_donating`] moves them instead.
+    /// The arguments are borrowed, not copied: the processes read the buffers' data in place
+    /// ([`systolic_cpu::SpmdExecutable::execute_refs`]).
     pub fn execute(&self, args: &[Vec<&Buffer>]) -> Result<Vec<Vec<Buffer>>> {
         self.check(args.len(), |d| args[d].iter().copied())?;
-        let inputs = self.per_device(|d, device| {
+        let data: Vec<Vec<Arc<CpuBuffer>>> = self.per_device(|d, device| {
             args[d]
                 .iter()
                 .enumerate()
-                .map(|(i, b)| {
-                    b.data(self.place(i, device))
-                        .map(|data| data.as_ref().clone())
-                })
+                .map(|(i, b)| b.data(self.place(i, device)))
                 .collect()
         })?;
-        self.run(inputs)
+        let refs: Vec<Vec<&CpuBuffer>> = data
+            .iter()
+            .map(|a| a.iter().map(Arc::as_ref).collect())
+            .collect();
+        self.finish(self.compiled.execute_refs(&refs))
     }
 
     /// Runs every process on its arguments, donating them: their memory may hold the outputs,
@@ -327,13 +330,19 @@ impl SpmdExecutable {
     /// Runs the processes on their checked inputs; each device's results become its buffers,
     /// and a simulated slice's clocks advance.
     fn run(&self, inputs: Vec<Vec<CpuBuffer>>) -> Result<Vec<Vec<Buffer>>> {
-        let results = self
-            .compiled
-            .execute(inputs)
-            .map_err(|e| RuntimeError::Execute {
-                entry: self.entry().to_string(),
-                message: e.to_string(),
-            })?;
+        self.finish(self.compiled.execute(inputs))
+    }
+
+    /// Each device's results as its buffers, or the execution's error; a simulated slice's
+    /// clocks advance.
+    fn finish(
+        &self,
+        results: systolic_cpu::Result<Vec<Vec<CpuBuffer>>>,
+    ) -> Result<Vec<Vec<Buffer>>> {
+        let results = results.map_err(|e| RuntimeError::Execute {
+            entry: self.entry().to_string(),
+            message: e.to_string(),
+        })?;
         let outputs = results
             .into_iter()
             .zip(&self.devices)

@@ -3,6 +3,7 @@
 //! (memory and disk) answer a second compile, arguments are checked per device, and a slice's
 //! chips know their coordinates and advance their clocks by the modelled time.
 
+use systolic_cpu::CpuBuffer;
 use systolic_interp::{run_programs, Value};
 use systolic_ir::text::parse_module;
 use systolic_ir::{Module, Tensor};
@@ -19,39 +20,49 @@ const SUM: &str = "({
 /// On `n` partitions: the sum over every partition of `x * y` (all_reduce), every partition's
 /// `x` gathered (all_gather), and a function of both with this partition's id.
 fn reduce_and_gather(n: usize) -> Module {
+    reduce_and_gather_of(n, 3)
+}
+
+/// As [`reduce_and_gather`], on vectors of `len` elements.
+fn reduce_and_gather_of(n: usize, len: usize) -> Module {
     let ids: Vec<String> = (0..n).map(|i| i.to_string()).collect();
     let ids = ids.join(", ");
     let text = format!(
         r#"module @spmd attributes {{mhlo.num_partitions = {n} : i32, mhlo.num_replicas = 1 : i32}} {{
-  func.func public @main(%x: tensor<3xf32>, %y: tensor<3xf32>) -> (tensor<3xf32>, tensor<{g}xf32>, tensor<3xf32>) {{
-    %p = stablehlo.multiply %x, %y : tensor<3xf32>
-    %sum = "stablehlo.all_reduce"(%p) {SUM} {{replica_groups = dense<[[{ids}]]> : tensor<1x{n}xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, use_global_device_ids}} : (tensor<3xf32>) -> tensor<3xf32>
-    %all = "stablehlo.all_gather"(%x) {{all_gather_dim = 0 : i64, replica_groups = dense<[[{ids}]]> : tensor<1x{n}xi64>, channel_handle = #stablehlo.channel_handle<handle = 2, type = 1>, use_global_device_ids}} : (tensor<3xf32>) -> tensor<{g}xf32>
+  func.func public @main(%x: tensor<{len}xf32>, %y: tensor<{len}xf32>) -> (tensor<{len}xf32>, tensor<{g}xf32>, tensor<{len}xf32>) {{
+    %p = stablehlo.multiply %x, %y : tensor<{len}xf32>
+    %sum = "stablehlo.all_reduce"(%p) {SUM} {{replica_groups = dense<[[{ids}]]> : tensor<1x{n}xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, use_global_device_ids}} : (tensor<{len}xf32>) -> tensor<{len}xf32>
+    %all = "stablehlo.all_gather"(%x) {{all_gather_dim = 0 : i64, replica_groups = dense<[[{ids}]]> : tensor<1x{n}xi64>, channel_handle = #stablehlo.channel_handle<handle = 2, type = 1>, use_global_device_ids}} : (tensor<{len}xf32>) -> tensor<{g}xf32>
     %id = stablehlo.partition_id : tensor<ui32>
     %idf = stablehlo.convert %id : (tensor<ui32>) -> tensor<f32>
-    %b = stablehlo.broadcast_in_dim %idf, dims = [] : (tensor<f32>) -> tensor<3xf32>
-    %t = stablehlo.tanh %sum : tensor<3xf32>
-    %r = stablehlo.add %t, %b : tensor<3xf32>
-    return %sum, %all, %r : tensor<3xf32>, tensor<{g}xf32>, tensor<3xf32>
+    %b = stablehlo.broadcast_in_dim %idf, dims = [] : (tensor<f32>) -> tensor<{len}xf32>
+    %t = stablehlo.tanh %sum : tensor<{len}xf32>
+    %r = stablehlo.add %t, %b : tensor<{len}xf32>
+    return %sum, %all, %r : tensor<{len}xf32>, tensor<{g}xf32>, tensor<{len}xf32>
   }}
 }}"#,
-        g = 3 * n
+        g = len * n
     );
     parse_module(&text, "spmd.mlir").unwrap()
 }
 
 /// Process `d`'s two arguments: values with full f32 mantissas, different on every process.
 fn inputs(n: usize) -> Vec<Vec<Tensor>> {
+    inputs_of(n, 3)
+}
+
+/// As [`inputs`], vectors of `len` elements.
+fn inputs_of(n: usize, len: usize) -> Vec<Vec<Tensor>> {
     (0..n)
         .map(|d| {
             let v = |k: usize| {
-                (0..3)
+                (0..len)
                     .map(|i| ((d * 7 + i * 3 + k) as f32 * 0.37).sin() / 3.0)
                     .collect()
             };
             vec![
-                Tensor::from_f32(vec![3], v(1)),
-                Tensor::from_f32(vec![3], v(2)),
+                Tensor::from_f32(vec![len as i64], v(1)),
+                Tensor::from_f32(vec![len as i64], v(2)),
             ]
         })
         .collect()
@@ -141,6 +152,48 @@ fn all_reduce_and_all_gather_on_four_cpu_devices_equal_the_interpreter() {
     check_against_interpreter(&client, &exe, &module, &inputs(4));
     // Twice on the same executable (a fresh rendezvous each run).
     check_against_interpreter(&client, &exe, &module, &inputs(4));
+}
+
+#[test]
+fn large_executions_on_eight_devices_borrow_their_arguments_repeat_and_overlap() {
+    // 8 × 6000 elements: the all-reduce is computed cooperatively.
+    let client = Client::cpu_devices(8);
+    let module = reduce_and_gather_of(8, 6000);
+    let exe = client
+        .compile_spmd(&module, client.devices(), &CompileOptions::no_disk_cache())
+        .unwrap();
+    let args = inputs_of(8, 6000);
+    let want = interpreted(&module, &args);
+    let buffers = upload(&client, exe.devices(), &args);
+    std::thread::scope(|s| {
+        for _ in 0..3 {
+            s.spawn(|| {
+                for _ in 0..3 {
+                    let got = exe.execute(&borrowed(&buffers)).unwrap();
+                    for (d, (g, w)) in got.iter().zip(&want).enumerate() {
+                        // The collectives' results, bit for bit (the third, a vectorised
+                        // tanh of thousands of elements, is not the interpreter's bits).
+                        for (k, (g, w)) in g.iter().zip(w).enumerate().take(2) {
+                            let g = g.to_tensor().unwrap();
+                            assert!(
+                                CpuBuffer::from_tensor(&g).to_le_bytes()
+                                    == CpuBuffer::from_tensor(w).to_le_bytes(),
+                                "device {d} result {k}"
+                            );
+                        }
+                        let (g, w) = (g[2].to_tensor().unwrap(), &w[2]);
+                        for (a, b) in g.to_f64_vec().iter().zip(w.to_f64_vec()) {
+                            assert!((a - b).abs() <= 1e-6, "device {d}: tanh {a} vs {b}");
+                        }
+                    }
+                }
+            });
+        }
+    });
+    // The arguments were only read.
+    for (b, t) in buffers.iter().flatten().zip(args.iter().flatten()) {
+        assert_eq!(&b.to_tensor().unwrap(), t);
+    }
 }
 
 #[test]

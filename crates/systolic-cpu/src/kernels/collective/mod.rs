@@ -4,15 +4,22 @@
 //! process): the process's group is formed at lowering time by
 //! [`systolic_ir::collective_groups`] (as the interpreter forms it), and at run time the kernel
 //! meets the other members at the execution's rendezvous (found through the process's thread,
-//! [`crate::spmd`]), leaving its operands and taking everyone's in group order. Each member
-//! computes its own results from all of them as the interpreter's `ops/collective.rs` does:
+//! [`crate::spmd`]). Members hand over their operands as shared references
+//! ([`crate::spmd::Payload`]): an owned operand (its last use) moves, a borrowed one is copied
+//! once; nobody copies anyone else's. Each member then reads all of them in place, in group
+//! order, and writes only its own results, as the interpreter's `ops/collective.rs` computes
+//! them:
 //!
 //! - `all_reduce`: the reduction region, compiled as a scalar region program
 //!   ([`crate::kernels::region`], the loop compiler's arithmetic, which is the
 //!   interpreter's), folded left to right over the members in group order — not in arrival
-//!   order — so every member gets the same bits, and the interpreter's;
+//!   order — so every member gets the same bits, and the interpreter's. Above
+//!   [`COOPERATIVE_MIN`] elements the members share the work: member `k` folds the `k`-th
+//!   slice of the elements, the members meet a second time with their slices, and each
+//!   assembles its result from them (each element is folded once, not once per member);
 //! - `all_gather`: the members' operands concatenated along `all_gather_dim`;
-//! - `reduce_scatter`: the all-reduce, then this member's part along `scatter_dimension`;
+//! - `reduce_scatter`: this member's part along `scatter_dimension` of the all-reduce, folded
+//!   from that part of every operand alone;
 //! - `all_to_all`: this member's part of every member's operand, concatenated;
 //! - `collective_permute`: what the pair targeting this process sends, zeros when none does;
 //! - `collective_broadcast`: the root's operands (the group's first member, or per result the
@@ -20,18 +27,18 @@
 //!
 //! Errors the interpreter reports at run time (a process in no group, a split count that is
 //! not the group's size) are kept from lowering and reported when the op runs, so that a
-//! collective on a path never taken costs nothing. Data moves as [`CpuBuffer`] copies through
-//! shared memory.
+//! collective on a path never taken costs nothing.
 
 pub mod data;
 
-use crate::buffer::CpuBuffer;
+use crate::buffer::{CpuBuffer, Storage};
 use crate::error::{CpuError, Result};
 use crate::kernel::{Arg, Kernel};
 use crate::kernels::region::{RegionProgram, WIDTH};
 use crate::lower_ctx::LowerCtx;
-use crate::spmd::{current_process, SpmdProcess};
+use crate::spmd::{current_process, Payload, SpmdProcess};
 use data::{concat, copy, split_part};
+use std::sync::Arc;
 use systolic_interp::parallel::Contribution;
 use systolic_ir::collective_groups::{list, partitions_join, permute_group, position};
 use systolic_ir::{DType, Data, Op, OpKind, ProcessId, TensorType};
@@ -293,43 +300,59 @@ impl Reducer {
         Ok(Reducer { program, dtype })
     }
 
-    /// The members' values folded left to right, in the given (group) order.
-    fn reduce(&self, columns: &[&CpuBuffer]) -> Result<CpuBuffer> {
-        let first = columns[0];
-        if first.dtype() != self.dtype {
-            return Err(CpuError::new(format!(
+    /// Checks that the members' values have the reduction's element type.
+    fn check(&self, columns: &[&CpuBuffer]) -> Result<()> {
+        match columns.iter().find(|c| c.dtype() != self.dtype) {
+            Some(c) => Err(CpuError::new(format!(
                 "internal: the reduction of {} got {}",
                 self.dtype,
-                first.ty()
-            )));
+                c.ty()
+            ))),
+            None => Ok(()),
         }
-        let n = first.num_elements();
-        let mut acc = first.storage().clone();
-        let mut s = self.program.scratch();
-        for column in &columns[1..] {
-            let mut start = 0;
-            while start < n {
-                let m = (n - start).min(WIDTH);
-                copy(s.args[0].storage_mut(), 0, &acc, start, m);
-                copy(s.args[1].storage_mut(), 0, column.storage(), start, m);
-                self.program.run(&mut s, m);
-                copy(&mut acc, start, &s.outs[0], 0, m);
-                start += m;
-            }
-        }
-        data::buffer(first.ty().clone(), acc)
     }
 
-    /// Operand `k` of every member reduced, one result per operand.
-    fn reduce_all(&self, all: &[Vec<CpuBuffer>]) -> Result<Vec<CpuBuffer>> {
-        (0..all[0].len())
-            .map(|k| {
-                let columns: Vec<&CpuBuffer> = all.iter().map(|d| &d[k]).collect();
-                self.reduce(&columns)
-            })
-            .collect()
+    /// The members' values (`columns`, in group order) folded left to right, element by
+    /// element, over the element ranges `ranges` (`(start, len)`), written one after the other
+    /// to `out` from `at` on. A block of [`WIDTH`] elements stays in the region's scratch while
+    /// every member's values are folded into it.
+    fn fold_ranges(
+        &self,
+        columns: &[&CpuBuffer],
+        ranges: impl Iterator<Item = (usize, usize)>,
+        out: &mut Storage,
+        mut at: usize,
+    ) {
+        let mut s = self.program.scratch();
+        for (start, len) in ranges {
+            let mut done = 0;
+            while done < len {
+                let m = (len - done).min(WIDTH);
+                let from = start + done;
+                copy(s.args[0].storage_mut(), 0, columns[0].storage(), from, m);
+                for column in &columns[1..] {
+                    copy(s.args[1].storage_mut(), 0, column.storage(), from, m);
+                    self.program.run(&mut s, m);
+                    copy(s.args[0].storage_mut(), 0, &s.outs[0], 0, m);
+                }
+                copy(out, at, s.args[0].storage(), 0, m);
+                at += m;
+                done += m;
+            }
+        }
+    }
+
+    /// The members' values folded over elements `[start, start + len)`, as a new storage.
+    fn fold_slice(&self, columns: &[&CpuBuffer], start: usize, len: usize) -> Storage {
+        let mut out = crate::pool::take(self.dtype, len);
+        self.fold_ranges(columns, std::iter::once((start, len)), &mut out, 0);
+        out
     }
 }
+
+/// All-reduces of fewer elements (times the group's size) than this are folded whole by every
+/// member: a second meeting costs more than folding them.
+pub const COOPERATIVE_MIN: usize = 1 << 15;
 
 /// One collective of one process.
 #[derive(Debug)]
@@ -345,8 +368,13 @@ pub struct CollectiveKernel {
 }
 
 impl CollectiveKernel {
-    /// Every member's operands, in group order.
-    fn exchange(&self, group: &[ProcessId], data: Vec<CpuBuffer>) -> Result<Vec<Vec<CpuBuffer>>> {
+    /// Every member's `data`, in group order (`what` tells the meetings of one op apart).
+    fn exchange(
+        &self,
+        group: &[ProcessId],
+        data: Vec<Payload>,
+        what: &str,
+    ) -> Result<Vec<Vec<Payload>>> {
         let process = current_process().ok_or_else(|| {
             CpuError::new(format!(
                 "process {}'s collective runs outside an SPMD execution (only \
@@ -366,8 +394,8 @@ impl CollectiveKernel {
                 group,
                 Contribution {
                     op: self.op.clone(),
-                    summary: self.summary.clone(),
-                    signature: self.signature.clone(),
+                    summary: format!("{}{what}", self.summary),
+                    signature: format!("{}{what}", self.signature),
                     data,
                 },
             )
@@ -393,42 +421,38 @@ impl Kernel for CollectiveKernel {
 
     fn run(&self, args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>> {
         let plan = self.plan.as_ref().map_err(|e| CpuError::new(e.clone()))?;
-        let mut data: Vec<CpuBuffer> = args.into_iter().map(Arg::into_owned).collect();
+        let Some(group) = &plan.group else {
+            return Ok(self.zeros());
+        };
+        let mut data: Vec<Payload> = args.into_iter().map(|a| Arc::new(a.into_owned())).collect();
         let roots = match plan.kind {
             Kind::Broadcast { dynamic_root: true } => data.pop(),
             _ => None,
         };
-        let Some(group) = &plan.group else {
-            return Ok(self.zeros());
-        };
         let n = self.result_types.len();
-        let all = self.exchange(group, data)?;
+        let all = self.exchange(group, data, "")?;
+        // Operand `k` of every member, in group order.
+        let column = |k: usize| -> Vec<&CpuBuffer> { all.iter().map(|d| d[k].as_ref()).collect() };
         match &plan.kind {
-            Kind::AllReduce(reducer) => reducer.reduce_all(&all),
-            Kind::AllGather { dim } => (0..n)
-                .map(|k| concat(&all.iter().map(|d| &d[k]).collect::<Vec<_>>(), *dim))
-                .collect(),
-            Kind::ReduceScatter { dim, reducer } => reducer
-                .reduce_all(&all)?
-                .iter()
-                .map(|t| split_part(t, *dim, group.len(), plan.me, "scatter_dimension"))
+            Kind::AllReduce(reducer) => self.all_reduce(reducer, group, plan.me, &all),
+            Kind::AllGather { dim } => (0..n).map(|k| concat(&column(k), *dim)).collect(),
+            Kind::ReduceScatter { dim, reducer } => (0..n)
+                .map(|k| reduce_part(reducer, &column(k), *dim, group.len(), plan.me))
                 .collect(),
             Kind::AllToAll {
                 split_dim,
                 concat_dim,
             } => (0..n)
                 .map(|k| {
-                    let parts = all
-                        .iter()
-                        .map(|d| {
-                            split_part(&d[k], *split_dim, group.len(), plan.me, "split_dimension")
-                        })
+                    let parts = column(k)
+                        .into_iter()
+                        .map(|d| split_part(d, *split_dim, group.len(), plan.me, "split_dimension"))
                         .collect::<Result<Vec<_>>>()?;
                     concat(&parts.iter().collect::<Vec<_>>(), *concat_dim)
                 })
                 .collect(),
             Kind::Permute { source } => Ok(match source {
-                Some(s) => all.into_iter().nth(*s).unwrap_or_default(),
+                Some(s) => all[*s].iter().map(|b| b.as_ref().clone()).collect(),
                 None => self.zeros(),
             }),
             Kind::Broadcast { .. } => (0..n)
@@ -446,11 +470,97 @@ impl Kernel for CollectiveKernel {
                             i as usize
                         }
                     };
-                    Ok(all[source][j].clone())
+                    Ok(all[source][j].as_ref().clone())
                 })
                 .collect(),
         }
     }
+}
+
+impl CollectiveKernel {
+    /// The all-reduce of every operand (`all[member][operand]`), this member at `me` of
+    /// `group`: folded whole here when small, else cooperatively (see the module docs).
+    fn all_reduce(
+        &self,
+        reducer: &Reducer,
+        group: &[ProcessId],
+        me: usize,
+        all: &[Vec<Payload>],
+    ) -> Result<Vec<CpuBuffer>> {
+        let columns: Vec<Vec<&CpuBuffer>> = (0..all[0].len())
+            .map(|k| all.iter().map(|d| d[k].as_ref()).collect())
+            .collect();
+        for c in &columns {
+            reducer.check(c)?;
+        }
+        let g = group.len();
+        let elements: usize = columns.iter().map(|c| c[0].num_elements()).sum();
+        if g == 1 || elements * g < COOPERATIVE_MIN {
+            return columns
+                .iter()
+                .map(|c| {
+                    let n = c[0].num_elements();
+                    data::buffer(c[0].ty().clone(), reducer.fold_slice(c, 0, n))
+                })
+                .collect();
+        }
+        // This member's slice of every operand, handed to the others.
+        let slice = |n: usize, member: usize| (member * n / g, (member + 1) * n / g);
+        let mine: Vec<Payload> = columns
+            .iter()
+            .map(|c| {
+                let (lo, hi) = slice(c[0].num_elements(), me);
+                let ty = TensorType::new(vec![(hi - lo) as i64], reducer.dtype);
+                data::buffer(ty, reducer.fold_slice(c, lo, hi - lo)).map(Arc::new)
+            })
+            .collect::<Result<_>>()?;
+        let slices = self.exchange(group, mine, " (folded slices)")?;
+        columns
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                let n = c[0].num_elements();
+                let mut out = crate::pool::take(reducer.dtype, n);
+                for (member, theirs) in slices.iter().enumerate() {
+                    let (lo, hi) = slice(n, member);
+                    copy(&mut out, lo, theirs[k].storage(), 0, hi - lo);
+                }
+                data::buffer(c[0].ty().clone(), out)
+            })
+            .collect()
+    }
+}
+
+/// Part `part` of `parts` along `dim` of the members' values (`columns`) folded: only that
+/// part of each is read.
+fn reduce_part(
+    reducer: &Reducer,
+    columns: &[&CpuBuffer],
+    dim: usize,
+    parts: usize,
+    part: usize,
+) -> Result<CpuBuffer> {
+    reducer.check(columns)?;
+    let first = columns[0];
+    let shape = first.shape();
+    let size = shape[dim] as usize;
+    if parts == 0 || !size.is_multiple_of(parts) {
+        return Err(CpuError::new(format!(
+            "dimension {dim} (scatter_dimension) of {} does not split into {parts} equal parts",
+            first.ty()
+        )));
+    }
+    let outer: usize = shape[..dim].iter().map(|&d| d as usize).product();
+    let inner: usize = shape[dim + 1..].iter().map(|&d| d as usize).product();
+    let each = size / parts;
+    let mut part_shape = shape.to_vec();
+    part_shape[dim] = each as i64;
+    let ty = TensorType::new(part_shape, first.dtype());
+    let run = each * inner;
+    let mut out = crate::pool::take(ty.dtype, ty.num_elements());
+    let ranges = (0..outer).map(|o| ((o * size + part * each) * inner, run));
+    reducer.fold_ranges(columns, ranges, &mut out, 0);
+    data::buffer(ty, out)
 }
 
 /// Element `i` of an integer buffer.

@@ -8,29 +8,46 @@
 //! it). Lowering is milliseconds, so one program per process costs little and keeps the
 //! kernels free of per-run lookups.
 //!
-//! [`SpmdExecutable::execute`] runs every process on its own OS thread
-//! (`std::thread::scope`), not on the backend's pool: a collective blocks its thread until
-//! the group meets, and a pool thread blocked so would starve the partners whose kernels
-//! wait for the pool. A process runs its steps on its own thread
-//! ([`crate::program::Program::execute_on_this_thread`]); only tensor kernels large enough
-//! to split their work go to the pool, which they leave without waiting for anyone.
+//! **Threads.** Every process runs on a thread of its own, not on the backend's pool: a
+//! collective blocks its thread until the group meets, and a pool thread blocked so would
+//! starve the partners whose kernels wait for the pool. The threads are started once per
+//! executable, as a crew of one thread per process ([`crew`]), and reused: an execution takes
+//! an idle crew (starting one only when every crew is busy, so concurrent executions of one
+//! executable each have their own and never wait for each other's processes) and gives it
+//! back. Starting eight threads per execution cost ~0.5 ms, and their first touches of fresh
+//! stacks more.
 //!
-//! The processes of one execution meet at a rendezvous made for that execution (the
-//! interpreter's, [`systolic_interp::Rendezvous`], over [`CpuBuffer`]s): a process's n-th
-//! collective over a group meets the n-th over that group of every other member, and each
-//! member computes its results from all members' operands in group order, so reductions fold
-//! in the same order as the interpreter's and the results are equal bit for bit. The collective
+//! **Cores.** Where a process's kernels run is [`KernelThreads`]: with at least as many
+//! processes as cores (eight devices on two cores) each process runs its kernels whole on its
+//! own thread, the processes sharing the cores through the OS scheduler; with fewer, kernels
+//! large enough to split go to the backend's pool ([`crate::threads`]) so the idle cores help.
+//! Sending every kernel of eight processes through a two-thread pool serialised them behind
+//! one queue and split each product in two (see the measurements in
+//! `crates/systolic-runtime/examples/spmd_dp_bench.rs` and docs/ARCHITECTURE.md).
+//!
+//! **Collectives.** The processes of one execution meet at a rendezvous made for that
+//! execution (the interpreter's, [`systolic_interp::Rendezvous`]): a process's n-th collective
+//! over a group meets the n-th over that group of every other member. Members hand over their
+//! operands as shared references ([`Payload`], no copy: the rendezvous holds them until every
+//! member has read them), read each other's in place and each writes only its own results. An
+//! all-reduce is computed cooperatively: each member folds one slice of the elements over all
+//! members' operands, then every member assembles the slices. Folds always run over the
+//! members in group order, so the results equal the interpreter's bit for bit. The collective
 //! kernels find the rendezvous through their thread (set for the duration of the run), so
 //! executions of one executable, even concurrent ones, never mix. A process that fails, and
 //! participants that disagree (op, types, attributes, group), make every waiting member fail
 //! with an error naming the op and the processes; nothing waits forever.
+
+mod crew;
 
 use crate::buffer::CpuBuffer;
 use crate::error::{CpuError, Result};
 use crate::executable::{CompileOptions, CpuExecutable};
 use crate::lower::{optimize, Lowerer};
 use crate::program::{RtValue, ValueArg};
+use crew::Crew;
 use std::cell::RefCell;
+use std::sync::{Arc, Mutex, OnceLock};
 use systolic_compiler::passes::buffer_assignment::peak_memory_bytes;
 use systolic_compiler::passes::single_device_spmd::{NUM_PARTITIONS_ATTR, NUM_REPLICAS_ATTR};
 use systolic_interp::{Process, Rendezvous};
@@ -39,15 +56,57 @@ use systolic_ir::{Attribute, Module, NamedAttr, ProcessGrid, ProcessId};
 pub use crate::lower_ctx::SpmdProcess;
 
 /// A module compiled for every process of a grid: one [`CpuExecutable`] per process, run
-/// together by [`SpmdExecutable::execute`]. Reusable and shareable between threads.
+/// together by [`SpmdExecutable::execute`]. Reusable and shareable between threads; it keeps
+/// the process threads it started for later executions.
 #[derive(Debug)]
 pub struct SpmdExecutable {
     grid: ProcessGrid,
     processes: Vec<CpuExecutable>,
+    kernel_threads: KernelThreads,
+    /// Crews no execution uses now, at most [`IDLE_CREWS`].
+    idle: Mutex<Vec<Crew>>,
 }
 
-/// Stack of each process's thread (control flow and the interpreter fallback recurse).
-const STACK_SIZE: usize = 32 << 20;
+/// The most idle crews an executable keeps (more only while that many executions overlap).
+const IDLE_CREWS: usize = 2;
+
+/// What a member of a collective hands the others: its operand, shared, read in place.
+pub(crate) type Payload = Arc<CpuBuffer>;
+
+/// Where the kernels of an SPMD execution's processes run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelThreads {
+    /// Each process runs its kernels whole on its own thread: for at least as many processes
+    /// as cores, which then share the cores without one queue between them.
+    Process,
+    /// Kernels large enough to split their work go to the backend's pool (one at a time per
+    /// process): for fewer processes than cores, so that the others help.
+    Pool,
+}
+
+/// Overrides [`KernelThreads::for_processes`]: `process` or `pool` (read once).
+pub const KERNEL_THREADS_ENV: &str = "SYSTOLIC_SPMD_KERNELS";
+
+impl KernelThreads {
+    /// The choice for `processes` processes on this machine: [`KernelThreads::Process`] when
+    /// they are at least as many as the backend's pool has threads (one per core), else
+    /// [`KernelThreads::Pool`]; [`KERNEL_THREADS_ENV`] overrides it.
+    pub fn for_processes(processes: usize) -> KernelThreads {
+        static FORCED: OnceLock<Option<KernelThreads>> = OnceLock::new();
+        let forced = FORCED.get_or_init(|| match std::env::var(KERNEL_THREADS_ENV).ok()?.trim() {
+            "process" => Some(KernelThreads::Process),
+            "pool" => Some(KernelThreads::Pool),
+            _ => None,
+        });
+        forced.unwrap_or(
+            if processes >= crate::threads::pool().current_num_threads() {
+                KernelThreads::Process
+            } else {
+                KernelThreads::Pool
+            },
+        )
+    }
+}
 
 /// Compiles `options.entry` of `module` for every process of `grid` (processes in the
 /// order `replica * partitions + partition`).
@@ -163,7 +222,12 @@ pub fn compile_mpmd(
     if let Some(first) = processes.first() {
         first.log_fallbacks();
     }
-    Ok(SpmdExecutable { grid, processes })
+    Ok(SpmdExecutable {
+        grid,
+        kernel_threads: KernelThreads::for_processes(processes.len()),
+        processes,
+        idle: Mutex::new(vec![]),
+    })
 }
 
 /// The error of one process, its message prefixed with the process.
@@ -190,13 +254,24 @@ impl SpmdExecutable {
         &self.processes
     }
 
+    /// Where the processes' kernels run ([`KernelThreads::for_processes`] unless set).
+    pub fn kernel_threads(&self) -> KernelThreads {
+        self.kernel_threads
+    }
+
+    /// The executable with its processes' kernels run as `k` says.
+    pub fn with_kernel_threads(mut self, k: KernelThreads) -> SpmdExecutable {
+        self.kernel_threads = k;
+        self
+    }
+
     /// Runs every process on its arguments (`args[flat process index]`, owned: a kernel may
     /// update one in place) and returns each process's results, in process order.
     ///
     /// When any process fails, the others waiting for it at a collective fail too, and the
     /// error lists every failure by process (its op set to the first failure's op).
     pub fn execute(&self, args: Vec<Vec<CpuBuffer>>) -> Result<Vec<Vec<CpuBuffer>>> {
-        self.check_args(&args)?;
+        self.check_args(args.len(), |p| args[p].iter())?;
         let inputs = args
             .into_iter()
             .map(|a| {
@@ -211,7 +286,7 @@ impl SpmdExecutable {
     /// As [`SpmdExecutable::execute`], with borrowed arguments (never modified): repeated runs
     /// on the same inputs need no copy of them.
     pub fn execute_borrowed(&self, args: &[Vec<CpuBuffer>]) -> Result<Vec<Vec<CpuBuffer>>> {
-        self.check_args(args)?;
+        self.check_args(args.len(), |p| args[p].iter())?;
         let inputs = args
             .iter()
             .map(|a| a.iter().map(ValueArg::Buffer).collect())
@@ -219,55 +294,105 @@ impl SpmdExecutable {
         self.run(inputs)
     }
 
-    /// Checks the number of argument lists and each process's arguments.
-    fn check_args(&self, args: &[Vec<CpuBuffer>]) -> Result<()> {
-        if args.len() != self.processes.len() {
+    /// As [`SpmdExecutable::execute_borrowed`], each argument borrowed on its own
+    /// (`args[flat process index][argument]`): buffers that live in other structures (the
+    /// runtime's device buffers) run without being copied or moved.
+    ///
+    /// ```
+    /// use systolic_cpu::{compile_spmd, CompileOptions, CpuBuffer};
+    /// use systolic_ir::ProcessGrid;
+    /// let module = systolic_ir::text::parse_module(
+    ///     r#"module attributes {mhlo.num_partitions = 2 : i32} {
+    ///        func.func @main(%x: tensor<2xf32>) -> tensor<4xf32> {
+    ///          %0 = "stablehlo.all_gather"(%x) {all_gather_dim = 0 : i64,
+    ///              replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>,
+    ///              channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
+    ///              use_global_device_ids} : (tensor<2xf32>) -> tensor<4xf32>
+    ///          return %0 : tensor<4xf32>
+    ///        }
+    ///      }"#,
+    ///     "example",
+    /// ).unwrap();
+    /// let exe = compile_spmd(&module, ProcessGrid::new(1, 2), &CompileOptions::default()).unwrap();
+    /// let (a, b) = (CpuBuffer::from_f32(vec![2], vec![1.0, 2.0]), CpuBuffer::from_f32(vec![2], vec![3.0, 4.0]));
+    /// let out = exe.execute_refs(&[vec![&a], vec![&b]]).unwrap();
+    /// assert_eq!(out[1][0].as_f32().unwrap(), &[1.0, 2.0, 3.0, 4.0]);
+    /// assert_eq!(a.as_f32().unwrap(), &[1.0, 2.0]);
+    /// ```
+    pub fn execute_refs(&self, args: &[Vec<&CpuBuffer>]) -> Result<Vec<Vec<CpuBuffer>>> {
+        self.check_args(args.len(), |p| args[p].iter().copied())?;
+        let inputs = args
+            .iter()
+            .map(|a| a.iter().map(|&b| ValueArg::Buffer(b)).collect())
+            .collect();
+        self.run(inputs)
+    }
+
+    /// Checks the number of argument lists (`lists`) and each process's arguments (`args(p)`).
+    fn check_args<'b, I>(&self, lists: usize, args: impl Fn(usize) -> I) -> Result<()>
+    where
+        I: ExactSizeIterator<Item = &'b CpuBuffer>,
+    {
+        if lists != self.processes.len() {
             return Err(CpuError::new(format!(
-                "{} argument lists for the {} processes of a {}×{} grid",
-                args.len(),
+                "{lists} argument lists for the {} processes of a {}×{} grid",
                 self.processes.len(),
                 self.grid.replicas,
                 self.grid.partitions
             )));
         }
-        for (id, (exe, a)) in self.grid.processes().zip(self.processes.iter().zip(args)) {
-            exe.check_args(a.iter()).map_err(|e| in_process(id, e))?;
+        for (p, (id, exe)) in self.grid.processes().zip(&self.processes).enumerate() {
+            exe.check_args(args(p)).map_err(|e| in_process(id, e))?;
         }
         Ok(())
     }
 
-    /// Runs every process on its checked inputs, each on its own thread.
+    /// An idle crew, or a new one when every crew is busy.
+    fn take_crew(&self) -> Result<Crew> {
+        let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        match idle {
+            Some(crew) => Ok(crew),
+            None => {
+                let grid = self.grid;
+                Crew::start(self.processes.len(), |p| {
+                    format!("systolic process {}", grid.id(p))
+                })
+                .map_err(CpuError::new)
+            }
+        }
+    }
+
+    /// Gives a crew back for later executions (or lets it go when enough are idle).
+    fn give_back(&self, crew: Crew) {
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() < IDLE_CREWS && crew.len() == self.processes.len() {
+            idle.push(crew);
+        }
+    }
+
+    /// Runs every process on its checked inputs, each on its crew's thread.
     fn run(&self, args: Vec<Vec<ValueArg<'_>>>) -> Result<Vec<Vec<CpuBuffer>>> {
-        let rendezvous: Rendezvous<CpuBuffer> = Rendezvous::new(self.grid);
-        let outcomes: Vec<Result<Vec<CpuBuffer>>> = std::thread::scope(|s| {
-            let handles: Vec<_> = self
-                .grid
-                .processes()
-                .zip(self.processes.iter().zip(args))
-                .map(|(id, (exe, mine))| {
-                    let rendezvous = &rendezvous;
-                    std::thread::Builder::new()
-                        .name(format!("systolic process {id}"))
-                        .stack_size(STACK_SIZE)
-                        .spawn_scoped(s, move || run_process(rendezvous, id, exe, mine))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| match h {
-                    Ok(h) => h
-                        .join()
-                        .unwrap_or_else(|_| Err(CpuError::new("the process's thread panicked"))),
-                    Err(e) => Err(CpuError::new(format!("could not start a thread: {e}"))),
-                })
-                .collect()
-        });
+        let rendezvous: Rendezvous<Payload> = Rendezvous::new(self.grid);
+        let kernels = self.kernel_threads;
+        let jobs: Vec<_> = self
+            .grid
+            .processes()
+            .zip(self.processes.iter().zip(args))
+            .map(|(id, (exe, mine))| {
+                let rendezvous = &rendezvous;
+                move || run_process(rendezvous, id, exe, mine, kernels)
+            })
+            .collect();
+        let crew = self.take_crew()?;
+        let outcomes = crew.run(jobs);
+        self.give_back(crew);
         let mut results = vec![];
         let mut failures = vec![];
         for (id, outcome) in self.grid.processes().zip(outcomes) {
             match outcome {
-                Ok(r) => results.push(r),
-                Err(e) => failures.push((id, e)),
+                Some(Ok(r)) => results.push(r),
+                Some(Err(e)) => failures.push((id, e)),
+                None => failures.push((id, CpuError::new("the process's thread panicked"))),
             }
         }
         if let Some((_, first)) = failures.first() {
@@ -292,16 +417,17 @@ impl SpmdExecutable {
     }
 }
 
-/// Runs one process's program on this thread, the rendezvous told how it ended (also on a
-/// panic, so that nobody waits for it).
+/// Runs one process's program on this thread (its kernels where `kernels` says), the
+/// rendezvous told how it ended (also on a panic, so that nobody waits for it).
 fn run_process(
-    rendezvous: &Rendezvous<CpuBuffer>,
+    rendezvous: &Rendezvous<Payload>,
     id: ProcessId,
     exe: &CpuExecutable,
     inputs: Vec<ValueArg<'_>>,
+    kernels: KernelThreads,
 ) -> Result<Vec<CpuBuffer>> {
     struct Finish<'a> {
-        rendezvous: &'a Rendezvous<CpuBuffer>,
+        rendezvous: &'a Rendezvous<Payload>,
         id: ProcessId,
         reported: bool,
     }
@@ -319,31 +445,35 @@ fn run_process(
         reported: false,
     };
     let _current = CurrentProcess::enter(rendezvous.process(id));
-    let result = exe
-        .program()
-        .execute_on_this_thread(inputs)
-        .and_then(|values| exe.finish(values));
+    let values = match kernels {
+        KernelThreads::Pool => exe.program().execute_on_this_thread(inputs),
+        KernelThreads::Process => {
+            let _flush = crate::threads::DenormalMode::flush();
+            exe.program().run(inputs)
+        }
+    };
+    let result = values.and_then(|values| exe.finish(values));
     rendezvous.finish(id, result.as_ref().map(|_| ()).map_err(ToString::to_string));
     finish.reported = true;
     result
 }
 
 thread_local! {
-    static CURRENT: RefCell<Option<Process<CpuBuffer>>> = const { RefCell::new(None) };
+    static CURRENT: RefCell<Option<Process<Payload>>> = const { RefCell::new(None) };
 }
 
 /// The process this thread runs for, during [`SpmdExecutable::execute`].
-pub(crate) fn current_process() -> Option<Process<CpuBuffer>> {
+pub(crate) fn current_process() -> Option<Process<Payload>> {
     CURRENT.with(|c| c.borrow().clone())
 }
 
 /// Sets this thread's process while it lives.
 struct CurrentProcess {
-    saved: Option<Process<CpuBuffer>>,
+    saved: Option<Process<Payload>>,
 }
 
 impl CurrentProcess {
-    fn enter(process: Process<CpuBuffer>) -> CurrentProcess {
+    fn enter(process: Process<Payload>) -> CurrentProcess {
         CurrentProcess {
             saved: CURRENT.with(|c| c.replace(Some(process))),
         }
