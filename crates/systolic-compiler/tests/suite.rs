@@ -22,5 +22,6 @@ mod lower_manual_computations;
 mod map_inliner;
 mod pass_manager;
 mod robustness;
+mod sharding_propagation;
 mod simplify;
 mod single_device_spmd;

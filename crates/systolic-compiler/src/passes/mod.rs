@@ -2,7 +2,8 @@
 //! alone.
 //!
 //! SPMD, in no pipeline: [`lower_manual_computations`] (a Shardy shard_map program → the
-//! per-device program).
+//! per-device program), [`sharding_propagation`] (Shardy-style propagation of a program's
+//! shardings to every value: the plan the partitioner reads).
 //!
 //! Target-independent: [`inline`], [`chlo_legalize`], [`simplify`], [`const_fold`],
 //! [`cf_simplify`], [`cse`], [`dce`]. Expanders a backend adds after CHLO legalization (ops it
@@ -23,6 +24,7 @@ pub mod inline;
 pub mod layout;
 pub mod lower_manual_computations;
 pub mod map_inliner;
+pub mod sharding_propagation;
 pub mod simplify;
 pub mod single_device_spmd;
 
@@ -39,5 +41,6 @@ pub use inline::Inline;
 pub use layout::Layout;
 pub use lower_manual_computations::{lower_manual_computations, SpmdModule};
 pub use map_inliner::MapInliner;
+pub use sharding_propagation::{propagate_shardings, ShardingPlan};
 pub use simplify::Simplify;
 pub use single_device_spmd::SingleDeviceSpmd;

@@ -25,6 +25,8 @@ mod print_ops;
 mod print_region_ops;
 mod print_sharding;
 mod printer;
+mod sharding_per_value;
 
 pub use parser::parse_module;
 pub use printer::{print_func, print_module};
+pub use sharding_per_value::{read_sharding_per_value, sharding_per_value_attr};

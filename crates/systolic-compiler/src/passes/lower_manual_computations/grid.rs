@@ -9,7 +9,7 @@ use systolic_ir::{AxisRef, SdyMesh};
 /// The devices of a mesh: device id → mesh coordinates (axes major to minor; the `k`-th
 /// position in row-major order holds `device_ids[k]`, or device `k` without an explicit
 /// order).
-pub(super) struct MeshGrid {
+pub(crate) struct MeshGrid {
     /// Axis sizes, major to minor.
     sizes: Vec<i64>,
     /// Axis names, in the same order.
@@ -26,7 +26,7 @@ const MAX_DEVICES: i64 = 1 << 20;
 type AxisPart = (usize, i64, i64);
 
 impl MeshGrid {
-    pub(super) fn new(mesh: &SdyMesh) -> Result<MeshGrid, String> {
+    pub(crate) fn new(mesh: &SdyMesh) -> Result<MeshGrid, String> {
         let sizes: Vec<i64> = mesh.axes.iter().map(|(_, n)| *n).collect();
         if let Some((name, n)) = mesh.axes.iter().find(|(_, n)| *n <= 0) {
             return Err(format!("mesh @{}: axis \"{name}\" has size {n}", mesh.name));
@@ -98,7 +98,7 @@ impl MeshGrid {
     }
 
     /// How many tiles `axes` split a dimension into.
-    pub(super) fn tiles(&self, axes: &[AxisRef]) -> Result<i64, String> {
+    pub(crate) fn tiles(&self, axes: &[AxisRef]) -> Result<i64, String> {
         Ok(self.parts(axes)?.iter().map(|p| p.2).product())
     }
 

@@ -26,7 +26,7 @@
 //! partitioner; manual computations nested in other ops or in functions other than the
 //! entry; shardings over more than one mesh; dimensions that do not divide evenly.
 
-mod grid;
+pub(crate) mod grid;
 
 use grid::MeshGrid;
 use std::collections::{HashMap, HashSet};
@@ -507,7 +507,7 @@ fn axis_names(axes: &[AxisRef]) -> String {
     format!("{{{}}}", names.join(", "))
 }
 
-fn sharding_attr(attrs: Option<&Vec<NamedAttr>>) -> Option<SdySharding> {
+pub(crate) fn sharding_attr(attrs: Option<&Vec<NamedAttr>>) -> Option<SdySharding> {
     attrs?.iter().find_map(|a| match &a.value {
         Attribute::SdySharding(s) if a.name == "sdy.sharding" => Some(s.clone()),
         _ => None,
@@ -516,7 +516,7 @@ fn sharding_attr(attrs: Option<&Vec<NamedAttr>>) -> Option<SdySharding> {
 
 /// The one mesh the entry's shardings and manual computations name (the module's only mesh
 /// when none is named).
-fn the_mesh(module: &Module, entry: &Func) -> Result<SdyMesh, String> {
+pub(crate) fn the_mesh(module: &Module, entry: &Func) -> Result<SdyMesh, String> {
     let mut named: Vec<String> = vec![];
     let mut note = |s: &SdySharding| {
         if !named.contains(&s.mesh) {
