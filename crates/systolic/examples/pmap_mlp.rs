@@ -21,74 +21,14 @@
 //! `peak_memory_bytes`, and `resource_exhausted` with the batch and the error).
 
 use std::time::Instant;
-use systolic::{jit, lax, nn, numpy as np, pmap, random, tree_map, value_and_grad, Array};
+use systolic::{jit, numpy as np, pmap, random, Array};
 use systolic_ir::DType;
 use systolic_runtime::Device;
 use systolic_runtime::DeviceKind;
 
-type Params = Vec<(Array, Array)>;
-
-const LEARNING_RATE: f64 = 0.1;
-
-/// `init_mlp(key)` of the seed: weights `normal * 0.01`, zero biases.
-fn init_mlp(key: &Array) -> Params {
-    let keys = random::split(key, 4);
-    [(784, 1024), (1024, 1024), (1024, 10)]
-        .iter()
-        .zip(&keys)
-        .map(|(&(m, n), k)| {
-            let w = random::normal(k, &[m, n], DType::F32) * 0.01;
-            (w, np::zeros(&[n], DType::F32))
-        })
-        .collect()
-}
-
-fn forward(params: &Params, x: &Array) -> Array {
-    let mut h = x.clone();
-    for (w, b) in &params[..params.len() - 1] {
-        h = nn::relu(&(&np::matmul(&h, w) + b));
-    }
-    let (w, b) = &params[params.len() - 1];
-    &np::matmul(&h, w) + b
-}
-
-/// Mean softmax cross-entropy against integer labels.
-fn loss(params: &Params, x: &Array, labels: &Array) -> Array {
-    let logp = nn::log_softmax(&forward(params, x), -1);
-    let picked = &logp * &nn::one_hot(labels, 10, DType::F32);
-    -np::sum(&picked, None, false) / x.shape()[0] as f64
-}
-
-/// One SGD step on this device's batch; inside `pmap` the gradients and the loss are averaged
-/// over the devices first (`pmean`), so every device takes the same step.
-fn step(params: &Params, x: &Array, labels: &Array, axis: Option<&str>) -> (Params, Array) {
-    let (l, g) = value_and_grad(|p: &Params| loss(p, x, labels))
-        .call(params)
-        .expect("the loss is a float scalar");
-    let (l, g) = match axis {
-        Some(a) => (
-            lax::pmean(&l, a),
-            tree_map(&g, |t| lax::pmean(t, a)).expect("same tree"),
-        ),
-        None => (l, g),
-    };
-    let new = params
-        .iter()
-        .zip(&g)
-        .map(|((w, b), (gw, gb))| (w - &(gw * LEARNING_RATE), b - &(gb * LEARNING_RATE)))
-        .collect();
-    (new, l)
-}
-
-/// `n` stacked copies of every leaf (what `pmap` maps over).
-fn replicate(params: &Params, n: i64) -> Params {
-    tree_map(params, |t| {
-        let mut shape = vec![n];
-        shape.extend_from_slice(t.shape());
-        np::broadcast_to(&np::expand_dims(t, 0), &shape)
-    })
-    .expect("same tree")
-}
+#[path = "shared/data_parallel_mlp.rs"]
+mod data_parallel_mlp;
+use data_parallel_mlp::{init as init_mlp, replicate, step, Params, LEARNING_RATE};
 
 fn median_ms(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));

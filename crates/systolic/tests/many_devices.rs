@@ -72,6 +72,17 @@ fn uneven_and_unknown_axes_are_errors_that_name_them() {
     let f = shard_map(|x: &Array| lax::psum(x, "z"), &mesh, P!("x"), P!());
     let err = f.call(&arange(8, &[8])).unwrap_err().to_string();
     assert!(err.contains("psum") && err.contains("'z'"), "{err}");
+    let f = shard_map(
+        |x: &Array| lax::psum_scatter(x, "x", 0, true),
+        &mesh,
+        P!(),
+        P!("x"),
+    );
+    let err = f.call(&arange(6, &[6])).unwrap_err().to_string();
+    assert!(
+        err.contains("psum_scatter") && err.contains("size 6, which is not divisible by the 4"),
+        "{err}"
+    );
     // A value that varies over x returned as if it were the same everywhere.
     let f = shard_map(|x: &Array| x * 2.0, &mesh, P!("x"), P!());
     let err = f.call(&arange(8, &[8])).unwrap_err().to_string();

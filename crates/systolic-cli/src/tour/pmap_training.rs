@@ -7,7 +7,7 @@
 use super::Stage;
 use crate::error::CliError;
 use std::time::Instant;
-use systolic::{jit, lax, nn, numpy as np, pmap, random, tree_map, value_and_grad, Array};
+use systolic::{jit, numpy as np, pmap, random, Array};
 use systolic_ir::DType;
 use systolic_runtime::{Device, DeviceKind};
 
@@ -19,68 +19,13 @@ pub const SLICE: &str = "v5e:4x2";
 const BATCH: i64 = 32;
 /// Training steps run on both sides.
 const STEPS: usize = 3;
-const LEARNING_RATE: f64 = 0.1;
 
-type Params = Vec<(Array, Array)>;
+#[path = "../../../systolic/examples/shared/data_parallel_mlp.rs"]
+mod data_parallel_mlp;
+use data_parallel_mlp::{init, replicate, step, Params};
 
 fn fail(e: impl std::fmt::Display) -> CliError {
     CliError::msg(format!("pmap training: {e}"))
-}
-
-/// The seed's MLP, 784→1024→1024→10, weights `normal * 0.01`.
-fn init(key: &Array) -> Params {
-    let keys = random::split(key, 3);
-    [(784, 1024), (1024, 1024), (1024, 10)]
-        .iter()
-        .zip(&keys)
-        .map(|(&(m, n), k)| {
-            (
-                random::normal(k, &[m, n], DType::F32) * 0.01,
-                np::zeros(&[n], DType::F32),
-            )
-        })
-        .collect()
-}
-
-fn loss(params: &Params, x: &Array, labels: &Array) -> Array {
-    let mut h = x.clone();
-    for (i, (w, b)) in params.iter().enumerate() {
-        h = &np::matmul(&h, w) + b;
-        if i + 1 < params.len() {
-            h = nn::relu(&h);
-        }
-    }
-    let picked = &nn::log_softmax(&h, -1) * &nn::one_hot(labels, 10, DType::F32);
-    -np::sum(&picked, None, false) / x.shape()[0] as f64
-}
-
-/// One SGD step; with `axis`, the gradients and loss are `pmean`ed over it first.
-fn step(params: &Params, x: &Array, labels: &Array, axis: Option<&str>) -> (Params, Array) {
-    let (l, g) = value_and_grad(|p: &Params| loss(p, x, labels))
-        .call(params)
-        .expect("a scalar loss");
-    let (l, g) = match axis {
-        Some(a) => (
-            lax::pmean(&l, a),
-            tree_map(&g, |t| lax::pmean(t, a)).expect("same tree"),
-        ),
-        None => (l, g),
-    };
-    let new = params
-        .iter()
-        .zip(&g)
-        .map(|((w, b), (gw, gb))| (w - &(gw * LEARNING_RATE), b - &(gb * LEARNING_RATE)))
-        .collect();
-    (new, l)
-}
-
-fn replicate(params: &Params, n: i64) -> Params {
-    tree_map(params, |t| {
-        let mut shape = vec![n];
-        shape.extend_from_slice(t.shape());
-        np::broadcast_to(&np::expand_dims(t, 0), &shape)
-    })
-    .expect("same tree")
 }
 
 /// The stage.

@@ -103,6 +103,40 @@ fn all_reduce(op: &str, x: &Array, axes: AxisNames, reducer: BinaryOp) -> Array 
     run().unwrap_or_else(Array::failed)
 }
 
+/// Checks that dimension `dim` of `x` splits into the `n` devices of `axes`: divisible when
+/// `tiled`, equal to `n` otherwise (one element per device).
+fn check_pieces(
+    op: &str,
+    x: &Array,
+    dim: usize,
+    n: usize,
+    tiled: bool,
+    axes: &AxisNames,
+) -> Result<()> {
+    let size = x.shape()[dim];
+    let ok = if tiled {
+        size % n as i64 == 0
+    } else {
+        size == n as i64
+    };
+    if ok {
+        return Ok(());
+    }
+    Err(Error::op(
+        op,
+        format!(
+            "dimension {dim} of {} has size {size}, which {} the {n} devices of axis {}",
+            crate::array::describe(x.ty()),
+            if tiled {
+                "is not divisible by"
+            } else {
+                "must equal (tiled = false)"
+            },
+            axis_env::quoted(&axes.0)
+        ),
+    ))
+}
+
 /// `lax.psum`: the sum of `x` over the devices of `axes` (every device gets it). The result
 /// is invariant over `axes`; under `grad` its transpose hands each device the cotangent, as
 /// JAX's shard_map does.
@@ -248,7 +282,7 @@ pub fn psum_scatter(
         x.check()?;
         let axes = axes.into();
         let (mesh, positions, n) = resolve("psum_scatter", &axes)?;
-        let Some(&size) = x.shape().get(scatter_dimension) else {
+        if scatter_dimension >= x.ndim() {
             return Err(Error::op(
                 "psum_scatter",
                 format!(
@@ -256,28 +290,8 @@ pub fn psum_scatter(
                     crate::array::describe(x.ty())
                 ),
             ));
-        };
-        let ok = if tiled {
-            size % n as i64 == 0
-        } else {
-            size == n as i64
-        };
-        if !ok {
-            return Err(Error::op(
-                "psum_scatter",
-                format!(
-                    "dimension {scatter_dimension} of {} has size {size}, which {} the {n} \
-                     devices of axis {}",
-                    crate::array::describe(x.ty()),
-                    if tiled {
-                        "is not divisible by"
-                    } else {
-                        "must equal (tiled = false)"
-                    },
-                    axis_env::quoted(&axes.0)
-                ),
-            ));
         }
+        check_pieces("psum_scatter", x, scatter_dimension, n, tiled, &axes)?;
         let mut out_shape = x.shape().to_vec();
         out_shape[scatter_dimension] /= n as i64;
         let kind = OpKind::ReduceScatter {
@@ -359,76 +373,58 @@ pub fn all_to_all(
     concat_axis: usize,
     tiled: bool,
 ) -> Array {
-    let run =
-        || -> Result<Array> {
-            x.check()?;
-            let axes = axis.into();
-            let (mesh, positions, n) = resolve("all_to_all", &axes)?;
-            let rank = x.ndim();
-            if split_axis >= rank || concat_axis >= rank {
-                return Err(Error::op(
-                    "all_to_all",
-                    format!(
+    let run = || -> Result<Array> {
+        x.check()?;
+        let axes = axis.into();
+        let (mesh, positions, n) = resolve("all_to_all", &axes)?;
+        let rank = x.ndim();
+        if split_axis >= rank || concat_axis >= rank {
+            return Err(Error::op(
+                "all_to_all",
+                format!(
                     "split_axis {split_axis} or concat_axis {concat_axis} is out of range for {}",
                     crate::array::describe(x.ty())
                 ),
-                ));
-            }
-            let size = x.shape()[split_axis];
-            let ok = if tiled {
-                size % n as i64 == 0
+            ));
+        }
+        check_pieces("all_to_all", x, split_axis, n, tiled, &axes)?;
+        // Untiled, as JAX: `concat_axis` names a position once `split_axis` is gone; a new
+        // axis of size 1 is inserted there to receive the pieces, and the split axis (of size
+        // 1 afterwards) is squeezed out.
+        let (mut split, mut concat, mut operand) = (split_axis, concat_axis, x.clone());
+        if !tiled && split != concat {
+            if split < concat {
+                concat += 1;
             } else {
-                size == n as i64
-            };
-            if !ok {
-                return Err(Error::op(
-                    "all_to_all",
-                    format!(
-                    "dimension {split_axis} of {} has size {size}, which {} the {n} devices of \
-                     axis {}",
-                    crate::array::describe(x.ty()),
-                    if tiled { "is not divisible by" } else { "must equal (tiled = false)" },
-                    axis_env::quoted(&axes.0)
-                ),
-                ));
+                split += 1;
             }
-            // Untiled, as JAX: `concat_axis` names a position once `split_axis` is gone; a new
-            // axis of size 1 is inserted there to receive the pieces, and the split axis (of size
-            // 1 afterwards) is squeezed out.
-            let (mut split, mut concat, mut operand) = (split_axis, concat_axis, x.clone());
-            if !tiled && split != concat {
-                if split < concat {
-                    concat += 1;
-                } else {
-                    split += 1;
-                }
-                let mut shape = x.shape().to_vec();
-                shape.insert(concat, 1);
-                operand = crate::numpy::reshape(x, &shape);
-            }
-            let kind = OpKind::AllToAll {
-                split_dimension: split as i64,
-                concat_dimension: concat as i64,
-                split_count: n as i64,
-                collective: attrs(&mesh, &positions),
-            };
-            let mut out_shape = operand.shape().to_vec();
-            out_shape[split] /= n as i64;
-            out_shape[concat] *= n as i64;
-            let declared = TensorType::new(out_shape.clone(), x.dtype());
-            let out = bind1(
-                "all_to_all",
-                kind,
-                &[&operand],
-                Some(declared),
-                x.weak_type(),
-            );
-            out.check()?;
-            if tiled || split == concat {
-                return Ok(out);
-            }
-            out_shape.remove(split);
-            Ok(crate::numpy::reshape(&out, &out_shape))
+            let mut shape = x.shape().to_vec();
+            shape.insert(concat, 1);
+            operand = crate::numpy::reshape(x, &shape);
+        }
+        let kind = OpKind::AllToAll {
+            split_dimension: split as i64,
+            concat_dimension: concat as i64,
+            split_count: n as i64,
+            collective: attrs(&mesh, &positions),
         };
+        let mut out_shape = operand.shape().to_vec();
+        out_shape[split] /= n as i64;
+        out_shape[concat] *= n as i64;
+        let declared = TensorType::new(out_shape.clone(), x.dtype());
+        let out = bind1(
+            "all_to_all",
+            kind,
+            &[&operand],
+            Some(declared),
+            x.weak_type(),
+        );
+        out.check()?;
+        if tiled || split == concat {
+            return Ok(out);
+        }
+        out_shape.remove(split);
+        Ok(crate::numpy::reshape(&out, &out_shape))
+    };
     run().unwrap_or_else(Array::failed)
 }
