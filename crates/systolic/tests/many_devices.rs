@@ -328,3 +328,51 @@ fn data_parallel_step_equals_the_single_device_step() {
         assert!((p - q).abs() < 1e-5, "{a:?} vs {b:?}");
     }
 }
+
+/// Loop carries keep their own variance: a carry the body makes varying (an accumulator of
+/// each device's data started from zeros) is promoted before the loop, so returning it as if
+/// it were the same everywhere is refused, while an invariant carry (the weights) stays
+/// invariant and its gradient is summed over the devices once: for
+/// L = psum(Σ acc) with acc = 3·w·x_local, dL/dw = 3·Σ x over every device.
+#[test]
+fn loop_carries_keep_their_own_variance() {
+    init();
+    let mesh = make_mesh(&[4], &["i"]).unwrap();
+    let x = arange(8, &[8]);
+    let accumulate = |x: &Array, w: &Array| {
+        lax::fori_loop(
+            0,
+            3,
+            |_, (acc, w): &(Array, Array)| (acc + &(x * w), w.clone()),
+            &(np::zeros(&[2], systolic_ir::DType::F32), w.clone()),
+        )
+        .unwrap()
+    };
+    let f = shard_map(
+        move |(w, x): &(Array, Array)| accumulate(x, w).0,
+        &mesh,
+        [P!(), P!("i")],
+        P!(),
+    );
+    let err = f.call(&(Array::scalar(1.0f32), x.clone())).unwrap_err();
+    assert!(
+        err.to_string().contains("varies over mesh axis 'i'"),
+        "{err}"
+    );
+    let g = shard_map(
+        move |(w, x): &(Array, Array)| {
+            let x = x.clone();
+            grad(move |w: &Array| {
+                let (acc, w_out) = accumulate(&x, w);
+                &lax::psum(&np::sum(&acc, None, false), "i") + &(&w_out * 0.0)
+            })
+            .call(w)
+            .unwrap()
+        },
+        &mesh,
+        [P!(), P!("i")],
+        P!(),
+    );
+    let got = values(&g.call(&(Array::scalar(2.0f32), x)).unwrap());
+    assert_eq!(got, vec![3.0 * 28.0]);
+}

@@ -14,6 +14,7 @@ use crate::core::bind::{bind1, lift};
 use crate::core::staging::{call_func, stage, Staged};
 use crate::core::trace;
 use crate::error::{Error, Result};
+use crate::transforms::shard_map::axis_env;
 use crate::tree::Tree;
 use systolic_ir::walk::{clone_op, ValueMap};
 use systolic_ir::{
@@ -231,6 +232,8 @@ fn emit_while(init: &[Array], cond: &Staged, body: &Staged) -> Result<Vec<Array>
             .iter()
             .map(|ty| t.func.new_value(ty.clone(), None))
             .collect();
+        // Inside a shard_map body: each carry keeps its variance (see axis_env).
+        axis_env::after_stage(t.id, &OpKind::While, &operands, &results);
         let mut op = Op::new(OpKind::While, operands, results.clone());
         op.regions = vec![cond_region, body_region];
         t.ops.push(op);
@@ -292,12 +295,19 @@ pub fn while_loop<T: Tree>(
                 Ok(cond_fun(&t))
             })?;
             let mut out_def = None;
+            let mut out_vma = vec![];
             let body = stage_checked("body_fun", &carries, |xs| {
                 let t = init_val.rebuild(&mut xs.iter().cloned())?;
                 let o = body_fun(&t);
                 out_def = Some(o.def());
-                Ok(flatten(&o))
+                let outs = flatten(&o);
+                out_vma = outs.iter().map(axis_env::vma_of).collect();
+                Ok(outs)
             })?;
+            if let Some(p) = axis_env::promote_carries(&carries, &out_vma)? {
+                carries = p;
+                continue;
+            }
             let out_def = out_def.unwrap_or_else(|| def.clone());
             if out_def == def {
                 let promoted =
@@ -375,14 +385,20 @@ pub fn fori_loop<T: Tree>(
         loop {
             let cond = counted_cond(&carries, upper)?;
             let mut out_def = None;
+            let mut out_vma = vec![];
             let body = stage_checked("body_fun", &carries, |xs| {
                 let t = init_val.rebuild(&mut xs[1..].iter().cloned())?;
                 let o = body_fun(&xs[0], &t);
                 out_def = Some(o.def());
                 let mut r = vec![increment(&xs[0])?];
                 r.extend(flatten(&o));
+                out_vma = r.iter().map(axis_env::vma_of).collect();
                 Ok(r)
             })?;
+            if let Some(p) = axis_env::promote_carries(&carries, &out_vma)? {
+                carries = p;
+                continue;
+            }
             let out_def = out_def.unwrap_or_else(|| def.clone());
             if out_def == def {
                 let promoted = promote_weak_carries(
@@ -499,6 +515,7 @@ pub fn scan<C: Tree, X: Tree, Y: Tree>(
         let (step, y) = loop {
             // One step: (i, carry, xs) -> (carry', y); staged again only if a weak carry is promoted.
             let mut c_out_def = None;
+            let mut c_vma = vec![];
             let mut y_def: Option<Y> = None;
             let step = stage_checked(
                 "scan_body",
@@ -517,11 +534,16 @@ pub fn scan<C: Tree, X: Tree, Y: Tree>(
                     let (c2, y) = f(&c, &x);
                     c_out_def = Some(c2.def());
                     let mut r = flatten(&c2);
+                    c_vma = r.iter().map(axis_env::vma_of).collect();
                     r.extend(flatten(&y));
                     y_def = Some(y);
                     Ok(r)
                 },
             )?;
+            if let Some(p) = axis_env::promote_carries(&cs, &c_vma)? {
+                cs = p;
+                continue;
+            }
             let c_out_def = c_out_def.unwrap_or_else(|| c_def.clone());
             let carry_types = &step.func.result_types[..nc.min(step.func.result_types.len())];
             if c_out_def == c_def {
@@ -673,11 +695,15 @@ fn emit_branches<R: Tree>(
                     op_vals.push(lift(t, a)?);
                 }
                 let mut regions = vec![];
+                // What the branches read, for the results' variance (inside a shard_map body
+                // they vary as the predicate and everything the branches read together).
+                let mut read = vec![pred];
                 for s in &staged {
                     let mut params = op_vals.clone();
                     for c in &s.captures {
                         params.push(lift(t, c)?);
                     }
+                    read.extend(params.iter().copied());
                     regions.push(func_region(&mut t.func, &s.func, &params, vec![], &[])?);
                 }
                 let results: Vec<ValueId> = staged[0]
@@ -686,6 +712,7 @@ fn emit_branches<R: Tree>(
                     .iter()
                     .map(|ty| t.func.new_value(ty.clone(), None))
                     .collect();
+                axis_env::after_stage(t.id, &kind, &read, &results);
                 let mut op = Op::new(kind.clone(), vec![pred], results.clone());
                 op.regions = regions;
                 t.ops.push(op);

@@ -163,19 +163,28 @@ fn propagate(mesh: &Mesh, kind: &OpKind, operands: &[AxisMask]) -> AxisMask {
     }
 }
 
-/// True for ops whose operands may differ in variance without a pvary: the collectives (they
-/// take one operand) and pvary itself.
+/// True for ops whose operands may differ in variance without a pvary: the collectives (each
+/// operand its own), pvary itself, and ops whose operands are independent values carried
+/// through (a loop's carries, a call's arguments, a barrier's values, a custom call's
+/// operands) — making one of those varying because another is would sum its gradient over
+/// devices that never differed.
 fn mixes_freely(kind: &OpKind) -> bool {
-    pvary::is_pvary(kind)
-        || matches!(
-            kind,
-            OpKind::AllReduce { .. }
-                | OpKind::AllGather { .. }
-                | OpKind::ReduceScatter { .. }
-                | OpKind::AllToAll { .. }
-                | OpKind::CollectivePermute { .. }
-                | OpKind::CollectiveBroadcast { .. }
-        )
+    matches!(
+        kind,
+        OpKind::AllReduce { .. }
+            | OpKind::AllGather { .. }
+            | OpKind::ReduceScatter { .. }
+            | OpKind::AllToAll { .. }
+            | OpKind::CollectivePermute { .. }
+            | OpKind::CollectiveBroadcast { .. }
+            | OpKind::While
+            | OpKind::If
+            | OpKind::Case
+            | OpKind::Call { .. }
+            | OpKind::OptimizationBarrier
+            | OpKind::Tuple
+            | OpKind::CustomCall { .. }
+    )
 }
 
 fn lookup(trace: u64, v: ValueId) -> AxisMask {
@@ -266,8 +275,51 @@ pub(crate) fn after_stage(trace: u64, kind: &OpKind, operands: &[ValueId], resul
         return;
     };
     let masks: Vec<AxisMask> = operands.iter().map(|&v| lookup(trace, v)).collect();
+    // Values carried through one for one keep their own variance (a loop's carries: JAX
+    // requires a carry's variance not to change over an iteration).
+    if matches!(kind, OpKind::While | OpKind::OptimizationBarrier) && masks.len() == results.len() {
+        for (&r, &m) in results.iter().zip(&masks) {
+            record(trace, r, m);
+        }
+        return;
+    }
     let mask = propagate(&mesh, kind, &masks);
     for &r in results {
         record(trace, r, mask);
     }
+}
+
+/// The loops' rule (JAX's carry variance): a carry the body makes vary over more axes than its
+/// initial value must start that varying, so the loop is traced again from carries `pvary`ed
+/// to what the body returned. `outs` are the body's carry outputs, in the carries' order.
+/// `None` when every carry already varies as much as its output (or outside a shard_map).
+pub(crate) fn promote_carries(carries: &[Array], outs: &[AxisMask]) -> Result<Option<Vec<Array>>> {
+    if !active() || carries.len() != outs.len() {
+        return Ok(None);
+    }
+    let Some(mesh) = FRAMES.with(|f| f.borrow().last().map(|fr| fr.mesh.clone())) else {
+        return Ok(None);
+    };
+    let mut changed = false;
+    let mut promoted = Vec::with_capacity(carries.len());
+    for (c, &out) in carries.iter().zip(outs) {
+        let have = vma_of(c);
+        if out & !have == 0 {
+            promoted.push(c.clone());
+            continue;
+        }
+        changed = true;
+        let axes = axes_of(out & !have, &mesh);
+        let kind = pvary::pvary_kind(&groups(&mesh, &axes), true);
+        let mut r = crate::core::bind::bind(
+            "pvary",
+            kind,
+            &[c],
+            vec![],
+            Some(vec![c.ty().clone()]),
+            c.weak_type(),
+        )?;
+        promoted.push(r.pop().ok_or_else(|| Error::op("pvary", "no result"))?);
+    }
+    Ok(changed.then_some(promoted))
 }
