@@ -21,8 +21,10 @@ use systolic_ir::DType;
 pub const MAX_BYTES: usize = 1 << 30;
 
 /// The most vectors retained per (variant, length): a training step holds a dozen arrays of
-/// one shape at once (activations, their gradients, weight updates).
-pub const MAX_PER_KEY: usize = 16;
+/// one shape at once (activations, their gradients, weight updates), and an SPMD execution
+/// on eight host devices eight times as many (each process its own weights, gradients and
+/// all-reduced gradients); with 16, its processes faulted fresh pages in on every step.
+pub const MAX_PER_KEY: usize = 64;
 
 /// Vectors smaller than this are left to the allocator.
 pub const MIN_BYTES: usize = 1 << 16;

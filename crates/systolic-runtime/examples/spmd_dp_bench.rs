@@ -12,7 +12,7 @@
 //! compiled for one device run N times one after the other (the arithmetic floor of N
 //! processes sharing the cores), and an N-device program of one scalar `all_reduce` (the fixed
 //! cost of one execution: waking the processes and one meeting). Times are medians over
-//! `--steps` runs after one warm-up run.
+//! `--steps` rounds after one warm-up round, the variants taking turns within each round.
 
 use std::time::Instant;
 use systolic_ir::Tensor;
@@ -262,16 +262,30 @@ fn put(client: &Client, tensors: Vec<Tensor>, device: Device) -> Vec<Buffer> {
 
 /// Median wall time in ms of `f` over `steps` runs after one warm-up run.
 fn median_ms(steps: usize, mut f: impl FnMut()) -> f64 {
-    f();
-    let mut times: Vec<f64> = (0..steps)
-        .map(|_| {
-            let t = Instant::now();
+    interleaved_median_ms(steps, &mut [Box::new(&mut f) as Box<dyn FnMut()>])[0]
+}
+
+/// Median wall time in ms of each of `fs` over `steps` rounds (each round runs every one once,
+/// in turn) after one warm-up round.
+fn interleaved_median_ms(steps: usize, fs: &mut [Box<dyn FnMut() + '_>]) -> Vec<f64> {
+    for f in fs.iter_mut() {
+        f();
+    }
+    let mut times = vec![vec![]; fs.len()];
+    for _ in 0..steps {
+        for (f, t) in fs.iter_mut().zip(&mut times) {
+            let start = Instant::now();
             f();
-            t.elapsed().as_secs_f64() * 1e3
+            t.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    times
+        .into_iter()
+        .map(|mut t| {
+            t.sort_by(f64::total_cmp);
+            t[t.len() / 2]
         })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
+        .collect()
 }
 
 struct Args {
@@ -351,18 +365,12 @@ fn main() {
             .expect("compiles");
         let g_args = put(&client, inputs(global, 7), devices[0]);
         let g_refs: Vec<&Buffer> = g_args.iter().collect();
-        let single_ms = median_ms(args.steps, || {
-            single.execute(&g_refs).expect("runs");
-        });
         let shards: Vec<Vec<Buffer>> = devices
             .iter()
             .enumerate()
             .map(|(d, &dev)| put(&client, inputs(b, 100 + d as u64), dev))
             .collect();
         let shard_refs: Vec<Vec<&Buffer>> = shards.iter().map(|a| a.iter().collect()).collect();
-        let spmd_ms = median_ms(args.steps, || {
-            spmd.execute(&shard_refs).expect("runs");
-        });
         let cpu_args: Vec<Vec<systolic_cpu::CpuBuffer>> = (0..n)
             .map(|d| {
                 inputs(b, 100 + d as u64)
@@ -377,18 +385,26 @@ fn main() {
             &systolic_cpu::CompileOptions::default(),
         )
         .expect("compiles");
-        let direct_ms = median_ms(args.steps, || {
-            backend.execute_borrowed(&cpu_args).expect("runs");
-        });
         let on0: Vec<Vec<Buffer>> = (0..n)
             .map(|d| put(&client, inputs(b, 100 + d as u64), devices[0]))
             .collect();
-        let serial_ms = median_ms(args.steps, || {
-            for shard in &on0 {
-                let refs: Vec<&Buffer> = shard.iter().collect();
-                local.execute(&refs).expect("runs");
-            }
-        });
+        // The variants take turns, step by step, so that a change in the machine's load
+        // (other processes) reaches all of them alike.
+        let mut variants: Vec<Box<dyn FnMut() + '_>> = vec![
+            Box::new(|| drop(single.execute(&g_refs).expect("runs"))),
+            Box::new(|| drop(spmd.execute(&shard_refs).expect("runs"))),
+            Box::new(|| drop(backend.execute_borrowed(&cpu_args).expect("runs"))),
+            Box::new(|| {
+                for shard in &on0 {
+                    let refs: Vec<&Buffer> = shard.iter().collect();
+                    drop(local.execute(&refs).expect("runs"));
+                }
+            }),
+        ];
+        let times = interleaved_median_ms(args.steps, &mut variants);
+        let [single_ms, spmd_ms, direct_ms, serial_ms] = times[..] else {
+            unreachable!("four variants")
+        };
         println!(
             "{b:>16} | {global:>6} | {single_ms:>13.2} | {spmd_ms:>14.2} | {:>5.2} | {direct_ms:>25.2} | {serial_ms:>22.2}",
             spmd_ms / single_ms
