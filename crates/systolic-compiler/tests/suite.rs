@@ -25,3 +25,4 @@ mod robustness;
 mod sharding_propagation;
 mod simplify;
 mod single_device_spmd;
+mod spmd_partitioner;

@@ -3,7 +3,8 @@
 //!
 //! SPMD, in no pipeline: [`lower_manual_computations`] (a Shardy shard_map program → the
 //! per-device program), [`sharding_propagation`] (Shardy-style propagation of a program's
-//! shardings to every value: the plan the partitioner reads).
+//! shardings to every value: the plan the partitioner reads), [`spmd_partitioner`] (a program
+//! with automatic shardings → the per-device program, by that plan).
 //!
 //! Target-independent: [`inline`], [`chlo_legalize`], [`simplify`], [`const_fold`],
 //! [`cf_simplify`], [`cse`], [`dce`]. Expanders a backend adds after CHLO legalization (ops it
@@ -27,6 +28,7 @@ pub mod map_inliner;
 pub mod sharding_propagation;
 pub mod simplify;
 pub mod single_device_spmd;
+pub mod spmd_partitioner;
 
 pub use batch_norm_expander::BatchNormExpander;
 pub use buffer_assignment::BufferAssignmentPass;
@@ -44,3 +46,4 @@ pub use map_inliner::MapInliner;
 pub use sharding_propagation::{propagate_shardings, ShardingPlan};
 pub use simplify::Simplify;
 pub use single_device_spmd::SingleDeviceSpmd;
+pub use spmd_partitioner::partition;

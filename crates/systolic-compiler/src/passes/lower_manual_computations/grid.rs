@@ -71,7 +71,7 @@ impl MeshGrid {
     }
 
     /// The number of devices.
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.coords.len()
     }
 
@@ -103,7 +103,7 @@ impl MeshGrid {
     }
 
     /// The tile of a dimension split over `axes` that each device holds.
-    pub(super) fn tile_index(&self, axes: &[AxisRef]) -> Result<Vec<i64>, String> {
+    pub(crate) fn tile_index(&self, axes: &[AxisRef]) -> Result<Vec<i64>, String> {
         let parts = self.parts(axes)?;
         Ok(self
             .coords
@@ -119,7 +119,7 @@ impl MeshGrid {
     /// The groups of devices that hold the tiles of one piece of a dimension split over
     /// `axes`: devices whose coordinates agree outside those axes, each group in tile order
     /// (major to minor), groups in order of their first device.
-    pub(super) fn groups(&self, axes: &[AxisRef]) -> Result<Vec<Vec<i64>>, String> {
+    pub(crate) fn groups(&self, axes: &[AxisRef]) -> Result<Vec<Vec<i64>>, String> {
         let parts = self.parts(axes)?;
         let tiles = self.tile_index(axes)?;
         let mut by_key: BTreeMap<Vec<i64>, Vec<(i64, i64)>> = BTreeMap::new();

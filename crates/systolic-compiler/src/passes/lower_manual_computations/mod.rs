@@ -606,7 +606,7 @@ fn check_placement(module: &Module, entry: &str) -> Result<(), String> {
 }
 
 /// The largest channel handle in the module.
-fn max_channel(module: &Module) -> i64 {
+pub(crate) fn max_channel(module: &Module) -> i64 {
     module.funcs.iter().map(max_channel_in).max().unwrap_or(0)
 }
 
@@ -632,7 +632,7 @@ fn max_channel_in(f: &Func) -> i64 {
     max
 }
 
-fn set_count(module: &mut Module, name: &str, n: i64) {
+pub(crate) fn set_count(module: &mut Module, name: &str, n: i64) {
     let value = Attribute::Int(n, Some(Type::Tensor(TensorType::scalar(DType::I32))));
     match module.attrs.iter_mut().find(|a| a.name == name) {
         Some(a) => a.value = value,

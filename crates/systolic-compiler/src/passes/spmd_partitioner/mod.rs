@@ -1,0 +1,659 @@
+//! The SPMD partitioner: a global program whose entry carries automatic `sdy.sharding`s
+//! rewritten into the program each device runs (pieces in, pieces out, collectives in
+//! place), the same [`SpmdModule`] that `lower_manual_computations` makes for shard_map
+//! programs.
+//!
+//! It reads the [`ShardingPlan`] of `propagate_shardings` and follows it op by op over the
+//! entry's top level:
+//!
+//! - every value is held as its planned sharding: each device keeps its piece, whose shape is
+//!   the global one divided by the tiles of each dimension;
+//! - an op's operands are first converted to the shardings the op needs (the plan's operand
+//!   reshards), then the op runs on the pieces — elementwise ops, `broadcast_in_dim`,
+//!   `transpose`, `reshape`, `dot_general`/`dot` and `reduce` keep their attributes, only the
+//!   shapes become local;
+//! - where the plan has reduction axes (a contracting or reduced dimension split over
+//!   devices), each device holds a partial result, completed by an `all_reduce` over those
+//!   axes (a sum for dots, the reducer itself for `reduce` — whose init value must then be
+//!   the reducer's identity unless the reducer is idempotent, or the init would count once
+//!   per device);
+//! - results the op computes otherwise than they are held (the plan's result reshards) are
+//!   converted after it;
+//! - constants and iotas are made whole and sliced per device; any other op runs whole on
+//!   every device when the plan shards none of its operands and results.
+//!
+//! Conversions gather every dimension whose axes change (`all_gather` in tile order) and
+//! slice those the target splits afresh (`dynamic_slice` at `partition_id` offsets): correct
+//! for every pair of layouts, not yet the cheapest (no all-to-all, no reduce-scatter).
+//!
+//! Anything else is an error naming the op and where it is ("the partitioner does not handle
+//! stablehlo.X yet"), never a wrong answer: ops whose sharded form needs more than local
+//! shapes (slices, pads, concatenations, gathers, convolutions, control flow, …), calls (inline
+//! first), manual computations, collectives, uneven pieces.
+
+mod reshard;
+
+use super::lower_manual_computations::grid::MeshGrid;
+use super::lower_manual_computations::{max_channel, set_count, SpmdModule};
+use super::sharding_propagation::{propagate_shardings, OpPlan, ReshardSite, ShardingPlan};
+use std::collections::HashMap;
+use systolic_ir::verify::verify_module;
+use systolic_ir::walk::{clone_region, walk_ops, ValueMap};
+use systolic_ir::{
+    AxisRef, BinaryOp, Block, Func, Module, Op, OpKind, Region, ReturnKind, SdyMesh, SdySharding,
+    ShardLayout, TensorType, Type, ValueId,
+};
+
+/// How a value is held on the devices: per dimension, the mesh axes it is split over (major
+/// first); all empty is whole on every device.
+type Held = Vec<Vec<AxisRef>>;
+
+/// A global value as one device holds it.
+#[derive(Clone)]
+struct Local {
+    value: ValueId,
+    held: Held,
+}
+
+/// The per-device program of `entry` under its propagated shardings; see the module docs.
+pub fn partition(module: &Module, entry: &str) -> Result<SpmdModule, String> {
+    let plan = propagate_shardings(module, entry)?;
+    let index = module
+        .funcs
+        .iter()
+        .position(|f| f.name == entry)
+        .ok_or_else(|| format!("no function @{entry}"))?;
+    let src = &module.funcs[index];
+    let grid = MeshGrid::new(&plan.mesh)?;
+    let num_devices = grid.len();
+    let mut dst = Func::new(entry);
+    dst.visibility = src.visibility;
+    dst.attrs = src.attrs.clone();
+    dst.arg_attrs = src.arg_attrs.clone();
+    dst.result_attrs = src.result_attrs.clone();
+    dst.result_types = src.result_types.clone();
+    dst.loc = src.loc.clone();
+    dst.arg_locs = src.arg_locs.clone();
+    dst.span = src.span;
+    let mut p = Partitioner {
+        src,
+        plan: &plan,
+        mesh: plan.mesh.clone(),
+        grid,
+        dst,
+        ops: vec![],
+        locals: HashMap::new(),
+        defs: HashMap::new(),
+        partition: None,
+        next_channel: max_channel(module) + 1,
+    };
+    let (params, results) = p.run()?;
+    let mut out = module.clone();
+    out.funcs[index] = p.dst;
+    set_count(&mut out, "mhlo.num_partitions", num_devices as i64);
+    set_count(&mut out, "mhlo.num_replicas", 1);
+    if let Err(diags) = verify_module(&out) {
+        return Err(format!(
+            "internal: the partitioned form of @{entry} does not verify: {}",
+            diags[0]
+        ));
+    }
+    Ok(SpmdModule {
+        module: out,
+        num_devices,
+        params,
+        results,
+    })
+}
+
+struct Partitioner<'a> {
+    /// The global entry.
+    src: &'a Func,
+    plan: &'a ShardingPlan,
+    mesh: SdyMesh,
+    grid: MeshGrid,
+    /// The per-device entry being built.
+    dst: Func,
+    /// Its top-level ops so far.
+    ops: Vec<Op>,
+    /// Global value → this device's piece of it.
+    locals: HashMap<ValueId, Local>,
+    /// Global value → the top-level op of the entry that defines it.
+    defs: HashMap<ValueId, &'a Op>,
+    /// `partition_id` as `tensor<i32>`, once emitted.
+    partition: Option<ValueId>,
+    next_channel: i64,
+}
+
+type Layouts = (Vec<ShardLayout>, Vec<ShardLayout>);
+
+impl<'a> Partitioner<'a> {
+    fn run(&mut self) -> Result<Layouts, String> {
+        let src = self.src;
+        let block = src
+            .body
+            .blocks
+            .first()
+            .ok_or_else(|| format!("@{} has no body", src.name))?;
+        let mut params = vec![];
+        let mut layouts = vec![];
+        for (i, &p) in block.args.iter().enumerate() {
+            let what = format!("@{} argument {i}", src.name);
+            let global = self.global_type(p, &what)?;
+            let sharding = self.plan.params.get(i).cloned().flatten();
+            let held = self.held_of(sharding.as_ref(), &global, &what)?;
+            let shape = self.local_shape(&global.shape, &held, &what)?;
+            let v = self
+                .dst
+                .new_value(Type::Tensor(TensorType::new(shape, global.dtype)), None);
+            layouts.push(self.layout(sharding.as_ref(), &global)?);
+            params.push(v);
+            self.locals.insert(p, Local { value: v, held });
+        }
+        for op in &block.ops {
+            for &r in &op.results {
+                self.defs.insert(r, op);
+            }
+        }
+        let mut index = 0;
+        let mut result_layouts = vec![];
+        for op in &block.ops {
+            let plan = self
+                .plan
+                .ops
+                .get(index)
+                .filter(|p| p.name == op.kind.name())
+                .ok_or_else(|| {
+                    format!("internal: the sharding plan does not follow @{}", src.name)
+                })?;
+            // The plan lists nested ops after their op, in pre-order.
+            let mut nested = 0;
+            for r in &op.regions {
+                walk_ops(r, &mut |_, _| nested += 1);
+            }
+            index += 1 + nested;
+            if let OpKind::Return(ReturnKind::Func) = op.kind {
+                result_layouts = self.entry_return(op)?;
+            } else {
+                self.op(op, plan)?;
+            }
+        }
+        self.dst.body = Region::single(Block {
+            args: params,
+            ops: std::mem::take(&mut self.ops),
+        });
+        Ok((layouts, result_layouts))
+    }
+
+    /// One top-level op of the entry, by what its sharded form needs.
+    fn op(&mut self, op: &'a Op, plan: &OpPlan) -> Result<(), String> {
+        use OpKind::*;
+        match &op.kind {
+            ShardingConstraint(_) => {
+                let r = op.results[0];
+                let global = self.global_type(r, "a sharding constraint")?;
+                let held = self.planned(r, &global)?;
+                let x = self.convert(op.operands[0], &held)?;
+                self.locals.insert(r, Local { value: x, held });
+                Ok(())
+            }
+            Constant(_) | Iota { .. } => self.whole_then_slice(op),
+            Unary(_)
+            | Binary(_)
+            | Compare { .. }
+            | Select
+            | Clamp
+            | Convert
+            | ReducePrecision { .. }
+            | ChloUnary(_)
+            | ChloBinary(_)
+            | BroadcastInDim { .. }
+            | Transpose { .. }
+            | Reshape
+            | DotGeneral { .. }
+            | Dot { .. } => self.local_op(op, plan),
+            Reduce { .. } => self.local_op(op, plan),
+            Return(_)
+            | Call { .. }
+            | BitcastConvert
+            | Broadcast { .. }
+            | Slice { .. }
+            | DynamicSlice { .. }
+            | DynamicUpdateSlice
+            | Concatenate { .. }
+            | Pad { .. }
+            | Reverse { .. }
+            | GetDimensionSize { .. }
+            | Gather { .. }
+            | Scatter { .. }
+            | ReduceWindow { .. }
+            | SelectAndScatter { .. }
+            | Sort { .. }
+            | Map { .. }
+            | Convolution(_)
+            | TriangularSolve { .. }
+            | Cholesky { .. }
+            | Fft { .. }
+            | BatchNormInference { .. }
+            | BatchNormTraining { .. }
+            | BatchNormGrad { .. }
+            | OptimizationBarrier
+            | Tuple
+            | GetTupleElement { .. }
+            | AfterAll
+            | CreateToken
+            | RngBitGenerator { .. }
+            | Rng { .. }
+            | TopK { .. }
+            | Check(_) => self.whole_if_unsharded(op, plan),
+            While
+            | If
+            | Case
+            | Composite { .. }
+            | CustomCall { .. }
+            | AllGather { .. }
+            | AllReduce { .. }
+            | ReduceScatter { .. }
+            | AllToAll { .. }
+            | CollectivePermute { .. }
+            | CollectiveBroadcast { .. }
+            | ReplicaId
+            | PartitionId
+            | Send { .. }
+            | Recv { .. }
+            | Infeed { .. }
+            | Outfeed { .. }
+            | RunParallel { .. }
+            | ManualComputation(_)
+            | Fusion { .. } => Err(unhandled(op, "")),
+        }
+    }
+
+    /// The op on the pieces: operands converted to what the plan needs, results of the
+    /// pieces' shapes, partial results completed over the reduction axes, then results
+    /// converted to how they are held.
+    fn local_op(&mut self, op: &'a Op, plan: &OpPlan) -> Result<(), String> {
+        let mut operands = vec![];
+        for (k, &x) in op.operands.iter().enumerate() {
+            let global = self.global_type(x, &located(op, &format!("operand {k}")))?;
+            let needed = self.needed(plan, k, x, &global)?;
+            operands.push(self.convert(x, &needed)?);
+        }
+        let mut computed = vec![];
+        let mut results = vec![];
+        for (j, &r) in op.results.iter().enumerate() {
+            let global = self.global_type(r, &located(op, &format!("result {j}")))?;
+            let held = self.computed(plan, j, r, &global)?;
+            let shape = self.local_shape(&global.shape, &held, &located(op, "a result"))?;
+            let ty = Type::Tensor(TensorType::new(shape, global.dtype));
+            results.push(self.dst.new_value(ty, None));
+            computed.push((held, global));
+        }
+        if let OpKind::Reshape = op.kind {
+            let a = self.local_type(operands[0])?.num_elements();
+            let b = self.local_type(results[0])?.num_elements();
+            if a != b {
+                return Err(unhandled(
+                    op,
+                    " with this sharding (the pieces of its operand and result differ in size)",
+                ));
+            }
+        }
+        let mut regions = vec![];
+        for r in &op.regions {
+            let mut map = ValueMap::new();
+            let region = clone_region(self.src, r, &mut self.dst, &mut map)
+                .map_err(|e| located(op, &e.message))?;
+            regions.push(region);
+        }
+        let mut new = op.clone();
+        new.operands = operands;
+        new.results = results.clone();
+        new.regions = regions;
+        new.attrs.retain(|a| a.name != "sdy.sharding");
+        self.ops.push(new);
+        for (j, (&r, (held, global))) in op.results.iter().zip(computed).enumerate() {
+            let mut v = results[j];
+            if !plan.reduction_axes.is_empty() {
+                let reducer = self.reducer(op, global.dtype)?;
+                v = self.all_reduce(v, &plan.reduction_axes, reducer)?;
+            }
+            let target = self.planned(r, &global)?;
+            let v = self.convert_local(&Local { value: v, held }, &target, &global)?;
+            self.locals.insert(
+                r,
+                Local {
+                    value: v,
+                    held: target,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// How partial results of `op` combine across devices: a sum for dots; for `reduce`, its
+    /// own reducer, when folding the init value in once per device gives the same answer.
+    fn reducer(&mut self, op: &'a Op, dtype: systolic_ir::DType) -> Result<Region, String> {
+        match &op.kind {
+            OpKind::DotGeneral { .. } | OpKind::Dot { .. } => Ok(self.sum_region(dtype)),
+            OpKind::Reduce { .. } => {
+                if op.operands.len() != 2 {
+                    return Err(unhandled(
+                        op,
+                        " with several inputs over a sharded dimension",
+                    ));
+                }
+                let body = &op.regions[0];
+                let Some(combine) = reducer_op(body) else {
+                    return Err(unhandled(
+                        op,
+                        " over a sharded dimension with a reducer other than one add, \
+                         multiply, maximum, minimum, and or or",
+                    ));
+                };
+                let identity = match combine {
+                    BinaryOp::Add => Some(0.0),
+                    BinaryOp::Multiply => Some(1.0),
+                    _ => None, // idempotent: any init value is fine
+                };
+                if let Some(want) = identity {
+                    let init = self.defs.get(&op.operands[1]).map(|d| &d.kind);
+                    let ok = matches!(init, Some(OpKind::Constant(t))
+                        if t.to_f64_vec().iter().all(|&x| x == want));
+                    if !ok {
+                        return Err(unhandled(
+                            op,
+                            &format!(
+                                " over a sharded dimension with an init value that is not the \
+                                 constant {want} (each device's partial result would fold it \
+                                 in once more)"
+                            ),
+                        ));
+                    }
+                }
+                let mut map = ValueMap::new();
+                clone_region(self.src, body, &mut self.dst, &mut map)
+                    .map_err(|e| located(op, &e.message))
+            }
+            _ => Err(unhandled(op, " with sharded reduction factors")),
+        }
+    }
+
+    /// Constants and iotas: made whole on every device, then sliced to their planned pieces.
+    fn whole_then_slice(&mut self, op: &'a Op) -> Result<(), String> {
+        let mut new = op.clone();
+        new.attrs.retain(|a| a.name != "sdy.sharding");
+        new.results = vec![];
+        let mut wholes = vec![];
+        for &r in &op.results {
+            let v = self.dst.new_value(self.src.value_type(r).clone(), None);
+            new.results.push(v);
+            wholes.push(v);
+        }
+        self.ops.push(new);
+        for (&r, w) in op.results.iter().zip(wholes) {
+            let global = self.global_type(r, &located(op, "its result"))?;
+            let target = self.planned(r, &global)?;
+            let whole = Local {
+                value: w,
+                held: vec![vec![]; global.rank()],
+            };
+            let v = self.convert_local(&whole, &target, &global)?;
+            self.locals.insert(
+                r,
+                Local {
+                    value: v,
+                    held: target,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// An op whose sharded form is not written yet: exact when the plan shards none of its
+    /// operands and results (it runs whole on every device), an error otherwise.
+    fn whole_if_unsharded(&mut self, op: &'a Op, plan: &OpPlan) -> Result<(), String> {
+        if !op.regions.is_empty() {
+            return Err(unhandled(op, ""));
+        }
+        let mut operands = vec![];
+        for (k, &x) in op.operands.iter().enumerate() {
+            let global = self.global_type(x, &located(op, &format!("operand {k}")))?;
+            if self
+                .needed(plan, k, x, &global)?
+                .iter()
+                .any(|a| !a.is_empty())
+            {
+                return Err(unhandled(op, " on sharded operands"));
+            }
+            operands.push(global);
+        }
+        for (j, &r) in op.results.iter().enumerate() {
+            let global = self.global_type(r, &located(op, &format!("result {j}")))?;
+            if self
+                .computed(plan, j, r, &global)?
+                .iter()
+                .any(|a| !a.is_empty())
+            {
+                return Err(unhandled(op, " with sharded results"));
+            }
+        }
+        let mut new = op.clone();
+        new.attrs.retain(|a| a.name != "sdy.sharding");
+        for (k, global) in operands.iter().enumerate() {
+            new.operands[k] = self.convert(op.operands[k], &vec![vec![]; global.rank()])?;
+        }
+        new.results = vec![];
+        let mut wholes = vec![];
+        for &r in &op.results {
+            let v = self.dst.new_value(self.src.value_type(r).clone(), None);
+            new.results.push(v);
+            wholes.push(v);
+        }
+        self.ops.push(new);
+        for (&r, w) in op.results.iter().zip(wholes) {
+            let global = self.global_type(r, &located(op, "its result"))?;
+            let target = self.planned(r, &global)?;
+            let whole = Local {
+                value: w,
+                held: vec![vec![]; global.rank()],
+            };
+            let v = self.convert_local(&whole, &target, &global)?;
+            self.locals.insert(
+                r,
+                Local {
+                    value: v,
+                    held: target,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// The entry's results leave as the plan holds them; the result types become the pieces'.
+    fn entry_return(&mut self, op: &'a Op) -> Result<Vec<ShardLayout>, String> {
+        let mut layouts = vec![];
+        let mut operands = vec![];
+        for (j, &v) in op.operands.iter().enumerate() {
+            let what = format!("@{} result {j}", self.src.name);
+            let global = self.global_type(v, &what)?;
+            let sharding = self.plan.results.get(j).cloned().flatten();
+            let target = self.held_of(sharding.as_ref(), &global, &what)?;
+            layouts.push(self.layout(sharding.as_ref(), &global)?);
+            operands.push(self.convert(v, &target)?);
+            let shape = self.local_shape(&global.shape, &target, &what)?;
+            if let Some(ty) = self.dst.result_types.get_mut(j) {
+                *ty = Type::Tensor(TensorType::new(shape, global.dtype));
+            }
+        }
+        let mut new = op.clone();
+        new.operands = operands;
+        self.ops.push(new);
+        Ok(layouts)
+    }
+
+    /// The piece of global value `x` re-laid out as `to`.
+    fn convert(&mut self, x: ValueId, to: &Held) -> Result<ValueId, String> {
+        let local = self
+            .locals
+            .get(&x)
+            .cloned()
+            .ok_or_else(|| format!("internal: no per-device value for {x:?}"))?;
+        let global = self.global_type(x, "a value")?;
+        self.convert_local(&local, to, &global)
+    }
+
+    /// How operand `k` (global value `x`) must be held for the op: the plan's operand reshard
+    /// if it has one, else as the value is held.
+    fn needed(
+        &self,
+        plan: &OpPlan,
+        k: usize,
+        x: ValueId,
+        global: &TensorType,
+    ) -> Result<Held, String> {
+        let reshard = plan
+            .reshards
+            .iter()
+            .find(|r| r.at == ReshardSite::Operand(k));
+        match reshard {
+            Some(r) => self.held_of(Some(&r.to), global, "an operand reshard"),
+            None => self.planned(x, global),
+        }
+    }
+
+    /// How the op computes result `j` (global value `r`): the plan's result reshard's source
+    /// if it has one, else as the value is held.
+    fn computed(
+        &self,
+        plan: &OpPlan,
+        j: usize,
+        r: ValueId,
+        global: &TensorType,
+    ) -> Result<Held, String> {
+        let reshard = plan
+            .reshards
+            .iter()
+            .find(|s| s.at == ReshardSite::Result(j));
+        match reshard {
+            Some(s) => self.held_of(Some(&s.from), global, "a result reshard"),
+            None => self.planned(r, global),
+        }
+    }
+
+    /// How the plan holds global value `v`.
+    fn planned(&self, v: ValueId, global: &TensorType) -> Result<Held, String> {
+        self.held_of(self.plan.sharding(v), global, "a value")
+    }
+
+    /// The held form of a value of `global` type under `sharding` (whole without one).
+    fn held_of(
+        &self,
+        sharding: Option<&SdySharding>,
+        global: &TensorType,
+        what: &str,
+    ) -> Result<Held, String> {
+        let Some(s) = sharding else {
+            return Ok(vec![vec![]; global.rank()]);
+        };
+        if s.mesh != self.mesh.name {
+            return Err(format!(
+                "{what}: sharding {s} names mesh @{}, but the program runs on @{}",
+                s.mesh, self.mesh.name
+            ));
+        }
+        if s.dims.len() != global.rank() {
+            return Err(format!(
+                "{what}: sharding {s} has {} dimension shardings for {global}",
+                s.dims.len()
+            ));
+        }
+        if !s.unreduced.is_empty() {
+            return Err(format!(
+                "{what}: sharding {s} has unreduced axes, which the partitioner does not \
+                 handle yet"
+            ));
+        }
+        Ok(s.dims.iter().map(|d| d.axes.clone()).collect())
+    }
+
+    /// The piece of a value of `shape` held as `held`: each dimension divided by its tiles.
+    fn local_shape(&self, shape: &[i64], held: &Held, what: &str) -> Result<Vec<i64>, String> {
+        shape
+            .iter()
+            .zip(held)
+            .map(|(&n, axes)| {
+                let t = self.grid.tiles(axes).map_err(|e| format!("{what}: {e}"))?;
+                if n % t != 0 {
+                    return Err(format!(
+                        "{what}: a dimension of size {n} does not split evenly into {t} pieces; \
+                         the partitioner does not handle uneven pieces yet"
+                    ));
+                }
+                Ok(n / t)
+            })
+            .collect()
+    }
+
+    fn layout(
+        &self,
+        sharding: Option<&SdySharding>,
+        global: &TensorType,
+    ) -> Result<ShardLayout, String> {
+        match sharding {
+            None => Ok(ShardLayout::replicated(&global.shape, self.grid.len())),
+            Some(s) => ShardLayout::from_sdy(s, &self.mesh, &global.shape).map_err(|e| e.message),
+        }
+    }
+
+    /// The global type of a global value.
+    fn global_type(&self, v: ValueId, what: &str) -> Result<TensorType, String> {
+        match self.src.value_type(v) {
+            Type::Tensor(t) => Ok(t.clone()),
+            other => Err(format!(
+                "{what} has type {other}; the partitioner lays out only tensors"
+            )),
+        }
+    }
+}
+
+/// The one binary op a reducer body applies to its two arguments, if that is all it does.
+fn reducer_op(body: &Region) -> Option<BinaryOp> {
+    let block = body.blocks.first()?;
+    let [a, b] = block.args.as_slice() else {
+        return None;
+    };
+    let [combine, ret] = block.ops.as_slice() else {
+        return None;
+    };
+    let OpKind::Binary(op) = combine.kind else {
+        return None;
+    };
+    let args_ok = combine.operands == [*a, *b] || combine.operands == [*b, *a];
+    let ret_ok = matches!(ret.kind, OpKind::Return(_)) && ret.operands == combine.results;
+    let known = matches!(
+        op,
+        BinaryOp::Add
+            | BinaryOp::Multiply
+            | BinaryOp::Maximum
+            | BinaryOp::Minimum
+            | BinaryOp::And
+            | BinaryOp::Or
+    );
+    (args_ok && ret_ok && known).then_some(op)
+}
+
+/// `what` about `op`, with where it is.
+fn located(op: &Op, what: &str) -> String {
+    let at = op.span.map(|s| format!(" (at {s})")).unwrap_or_default();
+    format!("{}{at}: {what}", op.kind.name())
+}
+
+/// The error for an op the partitioner cannot rewrite (`detail` says in which form).
+fn unhandled(op: &Op, detail: &str) -> String {
+    let at = op.span.map(|s| format!(" (at {s})")).unwrap_or_default();
+    format!(
+        "the partitioner does not handle {}{detail} yet{at}",
+        op.kind.name()
+    )
+}
