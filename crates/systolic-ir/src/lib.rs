@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod attrs;
+pub mod batch_collective;
 pub mod builder;
 pub mod collective_groups;
 pub mod diag;

@@ -48,6 +48,8 @@ pub(crate) struct Cx<'a> {
     pub map: HashMap<ValueId, BVal>,
     /// The batch size.
     pub size: i64,
+    /// The name collectives use for the axis being batched (JAX's `vmap(axis_name=…)`), if any.
+    pub axis_name: Option<String>,
 }
 
 impl Deref for Cx<'_> {
@@ -91,6 +93,7 @@ impl<'a> Cx<'a> {
             src,
             map: HashMap::new(),
             size,
+            axis_name: None,
         }
     }
 

@@ -61,7 +61,7 @@ mod rules;
 mod transform;
 
 pub use inline::inline_calls;
-pub use transform::{vmap, vmap_module};
+pub use transform::{vmap, vmap_module, vmap_named};
 
 /// Why a function could not be batched.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

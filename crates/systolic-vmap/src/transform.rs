@@ -39,6 +39,20 @@ pub fn vmap(
     axis_size: usize,
     out_axes: &[Option<usize>],
 ) -> Result<Func> {
+    vmap_named(func, in_axes, axis_size, out_axes, None)
+}
+
+/// [`vmap`] over an axis called `axis_name` (JAX's `vmap(f, axis_name="b")`): the
+/// `systolic.batch_collective` markers over that name in `func` (`lax::psum(x, "b")` staged
+/// by the front end) become the same collective across the batch dimension
+/// ([`systolic_ir::batch_collective`]).
+pub fn vmap_named(
+    func: &Func,
+    in_axes: &[Option<usize>],
+    axis_size: usize,
+    out_axes: &[Option<usize>],
+    axis_name: Option<&str>,
+) -> Result<Func> {
     let sig_err = |m: String| VmapError::new("func", m);
     let params = func.params().to_vec();
     if in_axes.len() != params.len() {
@@ -54,6 +68,7 @@ pub fn vmap(
         .entry()
         .ok_or_else(|| sig_err(format!("@{} has no body", func.name)))?;
     let mut cx = Cx::new(func, axis_size as i64);
+    cx.axis_name = axis_name.map(str::to_string);
     let mut args = vec![];
     for (i, (&p, &axis)) in params.iter().zip(in_axes).enumerate() {
         let ty = func.value_type(p).clone();
@@ -195,7 +210,11 @@ impl Cx<'_> {
             .map(|&v| self.lookup(v))
             .collect::<Result<_>>()?;
         let captures_batched = !op.regions.is_empty() && self.regions_capture_batched(op);
-        let results = if args.iter().all(|a| !a.batched()) && !captures_batched {
+        // A collective over the named axis depends on the batch even when its operands do not
+        // (`axis_index`, a psum of an unmapped value).
+        let named_collective = systolic_ir::batch_collective::read(&op.kind).is_some();
+        let results = if args.iter().all(|a| !a.batched()) && !captures_batched && !named_collective
+        {
             self.copy_op(op, &args)?
         } else {
             rules::batch(self, op, &args, captures_batched)?

@@ -6,8 +6,8 @@
 
 use std::sync::Once;
 use systolic::{
-    device_put, grad, jit, lax, make_mesh, numpy as np, pmap, shard_map, visualize_sharding, Array,
-    NamedSharding, P,
+    device_put, grad, jit, lax, make_mesh, numpy as np, pmap, shard_map, visualize_sharding, vmap,
+    Array, NamedSharding, P,
 };
 
 fn init() {
@@ -375,4 +375,32 @@ fn loop_carries_keep_their_own_variance() {
     );
     let got = values(&g.call(&(Array::scalar(2.0f32), x)).unwrap());
     assert_eq!(got, vec![3.0 * 28.0]);
+}
+
+/// Collectives over a named vmap axis run across the examples, eagerly and under jit.
+#[test]
+fn collectives_over_a_named_vmap_axis() {
+    init();
+    let x = arange(6, &[3, 2]); // 3 examples of 2
+    let f = |x: &Array| {
+        let total = lax::psum(x, "b");
+        let idx = np::astype(&lax::axis_index("b"), systolic_ir::DType::F32);
+        let top = lax::pmax(x, "b");
+        let all = lax::all_gather(x, "b", 0, false);
+        (&(&total + &idx) + &(&top * 0.0), np::sum(&all, None, false))
+    };
+    let (a, b) = vmap(f).axis_name("b").call(&x).unwrap();
+    // psum = [6, 9] for every example, plus the example's index.
+    assert_eq!(values(&a), vec![6.0, 9.0, 7.0, 10.0, 8.0, 11.0]);
+    assert_eq!(values(&b), vec![15.0; 3]);
+    let (a2, _) = jit(move |x: &Array| vmap(f).axis_name("b").call(x).unwrap())
+        .call(&x)
+        .unwrap();
+    assert_eq!(values(&a2), values(&a));
+    let err = vmap(|x: &Array| lax::psum(x, "c"))
+        .axis_name("b")
+        .call(&x)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("'c'"), "{err}");
 }

@@ -11,7 +11,9 @@ use crate::ops::region::binary_body;
 use crate::sharding::Mesh;
 use crate::transforms::shard_map::axis_env::{self, groups, mask_of, mesh_for};
 use std::sync::atomic::{AtomicI64, Ordering};
-use systolic_ir::{BinaryOp, ChannelHandle, CollectiveAttrs, DType, OpKind, TensorType};
+use systolic_ir::{
+    batch_collective, BinaryOp, ChannelHandle, CollectiveAttrs, DType, OpKind, TensorType,
+};
 
 /// The mesh axes a collective runs over: one name (`"data"`) or several (`["x", "y"]`, the
 /// devices that differ in any of them, ordered major first as listed).
@@ -46,6 +48,38 @@ impl From<(&str, &str)> for AxisNames {
     fn from((a, b): (&str, &str)) -> Self {
         AxisNames(vec![a.to_string(), b.to_string()])
     }
+}
+
+/// The vmap axis `axes` names, when it is one name bound by `vmap(…).axis_name(…)`: the
+/// collective then runs across the examples (staged as a `systolic.batch_collective` marker
+/// that `vmap` rewrites) — `Some((name, size))`.
+fn vmap_axis(axes: &AxisNames) -> Option<(String, usize)> {
+    match axes.0.as_slice() {
+        [one] => axis_env::batch_axis(one).map(|n| (one.clone(), n)),
+        _ => None,
+    }
+}
+
+/// Stages the marker of `collective` over vmap axis `name` on `operands`, of result type `ty`.
+fn batch_marker(
+    op: &str,
+    collective: batch_collective::Collective,
+    name: &str,
+    operands: &[&Array],
+    ty: TensorType,
+    weak: bool,
+) -> Array {
+    let marker = batch_collective::Marker {
+        collective,
+        axis_name: name.to_string(),
+    };
+    bind1(
+        op,
+        batch_collective::kind(&marker),
+        operands,
+        Some(ty),
+        weak,
+    )
 }
 
 /// A fresh channel id per collective (device to device), as JAX numbers them.
@@ -83,6 +117,14 @@ fn attrs(mesh: &Mesh, positions: &[usize]) -> CollectiveAttrs {
 }
 
 fn all_reduce(op: &str, x: &Array, axes: AxisNames, reducer: BinaryOp) -> Array {
+    if let Some((name, _)) = vmap_axis(&axes) {
+        let collective = match reducer {
+            BinaryOp::Maximum => batch_collective::Collective::Max,
+            BinaryOp::Minimum => batch_collective::Collective::Min,
+            _ => batch_collective::Collective::Sum,
+        };
+        return batch_marker(op, collective, &name, &[x], x.ty().clone(), x.weak_type());
+    }
     let run = || -> Result<Array> {
         x.check()?;
         let (mesh, positions, _) = resolve(op, &axes)?;
@@ -180,7 +222,11 @@ pub fn pmean(x: &Array, axes: impl Into<AxisNames>) -> Array {
 
 /// `lax.axis_size`: the number of devices along `axes` in the enclosing shard_map.
 pub fn axis_size(axes: impl Into<AxisNames>) -> Result<usize> {
-    Ok(resolve("axis_size", &axes.into())?.2)
+    let axes = axes.into();
+    if let Some((_, n)) = vmap_axis(&axes) {
+        return Ok(n);
+    }
+    Ok(resolve("axis_size", &axes)?.2)
 }
 
 /// `lax.axis_index`: this device's position along `axes` (int32; for several axes, the
@@ -194,8 +240,18 @@ pub fn axis_size(axes: impl Into<AxisNames>) -> Result<usize> {
 /// assert_eq!(y.to_vec::<i32>().unwrap(), vec![10]);
 /// ```
 pub fn axis_index(axes: impl Into<AxisNames>) -> Array {
+    let axes = axes.into();
+    if let Some((name, _)) = vmap_axis(&axes) {
+        return batch_marker(
+            "axis_index",
+            batch_collective::Collective::AxisIndex,
+            &name,
+            &[],
+            TensorType::scalar(DType::I32),
+            false,
+        );
+    }
     let run = || -> Result<Array> {
-        let axes = axes.into();
         let (mesh, positions, _) = resolve("axis_index", &axes)?;
         let pid = bind1(
             "axis_index",
@@ -228,9 +284,36 @@ pub fn axis_index(axes: impl Into<AxisNames>) -> Array {
 /// `lax.all_gather`: every device's `x` along `axes`, stacked on a new dimension `axis`
 /// (`tiled = false`) or concatenated along `axis` (`tiled = true`), in device order.
 pub fn all_gather(x: &Array, axes: impl Into<AxisNames>, axis: usize, tiled: bool) -> Array {
+    let axes = axes.into();
+    if let Some((name, n)) = vmap_axis(&axes) {
+        if axis > x.ndim() || (tiled && axis >= x.ndim()) {
+            return Array::failed(Error::op(
+                "all_gather",
+                format!(
+                    "axis {axis} is out of range for {}",
+                    crate::array::describe(x.ty())
+                ),
+            ));
+        }
+        let mut shape = x.shape().to_vec();
+        shape.insert(axis, n as i64);
+        let stacked = batch_marker(
+            "all_gather",
+            batch_collective::Collective::AllGather(axis as i64),
+            &name,
+            &[x],
+            TensorType::new(shape.clone(), x.dtype()),
+            x.weak_type(),
+        );
+        if !tiled {
+            return stacked;
+        }
+        let mut merged = x.shape().to_vec();
+        merged[axis] *= n as i64;
+        return crate::numpy::reshape(&stacked, &merged);
+    }
     let run = || -> Result<Array> {
         x.check()?;
-        let axes = axes.into();
         let (mesh, positions, n) = resolve("all_gather", &axes)?;
         let limit = if tiled { x.ndim() } else { x.ndim() + 1 };
         if axis >= limit.max(1) || (tiled && x.ndim() == 0) {

@@ -79,6 +79,7 @@ pub struct Vmap<A, R, F> {
     in_axes: Axes,
     out_axes: Axes,
     axis_size: Option<usize>,
+    axis_name: Option<String>,
     _types: PhantomData<fn(&A) -> R>,
 }
 
@@ -102,6 +103,7 @@ pub fn vmap<A: Tree, R: Tree, F: Fn(&A) -> R>(f: F) -> Vmap<A, R, F> {
         in_axes: Axes::All(Some(0)),
         out_axes: Axes::All(Some(0)),
         axis_size: None,
+        axis_name: None,
         _types: PhantomData,
     }
 }
@@ -172,6 +174,23 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Vmap<A, R, F> {
     /// ```
     pub fn axis_size(mut self, size: usize) -> Self {
         self.axis_size = Some(size);
+        self
+    }
+
+    /// Names the mapped axis (JAX's `axis_name`), so that collectives inside the function
+    /// run across the examples: `lax::psum(x, name)` is the sum over the batch,
+    /// `lax::axis_index(name)` each example's position, `lax::all_gather(x, name, …)` the
+    /// whole batch (also `pmean`, `pmax`, `pmin`).
+    ///
+    /// ```
+    /// use systolic::{lax, vmap, Array};
+    /// // Each example minus the batch mean.
+    /// let f = vmap(|x: &Array| x - &lax::pmean(x, "b")).axis_name("b");
+    /// let y = f.call(&Array::from_vec(vec![1.0f32, 2.0, 6.0], &[3])).unwrap();
+    /// assert_eq!(y.to_vec::<f32>().unwrap(), vec![-2.0, -1.0, 3.0]);
+    /// ```
+    pub fn axis_name(mut self, name: &str) -> Self {
+        self.axis_name = Some(name.to_string());
         self
     }
 
@@ -254,6 +273,10 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Vmap<A, R, F> {
             })
             .collect();
         let mut template = None;
+        let _bound = self
+            .axis_name
+            .as_deref()
+            .map(|name| crate::transforms::shard_map::axis_env::bind_batch_axis(name, size));
         let staged = stage("vmap", &avals, |xs| {
             let rebuilt = match args.rebuild(&mut xs.iter().cloned()) {
                 Ok(r) => r,
@@ -271,8 +294,14 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Vmap<A, R, F> {
         let out_axes = self.out_axes.per_leaf(n_out, "out_axes")?;
         let mut func_axes = in_axes;
         func_axes.extend(std::iter::repeat_n(None, staged.captures.len()));
-        let func = systolic_vmap::vmap(&staged.func, &func_axes, size, &out_axes)
-            .map_err(|e| Error::op("vmap", e.to_string()))?;
+        let func = systolic_vmap::vmap_named(
+            &staged.func,
+            &func_axes,
+            size,
+            &out_axes,
+            self.axis_name.as_deref(),
+        )
+        .map_err(|e| Error::op("vmap", e.to_string()))?;
         let mut call_args = leaves;
         call_args.extend(staged.captures.iter().cloned());
         Ok(Prepared {

@@ -30,6 +30,34 @@ struct Frame {
 
 thread_local! {
     static FRAMES: RefCell<Vec<Frame>> = const { RefCell::new(Vec::new()) };
+    /// The named vmap axes being traced (JAX's `vmap(axis_name=…)`), innermost last.
+    static BATCH_AXES: RefCell<Vec<(String, usize)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Binds a vmap axis `name` of `size` examples until the guard is dropped.
+pub(crate) fn bind_batch_axis(name: &str, size: usize) -> BatchAxisGuard {
+    BATCH_AXES.with(|b| b.borrow_mut().push((name.to_string(), size)));
+    BatchAxisGuard
+}
+
+/// Unbinds the innermost vmap axis when dropped.
+pub(crate) struct BatchAxisGuard;
+
+impl Drop for BatchAxisGuard {
+    fn drop(&mut self) {
+        BATCH_AXES.with(|b| b.borrow_mut().pop());
+    }
+}
+
+/// The size of the vmap axis `name`, when one is bound (the innermost of that name).
+pub(crate) fn batch_axis(name: &str) -> Option<usize> {
+    BATCH_AXES.with(|b| {
+        b.borrow()
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, s)| *s)
+    })
 }
 
 /// Makes `mesh`'s axes manual until the guard is dropped.
