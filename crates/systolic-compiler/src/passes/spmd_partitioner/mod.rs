@@ -11,7 +11,9 @@
 //! - an op's operands are first converted to the shardings the op needs (the plan's operand
 //!   reshards), then the op runs on the pieces — elementwise ops, `broadcast_in_dim`,
 //!   `transpose`, `reshape`, `dot_general`/`dot` and `reduce` keep their attributes, only the
-//!   shapes become local;
+//!   shapes become local; `slice`, `pad`, `concatenate`, `reverse`, `sort` and `map` too, the
+//!   plan keeping the dimensions they work along whole (a slice's limits on split dimensions
+//!   become the pieces');
 //! - where the plan has reduction axes (a contracting or reduced dimension split over
 //!   devices), each device holds a partial result, completed by an `all_reduce` over those
 //!   axes (a sum for dots, the reducer itself for `reduce` — whose init value must then be
@@ -19,8 +21,9 @@
 //!   per device);
 //! - results the op computes otherwise than they are held (the plan's result reshards) are
 //!   converted after it;
-//! - constants and iotas are made whole and sliced per device; any other op runs whole on
-//!   every device when the plan shards none of its operands and results.
+//! - splat constants are made at the piece's shape; other constants and iotas are made
+//!   whole and sliced per device; any other op runs whole on every device when the plan
+//!   shards none of its operands and results.
 //!
 //! Conversions gather every dimension whose axes change (`all_gather` in tile order) and
 //! slice those the target splits afresh (`dynamic_slice` at `partition_id` offsets): correct
@@ -28,8 +31,9 @@
 //!
 //! Anything else is an error naming the op and where it is ("the partitioner does not handle
 //! stablehlo.X yet"), never a wrong answer: ops whose sharded form needs more than local
-//! shapes (slices, pads, concatenations, gathers, convolutions, control flow, …), calls (inline
-//! first), manual computations, collectives, uneven pieces.
+//! shapes (gathers, scatters, convolutions, windows, dynamic slices, control flow, …), calls
+//! (inline first), custom calls, manual computations, collectives, unreduced axes, uneven
+//! pieces.
 
 mod reshard;
 
@@ -41,7 +45,7 @@ use systolic_ir::verify::verify_module;
 use systolic_ir::walk::{clone_region, walk_ops, ValueMap};
 use systolic_ir::{
     AxisRef, BinaryOp, Block, Func, Module, Op, OpKind, Region, ReturnKind, SdyMesh, SdySharding,
-    ShardLayout, TensorType, Type, ValueId,
+    ShardLayout, Tensor, TensorType, Type, ValueId,
 };
 
 /// How a value is held on the devices: per dimension, the mesh axes it is split over (major
@@ -212,24 +216,24 @@ impl<'a> Partitioner<'a> {
             | Reshape
             | DotGeneral { .. }
             | Dot { .. } => self.local_op(op, plan),
-            Reduce { .. } => self.local_op(op, plan),
+            Reduce { .. }
+            | Slice { .. }
+            | Pad { .. }
+            | Concatenate { .. }
+            | Reverse { .. }
+            | Sort { .. }
+            | Map { .. } => self.local_op(op, plan),
             Return(_)
             | Call { .. }
             | BitcastConvert
             | Broadcast { .. }
-            | Slice { .. }
             | DynamicSlice { .. }
             | DynamicUpdateSlice
-            | Concatenate { .. }
-            | Pad { .. }
-            | Reverse { .. }
             | GetDimensionSize { .. }
             | Gather { .. }
             | Scatter { .. }
             | ReduceWindow { .. }
             | SelectAndScatter { .. }
-            | Sort { .. }
-            | Map { .. }
             | Convolution(_)
             | TriangularSolve { .. }
             | Cholesky { .. }
@@ -274,11 +278,20 @@ impl<'a> Partitioner<'a> {
     /// converted to how they are held.
     fn local_op(&mut self, op: &'a Op, plan: &OpPlan) -> Result<(), String> {
         let mut operands = vec![];
+        let mut needs = vec![];
         for (k, &x) in op.operands.iter().enumerate() {
             let global = self.global_type(x, &located(op, &format!("operand {k}")))?;
             let needed = self.needed(plan, k, x, &global)?;
             operands.push(self.convert(x, &needed)?);
+            needs.push(needed);
         }
+        let kind = local_kind(
+            op,
+            &needs,
+            &self.src_shapes(op)?,
+            |x| self.local_type(x),
+            &operands,
+        )?;
         let mut computed = vec![];
         let mut results = vec![];
         for (j, &r) in op.results.iter().enumerate() {
@@ -307,6 +320,7 @@ impl<'a> Partitioner<'a> {
             regions.push(region);
         }
         let mut new = op.clone();
+        new.kind = kind;
         new.operands = operands;
         new.results = results.clone();
         new.regions = regions;
@@ -381,6 +395,12 @@ impl<'a> Partitioner<'a> {
 
     /// Constants and iotas: made whole on every device, then sliced to their planned pieces.
     fn whole_then_slice(&mut self, op: &'a Op) -> Result<(), String> {
+        if let OpKind::Constant(t) = &op.kind {
+            let n = t.num_elements();
+            if n > 1 && (1..n).all(|k| t.bits(k) == t.bits(0)) {
+                return self.splat(op, t);
+            }
+        }
         let mut new = op.clone();
         new.attrs.retain(|a| a.name != "sdy.sharding");
         new.results = vec![];
@@ -408,6 +428,33 @@ impl<'a> Partitioner<'a> {
             );
         }
         Ok(())
+    }
+
+    /// A constant of one repeated element: made at the piece's shape on each device.
+    fn splat(&mut self, op: &'a Op, t: &Tensor) -> Result<(), String> {
+        let r = op.results[0];
+        let global = self.global_type(r, &located(op, "its result"))?;
+        let held = self.planned(r, &global)?;
+        let shape = self.local_shape(&global.shape, &held, &located(op, "its result"))?;
+        let ty = TensorType::new(shape, global.dtype);
+        let data = t.data().gather(&vec![0; ty.num_elements()]);
+        let local = Tensor::new(ty.clone(), data).map_err(|e| located(op, &e.to_string()))?;
+        let mut new = op.clone();
+        new.attrs.retain(|a| a.name != "sdy.sharding");
+        new.kind = OpKind::Constant(local);
+        let v = self.dst.new_value(Type::Tensor(ty), None);
+        new.results = vec![v];
+        self.ops.push(new);
+        self.locals.insert(r, Local { value: v, held });
+        Ok(())
+    }
+
+    /// The global shapes of `op`'s operands.
+    fn src_shapes(&self, op: &Op) -> Result<Vec<Vec<i64>>, String> {
+        op.operands
+            .iter()
+            .map(|&x| Ok(self.global_type(x, &located(op, "an operand"))?.shape))
+            .collect()
     }
 
     /// An op whose sharded form is not written yet: exact when the plan shards none of its
@@ -615,6 +662,72 @@ impl<'a> Partitioner<'a> {
             )),
         }
     }
+}
+
+/// `op`'s kind for the pieces its operands arrive as (`needs`, per operand the axes of each
+/// dimension; `locals` the pieces): shape attributes of sharded dimensions made local, and a
+/// check that no dimension the op reads across (sorted, reversed, joined, padded, sliced) is
+/// split — the plan blocks those, so this guards a wrong answer, not a normal path.
+fn local_kind(
+    op: &Op,
+    needs: &[Held],
+    global: &[Vec<i64>],
+    local_type: impl Fn(ValueId) -> Result<TensorType, String>,
+    locals: &[ValueId],
+) -> Result<OpKind, String> {
+    let split = |d: i64| {
+        needs
+            .iter()
+            .any(|h| h.get(d as usize).is_some_and(|a| !a.is_empty()))
+    };
+    let across = |dims: &[i64]| -> Result<(), String> {
+        match dims.iter().find(|&&d| split(d)) {
+            Some(d) => Err(unhandled(op, &format!(" along its sharded dimension {d}"))),
+            None => Ok(()),
+        }
+    };
+    let mut kind = op.kind.clone();
+    match &mut kind {
+        OpKind::Sort { dimension, .. } | OpKind::Concatenate { dimension } => {
+            across(&[*dimension])?
+        }
+        OpKind::Reverse { dimensions } => across(dimensions)?,
+        OpKind::Slice {
+            start_indices,
+            limit_indices,
+            strides,
+        } => {
+            let piece = local_type(locals[0])?;
+            for d in 0..limit_indices.len() {
+                if !split(d as i64) {
+                    continue;
+                }
+                let whole =
+                    start_indices[d] == 0 && strides[d] == 1 && limit_indices[d] == global[0][d];
+                if !whole {
+                    across(&[d as i64])?;
+                }
+                limit_indices[d] = piece.shape[d];
+            }
+        }
+        OpKind::Pad {
+            edge_padding_low,
+            edge_padding_high,
+            interior_padding,
+        } => {
+            for d in 0..edge_padding_low.len() {
+                let padded = edge_padding_low[d] != 0
+                    || edge_padding_high[d] != 0
+                    || interior_padding[d] != 0;
+                if padded {
+                    across(&[d as i64])?;
+                }
+            }
+        }
+        // The other ops `local_op` takes have no attribute that names a size.
+        _ => {}
+    }
+    Ok(kind)
 }
 
 /// The one binary op a reducer body applies to its two arguments, if that is all it does.
