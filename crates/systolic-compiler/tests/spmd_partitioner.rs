@@ -200,6 +200,38 @@ fn the_mlp_runs_on_the_cpu_backend() {
 }
 
 #[test]
+fn dots_under_other_shardings() {
+    // Batched: batch split over "data", the contraction over "model" (summed across it).
+    let batched = module(
+        r#"func.func public @main(%a: tensor<4x8x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}, {"model"}]>}, %b: tensor<4x6x10xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}, {}]>}) -> (tensor<4x8x10xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}, {}]>}) {
+    %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<4x8x6xf32>, tensor<4x6x10xf32>) -> tensor<4x8x10xf32>
+    return %0 : tensor<4x8x10xf32>
+  }"#,
+    );
+    check(
+        &batched,
+        &[data(vec![4, 8, 6], 14), data(vec![4, 6, 10], 15)],
+    );
+    assert_eq!(
+        count(&batched, |k| matches!(k, OpKind::AllReduce { .. })),
+        1
+    );
+    // The result claims "model" for its columns, so the contraction cannot use it: the
+    // operands' contracted dimension is gathered instead, and nothing is summed.
+    let claimed = module(
+        r#"func.func public @main(%x: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>}, %w: tensor<8x12xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model"}, {}]>}) -> (tensor<16x12xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>}) {
+    %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<16x8xf32>, tensor<8x12xf32>) -> tensor<16x12xf32>
+    return %0 : tensor<16x12xf32>
+  }"#,
+    );
+    check(&claimed, &[data(vec![16, 8], 16), data(vec![8, 12], 17)]);
+    assert_eq!(
+        count(&claimed, |k| matches!(k, OpKind::AllReduce { .. })),
+        0
+    );
+}
+
+#[test]
 fn reductions_over_sharded_dims_are_completed_across_devices() {
     let text = module(
         r#"func.func public @main(%x: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>}) -> (tensor<8xf32>, tensor<16xf32>, tensor<f32>) {
@@ -247,6 +279,24 @@ fn values_move_between_shardings() {
     );
     check(&text, &[data(vec![16, 8], 10)]);
     assert!(count(&text, |k| matches!(k, OpKind::AllGather { .. })) >= 2);
+}
+
+#[test]
+fn minor_axes_are_gathered_or_sliced_alone() {
+    // Rows over {"data", "model"} → over {"data"}: only "model" is gathered; and the other
+    // way: only a slice of each device's piece, no collective.
+    let text = module(
+        r#"func.func public @main(%x: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data", "model"}, {}]>}, %y: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}) -> (tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}, tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data", "model"}, {}]>}) {
+    return %x, %y : tensor<16x8xf32>, tensor<16x8xf32>
+  }"#,
+    );
+    check(&text, &[data(vec![16, 8], 18), data(vec![16, 8], 19)]);
+    let pairs = |k: &OpKind| {
+        matches!(k, OpKind::AllGather { collective, .. }
+            if collective.replica_groups.iter().all(|g| g.len() == 2))
+    };
+    assert_eq!(count(&text, |k| matches!(k, OpKind::AllGather { .. })), 1);
+    assert_eq!(count(&text, pairs), 1);
 }
 
 #[test]

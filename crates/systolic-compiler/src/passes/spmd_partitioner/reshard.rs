@@ -11,11 +11,12 @@ use systolic_ir::{
 };
 
 impl Partitioner<'_> {
-    /// The piece of a value held as `from` (of global type `global`) re-laid out as `to`:
-    /// every dimension whose axes change is gathered whole (`all_gather` over its axes, in
-    /// tile order), then every dimension `to` splits afresh is sliced at this device's offset
-    /// (`dynamic_slice` at a `partition_id`-indexed offset). Correct for any pair of layouts;
-    /// moves more data than an all-to-all would where an axis only changes dimension.
+    /// The piece of a value held as `from` (of global type `global`) re-laid out as `to`,
+    /// per dimension: axes `to` drops from the minor end are gathered (`all_gather` over
+    /// them, in tile order), otherwise a dimension whose axes change is gathered whole; then
+    /// axes `to` adds at the minor end are sliced at this device's offset (`dynamic_slice` at
+    /// a `partition_id`-indexed offset). Correct for any pair of layouts; moves more data
+    /// than an all-to-all would where an axis only changes dimension.
     pub(super) fn convert_local(
         &mut self,
         from: &Local,
@@ -28,13 +29,19 @@ impl Partitioner<'_> {
         let mut v = from.value;
         let mut cur = from.held.clone();
         for d in 0..cur.len() {
-            if !cur[d].is_empty() && cur[d] != to[d] {
-                v = self.all_gather(v, d, &cur[d].clone())?;
-                cur[d].clear();
+            if to[d].starts_with(&cur[d]) {
+                continue;
             }
+            let keep = if cur[d].starts_with(&to[d]) {
+                to[d].len()
+            } else {
+                0
+            };
+            let dropped = cur[d].split_off(keep);
+            v = self.all_gather(v, d, &dropped)?;
         }
         if cur != *to {
-            v = self.slice_piece(v, to, global)?;
+            v = self.slice_piece(v, &cur, to, global)?;
         }
         Ok(v)
     }
@@ -93,24 +100,25 @@ impl Partitioner<'_> {
         }
     }
 
-    /// This device's piece under `target` of `x`, which is whole along every dimension that
-    /// `target` splits differently from how `x` is held (so those start at 0 in `x`).
+    /// This device's piece under `target` of `x`, held as `cur`, whose axes start each
+    /// dimension's axes in `target` (the rest split the device's piece further).
     fn slice_piece(
         &mut self,
         x: ValueId,
+        cur: &Held,
         target: &Held,
         global: &TensorType,
     ) -> Result<ValueId, String> {
-        let have = self.local_type(x)?;
         let local = self.local_shape(&global.shape, target, "a resharded value")?;
         let mut offsets = vec![];
         for (d, axes) in target.iter().enumerate() {
-            let offset = if axes.is_empty() || have.shape[d] == local[d] {
+            let added = &axes[cur[d].len()..];
+            let offset = if added.is_empty() {
                 self.constant(Tensor::from_i64(vec![], DType::I32, vec![0]))?
             } else {
                 let table: Vec<i64> = self
                     .grid
-                    .tile_index(axes)?
+                    .tile_index(added)?
                     .into_iter()
                     .map(|t| t * local[d])
                     .collect();
