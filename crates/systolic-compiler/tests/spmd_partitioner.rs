@@ -248,6 +248,41 @@ fn reductions_over_sharded_dims_are_completed_across_devices() {
 }
 
 #[test]
+fn softmax_along_a_sharded_axis() {
+    let text = module(
+        r#"func.func public @main(%x: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>}) -> (tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>}) {
+    %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %zero = stablehlo.constant dense<0.0> : tensor<f32>
+    %m = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>
+    %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<8xf32>) -> tensor<8x16xf32>
+    %d = stablehlo.subtract %x, %mb : tensor<8x16xf32>
+    %e = stablehlo.exponential %d : tensor<8x16xf32>
+    %s = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>
+    %sb = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<8xf32>) -> tensor<8x16xf32>
+    %y = stablehlo.divide %e, %sb : tensor<8x16xf32>
+    return %y : tensor<8x16xf32>
+  }"#,
+    );
+    check(&text, &[data(vec![8, 16], 20)]);
+    assert_eq!(count(&text, |k| matches!(k, OpKind::AllReduce { .. })), 2);
+    assert_eq!(count(&text, |k| matches!(k, OpKind::AllGather { .. })), 0);
+}
+
+#[test]
+fn fsdp_style_weights_are_gathered_where_the_plan_says() {
+    // The weight's rows are split over "data" like the batch: the product cannot use "data"
+    // twice, so one of them is converted; the answer must not change.
+    let text = module(
+        r#"func.func public @main(%x: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}, %w: tensor<8x12xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>}) -> (tensor<16x12xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>}) {
+    %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<16x8xf32>, tensor<8x12xf32>) -> tensor<16x12xf32>
+    %1 = stablehlo.tanh %0 : tensor<16x12xf32>
+    return %1 : tensor<16x12xf32>
+  }"#,
+    );
+    check(&text, &[data(vec![16, 8], 21), data(vec![8, 12], 22)]);
+}
+
+#[test]
 fn a_reduce_whose_init_would_count_per_device_is_refused() {
     let text = module(
         r#"func.func public @main(%x: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}) -> tensor<8xf32> {
@@ -279,6 +314,20 @@ fn values_move_between_shardings() {
     );
     check(&text, &[data(vec![16, 8], 10)]);
     assert!(count(&text, |k| matches!(k, OpKind::AllGather { .. })) >= 2);
+    // A value two ops need whole is gathered once.
+    let twice = module(
+        r#"func.func public @main(%x: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}) -> (tensor<16x8xf32>, tensor<16x8xf32>) {
+    %0 = stablehlo.reverse %x, dims = [0] : tensor<16x8xf32>
+    %1 = "stablehlo.sort"(%x) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %lt = stablehlo.compare LT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    }) {dimension = 0 : i64} : (tensor<16x8xf32>) -> tensor<16x8xf32>
+    return %0, %1 : tensor<16x8xf32>, tensor<16x8xf32>
+  }"#,
+    );
+    check(&twice, &[data(vec![16, 8], 23)]);
+    assert_eq!(count(&twice, |k| matches!(k, OpKind::AllGather { .. })), 1);
 }
 
 #[test]

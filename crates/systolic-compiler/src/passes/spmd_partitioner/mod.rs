@@ -88,6 +88,7 @@ pub fn partition(module: &Module, entry: &str) -> Result<SpmdModule, String> {
         ops: vec![],
         locals: HashMap::new(),
         defs: HashMap::new(),
+        converted: HashMap::new(),
         partition: None,
         next_channel: max_channel(module) + 1,
     };
@@ -124,6 +125,9 @@ struct Partitioner<'a> {
     locals: HashMap<ValueId, Local>,
     /// Global value → the top-level op of the entry that defines it.
     defs: HashMap<ValueId, &'a Op>,
+    /// Global value and layout → its piece under that layout, once converted (a value
+    /// several ops need gathered is gathered once).
+    converted: HashMap<(ValueId, Held), ValueId>,
     /// `partition_id` as `tensor<i32>`, once emitted.
     partition: Option<ValueId>,
     next_channel: i64,
@@ -546,8 +550,13 @@ impl<'a> Partitioner<'a> {
             .get(&x)
             .cloned()
             .ok_or_else(|| format!("internal: no per-device value for {x:?}"))?;
+        if let Some(&v) = self.converted.get(&(x, to.clone())) {
+            return Ok(v);
+        }
         let global = self.global_type(x, "a value")?;
-        self.convert_local(&local, to, &global)
+        let v = self.convert_local(&local, to, &global)?;
+        self.converted.insert((x, to.clone()), v);
+        Ok(v)
     }
 
     /// How operand `k` (global value `x`) must be held for the op: the plan's operand reshard
