@@ -177,16 +177,10 @@ fn an_mlp_sums_its_sharded_contraction() {
     }
 }
 
-#[test]
-fn the_mlp_runs_on_the_cpu_backend() {
-    let text = mlp(r#"[{"data"}, {}]"#);
-    let inputs = [
-        data(vec![16, 8], 6),
-        data(vec![8, 12], 7),
-        data(vec![12, 8], 8),
-    ];
-    let want = reference(&text, &inputs);
-    let m = parse_module(&text, "t.mlir").unwrap();
+/// As [`check`], the partitioned program compiled for 8 CPU processes.
+fn check_cpu(text: &str, inputs: &[Tensor]) {
+    let want = reference(text, inputs);
+    let m = parse_module(text, "t.mlir").unwrap();
     let spmd = partition(&m, "main").unwrap();
     let exe = systolic_cpu::compile_spmd(
         &spmd.module,
@@ -194,9 +188,22 @@ fn the_mlp_runs_on_the_cpu_backend() {
         &CompileOptions::default(),
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let outputs = exe.execute(split(&spmd, &inputs)).unwrap();
+    let outputs = exe.execute(split(&spmd, inputs)).unwrap();
     let got = assemble(&spmd, outputs);
-    assert!(close(&got[0], &want[0]), "{:?}\nwant {:?}", got[0], want[0]);
+    for (j, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert!(close(g, w), "result {j}: {g:?}\nwant {w:?}");
+    }
+}
+
+#[test]
+fn the_mlp_runs_on_the_cpu_backend() {
+    let inputs = [
+        data(vec![16, 8], 6),
+        data(vec![8, 12], 7),
+        data(vec![12, 8], 8),
+    ];
+    check_cpu(&mlp(r#"[{"data"}, {}]"#), &inputs);
+    check_cpu(&mlp("[{}, {}]"), &inputs);
 }
 
 #[test]
@@ -264,6 +271,7 @@ fn softmax_along_a_sharded_axis() {
   }"#,
     );
     check(&text, &[data(vec![8, 16], 20)]);
+    check_cpu(&text, &[data(vec![8, 16], 27)]);
     assert_eq!(count(&text, |k| matches!(k, OpKind::AllReduce { .. })), 2);
     assert_eq!(count(&text, |k| matches!(k, OpKind::AllGather { .. })), 0);
 }
@@ -346,6 +354,27 @@ fn minor_axes_are_gathered_or_sliced_alone() {
     };
     assert_eq!(count(&text, |k| matches!(k, OpKind::AllGather { .. })), 1);
     assert_eq!(count(&text, pairs), 1);
+}
+
+#[test]
+fn an_axis_that_changes_dimension_moves_by_all_to_all() {
+    let text = module(
+        r#"func.func public @main(%x: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>}) -> (tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model"}, {"data"}]>}) {
+    %0 = stablehlo.negate %x : tensor<16x8xf32>
+    return %0 : tensor<16x8xf32>
+  }"#,
+    );
+    check(&text, &[data(vec![16, 8], 24)]);
+    let one = module(
+        r#"func.func public @main(%x: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}) -> (tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"data"}]>}) {
+    %0 = stablehlo.negate %x : tensor<16x8xf32>
+    return %0 : tensor<16x8xf32>
+  }"#,
+    );
+    check(&one, &[data(vec![16, 8], 25)]);
+    check_cpu(&one, &[data(vec![16, 8], 26)]);
+    assert_eq!(count(&one, |k| matches!(k, OpKind::AllToAll { .. })), 1);
+    assert_eq!(count(&one, |k| matches!(k, OpKind::AllGather { .. })), 0);
 }
 
 #[test]

@@ -25,9 +25,11 @@
 //!   whole and sliced per device; any other op runs whole on every device when the plan
 //!   shards none of its operands and results.
 //!
-//! Conversions gather every dimension whose axes change (`all_gather` in tile order) and
-//! slice those the target splits afresh (`dynamic_slice` at `partition_id` offsets): correct
-//! for every pair of layouts, not yet the cheapest (no all-to-all, no reduce-scatter).
+//! Conversions move axes that only change dimension by `all_to_all`, gather the axes a
+//! dimension drops (`all_gather` in tile order; the whole dimension when its axes change
+//! otherwise than at the minor end) and slice those it gains (`dynamic_slice` at
+//! `partition_id` offsets): correct for every pair of layouts, not yet the cheapest in all
+//! (no reduce-scatter, no collective-permute).
 //!
 //! Anything else is an error naming the op and where it is ("the partitioner does not handle
 //! stablehlo.X yet"), never a wrong answer: ops whose sharded form needs more than local

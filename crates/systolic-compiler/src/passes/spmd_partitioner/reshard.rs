@@ -11,8 +11,8 @@ use systolic_ir::{
 };
 
 impl Partitioner<'_> {
-    /// The piece of a value held as `from` (of global type `global`) re-laid out as `to`,
-    /// per dimension: axes `to` drops from the minor end are gathered (`all_gather` over
+    /// The piece of a value held as `from` (of global type `global`) re-laid out as `to`:
+    /// axes that only change dimension move by `all_to_all`; then per dimension: axes `to` drops from the minor end are gathered (`all_gather` over
     /// them, in tile order), otherwise a dimension whose axes change is gathered whole; then
     /// axes `to` adds at the minor end are sliced at this device's offset (`dynamic_slice` at
     /// a `partition_id`-indexed offset). Correct for any pair of layouts; moves more data
@@ -28,6 +28,21 @@ impl Partitioner<'_> {
         }
         let mut v = from.value;
         let mut cur = from.held.clone();
+        // Axes that move whole from one dimension to another that `to` otherwise leaves
+        // whole: one all_to_all each.
+        for a in 0..cur.len() {
+            for b in 0..cur.len() {
+                let moves = a != b
+                    && !cur[a].is_empty()
+                    && to[a].is_empty()
+                    && cur[b].is_empty()
+                    && to[b] == cur[a];
+                if moves {
+                    v = self.all_to_all(v, a, b, &cur[a].clone())?;
+                    cur[b] = std::mem::take(&mut cur[a]);
+                }
+            }
+        }
         for d in 0..cur.len() {
             if to[d].starts_with(&cur[d]) {
                 continue;
@@ -54,6 +69,36 @@ impl Partitioner<'_> {
         t.shape[d] *= groups[0].len() as i64;
         let kind = OpKind::AllGather {
             all_gather_dim: d as i64,
+            collective: self.collective(groups),
+        };
+        Ok(self.emit(kind, vec![x], Type::Tensor(t), vec![]))
+    }
+
+    /// `all_to_all` moving the split over `axes` from dimension `a` to dimension `b`: each
+    /// device cuts its piece along `b` into one part per device of its group (tile order) and
+    /// joins what it receives along `a`.
+    fn all_to_all(
+        &mut self,
+        x: ValueId,
+        a: usize,
+        b: usize,
+        axes: &[AxisRef],
+    ) -> Result<ValueId, String> {
+        let groups = self.grid.groups(axes)?;
+        let n = groups[0].len() as i64;
+        let mut t = self.local_type(x)?;
+        if t.shape[b] % n != 0 {
+            return Err(format!(
+                "a reshard moves {n} tiles onto a dimension of size {} that they do not divide",
+                t.shape[b]
+            ));
+        }
+        t.shape[a] *= n;
+        t.shape[b] /= n;
+        let kind = OpKind::AllToAll {
+            split_dimension: b as i64,
+            concat_dimension: a as i64,
+            split_count: n,
             collective: self.collective(groups),
         };
         Ok(self.emit(kind, vec![x], Type::Tensor(t), vec![]))
