@@ -416,6 +416,25 @@ fn a_splat_constant_is_made_at_the_pieces_shape() {
 }
 
 #[test]
+fn iotas_count_from_each_devices_offset() {
+    let text = module(
+        r#"func.func public @main(%x: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>}) -> (tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>}, tensor<16x8xbf16> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"data", "model"}]>}) {
+    %0 = stablehlo.iota dim = 0 : tensor<16x8xf32>
+    %1 = stablehlo.iota dim = 1 : tensor<16x8xi32>
+    %2 = stablehlo.convert %1 : (tensor<16x8xi32>) -> tensor<16x8xf32>
+    %3 = stablehlo.multiply %0, %2 : tensor<16x8xf32>
+    %4 = stablehlo.add %3, %x : tensor<16x8xf32>
+    %5 = stablehlo.iota dim = 1 : tensor<16x8xbf16>
+    return %4, %5 : tensor<16x8xf32>, tensor<16x8xbf16>
+  }"#,
+    );
+    check(&text, &[data(vec![16, 8], 28)]);
+    let whole =
+        |k: &OpKind| matches!(k, OpKind::DynamicSlice { slice_sizes } if slice_sizes.len() == 2);
+    assert_eq!(count(&text, whole), 0);
+}
+
+#[test]
 fn ops_it_cannot_partition_yet_are_named() {
     let text = module(
         r#"func.func public @main(%x: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}) -> tensor<16x8xf32> {

@@ -21,8 +21,8 @@
 //!   per device);
 //! - results the op computes otherwise than they are held (the plan's result reshards) are
 //!   converted after it;
-//! - splat constants are made at the piece's shape; other constants and iotas are made
-//!   whole and sliced per device; any other op runs whole on every device when the plan
+//! - splat constants and iotas are made at the piece's shape (an iota counting from the
+//!   device's offset); other constants are made whole and sliced per device; any other op runs whole on every device when the plan
 //!   shards none of its operands and results.
 //!
 //! Conversions move axes that only change dimension by `all_to_all`, gather the axes a
@@ -46,8 +46,8 @@ use std::collections::HashMap;
 use systolic_ir::verify::verify_module;
 use systolic_ir::walk::{clone_region, walk_ops, ValueMap};
 use systolic_ir::{
-    AxisRef, BinaryOp, Block, Func, Module, Op, OpKind, Region, ReturnKind, SdyMesh, SdySharding,
-    ShardLayout, Tensor, TensorType, Type, ValueId,
+    AxisRef, BinaryOp, Block, DType, DTypeKind, Func, Module, Op, OpKind, Region, ReturnKind,
+    SdyMesh, SdySharding, ShardLayout, Tensor, TensorType, Type, ValueId,
 };
 
 /// How a value is held on the devices: per dimension, the mesh axes it is split over (major
@@ -407,6 +407,12 @@ impl<'a> Partitioner<'a> {
                 return self.splat(op, t);
             }
         }
+        if let OpKind::Iota { dimension } = op.kind {
+            let global = self.global_type(op.results[0], &located(op, "its result"))?;
+            if global.dtype.kind() != DTypeKind::Bool {
+                return self.local_iota(op, dimension, &global);
+            }
+        }
         let mut new = op.clone();
         new.attrs.retain(|a| a.name != "sdy.sharding");
         new.results = vec![];
@@ -451,6 +457,54 @@ impl<'a> Partitioner<'a> {
         let v = self.dst.new_value(Type::Tensor(ty), None);
         new.results = vec![v];
         self.ops.push(new);
+        self.locals.insert(r, Local { value: v, held });
+        Ok(())
+    }
+
+    /// An iota made at the piece's shape: counted in `i32` from this device's offset along
+    /// the counting dimension, then converted (so each element is what the global iota
+    /// holds there, whatever the rounding of its type).
+    fn local_iota(
+        &mut self,
+        op: &'a Op,
+        dimension: i64,
+        global: &TensorType,
+    ) -> Result<(), String> {
+        let r = op.results[0];
+        let held = self.planned(r, global)?;
+        let shape = self.local_shape(&global.shape, &held, &located(op, "its result"))?;
+        let d = dimension as usize;
+        if global.shape.get(d).is_none_or(|&n| n > i64::from(i32::MAX)) {
+            return Err(unhandled(op, " of this size"));
+        }
+        let counts = TensorType::new(shape.clone(), DType::I32);
+        let mut v = self.emit(
+            OpKind::Iota { dimension },
+            vec![],
+            Type::Tensor(counts.clone()),
+            vec![],
+        );
+        if !held[d].is_empty() {
+            let offset = self.offset(&held[d], shape[d])?;
+            let offsets = self.emit(
+                OpKind::BroadcastInDim {
+                    broadcast_dimensions: vec![],
+                },
+                vec![offset],
+                Type::Tensor(counts.clone()),
+                vec![],
+            );
+            v = self.emit(
+                OpKind::Binary(BinaryOp::Add),
+                vec![v, offsets],
+                Type::Tensor(counts),
+                vec![],
+            );
+        }
+        if global.dtype != DType::I32 {
+            let ty = Type::Tensor(TensorType::new(shape, global.dtype));
+            v = self.emit(OpKind::Convert, vec![v], ty, vec![]);
+        }
         self.locals.insert(r, Local { value: v, held });
         Ok(())
     }

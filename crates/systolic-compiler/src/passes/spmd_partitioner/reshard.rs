@@ -161,13 +161,7 @@ impl Partitioner<'_> {
             let offset = if added.is_empty() {
                 self.constant(Tensor::from_i64(vec![], DType::I32, vec![0]))?
             } else {
-                let table: Vec<i64> = self
-                    .grid
-                    .tile_index(added)?
-                    .into_iter()
-                    .map(|t| t * local[d])
-                    .collect();
-                self.device_entry(table)?
+                self.offset(added, local[d])?
             };
             offsets.push(offset);
         }
@@ -178,6 +172,18 @@ impl Partitioner<'_> {
         };
         let ty = Type::Tensor(TensorType::new(local, global.dtype));
         Ok(self.emit(kind, operands, ty, vec![]))
+    }
+
+    /// Where this device's tile of a dimension split over `axes` into tiles of `size` starts,
+    /// as `tensor<i32>`.
+    pub(super) fn offset(&mut self, axes: &[AxisRef], size: i64) -> Result<ValueId, String> {
+        let table: Vec<i64> = self
+            .grid
+            .tile_index(axes)?
+            .into_iter()
+            .map(|t| t * size)
+            .collect();
+        self.device_entry(table)
     }
 
     /// `table[partition_id]` as `tensor<i32>`.
