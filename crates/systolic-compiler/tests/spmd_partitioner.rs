@@ -238,6 +238,75 @@ fn dots_under_other_shardings() {
     );
 }
 
+/// Every sharding of a 2-D array on the mesh: each dimension over none, one or both axes, no
+/// axis twice.
+fn two_dim_shardings() -> Vec<String> {
+    let dims = ["{}", r#"{"data"}"#, r#"{"model"}"#, r#"{"data", "model"}"#];
+    let mut shardings = vec![];
+    for (i, a) in dims.iter().enumerate() {
+        for (j, b) in dims.iter().enumerate() {
+            // Index bit 0: "data", bit 1: "model".
+            if i & j != 0 {
+                continue;
+            }
+            shardings.push(format!("[{a}, {b}]"));
+        }
+    }
+    assert_eq!(shardings.len(), 9);
+    shardings
+}
+
+#[test]
+fn reductions_under_every_sharding_of_their_operand() {
+    let inputs = [data(vec![16, 8], 31)];
+    for sx in two_dim_shardings() {
+        for (dims, ty) in [
+            ("[0]", "tensor<8xf32>"),
+            ("[1]", "tensor<16xf32>"),
+            ("[0, 1]", "tensor<f32>"),
+        ] {
+            for (init, reducer) in [("0.0", "add"), ("0xFF800000", "maximum")] {
+                let text = module(&format!(
+                    r#"func.func public @main(%x: tensor<16x8xf32> {{sdy.sharding = #sdy.sharding<@mesh, {sx}>}}) -> {ty} {{
+    %i = stablehlo.constant dense<{init}> : tensor<f32>
+    %0 = stablehlo.reduce(%x init: %i) applies stablehlo.{reducer} across dimensions = {dims} : (tensor<16x8xf32>, tensor<f32>) -> {ty}
+    return %0 : {ty}
+  }}"#
+                ));
+                let want = reference(&text, &inputs);
+                let (got, printed) = run_partitioned(&text, &inputs);
+                assert!(close(&got[0], &want[0]), "{sx} {reducer} {dims}\n{printed}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_matmul_under_every_sharding_of_operands_and_result() {
+    // 9 shardings per array, 729 programs.
+    let shardings = two_dim_shardings();
+    let inputs = [data(vec![16, 8], 29), data(vec![8, 16], 30)];
+    let mut want = None;
+    for sx in &shardings {
+        for sw in &shardings {
+            for so in &shardings {
+                let text = module(&format!(
+                    r#"func.func public @main(%x: tensor<16x8xf32> {{sdy.sharding = #sdy.sharding<@mesh, {sx}>}}, %w: tensor<8x16xf32> {{sdy.sharding = #sdy.sharding<@mesh, {sw}>}}) -> (tensor<16x16xf32> {{sdy.sharding = #sdy.sharding<@mesh, {so}>}}) {{
+    %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
+    return %0 : tensor<16x16xf32>
+  }}"#
+                ));
+                let want = want.get_or_insert_with(|| reference(&text, &inputs));
+                let (got, printed) = run_partitioned(&text, &inputs);
+                assert!(
+                    close(&got[0], &want[0]),
+                    "x {sx}, w {sw}, out {so}\n{printed}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn reductions_over_sharded_dims_are_completed_across_devices() {
     let text = module(
