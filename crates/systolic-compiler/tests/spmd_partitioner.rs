@@ -282,6 +282,28 @@ fn reductions_under_every_sharding_of_their_operand() {
 }
 
 #[test]
+fn reshapes_and_transposes_under_every_sharding_of_their_operand() {
+    let inputs = [data(vec![16, 8], 32)];
+    for sx in two_dim_shardings() {
+        let text = module(&format!(
+            r#"func.func public @main(%x: tensor<16x8xf32> {{sdy.sharding = #sdy.sharding<@mesh, {sx}>}}) -> (tensor<4x4x8xf32>, tensor<128xf32>, tensor<8x16xf32>, tensor<2x8x8xf32>) {{
+    %0 = stablehlo.reshape %x : (tensor<16x8xf32>) -> tensor<4x4x8xf32>
+    %1 = stablehlo.reshape %x : (tensor<16x8xf32>) -> tensor<128xf32>
+    %2 = stablehlo.transpose %x, dims = [1, 0] : (tensor<16x8xf32>) -> tensor<8x16xf32>
+    %3 = stablehlo.reshape %2 : (tensor<8x16xf32>) -> tensor<2x8x8xf32>
+    %4 = stablehlo.negate %3 : tensor<2x8x8xf32>
+    return %0, %1, %2, %4 : tensor<4x4x8xf32>, tensor<128xf32>, tensor<8x16xf32>, tensor<2x8x8xf32>
+  }}"#
+        ));
+        let want = reference(&text, &inputs);
+        let (got, printed) = run_partitioned(&text, &inputs);
+        for (j, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(close(g, w), "{sx} result {j}\n{printed}");
+        }
+    }
+}
+
+#[test]
 fn a_matmul_under_every_sharding_of_operands_and_result() {
     // 9 shardings per array, 729 programs.
     let shardings = two_dim_shardings();

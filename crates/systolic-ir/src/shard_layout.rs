@@ -240,7 +240,7 @@ impl ShardLayout {
                 .iter()
                 .map(|axes| {
                     axes.iter()
-                        .fold(0, |acc, &(a, pre, n)| acc * n + (coords[a] / pre) % n)
+                        .fold(0, |acc, &(a, stride, n)| acc * n + (coords[a] / stride) % n)
                 })
                 .collect();
             let slot = &mut pieces[device as usize];
@@ -377,7 +377,10 @@ fn next_index(index: &mut [i64], dims: &[i64]) {
     }
 }
 
-/// `(axis index in the mesh, pre-size, size)` of an axis reference.
+/// `(axis index in the mesh, stride, size)` of an axis reference: its part of a device's
+/// coordinate along the axis is `(c / stride) % size`. A sub-axis `"x":(pre)size` is Shardy's:
+/// `pre` counts the devices' worth of more major sub-axes, so `"x":(1)2` is the major half of
+/// `"x"` and its stride is what lies minor to it.
 fn resolve_axis(axis: &AxisRef, mesh: &SdyMesh) -> Result<(usize, i64, i64), ShardLayoutError> {
     let Some(a) = mesh.axes.iter().position(|(n, _)| *n == axis.name) else {
         let names: Vec<&str> = mesh.axes.iter().map(|(n, _)| n.as_str()).collect();
@@ -398,7 +401,7 @@ fn resolve_axis(axis: &AxisRef, mesh: &SdyMesh) -> Result<(usize, i64, i64), Sha
                     axis.name
                 ));
             }
-            Ok((a, pre, size))
+            Ok((a, total / (pre * size), size))
         }
     }
 }

@@ -22,7 +22,10 @@ pub(crate) struct MeshGrid {
 /// with huge axes asks to allocate).
 const MAX_DEVICES: i64 = 1 << 20;
 
-/// One axis (or sub-axis) a dimension is split over: (mesh axis index, pre-size, size).
+/// One axis (or sub-axis) a dimension is split over: (mesh axis index, stride, size); its
+/// part of a device's coordinate along the axis is `(c / stride) % size`. A sub-axis
+/// `"x":(pre)size` is Shardy's: `pre` counts the devices' worth of more major sub-axes (so
+/// `"x":(1)2` is the major half of `"x"`), and the stride is what lies minor to it.
 type AxisPart = (usize, i64, i64);
 
 impl MeshGrid {
@@ -92,7 +95,7 @@ impl MeshGrid {
                         a.name, self.sizes[i]
                     ));
                 }
-                Ok((i, pre, size))
+                Ok((i, self.sizes[i] / (pre * size), size))
             })
             .collect()
     }
@@ -111,7 +114,7 @@ impl MeshGrid {
             .map(|c| {
                 parts
                     .iter()
-                    .fold(0, |acc, &(a, pre, n)| acc * n + (c[a] / pre) % n)
+                    .fold(0, |acc, &(a, stride, n)| acc * n + (c[a] / stride) % n)
             })
             .collect())
     }
@@ -125,8 +128,8 @@ impl MeshGrid {
         let mut by_key: BTreeMap<Vec<i64>, Vec<(i64, i64)>> = BTreeMap::new();
         for (d, c) in self.coords.iter().enumerate() {
             let mut key = c.clone();
-            for &(a, pre, n) in &parts {
-                key[a] -= ((c[a] / pre) % n) * pre;
+            for &(a, stride, n) in &parts {
+                key[a] -= ((c[a] / stride) % n) * stride;
             }
             by_key.entry(key).or_default().push((tiles[d], d as i64));
         }
@@ -196,14 +199,24 @@ mod tests {
     #[test]
     fn sub_axes_split_an_axis() {
         let g = MeshGrid::new(&mesh(&[("x", 4)], None)).unwrap();
-        let minor = AxisRef {
+        // Shardy's "x":(1)2 is the major half of "x", "x":(2)2 the minor half.
+        let major = AxisRef {
             name: "x".into(),
             sub_axis: Some((1, 2)),
         };
+        let minor = AxisRef {
+            name: "x".into(),
+            sub_axis: Some((2, 2)),
+        };
+        assert_eq!(
+            g.tile_index(std::slice::from_ref(&major)).unwrap(),
+            vec![0, 0, 1, 1]
+        );
         assert_eq!(
             g.tile_index(std::slice::from_ref(&minor)).unwrap(),
             vec![0, 1, 0, 1]
         );
+        assert_eq!(g.groups(&[major]).unwrap(), vec![vec![0, 2], vec![1, 3]]);
         assert_eq!(g.groups(&[minor]).unwrap(), vec![vec![0, 1], vec![2, 3]]);
     }
 }

@@ -283,6 +283,12 @@ impl<'a> Partitioner<'a> {
     /// pieces' shapes, partial results completed over the reduction axes, then results
     /// converted to how they are held.
     fn local_op(&mut self, op: &'a Op, plan: &OpPlan) -> Result<(), String> {
+        if !plan.notes.is_empty() && plan.reduction_axes.is_empty() {
+            // A sharding the plan could not pass through (a reshape's minor factor split
+            // while its major one is whole): the operands do not carry every split the
+            // results are computed with, so the op runs whole.
+            return self.whole_op(op);
+        }
         let mut operands = vec![];
         let mut needs = vec![];
         for (k, &x) in op.operands.iter().enumerate() {
@@ -312,9 +318,9 @@ impl<'a> Partitioner<'a> {
             let a = self.local_type(operands[0])?.num_elements();
             let b = self.local_type(results[0])?.num_elements();
             if a != b {
-                return Err(unhandled(
-                    op,
-                    " with this sharding (the pieces of its operand and result differ in size)",
+                return Err(format!(
+                    "internal: {}: the planned pieces of its operand and result differ in size",
+                    located(op, "reshape")
                 ));
             }
         }
@@ -523,7 +529,6 @@ impl<'a> Partitioner<'a> {
         if !op.regions.is_empty() {
             return Err(unhandled(op, ""));
         }
-        let mut operands = vec![];
         for (k, &x) in op.operands.iter().enumerate() {
             let global = self.global_type(x, &located(op, &format!("operand {k}")))?;
             if self
@@ -533,7 +538,6 @@ impl<'a> Partitioner<'a> {
             {
                 return Err(unhandled(op, " on sharded operands"));
             }
-            operands.push(global);
         }
         for (j, &r) in op.results.iter().enumerate() {
             let global = self.global_type(r, &located(op, &format!("result {j}")))?;
@@ -545,10 +549,20 @@ impl<'a> Partitioner<'a> {
                 return Err(unhandled(op, " with sharded results"));
             }
         }
+        self.whole_op(op)
+    }
+
+    /// `op` on whole values on every device (its operands gathered), its results then sliced
+    /// to how they are held.
+    fn whole_op(&mut self, op: &'a Op) -> Result<(), String> {
+        if !op.regions.is_empty() {
+            return Err(unhandled(op, " where its sharding cannot pass through"));
+        }
         let mut new = op.clone();
         new.attrs.retain(|a| a.name != "sdy.sharding");
-        for (k, global) in operands.iter().enumerate() {
-            new.operands[k] = self.convert(op.operands[k], &vec![vec![]; global.rank()])?;
+        for (k, &x) in op.operands.iter().enumerate() {
+            let global = self.global_type(x, &located(op, &format!("operand {k}")))?;
+            new.operands[k] = self.convert(x, &vec![vec![]; global.rank()])?;
         }
         new.results = vec![];
         let mut wholes = vec![];
