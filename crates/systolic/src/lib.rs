@@ -35,8 +35,8 @@ pub mod numpy;
 mod operators;
 mod ops;
 pub mod random;
-mod transforms;
 mod sharding;
+mod transforms;
 mod tree;
 
 pub use crate::core::eager::eager_cache_len;
@@ -46,6 +46,10 @@ pub use device::{client, default_device, device, devices, set_cpu_devices, set_t
 pub use element::Element;
 pub use error::{Error, Result};
 pub use ops::elementwise::{weak_float, weak_int};
+pub use sharding::{
+    device_put, make_mesh, make_mesh_of, visualize_sharding, DimSpec, Mesh, NamedSharding,
+    PartitionSpec, Placement, Shard,
+};
 /// Derives [`Tree`](trait@Tree) for a struct or enum; fields marked `#[tree(static)]` are part
 /// of the structure (and the jit cache key), `#[tree(skip)]` ones are neither leaves nor
 /// structure.
@@ -67,8 +71,4 @@ pub use transforms::grad::{
 pub use transforms::jit::{jit, Jit, Lowered};
 pub use transforms::shard_map::{pmap, shard_map, CompiledSpmd, Pmap, ShardMap, Specs};
 pub use transforms::vmap::{vmap, Axes, Vmap};
-pub use sharding::{
-    device_put, make_mesh, make_mesh_of, visualize_sharding, DimSpec, Mesh, NamedSharding,
-    PartitionSpec, Placement, Shard,
-};
 pub use tree::{tree_leaves, tree_map, Static, Tree, TreeDef};
