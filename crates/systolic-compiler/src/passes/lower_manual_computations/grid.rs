@@ -4,7 +4,36 @@
 //! the offset of a device's tile (what a `dynamic_slice` reads).
 
 use std::collections::BTreeMap;
-use systolic_ir::{AxisRef, SdyMesh};
+use systolic_ir::{AxisRef, SdyMesh, SdySharding, TensorType};
+
+/// Per dimension of a value, the mesh axes its pieces are split over (empty: whole).
+pub(crate) type Held = Vec<Vec<AxisRef>>;
+
+/// The held form of a value of `global` type under `sharding` on `mesh` (whole without one);
+/// `what` names the value in errors.
+pub(crate) fn held_of(
+    mesh: &SdyMesh,
+    sharding: Option<&SdySharding>,
+    global: &TensorType,
+    what: &str,
+) -> Result<Held, String> {
+    let Some(s) = sharding else {
+        return Ok(vec![vec![]; global.rank()]);
+    };
+    if s.mesh != mesh.name {
+        return Err(format!(
+            "{what}: sharding {s} names mesh @{}, but the program runs on @{}",
+            s.mesh, mesh.name
+        ));
+    }
+    if s.dims.len() != global.rank() {
+        return Err(format!(
+            "{what}: sharding {s} has {} dimension shardings for {global}",
+            s.dims.len()
+        ));
+    }
+    Ok(s.dims.iter().map(|d| d.axes.clone()).collect())
+}
 
 /// The devices of a mesh: device id → mesh coordinates (axes major to minor; the `k`-th
 /// position in row-major order holds `device_ids[k]`, or device `k` without an explicit
@@ -142,6 +171,35 @@ impl MeshGrid {
             .collect();
         groups.sort();
         Ok(groups)
+    }
+}
+
+impl MeshGrid {
+    /// The piece of a value of `shape` held as `held`: each dimension divided by its tiles;
+    /// an error (naming `what`) for a dimension that does not split evenly.
+    pub(crate) fn local_shape(
+        &self,
+        shape: &[i64],
+        held: &Held,
+        what: &str,
+    ) -> Result<Vec<i64>, String> {
+        shape
+            .iter()
+            .zip(held)
+            .map(|(&n, axes)| {
+                let t = self.tiles(axes).map_err(|e| format!("{what}: {e}"))?;
+                if n % t != 0 {
+                    let names: Vec<String> =
+                        axes.iter().map(|a| format!("\"{}\"", a.name)).collect();
+                    return Err(format!(
+                        "{what}: a dimension of size {n} does not split evenly into {t} pieces \
+                         over {}; uneven pieces are not supported yet",
+                        names.join(", ")
+                    ));
+                }
+                Ok(n / t)
+            })
+            .collect()
     }
 }
 

@@ -28,7 +28,7 @@
 
 pub(crate) mod grid;
 
-use grid::MeshGrid;
+use grid::{held_of, Held, MeshGrid};
 use std::collections::{HashMap, HashSet};
 use systolic_ir::verify::verify_module;
 use systolic_ir::walk::{replace_uses, walk_ops};
@@ -52,10 +52,6 @@ pub struct SpmdModule {
     /// Per entry result: which piece of the global result each device returns.
     pub results: Vec<ShardLayout>,
 }
-
-/// How a value is held on the devices: per dimension, the mesh axes it is split over (major
-/// first); all empty is whole on every device.
-type Held = Vec<Vec<AxisRef>>;
 
 /// The per-device program of `entry`; see the module docs.
 pub fn lower_manual_computations(module: &Module, entry: &str) -> Result<SpmdModule, String> {
@@ -188,7 +184,6 @@ impl Lowering {
             )),
         }
     }
-
     /// The held form of a value of `global` type under `sharding` (whole without one).
     fn held_of(
         &self,
@@ -196,41 +191,11 @@ impl Lowering {
         global: &TensorType,
         what: &str,
     ) -> Result<Held, String> {
-        let Some(s) = sharding else {
-            return Ok(vec![vec![]; global.rank()]);
-        };
-        if s.mesh != self.mesh.name {
-            return Err(format!(
-                "{what}: sharding {s} names mesh @{}, but the program runs on @{}",
-                s.mesh, self.mesh.name
-            ));
-        }
-        if s.dims.len() != global.rank() {
-            return Err(format!(
-                "{what}: sharding {s} has {} dimension shardings for {global}",
-                s.dims.len()
-            ));
-        }
-        Ok(s.dims.iter().map(|d| d.axes.clone()).collect())
+        held_of(&self.mesh, sharding, global, what)
     }
-
-    /// The piece of a value of `shape` held as `held`: each dimension divided by its tiles.
+    /// The piece of a value of `shape` held as `held`.
     fn local_shape(&self, shape: &[i64], held: &Held, what: &str) -> Result<Vec<i64>, String> {
-        shape
-            .iter()
-            .zip(held)
-            .map(|(&n, axes)| {
-                let t = self.grid.tiles(axes).map_err(|e| format!("{what}: {e}"))?;
-                if n % t != 0 {
-                    return Err(format!(
-                        "{what}: a dimension of size {n} does not split evenly into {t} tiles \
-                         over {}; uneven pieces are not supported",
-                        axis_names(axes)
-                    ));
-                }
-                Ok(n / t)
-            })
-            .collect()
+        self.grid.local_shape(shape, held, what)
     }
 
     fn layout(
@@ -500,11 +465,6 @@ impl Lowering {
 /// Two held forms alike: the same axes per dimension.
 fn same_held(a: &Held, b: &Held) -> bool {
     a == b
-}
-
-fn axis_names(axes: &[AxisRef]) -> String {
-    let names: Vec<String> = axes.iter().map(|a| format!("\"{}\"", a.name)).collect();
-    format!("{{{}}}", names.join(", "))
 }
 
 pub(crate) fn sharding_attr(attrs: Option<&Vec<NamedAttr>>) -> Option<SdySharding> {

@@ -39,20 +39,16 @@
 
 mod reshard;
 
-use super::lower_manual_computations::grid::MeshGrid;
+use super::lower_manual_computations::grid::{held_of, Held, MeshGrid};
 use super::lower_manual_computations::{max_channel, set_count, SpmdModule};
 use super::sharding_propagation::{propagate_shardings, OpPlan, ReshardSite, ShardingPlan};
 use std::collections::HashMap;
 use systolic_ir::verify::verify_module;
 use systolic_ir::walk::{clone_region, walk_ops, ValueMap};
 use systolic_ir::{
-    AxisRef, BinaryOp, Block, DType, DTypeKind, Func, Module, Op, OpKind, Region, ReturnKind,
-    SdyMesh, SdySharding, ShardLayout, Tensor, TensorType, Type, ValueId,
+    BinaryOp, Block, DType, DTypeKind, Func, Module, Op, OpKind, Region, ReturnKind, SdyMesh,
+    SdySharding, ShardLayout, Tensor, TensorType, Type, ValueId,
 };
-
-/// How a value is held on the devices: per dimension, the mesh axes it is split over (major
-/// first); all empty is whole on every device.
-type Held = Vec<Vec<AxisRef>>;
 
 /// A global value as one device holds it.
 #[derive(Clone)]
@@ -671,7 +667,6 @@ impl<'a> Partitioner<'a> {
     fn planned(&self, v: ValueId, global: &TensorType) -> Result<Held, String> {
         self.held_of(self.plan.sharding(v), global, "a value")
     }
-
     /// The held form of a value of `global` type under `sharding` (whole without one).
     fn held_of(
         &self,
@@ -679,46 +674,17 @@ impl<'a> Partitioner<'a> {
         global: &TensorType,
         what: &str,
     ) -> Result<Held, String> {
-        let Some(s) = sharding else {
-            return Ok(vec![vec![]; global.rank()]);
-        };
-        if s.mesh != self.mesh.name {
-            return Err(format!(
-                "{what}: sharding {s} names mesh @{}, but the program runs on @{}",
-                s.mesh, self.mesh.name
-            ));
-        }
-        if s.dims.len() != global.rank() {
-            return Err(format!(
-                "{what}: sharding {s} has {} dimension shardings for {global}",
-                s.dims.len()
-            ));
-        }
-        if !s.unreduced.is_empty() {
+        if let Some(s) = sharding.filter(|s| !s.unreduced.is_empty()) {
             return Err(format!(
                 "{what}: sharding {s} has unreduced axes, which the partitioner does not \
                  handle yet"
             ));
         }
-        Ok(s.dims.iter().map(|d| d.axes.clone()).collect())
+        held_of(&self.mesh, sharding, global, what)
     }
-
-    /// The piece of a value of `shape` held as `held`: each dimension divided by its tiles.
+    /// The piece of a value of `shape` held as `held`.
     fn local_shape(&self, shape: &[i64], held: &Held, what: &str) -> Result<Vec<i64>, String> {
-        shape
-            .iter()
-            .zip(held)
-            .map(|(&n, axes)| {
-                let t = self.grid.tiles(axes).map_err(|e| format!("{what}: {e}"))?;
-                if n % t != 0 {
-                    return Err(format!(
-                        "{what}: a dimension of size {n} does not split evenly into {t} pieces; \
-                         the partitioner does not handle uneven pieces yet"
-                    ));
-                }
-                Ok(n / t)
-            })
-            .collect()
+        self.grid.local_shape(shape, held, what)
     }
 
     fn layout(
