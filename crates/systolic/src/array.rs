@@ -99,6 +99,17 @@ impl std::fmt::Debug for Array {
     }
 }
 
+/// What a compile cache keys an argument by: its type (`float32[2,3]`), `~` when weakly
+/// typed, and its sharding when it has one (shared by `jit` and `shard_map`/`pmap`).
+pub(crate) fn abstract_value(a: &Array) -> String {
+    format!(
+        "{}{}{}",
+        describe(a.ty()),
+        if a.weak_type() { "~" } else { "" },
+        a.sharding().map_or(String::new(), |s| format!(" {s}"))
+    )
+}
+
 /// `f32[2,3]`, the way errors name an array's type.
 pub(crate) fn describe(ty: &TensorType) -> String {
     let dims: Vec<String> = ty.shape.iter().map(|d| d.to_string()).collect();

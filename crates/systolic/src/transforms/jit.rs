@@ -8,7 +8,7 @@
 //! computed. Arguments that are still being computed are waited for by the worker, not the
 //! caller; a failure shows when a result is read.
 
-use crate::array::{describe, Array};
+use crate::array::{abstract_value, Array};
 use crate::core::dispatch;
 use crate::core::staging::stage_with;
 use crate::core::trace;
@@ -61,17 +61,7 @@ struct Signature {
 
 impl Signature {
     fn new(def: TreeDef, leaves: &[Array], device: Device) -> Signature {
-        let avals = leaves
-            .iter()
-            .map(|a| {
-                format!(
-                    "{}{}{}",
-                    describe(a.ty()),
-                    if a.weak_type() { "~" } else { "" },
-                    a.sharding().map_or(String::new(), |s| format!(" {s}"))
-                )
-            })
-            .collect();
+        let avals = leaves.iter().map(abstract_value).collect();
         Signature { def, avals, device }
     }
 

@@ -415,33 +415,8 @@ impl<'a> Partitioner<'a> {
                 return self.local_iota(op, dimension, &global);
             }
         }
-        let mut new = op.clone();
-        new.attrs.retain(|a| a.name != "sdy.sharding");
-        new.results = vec![];
-        let mut wholes = vec![];
-        for &r in &op.results {
-            let v = self.dst.new_value(self.src.value_type(r).clone(), None);
-            new.results.push(v);
-            wholes.push(v);
-        }
-        self.ops.push(new);
-        for (&r, w) in op.results.iter().zip(wholes) {
-            let global = self.global_type(r, &located(op, "its result"))?;
-            let target = self.planned(r, &global)?;
-            let whole = Local {
-                value: w,
-                held: vec![vec![]; global.rank()],
-            };
-            let v = self.convert_local(&whole, &target, &global)?;
-            self.locals.insert(
-                r,
-                Local {
-                    value: v,
-                    held: target,
-                },
-            );
-        }
-        Ok(())
+        // Anything else has no operands: made whole, then sliced, as any whole op.
+        self.whole_op(op)
     }
 
     /// A constant of one repeated element: made at the piece's shape on each device.

@@ -4,7 +4,7 @@
 //! step once.
 
 use super::spmd::SpmdProgram;
-use crate::array::{describe, Array};
+use crate::array::{abstract_value, Array};
 use crate::error::Result;
 use crate::tree::Tree;
 use std::cell::RefCell;
@@ -49,12 +49,7 @@ pub(crate) fn signature<A: Tree>(args: &A, leaves: &[Array], extra: &str) -> Res
     let mut avals = Vec::with_capacity(leaves.len());
     for a in leaves {
         a.check()?;
-        avals.push(format!(
-            "{}{}{}",
-            describe(a.ty()),
-            if a.weak_type() { "~" } else { "" },
-            a.sharding().map_or(String::new(), |s| format!(" {s}"))
-        ));
+        avals.push(abstract_value(a));
     }
     Ok(format!("{} | {} | {extra}", args.def(), avals.join(" ")))
 }
