@@ -99,9 +99,9 @@ fn every_spmd_golden_is_tested() {
 #[test]
 fn shardy_form_with_automatic_axes_reports_what_is_missing() {
     let tmp = tempfile::tempdir().unwrap();
-    let module = tmp.path().join("auto.mlir");
-    std::fs::write(
-        &module,
+    let module = write_module(
+        &tmp,
+        "auto.mlir",
         r#"module @jit_f attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
   sdy.mesh @mesh = <["x"=2, "y"=4]>
   func.func public @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) {
@@ -112,8 +112,7 @@ fn shardy_form_with_automatic_axes_reports_what_is_missing() {
     return %0 : tensor<8x4xf32>
   }
 }"#,
-    )
-    .unwrap();
+    );
     let input = tmp.path().join("x.npy");
     systolic_npy::write(
         &input,
@@ -130,6 +129,32 @@ fn shardy_form_with_automatic_axes_reports_what_is_missing() {
     );
 }
 
+/// Writes `text` as `name` in `tmp`; its path.
+fn write_module(tmp: &tempfile::TempDir, name: &str, text: &str) -> std::path::PathBuf {
+    let path = tmp.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `systolic run FILE --input INPUT --backend BACKEND --out-dir OUT_DIR`.
+fn run_on(
+    file: &std::path::Path,
+    input: &std::path::Path,
+    backend: &str,
+    out_dir: &std::path::Path,
+) -> std::process::Output {
+    common::systolic(&[
+        "run",
+        &file.display().to_string(),
+        "--input",
+        &input.display().to_string(),
+        "--backend",
+        backend,
+        "--out-dir",
+        &out_dir.display().to_string(),
+    ])
+}
+
 /// A hand-written Shardy program whose layouts differ between the entry, the shard_map and a
 /// global op: an argument held whole enters a manual computation split over two axes (on a
 /// mesh with a permuted device order), a manual result feeds a global op and leaves split over
@@ -138,9 +163,9 @@ fn shardy_form_with_automatic_axes_reports_what_is_missing() {
 #[test]
 fn shardy_layout_conversions_run_on_both_backends() {
     let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("conversions.mlir");
-    std::fs::write(
-        &file,
+    let file = write_module(
+        &tmp,
+        "conversions.mlir",
         r#"module @jit_f attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
   sdy.mesh @mesh = <["x"=2, "y"=4], device_ids=[3, 1, 7, 5, 0, 2, 4, 6]>
   func.func public @main(%arg0: tensor<8x4xf32>) -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"y"}, {"x"}]>}, tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {}]>}) {
@@ -158,8 +183,7 @@ fn shardy_layout_conversions_run_on_both_backends() {
     return %2, %0 : tensor<8x4xf32>, tensor<8x4xf32>
   }
 }"#,
-    )
-    .unwrap();
+    );
     let input = tmp.path().join("x.npy");
     let x: Vec<f32> = (0..32).map(|i| (i as f32) * 0.25 - 1.0).collect();
     systolic_npy::write(
@@ -173,16 +197,7 @@ fn shardy_layout_conversions_run_on_both_backends() {
     let doubled: Vec<f32> = y.iter().map(|v| v * 2.0).collect();
     for backend in ["cpu", "interp"] {
         let out_dir = tmp.path().join(backend);
-        let out = common::systolic(&[
-            "run",
-            &file.display().to_string(),
-            "--input",
-            &input.display().to_string(),
-            "--backend",
-            backend,
-            "--out-dir",
-            &out_dir.display().to_string(),
-        ]);
+        let out = run_on(&file, &input, backend, &out_dir);
         let (stdout, stderr) = common::texts(&out);
         assert!(out.status.success(), "{backend}: {stderr}");
         assert!(stdout.contains("running on 8 "), "{backend}: {stdout}");
@@ -234,17 +249,16 @@ fn json_reports_devices_and_device_memory() {
 #[test]
 fn unpartitioned_program_is_refused_with_the_reason() {
     let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("global.mlir");
-    std::fs::write(
-        &file,
+    let file = write_module(
+        &tmp,
+        "global.mlir",
         r#"module attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
   func.func public @main(%x: tensor<8xf32> {mhlo.sharding = "{devices=[4]<=[4]}"}) -> (tensor<8xf32> {mhlo.sharding = "{devices=[4]<=[4]}"}) {
     %0 = stablehlo.add %x, %x : tensor<8xf32>
     return %0 : tensor<8xf32>
   }
 }"#,
-    )
-    .unwrap();
+    );
     let input = tmp.path().join("x.npy");
     systolic_npy::write(
         &input,
@@ -270,9 +284,9 @@ fn unpartitioned_program_is_refused_with_the_reason() {
 #[test]
 fn per_device_program_splits_and_assembles() {
     let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("local.mlir");
-    std::fs::write(
-        &file,
+    let file = write_module(
+        &tmp,
+        "local.mlir",
         r#"module attributes {mhlo.num_partitions = 4 : i32} {
   func.func public @main(%x: tensor<2x3xf32> {mhlo.sharding = "{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}"}) -> (tensor<2x3xf32> {mhlo.sharding = "{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}"}, tensor<4x3xf32> {mhlo.sharding = "{replicated}"}) {
     %p = stablehlo.partition_id : tensor<ui32>
@@ -285,23 +299,13 @@ fn per_device_program_splits_and_assembles() {
     return %y, %all : tensor<2x3xf32>, tensor<4x3xf32>
   }
 }"#,
-    )
-    .unwrap();
+    );
     let input = tmp.path().join("x.npy");
     let x = systolic_ir::Tensor::from_f32(vec![4, 3], (0..12).map(|i| i as f32).collect());
     systolic_npy::write(&input, &x).unwrap();
     for backend in ["cpu", "interp"] {
         let out_dir = tmp.path().join(backend);
-        let out = common::systolic(&[
-            "run",
-            &file.display().to_string(),
-            "--input",
-            &input.display().to_string(),
-            "--backend",
-            backend,
-            "--out-dir",
-            &out_dir.display().to_string(),
-        ]);
+        let out = run_on(&file, &input, backend, &out_dir);
         let (stdout, stderr) = common::texts(&out);
         assert!(out.status.success(), "{backend}: {stderr}");
         // <=[2,2]T(1,0): devices 0 and 2 hold rows 0..2, devices 1 and 3 rows 2..4, so the
@@ -318,9 +322,9 @@ fn per_device_program_splits_and_assembles() {
 #[test]
 fn shardy_ops_on_one_device_run_as_their_body() {
     let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("one.mlir");
-    std::fs::write(
-        &file,
+    let file = write_module(
+        &tmp,
+        "one.mlir",
         r#"module {
   sdy.mesh @mesh = <["x"=1]>
   func.func public @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
@@ -332,23 +336,13 @@ fn shardy_ops_on_one_device_run_as_their_body() {
     return %0 : tensor<4xf32>
   }
 }"#,
-    )
-    .unwrap();
+    );
     let input = tmp.path().join("x.npy");
     let x = vec![1.0f32, -2.0, 3.0, 0.5];
     systolic_npy::write(&input, &systolic_ir::Tensor::from_f32(vec![4], x.clone())).unwrap();
     for backend in ["cpu", "interp"] {
         let out_dir = tmp.path().join(backend);
-        let out = common::systolic(&[
-            "run",
-            &file.display().to_string(),
-            "--input",
-            &input.display().to_string(),
-            "--backend",
-            backend,
-            "--out-dir",
-            &out_dir.display().to_string(),
-        ]);
+        let out = run_on(&file, &input, backend, &out_dir);
         let (_, stderr) = common::texts(&out);
         assert!(out.status.success(), "{backend}: {stderr}");
         let got = systolic_npy::read(&out_dir.join("out0.npy"), None).unwrap();
