@@ -62,11 +62,17 @@ impl<const N: usize> From<[Option<usize>; N]> for Axes {
 
 impl Axes {
     fn per_leaf(&self, n: usize, what: &str) -> Result<Vec<Option<usize>>> {
+        self.per_leaf_of("vmap", n, what)
+    }
+
+    /// One axis per leaf of `n`; an error of `op` (`vmap`, `pmap`) naming `what` when a
+    /// per-leaf list has another length.
+    pub(crate) fn per_leaf_of(&self, op: &str, n: usize, what: &str) -> Result<Vec<Option<usize>>> {
         match self {
             Axes::All(a) => Ok(vec![*a; n]),
             Axes::Leaves(v) if v.len() == n => Ok(v.clone()),
             Axes::Leaves(v) => Err(Error::op(
-                "vmap",
+                op,
                 format!("{what} has {} entries but there are {n} leaves", v.len()),
             )),
         }

@@ -78,20 +78,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Pmap<A, R, F> {
     fn run(&self, args: &A, compile_only: bool) -> Result<Outcome<R>> {
         let mut leaves = vec![];
         args.leaves(&mut leaves);
-        let axes = match &self.in_axes {
-            Axes::All(a) => vec![*a; leaves.len()],
-            Axes::Leaves(v) if v.len() == leaves.len() => v.clone(),
-            Axes::Leaves(v) => {
-                return Err(Error::op(
-                    "pmap",
-                    format!(
-                        "in_axes has {} entries but there are {} leaves",
-                        v.len(),
-                        leaves.len()
-                    ),
-                ))
-            }
-        };
+        let axes = self.in_axes.per_leaf_of("pmap", leaves.len(), "in_axes")?;
         if let Some(a) = axes.iter().flatten().find(|&&a| a != 0) {
             return Err(Error::op(
                 "pmap",
