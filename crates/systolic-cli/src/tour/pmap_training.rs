@@ -55,6 +55,7 @@ impl Stage for PmapTraining {
             np::reshape(&x, &[n * BATCH, 784]),
             np::reshape(&y, &[n * BATCH]),
         );
+        let on_slice = replicate(&params, 8);
         let (mut p, mut q) = (replicate(&params, n), params);
         let (mut pmap_times, mut single_times) = (vec![], vec![]);
         let (mut pl, mut ql) = (vec![], vec![]);
@@ -108,7 +109,7 @@ impl Stage for PmapTraining {
             steady(&pmap_times),
             steady(&single_times)
         );
-        self.on_slice(&replicate(&init(&random::key(0)), 8))
+        self.on_slice(&on_slice)
     }
 }
 
