@@ -1,7 +1,7 @@
 //! The passes, one per file (or folder). Each is a [`crate::Pass`] that can be run and tested
 //! alone.
 //!
-//! SPMD, in no pipeline: [`lower_manual_computations`] (a Shardy shard_map program → the
+//! SPMD, in no pipeline, chosen by [`to_devices::per_device_program`]: [`lower_manual_computations`] (a Shardy shard_map program → the
 //! per-device program), [`sharding_propagation`] (Shardy-style propagation of a program's
 //! shardings to every value: the plan the partitioner reads), [`spmd_partitioner`] (a program
 //! with automatic shardings → the per-device program, by that plan).
@@ -29,6 +29,7 @@ pub mod sharding_propagation;
 pub mod simplify;
 pub mod single_device_spmd;
 pub mod spmd_partitioner;
+pub mod to_devices;
 
 pub use batch_norm_expander::BatchNormExpander;
 pub use buffer_assignment::BufferAssignmentPass;
@@ -47,3 +48,4 @@ pub use sharding_propagation::{propagate_shardings, ShardingPlan};
 pub use simplify::Simplify;
 pub use single_device_spmd::SingleDeviceSpmd;
 pub use spmd_partitioner::partition;
+pub use to_devices::per_device_program;

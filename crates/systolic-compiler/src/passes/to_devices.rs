@@ -1,0 +1,50 @@
+//! Which SPMD lowering a program needs, in one place: every caller that runs a global program
+//! on several devices (the CLI's `run` and `simulate`, the front end's `jit` with shardings
+//! and `shard_map`, the runtime) asks [`per_device_program`] rather than choosing a pass.
+//!
+//! - a program with `sdy.manual_computation`s (shard_map) → [`lower_manual_computations`];
+//! - a program whose entry carries automatic `sdy.sharding`s or `sdy.sharding_constraint`s on a
+//!   mesh of more than one device → calls inlined (as Shardy's import does), then the
+//!   [`partition`]er;
+//! - anything else is a single-device program (`None`).
+
+use super::inline::Inline;
+use super::lower_manual_computations::{sharding_attr, the_mesh};
+use super::{lower_manual_computations, partition, SpmdModule};
+use crate::pass::Pass;
+use systolic_ir::walk::walk_ops;
+use systolic_ir::{Module, OpKind};
+
+/// The per-device program of `entry`, or `None` when the program runs on one device.
+pub fn per_device_program(module: &Module, entry: &str) -> Result<Option<SpmdModule>, String> {
+    let func = module
+        .func(entry)
+        .ok_or_else(|| format!("no function @{entry}"))?;
+    let mut manual = false;
+    let mut constrained = false;
+    walk_ops(&func.body, &mut |op, _| match op.kind {
+        OpKind::ManualComputation(_) => manual = true,
+        OpKind::ShardingConstraint(_) => constrained = true,
+        _ => {}
+    });
+    if manual {
+        let spmd = lower_manual_computations(module, entry)?;
+        return Ok((spmd.num_devices > 1).then_some(spmd));
+    }
+    let annotated = func
+        .arg_attrs
+        .iter()
+        .chain(&func.result_attrs)
+        .any(|a| sharding_attr(Some(a)).is_some());
+    if !annotated && !constrained {
+        return Ok(None);
+    }
+    let mesh = the_mesh(module, func)?;
+    let devices: i64 = mesh.axes.iter().map(|(_, size)| size).product();
+    if devices <= 1 {
+        return Ok(None);
+    }
+    let mut inlined = module.clone();
+    Inline.run(&mut inlined).map_err(|d| d.to_string())?;
+    partition(&inlined, entry).map(Some)
+}
