@@ -26,3 +26,5 @@ mod sharding_propagation;
 mod simplify;
 mod single_device_spmd;
 mod spmd_partitioner;
+mod spmd_partitioner_check;
+mod spmd_partitioner_control_flow;

@@ -11,9 +11,12 @@
 //! - an op's operands are first converted to the shardings the op needs (the plan's operand
 //!   reshards), then the op runs on the pieces — elementwise ops, `broadcast_in_dim`,
 //!   `transpose`, `reshape`, `dot_general`/`dot` and `reduce` keep their attributes, only the
-//!   shapes become local; `slice`, `pad`, `concatenate`, `reverse`, `sort` and `map` too, the
-//!   plan keeping the dimensions they work along whole (a slice's limits on split dimensions
-//!   become the pieces');
+//!   shapes become local; `slice`, `pad`, `concatenate`, `reverse`, `sort`, `map`,
+//!   `dynamic_slice` and `dynamic_update_slice` too, the plan keeping the dimensions they work
+//!   along whole (a slice's limits and a dynamic slice's sizes on split dimensions become the
+//!   pieces');
+//! - `while`, `if` and `case` keep their structure, their regions partitioned op by op like
+//!   the entry, every carried value in one layout ([`control_flow`]);
 //! - where the plan has reduction axes (a contracting or reduced dimension split over
 //!   devices), each device holds a partial result, completed by an `all_reduce` over those
 //!   axes (a sum for dots, the reducer itself for `reduce` — whose init value must then be
@@ -33,10 +36,11 @@
 //!
 //! Anything else is an error naming the op and where it is ("the partitioner does not handle
 //! stablehlo.X yet"), never a wrong answer: ops whose sharded form needs more than local
-//! shapes (gathers, scatters, convolutions, windows, dynamic slices, control flow, …), calls
+//! shapes (gathers, scatters, convolutions, windows, …) on sharded operands, calls
 //! (inline first), custom calls, manual computations, collectives, unreduced axes, uneven
 //! pieces.
 
+mod control_flow;
 mod reshard;
 
 use super::lower_manual_computations::grid::{held_of, Held, MeshGrid};
@@ -224,13 +228,15 @@ impl<'a> Partitioner<'a> {
             | Concatenate { .. }
             | Reverse { .. }
             | Sort { .. }
-            | Map { .. } => self.local_op(op, plan),
+            | Map { .. }
+            | DynamicSlice { .. }
+            | DynamicUpdateSlice => self.local_op(op, plan),
+            While => self.while_op(op, plan),
+            If | Case => self.branches_op(op, plan),
             Return(_)
             | Call { .. }
             | BitcastConvert
             | Broadcast { .. }
-            | DynamicSlice { .. }
-            | DynamicUpdateSlice
             | GetDimensionSize { .. }
             | Gather { .. }
             | Scatter { .. }
@@ -252,10 +258,7 @@ impl<'a> Partitioner<'a> {
             | Rng { .. }
             | TopK { .. }
             | Check(_) => self.whole_if_unsharded(op, plan),
-            While
-            | If
-            | Case
-            | Composite { .. }
+            Composite { .. }
             | CustomCall { .. }
             | AllGather { .. }
             | AllReduce { .. }
@@ -712,6 +715,26 @@ fn local_kind(
             across(&[*dimension])?
         }
         OpKind::Reverse { dimensions } => across(dimensions)?,
+        // Dimensions sliced whole (the start clamps to 0) take the piece whole; any other
+        // dimension must be whole.
+        OpKind::DynamicSlice { slice_sizes } => {
+            let piece = local_type(locals[0])?;
+            for d in 0..slice_sizes.len() {
+                if split(d as i64) {
+                    if slice_sizes[d] != global[0][d] {
+                        across(&[d as i64])?;
+                    }
+                    slice_sizes[d] = piece.shape[d];
+                }
+            }
+        }
+        OpKind::DynamicUpdateSlice => {
+            for d in 0..global[0].len() {
+                if split(d as i64) && global.get(1).and_then(|u| u.get(d)) != Some(&global[0][d]) {
+                    across(&[d as i64])?;
+                }
+            }
+        }
         OpKind::Slice {
             start_indices,
             limit_indices,
