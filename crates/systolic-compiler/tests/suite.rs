@@ -16,6 +16,7 @@ mod dce;
 mod fusion;
 mod fusion_pipeline;
 mod fusion_random;
+mod gspmd_import;
 mod inline;
 mod layout;
 mod lower_manual_computations;

@@ -21,6 +21,7 @@ pub mod cse;
 pub mod dce;
 pub mod erase_pvary;
 pub mod fusion;
+pub mod import_gspmd;
 pub mod inline;
 pub mod layout;
 pub mod lower_manual_computations;

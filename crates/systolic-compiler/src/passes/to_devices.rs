@@ -6,8 +6,11 @@
 //! - a program whose entry carries automatic `sdy.sharding`s or `sdy.sharding_constraint`s on a
 //!   mesh of more than one device → calls inlined (as Shardy's import does), then the
 //!   [`partition`]er;
+//! - a program with GSPMD `mhlo.sharding`s (and no GSPMD shard_map markers, whose programs are
+//!   already per device) → [`import_gspmd_shardings`] to the Shardy form, then as above;
 //! - anything else is a single-device program (`None`).
 
+use super::import_gspmd::{has_gspmd_shardings, import_gspmd_shardings};
 use super::inline::Inline;
 use super::lower_manual_computations::{sharding_attr, the_mesh};
 use super::{lower_manual_computations, partition, SpmdModule};
@@ -17,6 +20,10 @@ use systolic_ir::{Module, OpKind};
 
 /// The per-device program of `entry`, or `None` when the program runs on one device.
 pub fn per_device_program(module: &Module, entry: &str) -> Result<Option<SpmdModule>, String> {
+    if has_gspmd_shardings(module, entry) {
+        let imported = import_gspmd_shardings(module, entry)?;
+        return per_device_program(&imported, entry);
+    }
     let func = module
         .func(entry)
         .ok_or_else(|| format!("no function @{entry}"))?;

@@ -173,6 +173,13 @@ pub(crate) fn hlo_sharding_text(s: &HloSharding) -> String {
     out
 }
 
+/// As XLA prints it (see [`hlo_sharding_text`]), so errors quote the sharding the user wrote.
+impl std::fmt::Display for HloSharding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&hlo_sharding_text(self))
+    }
+}
+
 fn write_hlo_sharding(out: &mut String, s: &HloSharding) {
     match s {
         HloSharding::Replicated => out.push_str("{replicated}"),

@@ -1,0 +1,10 @@
+module @jit_reduce3 attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<8x12xf32> {mhlo.sharding = "{devices=[4,1,2]<=[2,2,2]T(0,2,1) last_tile_dim_replicate}"}, %arg1: tensor<8x12xf32> {mhlo.sharding = "{devices=[1,2,4]<=[2,2,2]T(1,0,2) last_tile_dim_replicate}"}) -> (tensor<12xf32> {jax.result_info = "result[0]", mhlo.sharding = "{devices=[2,4]<=[2,2,2]T(1,0,2) last_tile_dim_replicate}"}, tensor<8xf32> {jax.result_info = "result[1]", mhlo.sharding = "{devices=[4,2]<=[4,2]T(1,0) last_tile_dim_replicate}"}) {
+    %0 = stablehlo.multiply %arg0, %arg1 : tensor<8x12xf32>
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %1 = stablehlo.reduce(%0 init: %cst) applies stablehlo.add across dimensions = [0] : (tensor<8x12xf32>, tensor<f32>) -> tensor<12xf32>
+    %cst_0 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %2 = stablehlo.reduce(%arg0 init: %cst_0) applies stablehlo.maximum across dimensions = [1] : (tensor<8x12xf32>, tensor<f32>) -> tensor<8xf32>
+    return %1, %2 : tensor<12xf32>, tensor<8xf32>
+  }
+}
