@@ -29,3 +29,4 @@ mod single_device_spmd;
 mod spmd_partitioner;
 mod spmd_partitioner_check;
 mod spmd_partitioner_control_flow;
+mod spmd_partitioner_indexing;

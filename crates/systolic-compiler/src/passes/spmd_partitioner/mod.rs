@@ -41,6 +41,7 @@
 //! pieces.
 
 mod control_flow;
+mod indexing;
 mod reshard;
 
 use super::lower_manual_computations::grid::{held_of, Held, MeshGrid};
@@ -232,14 +233,14 @@ impl<'a> Partitioner<'a> {
             | DynamicSlice { .. }
             | DynamicUpdateSlice => self.local_op(op, plan),
             While => self.while_op(op, plan),
+            Gather { .. } => self.gather_op(op, plan),
+            Scatter { .. } => self.scatter_op(op, plan),
             If | Case => self.branches_op(op, plan),
             Return(_)
             | Call { .. }
             | BitcastConvert
             | Broadcast { .. }
             | GetDimensionSize { .. }
-            | Gather { .. }
-            | Scatter { .. }
             | ReduceWindow { .. }
             | SelectAndScatter { .. }
             | Convolution(_)
@@ -726,6 +727,26 @@ fn local_kind(
                     }
                     slice_sizes[d] = piece.shape[d];
                 }
+            }
+        }
+        // Operand dimensions taken whole keep the piece whole (indexed ones are the gather
+        // handler's).
+        OpKind::Gather {
+            dimension_numbers,
+            slice_sizes,
+            ..
+        } => {
+            let piece = local_type(locals[0])?;
+            for (d, axes) in needs[0].iter().enumerate() {
+                if axes.is_empty() {
+                    continue;
+                }
+                if dimension_numbers.start_index_map.contains(&(d as i64))
+                    || slice_sizes[d] != global[0][d]
+                {
+                    return Err(unhandled(op, &format!(" along its sharded dimension {d}")));
+                }
+                slice_sizes[d] = piece.shape[d];
             }
         }
         OpKind::DynamicUpdateSlice => {

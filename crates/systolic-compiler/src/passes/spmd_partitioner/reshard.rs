@@ -204,7 +204,7 @@ impl Partitioner<'_> {
     }
 
     /// This device's id as `tensor<i32>` (emitted once, at the first use).
-    fn partition_id(&mut self) -> ValueId {
+    pub(super) fn partition_id(&mut self) -> ValueId {
         if let Some(p) = self.partition {
             return p;
         }
@@ -215,7 +215,7 @@ impl Partitioner<'_> {
         p
     }
 
-    fn constant(&mut self, t: Result<Tensor, systolic_ir::TensorError>) -> Result<ValueId, String> {
+    pub(super) fn constant(&mut self, t: Result<Tensor, systolic_ir::TensorError>) -> Result<ValueId, String> {
         let t = t.map_err(|e| format!("internal: an offset table: {e}"))?;
         let ty = Type::Tensor(t.ty().clone());
         Ok(self.emit(OpKind::Constant(t), vec![], ty, vec![]))

@@ -3,11 +3,16 @@
 //! Gather: an operand dimension taken whole (slice size = its size, not indexed, not
 //! collapsed) passes to its offset dimension of the result; the start indices' batch
 //! dimensions pass to the result's batch dimensions; explicit batching dimensions are shared
-//! by operand, indices and result. Indexed dimensions of the operand and the index vector
-//! dimension are needed whole. Scatter mirrors it: inputs and results share every dimension
-//! that passes; updates' window dimensions pass with the input's, their scatter dimensions
-//! with the indices' batch dimensions (a reduction
-//! factor unless it is a batching dimension: each device would apply part of the updates).
+//! by operand, indices and result. An indexed operand dimension sliced one row at a time (an
+//! embedding's vocabulary) is a reduction factor: sharded, each device gathers the rows it
+//! holds (indices shifted by its offset, other rows zeroed) and a sum completes the result,
+//! as XLA's SPMD gather does for a sharded indexed dimension. Other indexed dimensions and
+//! the index vector dimension are needed whole. Scatter mirrors it: inputs and results share
+//! every dimension that passes — an indexed dimension whose windows are one row wide too
+//! (each device applies the updates that land in its rows, indices shifted by its offset;
+//! scatter drops updates out of bounds); updates' window dimensions pass with the input's,
+//! their scatter dimensions with the indices' batch dimensions (a reduction factor unless it
+//! is a batching dimension: each device would apply part of the updates).
 
 use super::build::{op_step, operand_shapes, result_shapes, RuleBuilder};
 use super::{FactorKind, OpClass, Step};
@@ -54,6 +59,16 @@ pub(crate) fn gather(
             let f = b.factor(operand[od], FactorKind::Pass);
             op_dims[od] = vec![f];
             out_dims[rd] = vec![f];
+        }
+    }
+    // An indexed dimension taken one row at a time: partial results (rows held elsewhere
+    // read as zero) when it is sharded.
+    for &d in &dn.start_index_map {
+        let d = d as usize;
+        if slice_sizes.get(d) == Some(&1) && !has(&dn.operand_batching_dims, d) {
+            if let Some(&n) = operand.get(d) {
+                op_dims[d] = vec![b.factor(n, FactorKind::Reduction)];
+            }
         }
     }
     // Batch dimensions of the result ↔ the indices' dimensions but the index vector's.
@@ -110,6 +125,18 @@ pub(crate) fn scatter(op: &Op, func: &Func, dn: &ScatterDimensionNumbers) -> Ste
             in_dims[d] = vec![f];
             res_dims[d] = vec![f];
             upd_dims[ud] = vec![f];
+        }
+    }
+    // An indexed dimension whose windows are one row wide: each device applies the updates
+    // that land in its rows.
+    for &d in &dn.scatter_dims_to_operand_dims {
+        let d = d as usize;
+        if has(&dn.inserted_window_dims, d) && !has(&dn.input_batching_dims, d) {
+            if let Some(&n) = input.get(d) {
+                let f = b.factor(n, FactorKind::Pass);
+                in_dims[d] = vec![f];
+                res_dims[d] = vec![f];
+            }
         }
     }
     let update_scatter: Vec<usize> = (0..update.len())

@@ -148,13 +148,16 @@ fn touched_dimensions_are_blocked() {
 #[test]
 fn gather_passes_whole_operand_dimensions_and_index_batches() {
     // An embedding lookup: table [V, D] indexed by ids [B, 1] -> [B, D]; D passes, B passes
-    // from the indices, V (indexed) is blocked.
+    // from the indices, V (indexed one row at a time) is a reduction factor.
     let steps = steps_of(
         "%t: tensor<64x16xf32>, %i: tensor<8x1xi32>",
         r#"%0 = "stablehlo.gather"(%t, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 16>} : (tensor<64x16xf32>, tensor<8x1xi32>) -> tensor<8x16xf32>"#,
         "tensor<8x16xf32>",
     );
-    assert_eq!(einsum(&steps[0].rule), "([A, b], [c, D]) -> ([c, b])");
+    assert_eq!(
+        einsum(&steps[0].rule),
+        "([a, b], [c, D]) -> ([c, b]) reduction={a}"
+    );
 }
 
 #[test]
