@@ -12,6 +12,7 @@ mod goldens;
 mod npy_files;
 mod run_command;
 mod simulate_command;
+mod simulate_sharded;
 mod spmd_goldens;
 mod tour;
 mod tour_training;

@@ -17,6 +17,7 @@ pub mod device;
 pub mod error;
 pub mod interconnect;
 pub mod layout;
+pub mod loop_buffers;
 pub mod memory;
 pub mod mxu;
 pub mod numerics;

@@ -7,10 +7,12 @@
 //! (sublanes, 128)), and the buffers are placed in HBM with the compiler's best-fit allocator.
 //! Parameters (the caller's, not donated) and constants (the executable's) are in HBM for the
 //! whole run. A call left in the program (with `--no-compile`) adds its callee's peak while it
-//! runs.
+//! runs. Loops keep their state in one buffer per carried value and update slices in place, as
+//! XLA does ([`crate::loop_buffers`]), where the compiler's assignment has separate buffers.
 
 use crate::error::NamedBuffer;
 use crate::layout::padded_bytes;
+use crate::loop_buffers::join_loop_buffers;
 use crate::work::tensor_of;
 use systolic_compiler::passes::buffer_assignment::heap::{self, Request};
 use systolic_compiler::passes::buffer_assignment::liveness::Liveness;
@@ -111,19 +113,39 @@ fn peak_of(
             }
         }
     }
-    let mut placed: Vec<Placed> = assignment
-        .slots
+    // One buffer per group of slots XLA keeps together (loop state, in-place updates): live
+    // from the first slot's start to the last one's end, as large as the largest.
+    let joined = join_loop_buffers(func, &assignment);
+    let mut groups: Vec<(usize, Vec<usize>)> = vec![];
+    let mut group_of: std::collections::HashMap<usize, usize> = Default::default();
+    for (s, &root) in joined.root.iter().enumerate() {
+        if joined.resident[s] {
+            continue;
+        }
+        let g = *group_of.entry(root).or_insert_with(|| {
+            groups.push((root, vec![]));
+            groups.len() - 1
+        });
+        groups[g].1.push(s);
+    }
+    let mut placed: Vec<Placed> = groups
         .iter()
-        .filter_map(|slot| {
+        .filter_map(|(_, members)| {
+            let slots: Vec<&systolic_compiler::passes::buffer_assignment::Slot> =
+                members.iter().map(|&s| &assignment.slots[s]).collect();
             // Values sharing a slot have one shape and type (in place) or one size (bitcast);
             // the largest padded size covers both.
-            let label = slot_label(func, &slot.values, prefix)?;
+            let values: Vec<ValueId> = slots
+                .iter()
+                .flat_map(|s| s.values.iter().copied())
+                .collect();
+            let label = slot_label(func, &values, prefix)?;
             let size = heap::align(label.bytes as usize);
             Some(Placed {
                 request: Request {
                     size,
-                    start: slot.start,
-                    end: slot.end,
+                    start: slots.iter().map(|s| s.start).min().unwrap_or(0),
+                    end: slots.iter().map(|s| s.end).max().unwrap_or(0),
                 },
                 label,
             })

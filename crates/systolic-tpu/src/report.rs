@@ -195,6 +195,15 @@ pub fn render_spmd(r: &SpmdReport, top: Option<usize>) -> String {
         human_time(r.collective_s),
         human_time(r.wait_s)
     );
+    let _ = writeln!(
+        out,
+        "model FLOPs (all {} chips): {}  MFU (model FLOPs / (chips × peak × step)): {:.1}%  \
+         HFU (FLOPs each chip executes / (peak × step)): {:.1}%",
+        r.num_chips,
+        sci(r.model_flops),
+        r.mfu * 100.0,
+        r.hfu * 100.0
+    );
     write_chip_summary(&mut out, " per chip", &ChipSummary::of_spmd(r));
     out
 }

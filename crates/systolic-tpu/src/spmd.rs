@@ -71,8 +71,18 @@ pub struct SpmdReport {
     pub hbm_capacity_bytes: Option<u64>,
     /// FLOPs per chip / step time.
     pub achieved_flops_per_s: f64,
-    /// FLOPs per chip / (step time × the chip's bf16 peak).
+    /// The chip's bf16 peak, FLOP/s.
+    pub peak_flops_per_s: f64,
+    /// The useful FLOPs of the step on all chips together: those of the global program (each
+    /// op once) when the caller partitioned one ([`SpmdReport::set_model_flops`]), else
+    /// `flops × num_chips` (every chip's work counted as useful).
+    pub model_flops: f64,
+    /// Model FLOPs utilisation: `model_flops / (num_chips × step time × peak)`. Work that every
+    /// chip repeats (replicated ops) and that a partitioning adds does not count.
     pub mfu: f64,
+    /// Hardware FLOPs utilisation: FLOPs per chip (everything it executes, recomputation and
+    /// repeated work included) / (step time × peak).
+    pub hfu: f64,
     /// Each chip's clock, in device order.
     pub chips: Vec<ChipTime>,
     /// Each collective op of the program, in program order (a loop body's once).
@@ -204,7 +214,7 @@ pub fn simulate_spmd(
         0.0
     };
     let peak = slice.chip().peak_bf16_flops.value.unwrap_or(f64::INFINITY);
-    Ok(SpmdReport {
+    let mut report = SpmdReport {
         slice: slice.to_string(),
         chip: one.chip,
         entry: one.entry,
@@ -221,12 +231,31 @@ pub fn simulate_spmd(
         peak_hbm_bytes: one.peak_hbm_bytes,
         hbm_capacity_bytes: one.hbm_capacity_bytes,
         achieved_flops_per_s: achieved,
-        mfu: achieved / peak,
+        peak_flops_per_s: peak,
+        model_flops: 0.0,
+        mfu: 0.0,
+        hfu: achieved / peak,
         chips: chip_times,
         collectives: prepared.iter().map(|p| p.run.clone()).collect(),
         ops: one.ops,
         assumptions: one.assumptions,
-    })
+    };
+    report.set_model_flops(one.flops * f64::from(chips));
+    Ok(report)
+}
+
+impl SpmdReport {
+    /// Sets the step's useful FLOPs on all chips (the global program's, when the simulated
+    /// program was partitioned from one) and the MFU that follows from them.
+    pub fn set_model_flops(&mut self, flops: f64) {
+        self.model_flops = flops;
+        let capacity = f64::from(self.num_chips) * self.time_s * self.peak_flops_per_s;
+        self.mfu = if capacity > 0.0 {
+            flops / capacity
+        } else {
+            0.0
+        };
+    }
 }
 
 /// The timeline with each collective's cost and synchronising groups worked out.

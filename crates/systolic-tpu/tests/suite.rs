@@ -6,6 +6,7 @@
 
 mod collectives;
 mod fusion;
+mod loop_memory;
 mod programs;
 mod roofline;
 mod spmd;
