@@ -32,7 +32,7 @@ use crate::slice::{Slice, SliceError};
 use serde::Serialize;
 use std::collections::BTreeSet;
 use systolic_compiler::passes::single_device_spmd::{NUM_PARTITIONS_ATTR, NUM_REPLICAS_ATTR};
-use systolic_ir::collective_groups::ProcessGrid;
+use systolic_ir::collective_groups::{ProcessGrid, ProcessId};
 use systolic_ir::{Attribute, Module};
 
 /// The result of simulating an SPMD program on a slice. FLOPs, HBM bytes and peak HBM are per
@@ -324,9 +324,27 @@ fn prepare_site(
             channel_handle,
         } => {
             // The ids name partitions of each replica (with a channel) or replicas of each
-            // partition: every process's view gives the pairs of its replica (or partition).
+            // partition: one process of each replica (or partition) gives that replica's
+            // pairs. (Asking every process would repeat each replica's pairs once per member:
+            // quadratic in the chips on a slice of thousands.)
+            let cross_partition = channel_handle.is_some_and(|h| h.handle > 0);
+            let views: Vec<ProcessId> = if cross_partition {
+                (0..grid.replicas)
+                    .map(|replica| ProcessId {
+                        replica,
+                        partition: 0,
+                    })
+                    .collect()
+            } else {
+                (0..grid.partitions)
+                    .map(|partition| ProcessId {
+                        replica: 0,
+                        partition,
+                    })
+                    .collect()
+            };
             let mut all = BTreeSet::new();
-            for me in grid.processes() {
+            for me in views {
                 for (s, t) in grid
                     .permute_pairs(pairs, *channel_handle, me)
                     .map_err(op_error)?

@@ -10,3 +10,4 @@ mod loop_memory;
 mod programs;
 mod roofline;
 mod spmd;
+mod spmd_scale;
