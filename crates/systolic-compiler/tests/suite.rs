@@ -28,5 +28,6 @@ mod simplify;
 mod single_device_spmd;
 mod spmd_partitioner;
 mod spmd_partitioner_check;
+mod spmd_partitioner_local_ops;
 mod spmd_partitioner_control_flow;
 mod spmd_partitioner_indexing;

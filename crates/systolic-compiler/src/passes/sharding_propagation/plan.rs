@@ -22,7 +22,7 @@
 
 use super::axes;
 use super::propagate::{compatible, tensor, State};
-use super::rules::{FactorKind, OpRule, Site, Step, TensorRef};
+use super::rules::{FactorKind, OpClass, OpRule, Site, Step, TensorRef};
 use systolic_ir::text::sharding_per_value_attr;
 use systolic_ir::walk::walk_ops_mut;
 use systolic_ir::{
@@ -220,13 +220,22 @@ pub(crate) fn plan_step(state: &State, step: &Step) -> StepPlan {
         .map(|k| state.projected(step, k, i64::MAX).map(|(p, _)| p))
         .collect();
     let nf = step.rule.factors.len();
-    // Result-side tensors decide the factors they have (the first that has it).
+    // Result-side tensors decide the factors they have (the first that has it). Computed
+    // whole whatever the results hold (a result held split along one is sliced after the
+    // op): blocked factors, and factors only results have (a slice's or a window's output
+    // dimension, a convolution's output spatial ones) but for a broadcast's new dimensions,
+    // which each device makes its piece of.
+    let on_operand: Vec<bool> = (0..nf)
+        .map(|f| step.rule.operands.iter().flatten().any(|d| d.contains(&f)))
+        .collect();
     let mut chosen: Vec<Option<Vec<AxisRef>>> = (0..nf)
-        .map(|f| {
-            projected[n_ops..]
+        .map(|f| match step.rule.factors[f].kind {
+            FactorKind::Blocked => Some(vec![]),
+            _ if !on_operand[f] && step.rule.class != OpClass::Broadcast => Some(vec![]),
+            FactorKind::Pass | FactorKind::Reduction => projected[n_ops..]
                 .iter()
                 .flatten()
-                .find_map(|p| p.axes[f].clone())
+                .find_map(|p| p.axes[f].clone()),
         })
         .collect();
     let mut claimed: Vec<AxisRef> = chosen.iter().flatten().flatten().cloned().collect();

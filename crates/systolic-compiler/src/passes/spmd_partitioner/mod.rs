@@ -232,6 +232,20 @@ impl<'a> Partitioner<'a> {
             | Map { .. }
             | DynamicSlice { .. }
             | DynamicUpdateSlice => self.local_op(op, plan),
+            // Their rules pass batch and feature dimensions and keep windowed, matrix,
+            // transformed and statistics dimensions whole, so the attributes stay true of
+            // the pieces (a convolution's input features, split, are a reduction: summed).
+            Convolution(_)
+            | ReduceWindow { .. }
+            | SelectAndScatter { .. }
+            | TriangularSolve { .. }
+            | Cholesky { .. }
+            | Fft { .. }
+            | BatchNormInference { .. }
+            | BatchNormTraining { .. }
+            | BatchNormGrad { .. }
+            | TopK { .. }
+            | OptimizationBarrier => self.local_op(op, plan),
             While => self.while_op(op, plan),
             Gather { .. } => self.gather_op(op, plan),
             Scatter { .. } => self.scatter_op(op, plan),
@@ -241,23 +255,12 @@ impl<'a> Partitioner<'a> {
             | BitcastConvert
             | Broadcast { .. }
             | GetDimensionSize { .. }
-            | ReduceWindow { .. }
-            | SelectAndScatter { .. }
-            | Convolution(_)
-            | TriangularSolve { .. }
-            | Cholesky { .. }
-            | Fft { .. }
-            | BatchNormInference { .. }
-            | BatchNormTraining { .. }
-            | BatchNormGrad { .. }
-            | OptimizationBarrier
             | Tuple
             | GetTupleElement { .. }
             | AfterAll
             | CreateToken
             | RngBitGenerator { .. }
             | Rng { .. }
-            | TopK { .. }
             | Check(_) => self.whole_if_unsharded(op, plan),
             Composite { .. }
             | CustomCall { .. }
@@ -361,7 +364,9 @@ impl<'a> Partitioner<'a> {
     /// own reducer, when folding the init value in once per device gives the same answer.
     fn reducer(&mut self, op: &'a Op, dtype: systolic_ir::DType) -> Result<Region, String> {
         match &op.kind {
-            OpKind::DotGeneral { .. } | OpKind::Dot { .. } => Ok(self.sum_region(dtype)),
+            OpKind::DotGeneral { .. } | OpKind::Dot { .. } | OpKind::Convolution(_) => {
+                Ok(self.sum_region(dtype))
+            }
             OpKind::Reduce { .. } => {
                 if op.operands.len() != 2 {
                     return Err(unhandled(

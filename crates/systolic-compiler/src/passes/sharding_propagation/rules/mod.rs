@@ -301,8 +301,9 @@ pub fn op_steps(op: &Op, func: &Func, top_level: bool) -> Result<Vec<Step>, Stri
                 .iter()
                 .map(|w| w.size == 1 && w.stride == 1 && w.padding == (0, 0))
                 .collect();
-            let source_passes = operand_shape(1) == operand_shape(0);
-            let data: Vec<usize> = if source_passes { vec![0, 1] } else { vec![0] };
+            // The source (one value per window) has the operand's size along the dimensions
+            // its windows pass (size 1, stride 1): it shares their factors.
+            let data: Vec<usize> = vec![0, 1];
             Ok(vec![pass_or_touched(
                 op,
                 func,
