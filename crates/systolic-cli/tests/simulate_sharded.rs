@@ -92,3 +92,112 @@ fn a_mesh_other_than_the_slice_is_an_error_naming_both() {
         "{stderr}"
     );
 }
+
+/// The LLaMA-3-70B training steps of `scripts/llama_cost_program.py` (80 layers in a scan,
+/// each rematerialised; FSDP over 'data' × tensor parallelism over 'model'; SGD update).
+fn llama(name: &str) -> std::path::PathBuf {
+    common::data_dir().join("cost").join(format!("{name}.mlir"))
+}
+
+const LAYERS: f64 = 80.0;
+const D: f64 = 8192.0;
+const F: f64 = 28672.0;
+const VOCAB: f64 = 128256.0;
+const SEQ: f64 = 4096.0;
+const V5P_PEAK: f64 = 4.59e14;
+
+/// Parameters: per layer q and o (D × 64·128), k and v (D × 8·128), three D × F feed-forward
+/// matrices and two norms; embedding and unembedding; the final norm.
+fn parameters() -> f64 {
+    let layer = 2.0 * D * 8192.0 + 2.0 * D * 1024.0 + 3.0 * D * F + 2.0 * D;
+    LAYERS * layer + 2.0 * VOCAB * D + D
+}
+
+/// 6·N·tokens per chip: the book's training FLOPs (forward 2N, backward 4N per token).
+fn six_n_t(tokens: f64, chips: f64) -> f64 {
+    6.0 * parameters() * tokens / chips
+}
+
+#[test]
+fn llama3_70b_on_4096_v5p_chips_is_compute_heavy_fits_and_gathers_weights_per_layer() {
+    let chips = 4096.0;
+    let tokens = 1024.0 * SEQ;
+    let r = cost(&llama("llama3_70b_v5p_4096"), "v5p:16x16x16");
+    assert_eq!(r["num_chips"], 4096);
+    assert!((parameters() / 70.55e9 - 1.0).abs() < 1e-3);
+    // 6N·T, plus the rematerialised forward (up to 2N·T) and attention (~7%).
+    let flops = f(&r["flops"]);
+    let ratio = flops / six_n_t(tokens, chips);
+    assert!(
+        (1.2..1.45).contains(&ratio),
+        "flops per chip {flops:e}: {ratio} x 6NT"
+    );
+    // Hardly any work is repeated on every chip.
+    assert!((f(&r["model_flops"]) / (flops * chips) - 1.0).abs() < 0.01);
+    let time = f(&r["time_s"]);
+    assert!(time >= flops / V5P_PEAK);
+    let mfu = f(&r["mfu"]);
+    assert!((0.25..0.7).contains(&mfu), "MFU {mfu}");
+    let comm = f(&r["collective_s"]);
+    assert!(comm > 0.05 * time && comm < 0.6 * time, "{comm} of {time}");
+    assert!((time - f(&r["compute_s"]) - comm).abs() <= 1e-9 * time);
+    // Per chip: its parameter shards (bf16) and the 80 saved layer inputs of its sequence.
+    let peak = f(&r["peak_hbm_bytes"]);
+    let params = 2.0 * parameters() / chips;
+    let saved = LAYERS * SEQ * D * 2.0;
+    assert!(peak > params + saved, "{peak:e}");
+    assert!(peak < f(&r["hbm_capacity_bytes"]), "{peak:e}");
+    // FSDP: each layer's weights are gathered over the 1024 'data' chips, in both loops;
+    // tensor parallelism: activations summed over the 4 'model' chips, once per layer.
+    let colls = r["collectives"].as_array().unwrap();
+    let looped = |kind: &str, size: u64| {
+        colls
+            .iter()
+            .filter(|c| c["kind"] == kind && c["group_size"] == size && f(&c["count"]) == LAYERS)
+            .count()
+    };
+    assert!(looped("all_gather", 1024) >= 14, "{colls:?}");
+    assert!(looped("all_reduce", 4) >= 2, "{colls:?}");
+    // The gathered w_gate of one layer: D × F/4 bf16.
+    assert!(colls
+        .iter()
+        .any(|c| c["kind"] == "all_gather" && f(&c["bytes"]) == D * F / 4.0 * 2.0));
+}
+
+#[test]
+fn llama3_70b_on_64_chips_does_four_times_the_work_per_chip_and_needs_remat_to_fit() {
+    let big = cost(&llama("llama3_70b_v5p_4096"), "v5p:16x16x16");
+    let r = cost(&llama("llama3_70b_v5p_64"), "v5p:4x4x4");
+    // 4096 tokens per chip instead of 1024: the weights' products scale with the tokens.
+    let ratio = f(&r["flops"]) / f(&big["flops"]);
+    assert!((ratio - 4.0).abs() < 0.12, "{ratio}");
+    let peak = f(&r["peak_hbm_bytes"]);
+    // Four sequences' saved layer inputs per chip (the activations are whole over 'model').
+    assert!(peak > LAYERS * 4.0 * SEQ * D * 2.0, "{peak:e}");
+    assert!(peak < f(&r["hbm_capacity_bytes"]), "{peak:e}");
+
+    // Without rematerialisation every layer's intermediates are saved: out of HBM.
+    let file = llama("llama3_70b_v5p_64_noremat");
+    let args = [
+        "simulate",
+        file.to_str().unwrap(),
+        "--slice",
+        "v5p:4x4x4",
+        "--cost-only",
+    ];
+    let out = systolic(&args);
+    let (_, stderr) = texts(&out);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("RESOURCE_EXHAUSTED") && stderr.contains("v5p"),
+        "{stderr}"
+    );
+    let out = systolic(&[&args[..], &["--ignore-hbm-capacity", "--json"]].concat());
+    let (stdout, stderr) = texts(&out);
+    assert!(out.status.success(), "{stderr}");
+    let n = last_line_json(&stdout);
+    assert!(f(&n["peak_hbm_bytes"]) > 4.0 * f(&n["hbm_capacity_bytes"]));
+    // ... and the forward pass is not computed twice.
+    let remat = f(&r["flops"]) / f(&n["flops"]);
+    assert!((1.15..1.4).contains(&remat), "{remat}");
+}
