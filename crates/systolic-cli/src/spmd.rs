@@ -13,7 +13,7 @@
 //! partitions; every replica then gets the same pieces, and results are taken from replica 0),
 //! else the replica.
 //!
-//! Two program forms run:
+//! Three program forms run:
 //! - **per-device** programs, whose entry already takes and returns each device's piece: the
 //!   sharding says how the pieces make the global array (its shape: the input's; for results,
 //!   the piece's times the tiles);
@@ -22,22 +22,26 @@
 //!   `@SPMDFullToShardShape`, and back through `@Sharding {manual}` + `@SPMDShardToFullShape`.
 //!   When those calls sit directly on the entry's arguments and results, the entry is the
 //!   per-device program with its boundary calls removed ([`localize`]), and the types they had
-//!   are the global shapes. Anything else global needs the SPMD partitioner, which is not built,
-//!   and is an error saying so;
-//! - **JAX's shard_map exported with Shardy** (the default): `sdy.manual_computation` ops over
-//!   one `sdy.mesh`, which `systolic_compiler::passes::lower_manual_computations` lowers to the
-//!   per-device program (on as many devices as the mesh has; layouts converted with
-//!   `all_gather`/`dynamic_slice` where the entry, the manual computations and global ops hold
-//!   a value differently). A manual computation with automatic axes needs the partitioner and
-//!   is an error saying so.
+//!   are the global shapes. Anything else global in this form is an error saying so (the SPMD
+//!   partitioner reads the Shardy form);
+//! - **Shardy programs** (JAX's default export; an `sdy.mesh` in the module): the compiler's
+//!   [`per_device_program`] makes the per-device program — shard_map's
+//!   `sdy.manual_computation`s lowered by `lower_manual_computations`, automatic shardings
+//!   (`jax.jit(f, in_shardings=…, out_shardings=…)`, `with_sharding_constraint`) propagated and
+//!   partitioned by the SPMD partitioner — on as many devices as the mesh has, and says which
+//!   piece of each global argument and result every device holds ([`Sharding::Layout`]). With
+//!   `--dump-dir` the global program annotated with its propagated shardings and the
+//!   per-device program are written next to the compiler's pass dumps ([`dump_partitioning`]).
 
 use crate::backend::{
     located_error, no_dump_dir_for_interpreter, Backend, Executable, PrepareOptions,
 };
 use crate::error::CliError;
 use std::collections::HashMap;
+use std::path::Path;
 use std::path::PathBuf;
-use systolic_compiler::passes::lower_manual_computations;
+use systolic_compiler::passes::{per_device_program, propagate_shardings, Inline};
+use systolic_compiler::Pass;
 use systolic_cpu::shards::{copy_block, element_bytes};
 use systolic_cpu::CpuBuffer;
 use systolic_interp::Value;
@@ -64,6 +68,9 @@ pub enum Sharding {
     Hlo(HloSharding),
     /// `sdy.sharding` on one of the module's meshes.
     Sdy(SdySharding),
+    /// The pieces the compiler chose (for a Shardy program, whose per-device form
+    /// [`per_device_program`] made), of the global shape.
+    Layout(ShardLayout),
 }
 
 /// A module ready to run on several devices, and how its arguments and results are split.
@@ -79,6 +86,8 @@ pub struct SpmdPlan {
     pub params: Vec<Slot>,
     /// The entry's results.
     pub results: Vec<Slot>,
+    /// The global program, for a Shardy program (what `--dump-dir` shows propagated).
+    pub global: Option<Module>,
 }
 
 /// The grid a module asks for: `mhlo.num_replicas` × `mhlo.num_partitions` (1 when absent).
@@ -104,33 +113,15 @@ impl SpmdPlan {
     /// The plan for `entry` of `module`, or `None` for a single-device module.
     pub fn new(module: &Module, entry: &str, file: &str) -> Result<Option<SpmdPlan>, CliError> {
         let located = |m: String| CliError::msg(format!("{file}: @{entry}: {m}"));
-        let (grid, module, (param_globals, result_globals)) = if has_manual_computation(module) {
-            // Shardy's shard_map: the compiler makes the per-device program.
-            let spmd = lower_manual_computations(module, entry).map_err(located)?;
-            if spmd.num_devices <= 1 {
-                return Ok(None);
-            }
-            let global = module.func(entry).expect("the pass found it");
-            let tensor = |ty: &Type| match ty {
-                Type::Tensor(t) => Some(t.clone()),
-                _ => None,
-            };
-            let globals = (
-                global.param_types().iter().map(tensor).collect(),
-                global.result_types.iter().map(tensor).collect(),
-            );
-            let devices = u32::try_from(spmd.num_devices)
-                .map_err(|_| located(format!("{} devices", spmd.num_devices)))?;
-            (ProcessGrid::new(1, devices), spmd.module, globals)
-        } else {
-            let grid = module_grid(module)?;
-            if grid.len() <= 1 {
-                return Ok(None);
-            }
-            let mut module = module.clone();
-            let globals = localize(&mut module, entry).map_err(located)?;
-            (grid, module, globals)
-        };
+        if !module.meshes.is_empty() {
+            return Self::shardy(module, entry, file);
+        }
+        let grid = module_grid(module)?;
+        if grid.len() <= 1 {
+            return Ok(None);
+        }
+        let mut module = module.clone();
+        let (param_globals, result_globals) = localize(&mut module, entry).map_err(located)?;
         if let Err(diags) = systolic_ir::verify::verify_module(&module) {
             let first = diags.first().map(|d| d.to_string()).unwrap_or_default();
             return Err(CliError::msg(format!(
@@ -185,6 +176,78 @@ impl SpmdPlan {
             module,
             params,
             results,
+            global: None,
+        }))
+    }
+
+    /// The plan of a Shardy program: the compiler's per-device form and its layouts.
+    fn shardy(module: &Module, entry: &str, file: &str) -> Result<Option<SpmdPlan>, CliError> {
+        let located = |m: String| CliError::msg(format!("{file}: @{entry}: {m}"));
+        let Some(spmd) = per_device_program(module, entry).map_err(located)? else {
+            return Ok(None);
+        };
+        if let Err(diags) = systolic_ir::verify::verify_module(&spmd.module) {
+            let first = diags.first().map(|d| d.to_string()).unwrap_or_default();
+            return Err(located(format!(
+                "internal: the per-device form does not verify: {first}"
+            )));
+        }
+        let devices = u32::try_from(spmd.num_devices)
+            .map_err(|_| located(format!("{} devices", spmd.num_devices)))?;
+        let global = module.func(entry).expect("per_device_program found it");
+        let func = spmd
+            .module
+            .func(entry)
+            .ok_or_else(|| located("the per-device program has no entry".into()))?;
+        let slots = |what: &str,
+                     globals: &[Type],
+                     locals: &[Type],
+                     layouts: &[ShardLayout]|
+         -> Result<Vec<Slot>, CliError> {
+            if globals.len() != layouts.len() || locals.len() != layouts.len() {
+                return Err(located(format!(
+                    "internal: {} {what}s, {} per device, {} layouts",
+                    globals.len(),
+                    locals.len(),
+                    layouts.len()
+                )));
+            }
+            globals
+                .iter()
+                .zip(locals)
+                .zip(layouts)
+                .enumerate()
+                .map(|(i, ((g, l), layout))| match (g, l) {
+                    (Type::Tensor(g), Type::Tensor(l)) => Ok(Slot {
+                        local: l.clone(),
+                        global: Some(g.clone()),
+                        sharding: Sharding::Layout(layout.clone()),
+                    }),
+                    _ => Err(located(format!(
+                        "{what} {i} has type {g}; only tensors run on several devices"
+                    ))),
+                })
+                .collect()
+        };
+        let params = slots(
+            "parameter",
+            &global.param_types(),
+            &func.param_types(),
+            &spmd.params,
+        )?;
+        let results = slots(
+            "result",
+            &global.result_types,
+            &func.result_types,
+            &spmd.results,
+        )?;
+        Ok(Some(SpmdPlan {
+            grid: ProcessGrid::new(1, devices),
+            entry: entry.to_string(),
+            module: spmd.module,
+            params,
+            results,
+            global: Some(module.clone()),
         }))
     }
 
@@ -220,6 +283,13 @@ impl SpmdPlan {
 
     fn layout(&self, sharding: &Sharding, shape: &[i64]) -> Result<ShardLayout, String> {
         let result = match sharding {
+            Sharding::Layout(layout) if layout.shape() == shape => Ok(layout.clone()),
+            Sharding::Layout(layout) => {
+                return Err(format!(
+                    "the program lays out arrays of shape {:?}, not {shape:?}",
+                    layout.shape()
+                ))
+            }
             Sharding::Hlo(s) => ShardLayout::from_hlo(s, shape, self.logical_devices()),
             Sharding::Sdy(s) => {
                 let mesh = self
@@ -279,7 +349,8 @@ impl SpmdPlan {
                     slot.local,
                     if slot.local.shape == input.shape() && layout.tiles().iter().any(|&t| t > 1) {
                         " (the program looks unpartitioned: it takes the global array; running \
-                         it needs the SPMD partitioner, which Systolic does not have yet)"
+                         it needs the SPMD partitioner, which reads the Shardy form, JAX's \
+                         default export, not this one)"
                     } else {
                         ""
                     }
@@ -415,6 +486,7 @@ fn sharding_text(s: &Sharding) -> String {
         Sharding::Hlo(HloSharding::Replicated) => "{replicated}".to_string(),
         Sharding::Hlo(h) => format!("{h:?}"),
         Sharding::Sdy(s) => format!("the sdy.sharding on @{}", s.mesh),
+        Sharding::Layout(l) => format!("tiles {:?}", l.tiles()),
     }
 }
 
@@ -427,18 +499,6 @@ fn is_call(kind: &OpKind, target: &str) -> bool {
 /// device's piece: `@Sharding` + `@SPMDFullToShardShape` on a parameter and `@Sharding
 /// {manual}` + `@SPMDShardToFullShape` before a result are removed.
 type Globals = (Vec<Option<TensorType>>, Vec<Option<TensorType>>);
-
-/// True when a function of `module` holds an `sdy.manual_computation` (JAX's shard_map
-/// exported with Shardy).
-fn has_manual_computation(module: &Module) -> bool {
-    let mut found = false;
-    for f in &module.funcs {
-        systolic_ir::walk::walk_ops(&f.body, &mut |op, _| {
-            found |= matches!(op.kind, OpKind::ManualComputation(_));
-        });
-    }
-    found
-}
 
 /// Rewrites `entry` of `module` to its per-device form; see [`Globals`].
 pub fn localize(module: &mut Module, entry: &str) -> Result<Globals, String> {
@@ -481,15 +541,16 @@ pub fn localize(module: &mut Module, entry: &str) -> Result<Globals, String> {
         let Some(i) = params.iter().position(|&q| q == p) else {
             return Err(format!(
                 "custom_call @SPMDFullToShardShape of a computed value (a shard_map not \
-                 directly on the entry's arguments) needs the SPMD partitioner, which Systolic \
-                 does not have yet{}",
+                 directly on the entry's arguments) needs the SPMD partitioner, which reads the \
+                 Shardy form (JAX's default export), not this one{}",
                 op.span.map(|s| format!(" (at {s})")).unwrap_or_default()
             ));
         };
         if uses[&p] != 1 {
             return Err(format!(
                 "parameter {i} is used both by a shard_map and as a global array; running that \
-                 needs the SPMD partitioner, which Systolic does not have yet"
+                 needs the SPMD partitioner, which reads the Shardy form (JAX's default \
+                 export), not this one"
             ));
         }
         globals.0[i] = tensor(func.value_type(p));
@@ -545,7 +606,8 @@ pub fn localize(module: &mut Module, entry: &str) -> Result<Globals, String> {
             return Err(format!(
                 "@{}: a shard_map boundary (custom_call @SPMDFullToShardShape or \
                  @SPMDShardToFullShape) that is not on the entry's arguments or results needs \
-                 the SPMD partitioner, which Systolic does not have yet{span}",
+                 the SPMD partitioner, which reads the Shardy form (JAX's default export), not \
+                 this one{span}",
                 f.name
             ));
         }
@@ -601,6 +663,45 @@ fn find_call(region: &Region, targets: &[&str]) -> Option<String> {
     None
 }
 
+/// File names [`dump_partitioning`] writes.
+pub const DUMP_PROPAGATED: &str = "spmd-propagated.mlir";
+/// See [`DUMP_PROPAGATED`].
+pub const DUMP_PER_DEVICE: &str = "spmd-per-device.mlir";
+
+/// Writes what the compiler made of a Shardy program into `dir`, next to the pass dumps (whose
+/// `00-input.mlir` is the per-device program too, as the pipeline starts from it):
+/// [`DUMP_PROPAGATED`], the global program (calls inlined) with every value's propagated
+/// sharding written as Shardy writes them (`sdy.sharding_per_value` on ops), and
+/// [`DUMP_PER_DEVICE`], the program each device runs. Propagation is run again here only for
+/// the dump; should it fail where partitioning succeeded, the file says why instead.
+pub fn dump_partitioning(plan: &SpmdPlan, dir: &Path) -> Result<(), CliError> {
+    let Some(global) = &plan.global else {
+        return Ok(());
+    };
+    let write = |name: &str, text: String| {
+        std::fs::create_dir_all(dir)
+            .and_then(|()| std::fs::write(dir.join(name), text))
+            .map_err(|e| CliError::msg(format!("cannot write {}: {e}", dir.join(name).display())))
+    };
+    let mut inlined = global.clone();
+    let propagated = Inline
+        .run(&mut inlined)
+        .map_err(|d| d.to_string())
+        .and_then(|_| propagate_shardings(&inlined, &plan.entry))
+        .and_then(|p| p.annotate(&inlined));
+    write(
+        DUMP_PROPAGATED,
+        match propagated {
+            Ok(m) => systolic_ir::text::print_module(&m),
+            Err(e) => format!("// sharding propagation of @{} failed: {e}\n", plan.entry),
+        },
+    )?;
+    write(
+        DUMP_PER_DEVICE,
+        systolic_ir::text::print_module(&plan.module),
+    )
+}
+
 /// The SPMD counterpart of [`Backend::prepare`].
 pub fn prepare(
     backend: Backend,
@@ -610,6 +711,9 @@ pub fn prepare(
 ) -> Result<Box<dyn Executable>, CliError> {
     match backend {
         Backend::Cpu => {
+            if let Some(dir) = &options.dump_dir {
+                dump_partitioning(&plan, dir)?;
+            }
             let compile_options = systolic_cpu::CompileOptions {
                 entry: plan.entry.clone(),
                 dump_dir: options.dump_dir.clone(),

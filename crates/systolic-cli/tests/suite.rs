@@ -10,6 +10,7 @@ mod check_command;
 mod errors;
 mod goldens;
 mod npy_files;
+mod partitioned;
 mod run_command;
 mod simulate_command;
 mod simulate_sharded;

@@ -28,7 +28,10 @@ pub struct RunArgs {
     /// interpreter).
     #[arg(long, default_value = "cpu")]
     pub backend: String,
-    /// Write the module after every compiler pass to this directory (`cpu` only).
+    /// Write the module after every compiler pass to this directory (`cpu` only); for a
+    /// program sharded over several devices (Shardy form) also `spmd-propagated.mlir` (the
+    /// global program with every value's propagated sharding) and `spmd-per-device.mlir`
+    /// (the program each device runs).
     #[arg(long, value_name = "DIR")]
     pub dump_dir: Option<PathBuf>,
     /// The disk compile cache (`cpu` only; default: $SYSTOLIC_CACHE_DIR, else none).

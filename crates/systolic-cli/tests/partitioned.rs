@@ -1,0 +1,190 @@
+//! JAX's jit-with-shardings programs (exported by `scripts/jit_sharding_goldens.py`: global
+//! functions under `jax.jit(f, in_shardings=…, out_shardings=…)` and
+//! `with_sharding_constraint` on 1D, 2D and 3D meshes of 8 host devices) run through
+//! `systolic run`: the compiler propagates the shardings and partitions the program, every
+//! device runs its piece, compiled and on the interpreter, and the global outputs match JAX's
+//! within the tolerance each meta.json gives. Each device holds only its shards: the most
+//! memory one device needs is well below what the same program needs unsharded on one device
+//! (`module_unsharded.mlir`, JAX's export of the program without shardings).
+
+use crate::common;
+use std::path::Path;
+
+macro_rules! partitioned_goldens {
+    ($($(#[$attr:meta])* $name:ident),* $(,)?) => {
+        /// Compiled for the CPU, one program per device.
+        mod cpu {
+            $(
+                $(#[$attr])*
+                #[test]
+                fn $name() {
+                    super::common::check_golden(concat!("partitioned/", stringify!($name)));
+                }
+            )*
+        }
+        /// On the reference interpreter, one interpreter per device.
+        mod interp {
+            $(
+                $(#[$attr])*
+                #[test]
+                fn $name() {
+                    super::common::check_golden_on(
+                        concat!("partitioned/", stringify!($name)),
+                        &["--backend", "interp"],
+                    );
+                }
+            )*
+        }
+        /// Every folder under tests/data/partitioned is listed here.
+        const LISTED: &[&str] = &[$(stringify!($name)),*];
+    };
+}
+
+partitioned_goldens!(
+    elementwise_1d,
+    reductions_1d,
+    softmax_1d,
+    #[ignore = "partitioner: uneven pieces (10 rows over 4 devices)"]
+    uneven_4x2,
+    matmul_batch_4x2,
+    matmul_both_free_4x2,
+    matmul_contract_allreduce_4x2,
+    matmul_contract_scatter_4x2,
+    matmul_contract_scatter_cols_4x2,
+    matmul_gather_other_4x2,
+    matmul_result_moved_4x2,
+    matmul_replicated_in_4x2,
+    matmul_both_free_2x4,
+    matmul_contract_allreduce_2x4,
+    matmul_contract_scatter_2x4,
+    matmul_result_moved_2x4,
+    batched_einsum_2x4,
+    reductions_2x4,
+    #[ignore = "partitioner: gather (an embedding lookup in a table split by vocabulary)"]
+    embedding_vocab_4x2,
+    constraint_2x4,
+    mesh_2x2x2,
+    mlp_fsdp_tp,
+    train_step_fsdp_tp,
+    transformer_block_fsdp_tp,
+);
+
+#[test]
+fn every_partitioned_golden_is_tested() {
+    let mut listed: Vec<String> = LISTED.iter().map(|s| s.to_string()).collect();
+    listed.sort();
+    let mut on_disk: Vec<String> = std::fs::read_dir(common::data_dir().join("partitioned"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    on_disk.sort();
+    assert_eq!(on_disk, listed);
+}
+
+/// `systolic run <dir>/<module> --json` with the golden's inputs (and `extra`); the report.
+fn json_report(dir: &Path, module: &str, extra: &[&str]) -> serde_json::Value {
+    let g = common::golden(&format!(
+        "partitioned/{}",
+        dir.file_name().unwrap().to_string_lossy()
+    ));
+    let mut args = vec!["run".to_string(), dir.join(module).display().to_string()];
+    for input in &g.inputs {
+        args.push("--input".into());
+        args.push(input.display().to_string());
+    }
+    args.push("--json".into());
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = common::systolic(&arg_refs);
+    let (stdout, stderr) = common::texts(&out);
+    assert!(out.status.success(), "{module}: {stderr}");
+    serde_json::from_str(stdout.lines().last().unwrap()).unwrap()
+}
+
+/// Bytes of the golden's global inputs.
+fn input_bytes(dir: &Path) -> u64 {
+    let g = common::golden(&format!(
+        "partitioned/{}",
+        dir.file_name().unwrap().to_string_lossy()
+    ));
+    g.inputs
+        .iter()
+        .map(|f| {
+            let t = systolic_npy::read(f, None).unwrap();
+            (t.num_elements() * t.dtype().byte_size()) as u64
+        })
+        .sum()
+}
+
+/// Each device holds only its shards: the most bytes one of the 8 devices holds (its argument
+/// pieces plus its planned temporaries and results) against the unsharded program on one
+/// device (all its arguments plus its planned temporaries and results).
+#[test]
+fn devices_hold_only_their_shards() {
+    // (golden, the most a device may hold as a share of the unsharded program): parameters
+    // and activations split 8 ways, with gathered weights (FSDP) and partial sums on top.
+    for (name, share) in [
+        ("matmul_both_free_4x2", 0.35),
+        ("mlp_fsdp_tp", 0.5),
+        ("train_step_fsdp_tp", 0.5),
+        ("transformer_block_fsdp_tp", 0.5),
+    ] {
+        let dir = common::data_dir().join("partitioned").join(name);
+        let sharded = json_report(&dir, "module.mlir", &[]);
+        assert_eq!(sharded["devices"], 8, "{name}: {sharded}");
+        let device = sharded["device_memory_bytes"].as_u64().unwrap();
+        let whole = json_report(&dir, "module_unsharded.mlir", &[]);
+        assert!(whole.get("devices").is_none(), "{name}: {whole}");
+        let unsharded = input_bytes(&dir) + whole["peak_memory_bytes"].as_u64().unwrap();
+        println!("{name}: {device} bytes per device, {unsharded} unsharded");
+        assert!(
+            (device as f64) <= share * unsharded as f64,
+            "{name}: a device holds {device} bytes, the unsharded program {unsharded} \
+             (more than {share} of it)"
+        );
+    }
+}
+
+/// `--dump-dir` shows the propagated shardings (the global program annotated as Shardy
+/// writes them) and the per-device program: for the FSDP + TP MLP, the hidden activations
+/// split by batch and features, the weights gathered over `data` (FSDP) and the second
+/// product's partial sums completed over `model` (TP).
+#[test]
+fn dump_dir_shows_propagated_shardings_and_the_per_device_program() {
+    let dir = common::data_dir().join("partitioned").join("mlp_fsdp_tp");
+    let dump = tempfile::tempdir().unwrap();
+    let dump_arg = dump.path().display().to_string();
+    json_report(&dir, "module.mlir", &["--dump-dir", &dump_arg]);
+    let read = |f: &str| {
+        std::fs::read_to_string(dump.path().join(f)).unwrap_or_else(|e| panic!("{f}: {e}"))
+    };
+    let propagated = read("spmd-propagated.mlir");
+    let hidden = propagated
+        .lines()
+        .find(|l| l.contains("stablehlo.tanh"))
+        .unwrap_or_else(|| panic!("no tanh in\n{propagated}"));
+    assert!(
+        hidden.contains(r#"sdy.sharding_per_value<[<@mesh, [{"data"}, {"model"}]>]>"#)
+            && hidden.contains("tensor<16x16xf32>"),
+        "{hidden}"
+    );
+    let per_device = read("spmd-per-device.mlir");
+    let tanh = per_device
+        .lines()
+        .find(|l| l.contains("stablehlo.tanh"))
+        .unwrap_or_else(|| panic!("no tanh in\n{per_device}"));
+    assert!(tanh.contains("tensor<4x8xf32>"), "{tanh}");
+    assert_eq!(
+        per_device.matches("stablehlo.all_gather").count(),
+        2,
+        "{per_device}"
+    );
+    assert_eq!(
+        per_device.matches("stablehlo.all_reduce").count(),
+        1,
+        "{per_device}"
+    );
+    // The compiler's pass dumps are still written next to them.
+    assert!(dump.path().join("00-input.mlir").exists());
+}
