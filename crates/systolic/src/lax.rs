@@ -25,5 +25,6 @@ pub use crate::ops::window::{
     cummax, cummin, lax_cumprod as cumprod, lax_cumsum as cumsum, reduce, reduce_window,
     reduce_window_with, Padding, Window,
 };
+pub use crate::sharding::with_sharding_constraint;
 pub use systolic_ir::DotDimensionNumbers;
 pub use systolic_ir::{GatherDimensionNumbers, ScatterDimensionNumbers};

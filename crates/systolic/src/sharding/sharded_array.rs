@@ -52,7 +52,8 @@ impl From<&NamedSharding> for Placement {
 
 /// `jax.device_put`: `x` on a device, or split over a mesh by a [`NamedSharding`] (each device
 /// gets its piece; an error names the dimension, size and mesh axis when a dimension does not
-/// divide).
+/// divide). Inside `jit`, putting a traced array on a sharding is
+/// [`with_sharding_constraint`](crate::lax::with_sharding_constraint), as in JAX.
 ///
 /// ```
 /// use systolic::{device_put, make_mesh, Array, NamedSharding, P};
@@ -74,11 +75,10 @@ pub fn device_put(x: &Array, to: impl Into<Placement>) -> Result<Array> {
 fn put_sharded(x: &Array, sharding: &NamedSharding) -> Result<Array> {
     x.check()?;
     if x.is_traced() {
-        return Err(Error::Trace(
-            "device_put with a sharding of a traced array: inside jit, use shard_map (the \
-             automatic partitioner that with_sharding_constraint needs is not built yet)"
-                .into(),
-        ));
+        // Inside jit, as in JAX: the value is laid out so there (a sharding constraint).
+        let y = super::with_sharding_constraint(x, sharding);
+        y.check()?;
+        return Ok(y);
     }
     if x.sharding().as_ref() == Some(sharding) {
         return Ok(x.clone());

@@ -7,14 +7,23 @@
 //! order of all calls and ops is kept) and the call returns at once with arrays still being
 //! computed. Arguments that are still being computed are waited for by the worker, not the
 //! caller; a failure shows when a result is read.
+//!
+//! With shardings — [`Jit::in_shardings`], [`Jit::out_shardings`], sharded arguments, or
+//! [`with_sharding_constraint`](crate::lax::with_sharding_constraint)s in the function — the
+//! traced program is global and runs on every device of its mesh: annotated with `sdy.mesh`
+//! and `sdy.sharding`s, split into the per-device program by the compiler's partitioner and
+//! compiled for the mesh (`shard_map/spmd.rs`); the results are sharded arrays.
 
-use crate::array::{abstract_value, Array};
+use crate::array::{abstract_value, describe, Array};
 use crate::core::dispatch;
 use crate::core::staging::stage_with;
 use crate::core::trace;
 use crate::device::{client, default_device};
 use crate::error::{Error, Result};
-use crate::transforms::shard_map::spmd::{program_mesh, SpmdProgram};
+use crate::sharding::{with_sharding_constraint, Shardings};
+use crate::transforms::shard_map::spmd::{
+    annotate, check_committed, program_mesh, Boundary, SpmdProgram,
+};
 use crate::tree::{Tree, TreeDef};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -60,8 +69,23 @@ struct Signature {
 }
 
 impl Signature {
-    fn new(def: TreeDef, leaves: &[Array], device: Device) -> Signature {
-        let avals = leaves.iter().map(abstract_value).collect();
+    /// The signature of `leaves`; those whose sharding is asked for (`asked[i]`) are keyed by
+    /// their type alone, their own sharding being checked equal to the one asked for.
+    fn new(def: TreeDef, leaves: &[Array], asked: &[bool], device: Device) -> Signature {
+        let avals = leaves
+            .iter()
+            .enumerate()
+            .map(|(i, a)| match asked.get(i) {
+                Some(true) => {
+                    format!(
+                        "{}{}",
+                        describe(a.ty()),
+                        if a.weak_type() { "~" } else { "" }
+                    )
+                }
+                _ => abstract_value(a),
+            })
+            .collect();
         Signature { def, avals, device }
     }
 
@@ -127,6 +151,8 @@ pub struct Jit<A, R, F> {
     f: F,
     name: String,
     explain: bool,
+    in_shardings: Shardings,
+    out_shardings: Shardings,
     cache: RefCell<HashMap<String, Entry<R>>>,
     traces: RefCell<usize>,
     last_miss: RefCell<Option<String>>,
@@ -155,6 +181,8 @@ pub fn jit<A: Tree, R: Tree, F: Fn(&A) -> R>(f: F) -> Jit<A, R, F> {
         f,
         name: "main".into(),
         explain: false,
+        in_shardings: Shardings::default(),
+        out_shardings: Shardings::default(),
         cache: RefCell::new(HashMap::new()),
         traces: RefCell::new(0),
         last_miss: RefCell::new(None),
@@ -175,6 +203,57 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
     /// ```
     pub fn named(mut self, name: &str) -> Self {
         self.name = name.to_string();
+        self
+    }
+
+    /// The sharding each argument leaf must take (JAX's `in_shardings`): one
+    /// [`NamedSharding`](crate::NamedSharding) for every leaf, or one per leaf in
+    /// [`Tree::leaves`] order, `None` where the argument's own sharding (if it is a sharded
+    /// array) or the partitioner's choice will do. An argument that is already sharded
+    /// otherwise is an error naming it, as in JAX (`device_put` it first); one on a single
+    /// device is split over the mesh on the way in.
+    ///
+    /// With any sharding the function runs on every device of the mesh: the program is
+    /// global, the partitioner splits it, and the results are sharded arrays.
+    ///
+    /// ```
+    /// # systolic::set_cpu_devices(8).unwrap();
+    /// use systolic::{jit, make_mesh, numpy as np, Array, NamedSharding, P};
+    /// let mesh = make_mesh(&[4, 2], &["data", "model"]).unwrap();
+    /// let rows = NamedSharding::new(&mesh, P!("data", None)).unwrap();
+    /// let cols = NamedSharding::new(&mesh, P!(None, "model")).unwrap();
+    /// let f = jit(|(x, w): &(Array, Array)| np::matmul(x, w)).in_shardings([rows, cols]);
+    /// let x = Array::from_vec((0..32).map(|i| i as f32).collect(), &[8, 4]);
+    /// let w = Array::from_vec(vec![1.0f32; 8], &[4, 2]);
+    /// let y = f.call(&(x, w)).unwrap();
+    /// // The partitioner kept the rows of x and the columns of w where they were.
+    /// assert_eq!(y.sharding().unwrap().spec(), &P!("data", "model"));
+    /// assert_eq!(y.addressable_shards()[0].data.shape(), &[2, 1]);
+    /// assert_eq!(y.to_vec::<f32>().unwrap()[..2], [6.0, 6.0]);
+    /// ```
+    pub fn in_shardings(mut self, shardings: impl Into<Shardings>) -> Self {
+        self.in_shardings = shardings.into();
+        self
+    }
+
+    /// The sharding each result leaf comes out with (JAX's `out_shardings`): one for every
+    /// leaf or one per leaf, `None` where the propagated sharding will do. The partitioner
+    /// moves the data there inside the program.
+    ///
+    /// ```
+    /// # systolic::set_cpu_devices(8).unwrap();
+    /// use systolic::{jit, make_mesh, Array, NamedSharding, P};
+    /// let mesh = make_mesh(&[4, 2], &["data", "model"]).unwrap();
+    /// let f = jit(|x: &Array| x * 2.0)
+    ///     .out_shardings(NamedSharding::new(&mesh, P!("data", "model")).unwrap());
+    /// let y = f.call(&Array::from_vec(vec![1.0f32; 32], &[8, 4])).unwrap();
+    /// assert_eq!(y.addressable_shards().len(), 8);
+    /// assert_eq!(y.addressable_shards()[3].index, vec![2..4, 2..4]);
+    /// let text = f.lower(&Array::from_vec(vec![1.0f32; 32], &[8, 4])).unwrap().as_text();
+    /// assert!(text.contains(r#"sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>"#), "{text}");
+    /// ```
+    pub fn out_shardings(mut self, shardings: impl Into<Shardings>) -> Self {
+        self.out_shardings = shardings.into();
         self
     }
 
@@ -259,7 +338,80 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
         for l in &leaves {
             l.check()?;
         }
-        Ok(self.trace(args, &leaves, false)?.0)
+        let (mut lowered, _) = self.trace(args, &leaves, false)?;
+        let boundary = self.boundary(args, leaves.len(), &lowered.template)?;
+        if let Some(func) = lowered.module.funcs.first()
+            && let Some(annotated) = annotate(func, &leaves, &boundary)?
+        {
+            lowered.module.attrs = annotated.module.attrs;
+            lowered.module.meshes = annotated.module.meshes;
+            lowered.module.funcs = annotated.module.funcs;
+        }
+        Ok(lowered)
+    }
+
+    /// The shardings asked of a call on `args` (then `captures` more parameters) whose
+    /// results are laid out like `template`, with the names errors give them.
+    fn boundary(&self, args: &A, captures: usize, template: &R) -> Result<Boundary> {
+        let label = format!("jit({})", self.name);
+        let in_names: Vec<String> = args
+            .def()
+            .paths()
+            .iter()
+            .map(|p| format!("`args{p}`"))
+            .collect();
+        let out_names: Vec<String> = template
+            .def()
+            .paths()
+            .iter()
+            .map(|p| format!("`result{p}`"))
+            .collect();
+        let mut ins = self
+            .in_shardings
+            .per_leaf(in_names.len(), &format!("{label} in_shardings"))?;
+        ins.resize(in_names.len() + captures, None);
+        let outs = self
+            .out_shardings
+            .per_leaf(out_names.len(), &format!("{label} out_shardings"))?;
+        Ok(Boundary {
+            ins,
+            outs,
+            in_names,
+            out_names,
+            label,
+        })
+    }
+
+    /// Under an enclosing trace: the function inlined, its in- and out-shardings staged as
+    /// sharding constraints on the argument and result leaves (as JAX's nested `jit`).
+    fn call_traced(&self, args: &A) -> Result<R> {
+        if self.in_shardings.is_unspecified() && self.out_shardings.is_unspecified() {
+            return Ok((self.f)(args));
+        }
+        let label = format!("jit({})", self.name);
+        let constrain = |leaves: Vec<Array>, shardings: Vec<Option<crate::NamedSharding>>| {
+            leaves
+                .into_iter()
+                .zip(shardings)
+                .map(|(l, s)| match s {
+                    Some(s) => with_sharding_constraint(&l, &s),
+                    None => l,
+                })
+                .collect::<Vec<_>>()
+        };
+        let mut leaves = vec![];
+        args.leaves(&mut leaves);
+        let ins = self
+            .in_shardings
+            .per_leaf(leaves.len(), &format!("{label} in_shardings"))?;
+        let args = args.rebuild(&mut constrain(leaves, ins).into_iter())?;
+        let out = (self.f)(&args);
+        let mut outs = vec![];
+        out.leaves(&mut outs);
+        let shardings = self
+            .out_shardings
+            .per_leaf(outs.len(), &format!("{label} out_shardings"))?;
+        out.rebuild(&mut constrain(outs, shardings).into_iter())
     }
 
     fn trace(
@@ -336,7 +488,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
     /// ```
     pub fn call(&self, args: &A) -> Result<R> {
         if trace::current().is_some() {
-            return Ok((self.f)(args));
+            return self.call_traced(args);
         }
         let mut leaves = vec![];
         args.leaves(&mut leaves);
@@ -360,7 +512,18 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
                 ),
             ));
         }
-        let signature = Signature::new(args.def(), &leaves, device);
+        let label = format!("jit({})", self.name);
+        let asked = self
+            .in_shardings
+            .per_leaf(leaves.len(), &format!("{label} in_shardings"))?;
+        for (i, (a, s)) in leaves.iter().zip(&asked).enumerate() {
+            if let Some(s) = s {
+                let name = format!("`args{}`", paths().get(i).map_or("", String::as_str));
+                check_committed(&label, &name, a, s)?;
+            }
+        }
+        let asked: Vec<bool> = asked.iter().map(Option::is_some).collect();
+        let signature = Signature::new(args.def(), &leaves, &asked, device);
         let key = signature.key();
         if !self.cache.borrow().contains_key(&key) {
             if self.explain {
@@ -376,10 +539,19 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
                 .funcs
                 .first()
                 .ok_or_else(|| Error::Trace("the traced module has no function".into()))?;
-            let exe = if program_mesh(entry_func)?.is_some() {
-                let mut inputs = leaves.clone();
-                inputs.extend(captures.iter().cloned());
-                Compiled::Spmd(SpmdProgram::compile(entry_func, &inputs)?)
+            let boundary = self.boundary(args, captures.len(), &lowered.template)?;
+            let mut inputs = leaves.clone();
+            inputs.extend(captures.iter().cloned());
+            let exe = if boundary.asks() || program_mesh(entry_func)?.is_some() {
+                Compiled::Spmd(SpmdProgram::compile_with(entry_func, &inputs, &boundary)?)
+            } else if leaves.iter().any(|a| a.sharding().is_some()) {
+                // Sharded arguments alone: the program runs on their mesh when the
+                // partitioner can split it, else on one device, the pieces assembled (the
+                // partitioner does not handle every op yet).
+                match SpmdProgram::compile_with(entry_func, &inputs, &boundary) {
+                    Ok(p) => Compiled::Spmd(p),
+                    Err(_) => Compiled::Single(client().compile(&lowered.module, &options)?),
+                }
             } else {
                 Compiled::Single(client().compile(&lowered.module, &options)?)
             };
@@ -414,7 +586,6 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
             .ok_or_else(|| Error::Trace("jit cache entry vanished".into()))?;
         let mut inputs = leaves;
         inputs.extend(entry.captures.iter().cloned());
-        let label = format!("jit({})", self.name);
         let outs = match &entry.exe {
             Compiled::Single(exe) => dispatch::execute(
                 &label,

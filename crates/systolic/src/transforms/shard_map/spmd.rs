@@ -1,21 +1,28 @@
-//! Running a global program that holds `sdy.manual_computation`s (staged by
-//! [`shard_map`](crate::shard_map)) on the devices of its mesh.
+//! Running a global program on the devices of a mesh: a program holding
+//! `sdy.manual_computation`s (staged by [`shard_map`](crate::shard_map)), or one the
+//! partitioner splits by shardings (`jit` with in/out shardings, sharded arguments or
+//! [`with_sharding_constraint`](crate::lax::with_sharding_constraint)s).
 //!
-//! The program's mesh is found from the manual computations' shardings (each mesh the front end
-//! stages gets a symbol of its own, [`mesh_symbol`]); the entry's arguments are annotated with
-//! the shardings of the sharded arrays passed to it (so their pieces go straight to their
-//! devices) and its results with the out-shardings of the manual computations that make them
-//! (so they stay sharded). `lower_manual_computations` turns that into the per-device program,
-//! and the runtime compiles it for the mesh's devices (cached like any executable).
+//! The program's mesh is found from the shardings it meets (each mesh the front end stages
+//! gets a symbol of its own, [`mesh_symbol`]): its manual computations and constraints, the
+//! shardings the caller asks for and those of the sharded arrays passed to it. The entry's
+//! arguments are annotated with the shardings asked for, else with those of the sharded
+//! arrays passed (so their pieces go straight to their devices; other arguments are left to
+//! the partitioner, or replicated under `shard_map`), and its results with the shardings
+//! asked for or the out-shardings of the manual computations that make them (so they stay
+//! sharded). The compiler's `per_device_program` turns that into the per-device program
+//! (`lower_manual_computations`, or inlining and the SPMD partitioner); the runtime compiles it
+//! for the mesh's devices. Results carry the sharding asked for, or the one the partitioner
+//! chose, read back from its layout.
 
-use crate::array::{Array, Repr};
+use crate::array::{describe, Array, Repr};
 use crate::core::dispatch;
 use crate::device::client;
 use crate::error::{Error, Result};
 use crate::sharding::{from_pieces, Mesh, NamedSharding, PartitionSpec};
 use std::collections::HashMap;
 use std::sync::Mutex;
-use systolic_compiler::passes::lower_manual_computations::lower_manual_computations;
+use systolic_compiler::passes::{lower_manual_computations, per_device_program, SpmdModule};
 use systolic_ir::{
     Attribute, Func, Module, NamedAttr, Op, OpKind, SdySharding, ShardLayout, TensorType, Type,
     ValueId,
@@ -66,19 +73,25 @@ fn walk<'a>(ops: &'a [Op], visit: &mut dyn FnMut(&'a Op)) {
     }
 }
 
-/// The mesh of the manual computations in `func`, if it has any; an error when they use
-/// different meshes.
+/// The mesh of the manual computations and sharding constraints in `func`, if it has any;
+/// an error when they use different meshes.
 pub(crate) fn program_mesh(func: &Func) -> Result<Option<Mesh>> {
     let mut symbols: Vec<String> = vec![];
+    let mut note = |s: &SdySharding| {
+        if !symbols.contains(&s.mesh) {
+            symbols.push(s.mesh.clone());
+        }
+    };
     for b in &func.body.blocks {
-        walk(&b.ops, &mut |op| {
-            if let OpKind::ManualComputation(m) = &op.kind {
-                for s in m.in_shardings.iter().chain(&m.out_shardings) {
-                    if !symbols.contains(&s.mesh) {
-                        symbols.push(s.mesh.clone());
-                    }
-                }
+        walk(&b.ops, &mut |op| match &op.kind {
+            OpKind::ManualComputation(m) => {
+                m.in_shardings
+                    .iter()
+                    .chain(&m.out_shardings)
+                    .for_each(&mut note);
             }
+            OpKind::ShardingConstraint(s) => note(s),
+            _ => {}
         });
     }
     match symbols.as_slice() {
@@ -87,7 +100,7 @@ pub(crate) fn program_mesh(func: &Func) -> Result<Option<Mesh>> {
             .map(Some)
             .ok_or_else(|| Error::Trace(format!("unknown mesh @{one}"))),
         many => Err(Error::op(
-            "shard_map",
+            "jit",
             format!(
                 "one program uses {} different meshes ({}); use one mesh per jitted function",
                 many.len(),
@@ -106,13 +119,266 @@ fn spec_of(s: &SdySharding) -> PartitionSpec {
     )
 }
 
+/// What a caller asks of a program's signature. Empty lists ask nothing.
+#[derive(Default)]
+pub(crate) struct Boundary {
+    /// Per parameter (arguments, then captures): the sharding it must take.
+    pub(crate) ins: Vec<Option<NamedSharding>>,
+    /// Per result: the sharding it must come out with.
+    pub(crate) outs: Vec<Option<NamedSharding>>,
+    /// Per parameter, how errors name it (`` `args[0]` ``).
+    pub(crate) in_names: Vec<String>,
+    /// Per result, how errors name it.
+    pub(crate) out_names: Vec<String>,
+    /// Who asks (`jit(f)`), for errors.
+    pub(crate) label: String,
+}
+
+impl Boundary {
+    fn label(&self) -> &str {
+        if self.label.is_empty() {
+            "jit"
+        } else {
+            &self.label
+        }
+    }
+
+    fn in_name(&self, i: usize) -> String {
+        self.in_names
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| format!("argument {i}"))
+    }
+
+    fn out_name(&self, k: usize) -> String {
+        self.out_names
+            .get(k)
+            .cloned()
+            .unwrap_or_else(|| format!("result {k}"))
+    }
+
+    /// True when the caller asks for some sharding.
+    pub(crate) fn asks(&self) -> bool {
+        self.ins.iter().chain(&self.outs).any(Option::is_some)
+    }
+}
+
+/// A global program annotated for its mesh.
+pub(crate) struct Annotated {
+    /// The module: `sdy.mesh`, `mhlo.num_partitions`, the entry `@main` with its shardings.
+    pub(crate) module: Module,
+    pub(crate) mesh: Mesh,
+    /// Per result, the sharding settled before partitioning (asked for, or a manual
+    /// computation's out-sharding).
+    outs: Vec<Option<NamedSharding>>,
+    manual: bool,
+}
+
+/// The mesh `func` runs on, from its ops, then the shardings asked for, then the sharded
+/// arguments (the first one's mesh); `None` when nothing shards it. Meshes of the ops and of
+/// the shardings asked for must agree.
+fn the_mesh(func: &Func, args: &[Array], boundary: &Boundary) -> Result<Option<Mesh>> {
+    let mut mesh = program_mesh(func)?;
+    for s in boundary.ins.iter().chain(&boundary.outs).flatten() {
+        match &mesh {
+            None => mesh = Some(s.mesh().clone()),
+            Some(m) if m != s.mesh() => {
+                return Err(Error::op(
+                    boundary.label(),
+                    format!(
+                        "the shardings name two meshes, {m} and {}; use one mesh per jitted \
+                         function",
+                        s.mesh()
+                    ),
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    if mesh.is_none() {
+        mesh = args
+            .iter()
+            .find_map(|a| a.sharding())
+            .map(|s| s.mesh().clone());
+    }
+    Ok(mesh)
+}
+
+/// JAX's rule for an argument `a` (named `name`) that is already sharded: it must be laid out
+/// as `asked`, or the caller `device_put`s it first.
+pub(crate) fn check_committed(
+    label: &str,
+    name: &str,
+    a: &Array,
+    asked: &NamedSharding,
+) -> Result<()> {
+    match a.sharding() {
+        Some(own) if !own.same_layout(asked, a.shape()) => Err(Error::op(
+            label,
+            format!(
+                "the sharding passed to jit does not match the sharding of argument {name} \
+                 ({}): jit sharding {asked}, argument sharding {own}; device_put the argument \
+                 to the jit sharding first",
+                describe(a.ty())
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `func` (a global program) annotated for its mesh as the module docs say, or `None` when
+/// nothing shards it. Errors name the argument or result whose sharding does not fit: a rank
+/// the spec does not have, a dimension its axes do not divide, a committed sharded argument
+/// laid out otherwise than asked (JAX's rule: `device_put` it first).
+pub(crate) fn annotate(
+    func: &Func,
+    args: &[Array],
+    boundary: &Boundary,
+) -> Result<Option<Annotated>> {
+    let Some(mesh) = the_mesh(func, args, boundary)? else {
+        return Ok(None);
+    };
+    let label = boundary.label();
+    let symbol = mesh_symbol(&mesh);
+    let mut entry = func.clone();
+    entry.name = "main".into();
+    let params = entry.params();
+    entry.arg_attrs = vec![vec![]; params.len()];
+    for (i, a) in args.iter().enumerate() {
+        let own = a.sharding().filter(|s| s.mesh() == &mesh);
+        let asked = boundary.ins.get(i).cloned().flatten();
+        let what = || {
+            format!(
+                "{label} argument {} ({})",
+                boundary.in_name(i),
+                describe(a.ty())
+            )
+        };
+        let s = match (asked, own) {
+            (Some(s), _) => {
+                s.check_shape(a.shape(), &what())?;
+                check_committed(label, &boundary.in_name(i), a, &s)?;
+                s
+            }
+            (None, Some(o)) => o,
+            (None, None) => continue,
+        };
+        if let Some(attrs) = entry.arg_attrs.get_mut(i) {
+            attrs.push(NamedAttr {
+                name: "sdy.sharding".into(),
+                value: Attribute::SdySharding(s.to_sdy_on(&symbol, a.ndim())),
+            });
+        }
+    }
+    // Results made by a manual computation keep its out-sharding.
+    let mut made_by: HashMap<ValueId, SdySharding> = HashMap::new();
+    let mut manual = false;
+    if let Some(b) = entry.body.blocks.first() {
+        for op in &b.ops {
+            if let OpKind::ManualComputation(m) = &op.kind {
+                manual = true;
+                for (r, s) in op.results.iter().zip(&m.out_shardings) {
+                    made_by.insert(*r, s.clone());
+                }
+            }
+        }
+    }
+    let returned: Vec<ValueId> = entry
+        .body
+        .blocks
+        .first()
+        .and_then(|b| b.ops.last())
+        .map(|r| r.operands.clone())
+        .unwrap_or_default();
+    entry.result_attrs = vec![vec![]; returned.len()];
+    let mut outs = vec![];
+    for (k, v) in returned.iter().enumerate() {
+        let ty = match entry.value_type(*v) {
+            Type::Tensor(t) => t.clone(),
+            other => return Err(Error::Trace(format!("a result of type {other}"))),
+        };
+        let asked = boundary.outs.get(k).cloned().flatten();
+        let s = match (asked, made_by.get(v)) {
+            (Some(s), _) => {
+                let what = format!(
+                    "{label} result {} ({})",
+                    boundary.out_name(k),
+                    describe(&ty)
+                );
+                s.check_shape(&ty.shape, &what)?;
+                Some(s)
+            }
+            (None, Some(sdy)) => Some(NamedSharding::new(&mesh, spec_of(sdy))?),
+            (None, None) => None,
+        };
+        if let Some(s) = &s {
+            entry.result_attrs[k].push(NamedAttr {
+                name: "sdy.sharding".into(),
+                value: Attribute::SdySharding(s.to_sdy_on(&symbol, ty.shape.len())),
+            });
+        }
+        outs.push(s);
+    }
+    let module = Module {
+        name: Some(format!("jit_{}", func.name)),
+        attrs: vec![
+            NamedAttr {
+                name: "mhlo.num_partitions".into(),
+                value: Attribute::Int(mesh.size() as i64, Some(i32_type())),
+            },
+            NamedAttr {
+                name: "mhlo.num_replicas".into(),
+                value: Attribute::Int(1, Some(i32_type())),
+            },
+        ],
+        meshes: vec![NamedSharding::sdy_mesh(&mesh, &symbol)],
+        funcs: vec![entry],
+        ..Module::default()
+    };
+    Ok(Some(Annotated {
+        module,
+        mesh,
+        outs,
+        manual,
+    }))
+}
+
+/// The per-device program of an annotated module: manual computations lowered, or the
+/// program partitioned; on a mesh of one device, the program itself.
+fn per_device(a: &Annotated, label: &str) -> Result<SpmdModule> {
+    let fail = |e: String| Error::op(label, e);
+    let spmd = if a.manual {
+        Some(lower_manual_computations(&a.module, "main").map_err(fail)?)
+    } else {
+        per_device_program(&a.module, "main").map_err(fail)?
+    };
+    if let Some(spmd) = spmd {
+        return Ok(spmd);
+    }
+    let entry = a
+        .module
+        .funcs
+        .first()
+        .ok_or_else(|| Error::Trace("the program has no function".into()))?;
+    let layout = |t: &Type| ShardLayout::replicated(t.as_tensor().map_or(&[], |t| &t.shape), 1);
+    Ok(SpmdModule {
+        params: entry
+            .params()
+            .iter()
+            .map(|&p| layout(entry.value_type(p)))
+            .collect(),
+        results: entry.result_types.iter().map(layout).collect(),
+        module: a.module.clone(),
+        num_devices: 1,
+    })
+}
+
 /// A global program compiled for the devices of its mesh.
 pub(crate) struct SpmdProgram {
     mesh: Mesh,
     exe: SpmdExecutable,
-    /// How each argument is split over the devices, and its sharding when a sharded array
-    /// laid out so can hand over its pieces as they are.
-    params: Vec<(ShardLayout, NamedSharding)>,
+    /// How each argument is split over the devices.
+    params: Vec<ShardLayout>,
     /// Each result's global type and sharding.
     results: Vec<(TensorType, NamedSharding)>,
 }
@@ -121,92 +387,71 @@ impl SpmdProgram {
     /// Compiles `func` (a global program with manual computations) for `args`: arguments that
     /// are sharded over the program's mesh keep their layout.
     pub(crate) fn compile(func: &Func, args: &[Array]) -> Result<SpmdProgram> {
-        let mesh = program_mesh(func)?
-            .ok_or_else(|| Error::Trace("the program has no shard_map".into()))?;
-        let symbol = mesh_symbol(&mesh);
-        let mut entry = func.clone();
-        entry.name = "main".into();
-        let params = entry.params();
-        entry.arg_attrs = vec![vec![]; params.len()];
-        let mut param_shardings = vec![];
-        for (i, a) in args.iter().enumerate() {
-            let s = match a.sharding() {
-                Some(s) if s.mesh() == &mesh => s,
-                _ => NamedSharding::replicated(&mesh),
-            };
-            if !s.is_fully_replicated() {
-                entry.arg_attrs[i].push(NamedAttr {
-                    name: "sdy.sharding".into(),
-                    value: Attribute::SdySharding(s.to_sdy_on(&symbol, a.ndim())),
+        SpmdProgram::compile_with(func, args, &Boundary::default())
+    }
+
+    /// Compiles `func` for `args` with the shardings `boundary` asks for; see the module docs.
+    pub(crate) fn compile_with(
+        func: &Func,
+        args: &[Array],
+        boundary: &Boundary,
+    ) -> Result<SpmdProgram> {
+        let mut annotated = annotate(func, args, boundary)?
+            .ok_or_else(|| Error::Trace("the program is not sharded over a mesh".into()))?;
+        let label = boundary.label();
+        // At most one retry: results whose layout no PartitionSpec says come out replicated.
+        let (spmd, results) = loop {
+            let spmd = per_device(&annotated, label)?;
+            let entry = annotated
+                .module
+                .funcs
+                .first_mut()
+                .ok_or_else(|| Error::Trace("the program has no function".into()))?;
+            let mut results = vec![];
+            let mut unsayable = vec![];
+            for (k, t) in entry.result_types.iter().enumerate() {
+                let ty = match t {
+                    Type::Tensor(t) => t.clone(),
+                    other => return Err(Error::Trace(format!("a result of type {other}"))),
+                };
+                let settled = annotated.outs.get(k).cloned().flatten();
+                let s = settled.or_else(|| {
+                    spmd.results
+                        .get(k)
+                        .and_then(|l| NamedSharding::from_layout(&annotated.mesh, l))
                 });
-            }
-            param_shardings.push(s);
-        }
-        // Results made by a manual computation keep its out-sharding.
-        let mut made_by: HashMap<ValueId, SdySharding> = HashMap::new();
-        if let Some(b) = entry.body.blocks.first() {
-            for op in &b.ops {
-                if let OpKind::ManualComputation(m) = &op.kind {
-                    for (r, s) in op.results.iter().zip(&m.out_shardings) {
-                        made_by.insert(*r, s.clone());
-                    }
+                match s {
+                    Some(s) => results.push((ty, s)),
+                    None => unsayable.push((k, ty.shape.len())),
                 }
             }
-        }
-        let returned: Vec<ValueId> = entry
-            .body
-            .blocks
-            .first()
-            .and_then(|b| b.ops.last())
-            .map(|r| r.operands.clone())
-            .unwrap_or_default();
-        entry.result_attrs = vec![vec![]; returned.len()];
-        let mut results = vec![];
-        for (k, v) in returned.iter().enumerate() {
-            let ty = match entry.value_type(*v) {
-                Type::Tensor(t) => t.clone(),
-                other => return Err(Error::Trace(format!("a result of type {other}"))),
-            };
-            let s = match made_by.get(v) {
-                Some(sdy) => {
-                    entry.result_attrs[k].push(NamedAttr {
-                        name: "sdy.sharding".into(),
-                        value: Attribute::SdySharding(sdy.clone()),
-                    });
-                    NamedSharding::new(&mesh, spec_of(sdy))?
+            if unsayable.is_empty() {
+                break (spmd, results);
+            }
+            let symbol = mesh_symbol(&annotated.mesh);
+            let replicated = NamedSharding::replicated(&annotated.mesh);
+            for (k, rank) in unsayable {
+                if annotated.outs.get(k).is_some_and(Option::is_some) {
+                    return Err(Error::Trace(format!(
+                        "{label}: result {k} was laid out twice"
+                    )));
                 }
-                None => NamedSharding::replicated(&mesh),
-            };
-            results.push((ty, s));
-        }
-        let module = Module {
-            name: Some(format!("jit_{}", func.name)),
-            attrs: vec![
-                NamedAttr {
-                    name: "mhlo.num_partitions".into(),
-                    value: Attribute::Int(mesh.size() as i64, Some(i32_type())),
-                },
-                NamedAttr {
-                    name: "mhlo.num_replicas".into(),
-                    value: Attribute::Int(1, Some(i32_type())),
-                },
-            ],
-            meshes: vec![NamedSharding::sdy_mesh(&mesh, &symbol)],
-            funcs: vec![entry],
-            ..Module::default()
+                entry.result_attrs[k].push(NamedAttr {
+                    name: "sdy.sharding".into(),
+                    value: Attribute::SdySharding(replicated.to_sdy_on(&symbol, rank)),
+                });
+                annotated.outs[k] = Some(replicated.clone());
+            }
         };
-        let lowered = lower_manual_computations(&module, "main")
-            .map_err(|e| Error::op("shard_map", e.to_string()))?;
         let exe = client().compile_spmd(
-            &lowered.module,
-            mesh.devices(),
+            &spmd.module,
+            annotated.mesh.devices(),
             &CompileOptions::no_disk_cache(),
         )?;
-        let params = lowered.params.into_iter().zip(param_shardings).collect();
         Ok(SpmdProgram {
-            mesh,
+            mesh: annotated.mesh,
             exe,
-            params,
+            params: spmd.params,
             results,
         })
     }
@@ -237,8 +482,8 @@ impl SpmdProgram {
         let slots = dispatch::submit_named(label, n * nout, move || {
             // per_device[d][i]: argument i's piece on device d.
             let mut per_device: Vec<Vec<Buffer>> = vec![Vec::with_capacity(args.len()); n];
-            for (a, (layout, sharding)) in args.iter().zip(&params) {
-                let pieces = device_pieces(a, layout, sharding, &devices)?;
+            for (a, layout) in args.iter().zip(&params) {
+                let pieces = device_pieces(a, layout, &devices)?;
                 for (d, p) in pieces.into_iter().enumerate() {
                     per_device[d].push(p);
                 }
@@ -289,11 +534,11 @@ impl SpmdProgram {
 fn device_pieces(
     a: &Array,
     layout: &ShardLayout,
-    sharding: &NamedSharding,
     devices: &[systolic_runtime::Device],
 ) -> Result<Vec<Buffer>> {
     if let Repr::Sharded(s) = &a.inner.repr
-        && &s.sharding == sharding
+        && s.sharding.mesh().devices() == devices
+        && s.sharding.matches(layout)
     {
         return s.pieces.iter().map(Array::buffer).collect();
     }
