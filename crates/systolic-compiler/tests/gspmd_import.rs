@@ -108,7 +108,7 @@ fn constraints_become_sharding_constraints() {
 }
 
 /// Runs the per-device program on one interpreter process per device.
-fn run_spmd(spmd: &SpmdModule, inputs: &[Value]) -> Vec<Tensor> {
+pub(crate) fn run_spmd(spmd: &SpmdModule, inputs: &[Value]) -> Vec<Tensor> {
     let per_input: Vec<Vec<CpuBuffer>> = inputs
         .iter()
         .zip(&spmd.params)

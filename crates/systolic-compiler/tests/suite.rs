@@ -21,6 +21,7 @@ mod inline;
 mod layout;
 mod lower_manual_computations;
 mod map_inliner;
+mod partly_manual;
 mod pass_manager;
 mod robustness;
 mod sharding_propagation;

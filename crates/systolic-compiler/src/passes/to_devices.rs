@@ -2,7 +2,9 @@
 //! on several devices (the CLI's `run` and `simulate`, the front end's `jit` with shardings
 //! and `shard_map`, the runtime) asks [`per_device_program`] rather than choosing a pass.
 //!
-//! - a program with `sdy.manual_computation`s (shard_map) → [`lower_manual_computations`];
+//! - a program whose `sdy.manual_computation`s (shard_map) are manual over every mesh axis →
+//!   [`lower_manual_computations`]; one that leaves some axes free (partly manual) → the
+//!   partitioner, as below;
 //! - a program whose entry carries automatic `sdy.sharding`s or `sdy.sharding_constraint`s on a
 //!   mesh of more than one device → calls inlined (as Shardy's import does), then the
 //!   [`partition`]er;
@@ -29,12 +31,23 @@ pub fn per_device_program(module: &Module, entry: &str) -> Result<Option<SpmdMod
         .ok_or_else(|| format!("no function @{entry}"))?;
     let mut manual = false;
     let mut constrained = false;
-    walk_ops(&func.body, &mut |op, _| match op.kind {
+    walk_ops(&func.body, &mut |op, _| match &op.kind {
         OpKind::ManualComputation(_) => manual = true,
         OpKind::ShardingConstraint(_) => constrained = true,
         _ => {}
     });
-    if manual {
+    // Some manual computation leaves mesh axes free: the partitioner runs it.
+    let partly_manual = manual && {
+        let mesh = the_mesh(module, func)?;
+        let mut free = false;
+        walk_ops(&func.body, &mut |op, _| {
+            if let OpKind::ManualComputation(a) = &op.kind {
+                free |= mesh.axes.iter().any(|(n, _)| !a.manual_axes.contains(n));
+            }
+        });
+        free
+    };
+    if manual && !partly_manual {
         let spmd = lower_manual_computations(module, entry)?;
         return Ok((spmd.num_devices > 1).then_some(spmd));
     }
@@ -43,7 +56,7 @@ pub fn per_device_program(module: &Module, entry: &str) -> Result<Option<SpmdMod
         .iter()
         .chain(&func.result_attrs)
         .any(|a| sharding_attr(Some(a)).is_some());
-    if !annotated && !constrained {
+    if !annotated && !constrained && !partly_manual {
         return Ok(None);
     }
     let mesh = the_mesh(module, func)?;

@@ -42,6 +42,7 @@
 
 mod control_flow;
 mod indexing;
+mod manual;
 mod reshard;
 
 use super::lower_manual_computations::grid::{held_of, Held, MeshGrid};
@@ -250,6 +251,7 @@ impl<'a> Partitioner<'a> {
             Gather { .. } => self.gather_op(op, plan),
             Scatter { .. } => self.scatter_op(op, plan),
             If | Case => self.branches_op(op, plan),
+            ManualComputation(attrs) => self.manual_op(op, attrs),
             Return(_)
             | Call { .. }
             | BitcastConvert
@@ -277,7 +279,6 @@ impl<'a> Partitioner<'a> {
             | Infeed { .. }
             | Outfeed { .. }
             | RunParallel { .. }
-            | ManualComputation(_)
             | Fusion { .. } => Err(unhandled(op, "")),
         }
     }
