@@ -80,7 +80,7 @@ def export(name, f, m, in_specs, out_specs, args, tol=1e-6, why="JAX's f32 test 
         np.save(folder / f"out{i}.npy", o)
         outputs.append({"file": f"out{i}.npy", "shape": list(o.shape), "dtype": str(o.dtype)})
     per_dtype = {o["dtype"]: {"rtol": tol, "atol": tol}
-                 for o in outputs if o["dtype"].startswith("float")}
+                 for o in outputs if "float" in o["dtype"]}
     meta = {
         "program": name,
         "jax_version": jax.__version__,
@@ -219,6 +219,62 @@ def constraint_2x4():
     export("constraint_2x4", f, m, (P("x", None), P(None, "y")), (P(), P("x", "y")),
            [normal(16, (8, 8)), normal(17, (8, 16))], tol=1e-5,
            why="f32 dot products of 8 terms and sums of 16: 1e-5")
+
+
+@case
+def bf16_matmul_4x2():
+    """A bf16 product with its contraction split (partial sums in bf16's f32 accumulation)."""
+    m = mesh((4, 2), ("data", "model"))
+    x = normal(50, (16, 8)).astype(jnp.bfloat16)
+    w = normal(51, (8, 8)).astype(jnp.bfloat16)
+    export("bf16_matmul_4x2", lambda x, w: x @ w, m, (P("data", "model"), P("model", None)),
+           P("data", None), [x, w], tol=1e-2,
+           why="bf16 results (8 bits of mantissa) of sums added in another order: 1e-2")
+
+
+@case
+def scans_1d():
+    """cumsum and sort along the split dimension."""
+    m = mesh((8,), ("x",))
+    def f(x):
+        return jnp.cumsum(x, axis=1), jnp.sort(x, axis=1)
+    export("scans_1d", f, m, (P(None, "x"),), (P(None, "x"), P(None, "x")),
+           [normal(52, (4, 16))], tol=1e-6, why="cumulative f32 sums of 16 terms: 1e-6")
+
+
+@case
+def argmax_1d():
+    """argmax and max along the split dimension (a reduce of values and indices)."""
+    m = mesh((8,), ("x",))
+    def f(x):
+        return jnp.argmax(x, axis=1), jnp.argmin(x, axis=0)
+    export("argmax_1d", f, m, (P(None, "x"),), (P(), P("x")), [normal(57, (4, 16))], tol=0.0,
+           why="indices: exact")
+
+
+@case
+def fori_loop_4x2():
+    """A fori_loop whose carry is split (rows over data, columns over model)."""
+    m = mesh((4, 2), ("data", "model"))
+    def f(x, w):
+        def body(i, h):
+            return jnp.tanh(h @ w) + i.astype(jnp.float32) * 0.1
+        return jax.lax.fori_loop(0, 3, body, x)
+    export("fori_loop_4x2", f, m, (P("data", "model"), P(None, "model")), P("data", "model"),
+           [normal(53, (8, 8)), normal(54, (8, 8), 0.5)], tol=1e-5,
+           why="three chained f32 products of 8 terms: 1e-5")
+
+
+@case
+def conv_4x2():
+    """A 2D convolution: batch over data, output features over model."""
+    m = mesh((4, 2), ("data", "model"))
+    def f(x, k):
+        return jax.lax.conv_general_dilated(x, k, (1, 1), "SAME",
+                                            dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    export("conv_4x2", f, m, (P("data", None, None, None), P(None, None, None, "model")),
+           P("data", None, None, "model"), [normal(55, (4, 6, 6, 3)), normal(56, (3, 3, 3, 4))],
+           tol=1e-5, why="f32 sums of 27 products: 1e-5")
 
 
 # --- 3D mesh -------------------------------------------------------------------------------

@@ -44,6 +44,9 @@ partitioned_goldens!(
     elementwise_1d,
     reductions_1d,
     softmax_1d,
+    scans_1d,
+    #[ignore = "partitioner: a reduce of several inputs (argmax) over a split dimension"]
+    argmax_1d,
     #[ignore = "partitioner: uneven pieces (10 rows over 4 devices)"]
     uneven_4x2,
     matmul_batch_4x2,
@@ -60,6 +63,9 @@ partitioned_goldens!(
     matmul_result_moved_2x4,
     batched_einsum_2x4,
     reductions_2x4,
+    bf16_matmul_4x2,
+    fori_loop_4x2,
+    conv_4x2,
     #[ignore = "partitioner: gather (an embedding lookup in a table split by vocabulary)"]
     embedding_vocab_4x2,
     constraint_2x4,
