@@ -21,6 +21,7 @@
 //!   sharded minor factor has an unsharded major one).
 
 use super::axes;
+use super::project::Projected;
 use super::propagate::{compatible, tensor, State};
 use super::rules::{FactorKind, OpClass, OpRule, Site, Step, TensorRef};
 use systolic_ir::text::sharding_per_value_attr;
@@ -238,6 +239,7 @@ pub(crate) fn plan_step(state: &State, step: &Step) -> StepPlan {
                 .find_map(|p| p.axes[f].clone()),
         })
         .collect();
+    yield_to_reductions(step, &projected[..n_ops], mesh, &mut chosen);
     let mut claimed: Vec<AxisRef> = chosen.iter().flatten().flatten().cloned().collect();
     for (f, slot) in chosen.iter_mut().enumerate() {
         if slot.is_some() {
@@ -376,5 +378,64 @@ fn required(
         dims,
         replicated: held.replicated.clone(),
         unreduced: held.unreduced.clone(),
+    }
+}
+
+/// A result-side factor that takes the minor-most axis an operand's reduction factor is
+/// split over leaves it to the reduction when that moves less data: the op then computes
+/// partial results, completed by a reduce-scatter onto the result's sharding (moving about
+/// the results, plus the operands that hold the result's factor over the axis, which must
+/// then be gathered), where otherwise the operands split along the reduction would be
+/// gathered — XLA's choice for a row-parallel product whose result is split (sequence
+/// parallelism), and not for an FSDP weight (gathered, the activations left alone).
+fn yield_to_reductions(
+    step: &Step,
+    operands: &[Option<Projected>],
+    mesh: &SdyMesh,
+    chosen: &mut [Option<Vec<AxisRef>>],
+) {
+    let factors = &step.rule.factors;
+    let size = |dims: &[Vec<usize>]| -> i64 {
+        dims.iter()
+            .flatten()
+            .map(|&f| factors[f].size)
+            .product::<i64>()
+    };
+    let results: i64 = step.rule.results.iter().map(|t| size(t)).sum();
+    // The operands whose factor `f` is split over an axis overlapping `a`, by size.
+    let holding = |f: usize, a: &AxisRef| -> i64 {
+        operands
+            .iter()
+            .zip(&step.rule.operands)
+            .filter_map(|(p, dims)| {
+                let axes = p.as_ref()?.axes.get(f)?.as_ref()?;
+                axes::overlaps_any(a, axes, mesh).then(|| size(dims))
+            })
+            .sum()
+    };
+    for g in (0..factors.len()).filter(|&g| factors[g].kind == FactorKind::Reduction) {
+        let lists: Vec<&[AxisRef]> = operands
+            .iter()
+            .flatten()
+            .filter_map(|p| p.axes[g].as_deref())
+            .collect();
+        for a in compatible(&lists, mesh) {
+            let taker = (0..chosen.len()).find(|&f| {
+                factors[f].kind == FactorKind::Pass
+                    && chosen[f].as_ref().is_some_and(|c| c.last() == Some(&a))
+            });
+            if let Some(f) = taker {
+                if results + holding(f, &a) > holding(g, &a) {
+                    break;
+                }
+                chosen[f].as_mut().map(Vec::pop);
+                continue;
+            }
+            // An axis taken otherwise than at a minor end: the reduction stops before it.
+            let one = std::slice::from_ref(&a);
+            if chosen.iter().flatten().flatten().any(|x| axes::overlaps_any(x, one, mesh)) {
+                break;
+            }
+        }
     }
 }

@@ -43,6 +43,7 @@
 mod control_flow;
 mod indexing;
 mod manual;
+mod reduce_scatter;
 mod reshard;
 
 use super::lower_manual_computations::grid::{held_of, Held, MeshGrid};
@@ -343,13 +344,9 @@ impl<'a> Partitioner<'a> {
         new.attrs.retain(|a| a.name != "sdy.sharding");
         self.ops.push(new);
         for (j, (&r, (held, global))) in op.results.iter().zip(computed).enumerate() {
-            let mut v = results[j];
-            if !plan.reduction_axes.is_empty() {
-                let reducer = self.reducer(op, global.dtype)?;
-                v = self.all_reduce(v, &plan.reduction_axes, reducer)?;
-            }
             let target = self.planned(r, &global)?;
-            let v = self.convert_local(&Local { value: v, held }, &target, &global)?;
+            let reduction = &plan.reduction_axes;
+            let v = self.complete(op, results[j], held, &target, reduction, &global)?;
             self.locals.insert(
                 r,
                 Local {

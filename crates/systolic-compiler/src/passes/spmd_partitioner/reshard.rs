@@ -134,7 +134,7 @@ impl Partitioner<'_> {
         return_region(vec![a, b], vec![add], vec![s])
     }
 
-    fn collective(&mut self, groups: Vec<Vec<i64>>) -> CollectiveAttrs {
+    pub(super) fn collective(&mut self, groups: Vec<Vec<i64>>) -> CollectiveAttrs {
         let handle = self.next_channel;
         self.next_channel += 1;
         CollectiveAttrs {
