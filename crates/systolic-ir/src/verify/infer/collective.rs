@@ -33,7 +33,8 @@ fn group_size(c: &CollectiveAttrs, partitions_join: bool) -> Result<GroupSize, S
         return Ok(GroupSize::MultipleOf(1));
     };
     let width = first.len();
-    let mut seen = Vec::new();
+    // A set, not a list: a mesh of thousands of devices has as many ids per op.
+    let mut seen = std::collections::HashSet::new();
     for row in &c.replica_groups {
         if row.len() != width {
             return Err("`replica_groups` rows must have the same length".into());
@@ -42,11 +43,8 @@ fn group_size(c: &CollectiveAttrs, partitions_join: bool) -> Result<GroupSize, S
             if id < -1 {
                 return Err(format!("`replica_groups` holds the invalid id {id}"));
             }
-            if id >= 0 {
-                if seen.contains(&id) {
-                    return Err(format!("`replica_groups` repeats the id {id}"));
-                }
-                seen.push(id);
+            if id >= 0 && !seen.insert(id) {
+                return Err(format!("`replica_groups` repeats the id {id}"));
             }
         }
     }
