@@ -33,3 +33,4 @@ mod spmd_partitioner_local_ops;
 mod spmd_partitioner_control_flow;
 mod spmd_partitioner_indexing;
 mod spmd_partitioner_reduce_scatter;
+mod spmd_partitioner_warnings;

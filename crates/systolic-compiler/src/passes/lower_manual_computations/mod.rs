@@ -51,6 +51,9 @@ pub struct SpmdModule {
     pub params: Vec<ShardLayout>,
     /// Per entry result: which piece of the global result each device returns.
     pub results: Vec<ShardLayout>,
+    /// What the lowering noticed but did not refuse (the partitioner's involuntary full
+    /// rematerializations: a large array gathered whole on every device, by op and where).
+    pub warnings: Vec<String>,
 }
 
 /// The per-device program of `entry`; see the module docs.
@@ -95,6 +98,7 @@ pub fn lower_manual_computations(module: &Module, entry: &str) -> Result<SpmdMod
         num_devices,
         params,
         results,
+        warnings: vec![],
     })
 }
 

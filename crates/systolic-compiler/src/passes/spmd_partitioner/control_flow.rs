@@ -206,6 +206,7 @@ impl<'a> Partitioner<'a> {
 
     /// A region's terminator, its values converted to how they must leave.
     fn region_return(&mut self, op: &'a Op, ret: &'a Op, io: &RegionIo) -> Result<(), String> {
+        self.at = format!("the region return of {}", super::warnings::site(op));
         if ret.operands.len() != io.returns.len() {
             return Err(located(
                 op,

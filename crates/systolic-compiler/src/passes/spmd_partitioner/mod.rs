@@ -45,6 +45,7 @@ mod indexing;
 mod manual;
 mod reduce_scatter;
 mod reshard;
+mod warnings;
 
 use super::lower_manual_computations::grid::{held_of, Held, MeshGrid};
 use super::lower_manual_computations::{max_channel, set_count, SpmdModule};
@@ -96,6 +97,8 @@ pub fn partition(module: &Module, entry: &str) -> Result<SpmdModule, String> {
         converted: HashMap::new(),
         partition: None,
         next_channel: max_channel(module) + 1,
+        at: String::new(),
+        warnings: vec![],
     };
     let (params, results) = p.run()?;
     let mut out = module.clone();
@@ -113,6 +116,7 @@ pub fn partition(module: &Module, entry: &str) -> Result<SpmdModule, String> {
         num_devices,
         params,
         results,
+        warnings: p.warnings,
     })
 }
 
@@ -136,6 +140,10 @@ struct Partitioner<'a> {
     /// `partition_id` as `tensor<i32>`, once emitted.
     partition: Option<ValueId>,
     next_channel: i64,
+    /// The op being partitioned, as warnings name it.
+    at: String,
+    /// Warnings so far ([`warnings`]).
+    warnings: Vec<String>,
 }
 
 type Layouts = (Vec<ShardLayout>, Vec<ShardLayout>);
@@ -201,6 +209,7 @@ impl<'a> Partitioner<'a> {
     /// One top-level op of the entry, by what its sharded form needs.
     fn op(&mut self, op: &'a Op, plan: &OpPlan) -> Result<(), String> {
         use OpKind::*;
+        self.at = warnings::site(op);
         match &op.kind {
             ShardingConstraint(_) => {
                 let r = op.results[0];
@@ -571,6 +580,7 @@ impl<'a> Partitioner<'a> {
 
     /// The entry's results leave as the plan holds them; the result types become the pieces'.
     fn entry_return(&mut self, op: &'a Op) -> Result<Vec<ShardLayout>, String> {
+        self.at = format!("the return of @{}", self.src.name);
         let mut layouts = vec![];
         let mut operands = vec![];
         for (j, &v) in op.operands.iter().enumerate() {

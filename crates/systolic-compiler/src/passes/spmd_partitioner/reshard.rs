@@ -26,6 +26,7 @@ impl Partitioner<'_> {
         if from.held == *to {
             return Ok(from.value);
         }
+        self.note_full_gather(&from.held, to, global);
         let mut v = from.value;
         let mut cur = from.held.clone();
         // Axes that move whole from one dimension to another that `to` otherwise leaves

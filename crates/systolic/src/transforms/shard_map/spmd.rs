@@ -370,6 +370,7 @@ fn per_device(a: &Annotated, label: &str) -> Result<SpmdModule> {
         results: entry.result_types.iter().map(layout).collect(),
         module: a.module.clone(),
         num_devices: 1,
+        warnings: vec![],
     })
 }
 
