@@ -507,3 +507,35 @@ fn bad_shardings_are_errors_that_name_them() {
         "{e}"
     );
 }
+
+/// A program the partitioner cannot split yet (here a bitcast of a split value) still runs
+/// when only its arguments' shardings ask for the mesh: on one device, the pieces assembled,
+/// as before automatic sharding. Asked for explicitly, the refusal is an error naming the op.
+#[test]
+fn unsplittable_programs_fall_back_for_sharded_arguments_and_refuse_asked_shardings() {
+    init();
+    let x = grid([8, 4], 7, 3, 11, 5, 8.0);
+    let bits = |x: &Array| lax::bitcast_convert_type(&(x * 2.0), systolic_ir::DType::I32);
+    let want = jit(bits).call(&x).unwrap().to_vec::<i32>().unwrap();
+    let xs = device_put(&x, ns(P!("data"))).unwrap();
+    let y = jit(bits).call(&xs).unwrap();
+    assert_eq!(y.to_vec::<i32>().unwrap(), want);
+    assert!(y.sharding().is_none());
+    let e = jit(bits)
+        .in_shardings(ns(P!("data")))
+        .call(&x)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("jit(main)") && e.contains("stablehlo.bitcast_convert"),
+        "{e}"
+    );
+
+    // A constraint the mesh axes do not divide (JAX pads; the partitioner refuses for now).
+    let uneven = grid([10, 4], 7, 3, 11, 5, 8.0);
+    let e = jit(|x: &Array| lax::with_sharding_constraint(&(x * 2.0), &ns(P!("data"))))
+        .call(&uneven)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("jit(main)") && e.contains("10"), "{e}");
+}
