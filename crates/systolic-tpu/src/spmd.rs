@@ -23,14 +23,14 @@
 //! A loop whose body holds collectives is replayed trip by trip; once an iteration advances
 //! every chip's clocks exactly as the previous one did, the remaining trips are extrapolated.
 
-use crate::collective_cost::{collective_cost, CollectiveCost};
+use crate::collective_cost::{collective_cost, CollectiveCost, CollectiveKind};
 use crate::cost::KernelCost;
 use crate::error::TpuError;
 use crate::schedule::{CollectiveSite, SiteGroups, Step};
 use crate::simulate::{simulate_timeline, SimOptions};
 use crate::slice::{Slice, SliceError};
 use serde::Serialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use systolic_compiler::passes::single_device_spmd::{NUM_PARTITIONS_ATTR, NUM_REPLICAS_ATTR};
 use systolic_ir::collective_groups::{ProcessGrid, ProcessId};
 use systolic_ir::{Attribute, Module};
@@ -179,7 +179,7 @@ pub fn simulate_spmd(
     }
     let (one, timeline) = simulate_timeline(module, slice.chip(), options, true)?;
     let mut prepared = vec![];
-    let plan = prepare(&timeline, slice, grid, &mut prepared)?;
+    let plan = prepare(&timeline, slice, grid, &mut prepared, &mut HashMap::new())?;
     let mut clocks = vec![ChipClock::default(); chips as usize];
     run(&plan, &prepared, &mut clocks);
     let time_s = clocks.iter().map(|c| c.clock).fold(0.0, f64::max);
@@ -271,23 +271,29 @@ struct Prepared {
     sync: Vec<Vec<u32>>,
 }
 
+/// Costs already worked out, by kind, device groups and the bytes' bits: a program sends the
+/// same sizes over the same groups many times (every layer's weights over the 'data' axis), and
+/// costing groups of thousands of chips is the slow part of a large slice.
+type CostCache = HashMap<(CollectiveKind, Vec<Vec<u32>>, u64), CollectiveCost>;
+
 fn prepare(
     steps: &[Step],
     slice: &Slice,
     grid: ProcessGrid,
     prepared: &mut Vec<Prepared>,
+    cache: &mut CostCache,
 ) -> Result<Vec<Planned>, TpuError> {
     let mut plan = vec![];
     for step in steps {
         plan.push(match step {
             Step::Compute(t) => Planned::Compute(*t),
             Step::Collective(site) => {
-                prepared.push(prepare_site(site, slice, grid)?);
+                prepared.push(prepare_site(site, slice, grid, cache)?);
                 Planned::Collective(prepared.len() - 1)
             }
             Step::Loop { trips, body } => Planned::Loop {
                 trips: *trips,
-                body: prepare(body, slice, grid, prepared)?,
+                body: prepare(body, slice, grid, prepared, cache)?,
             },
         });
     }
@@ -298,6 +304,7 @@ fn prepare_site(
     site: &CollectiveSite,
     slice: &Slice,
     grid: ProcessGrid,
+    cache: &mut CostCache,
 ) -> Result<Prepared, TpuError> {
     let op_error = |message: String| TpuError::Unsupported {
         op: format!("stablehlo.{}", site.kind.name()),
@@ -358,10 +365,18 @@ fn prepare_site(
         }
     };
     let bytes = site.kind.book_bytes(site.operand_bytes as f64, group_size);
-    let cost = collective_cost(slice, site.kind, &cost_groups, bytes).map_err(|e| match e {
-        SliceError::Model(m) => m,
-        other => op_error(other.to_string()),
-    })?;
+    let key = (site.kind, cost_groups, bytes.to_bits());
+    let cost = match cache.get(&key) {
+        Some(c) => c.clone(),
+        None => {
+            let c = collective_cost(slice, site.kind, &key.1, bytes).map_err(|e| match e {
+                SliceError::Model(m) => m,
+                other => op_error(other.to_string()),
+            })?;
+            cache.insert(key, c.clone());
+            c
+        }
+    };
     Ok(Prepared {
         run: CollectiveRun {
             name: site.name.clone(),
