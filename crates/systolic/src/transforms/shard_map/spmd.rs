@@ -427,6 +427,10 @@ impl SpmdProgram {
                 }
             }
             if unsayable.is_empty() {
+                // XLA's "involuntary full rematerialization" warnings, with the op and place.
+                for w in &spmd.warnings {
+                    eprintln!("{label}: warning: {w}");
+                }
                 break (spmd, results);
             }
             let symbol = mesh_symbol(&annotated.mesh);
