@@ -33,4 +33,5 @@ mod spmd_partitioner_local_ops;
 mod spmd_partitioner_control_flow;
 mod spmd_partitioner_indexing;
 mod spmd_partitioner_reduce_scatter;
+mod spmd_partitioner_uneven;
 mod spmd_partitioner_warnings;

@@ -133,6 +133,13 @@ impl<'a> Partitioner<'a> {
                 " of several inputs over a sharded indexed dimension",
             ));
         }
+        // Padded index rows would scatter their padding into real rows.
+        let idx = self.global_type(op.operands[1], &located(op, "its indices"))?;
+        for (&n, axes) in idx.shape.iter().zip(&needs[1]) {
+            if self.uneven(n, axes)? {
+                return Err(unhandled(op, " with indices split into uneven pieces"));
+            }
+        }
         let input = self.local_type(operands[0])?;
         if !shifted.is_empty() {
             let indices = operands[1];

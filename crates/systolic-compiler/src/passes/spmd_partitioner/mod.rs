@@ -7,7 +7,8 @@
 //! entry's top level:
 //!
 //! - every value is held as its planned sharding: each device keeps its piece, whose shape is
-//!   the global one divided by the tiles of each dimension;
+//!   the global one divided by the tiles of each dimension (rounded up: a dimension its tiles
+//!   do not divide is held in padded pieces, masked where padding would count, [`uneven`]);
 //! - an op's operands are first converted to the shardings the op needs (the plan's operand
 //!   reshards), then the op runs on the pieces — elementwise ops, `broadcast_in_dim`,
 //!   `transpose`, `reshape`, `dot_general`/`dot` and `reduce` keep their attributes, only the
@@ -17,11 +18,15 @@
 //!   pieces');
 //! - `while`, `if` and `case` keep their structure, their regions partitioned op by op like
 //!   the entry, every carried value in one layout ([`control_flow`]);
+//! - `gather` and `scatter` pass their batch and whole dimensions through, and read or write
+//!   a sharded indexed dimension on each device's rows (shifted indices, masked rows, a sum)
+//!   ([`indexing`]);
 //! - where the plan has reduction axes (a contracting or reduced dimension split over
 //!   devices), each device holds a partial result, completed by an `all_reduce` over those
 //!   axes (a sum for dots, the reducer itself for `reduce` — whose init value must then be
 //!   the reducer's identity unless the reducer is idempotent, or the init would count once
-//!   per device);
+//!   per device) — or by a `reduce_scatter` along a dimension the result is held split over
+//!   those same axes ([`reduce_scatter`]);
 //! - results the op computes otherwise than they are held (the plan's result reshards) are
 //!   converted after it;
 //! - splat constants and iotas are made at the piece's shape (an iota counting from the
@@ -32,19 +37,21 @@
 //! dimension drops (`all_gather` in tile order; the whole dimension when its axes change
 //! otherwise than at the minor end) and slice those it gains (`dynamic_slice` at
 //! `partition_id` offsets): correct for every pair of layouts, not yet the cheapest in all
-//! (no reduce-scatter, no collective-permute).
+//! (no collective-permute). A conversion that gathers a large array whole is recorded as a
+//! warning ([`warnings`]).
 //!
 //! Anything else is an error naming the op and where it is ("the partitioner does not handle
 //! stablehlo.X yet"), never a wrong answer: ops whose sharded form needs more than local
-//! shapes (gathers, scatters, convolutions, windows, …) on sharded operands, calls
-//! (inline first), custom calls, manual computations, collectives, unreduced axes, uneven
-//! pieces.
+//! shapes on sharded operands, calls (inline first), custom calls, collectives, unreduced
+//! axes, reductions over uneven pieces other than `reduce` and dots, scatters with uneven
+//! index pieces.
 
 mod control_flow;
 mod indexing;
 mod manual;
 mod reduce_scatter;
 mod reshard;
+mod uneven;
 mod warnings;
 
 use super::lower_manual_computations::grid::{held_of, Held, MeshGrid};
@@ -303,6 +310,10 @@ impl<'a> Partitioner<'a> {
             // results are computed with, so the op runs whole.
             return self.whole_op(op);
         }
+        if matches!(op.kind, OpKind::Reshape) && self.touches_uneven(op, plan)? {
+            // Padded pieces do not reshape into pieces ([`uneven`]).
+            return self.whole_op(op);
+        }
         let mut operands = vec![];
         let mut needs = vec![];
         for (k, &x) in op.operands.iter().enumerate() {
@@ -311,6 +322,7 @@ impl<'a> Partitioner<'a> {
             operands.push(self.convert(x, &needed)?);
             needs.push(needed);
         }
+        let operands = self.mask_reduced_padding(op, plan, &needs, operands)?;
         let kind = local_kind(
             op,
             &needs,
@@ -674,9 +686,9 @@ impl<'a> Partitioner<'a> {
         }
         held_of(&self.mesh, sharding, global, what)
     }
-    /// The piece of a value of `shape` held as `held`.
+    /// The piece of a value of `shape` held as `held` (padded where uneven, [`uneven`]).
     fn local_shape(&self, shape: &[i64], held: &Held, what: &str) -> Result<Vec<i64>, String> {
-        self.grid.local_shape(shape, held, what)
+        uneven::padded_shape(&self.grid, shape, held, what)
     }
 
     fn layout(

@@ -30,7 +30,9 @@ impl<'a> Partitioner<'a> {
                 continue;
             }
             let added = target[d][held[d].len()..].to_vec();
-            if !added.iter().all(|a| rest.contains(a)) {
+            let n = global.shape[d];
+            let even = !self.uneven(n, &held[d])? && !self.uneven(n, &target[d])?;
+            if !even || !added.iter().all(|a| rest.contains(a)) {
                 continue;
             }
             let reducer = self.reducer(op, global.dtype)?;

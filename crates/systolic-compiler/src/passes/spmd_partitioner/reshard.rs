@@ -37,7 +37,9 @@ impl Partitioner<'_> {
                     && !cur[a].is_empty()
                     && to[a].is_empty()
                     && cur[b].is_empty()
-                    && to[b] == cur[a];
+                    && to[b] == cur[a]
+                    && !self.uneven(global.shape[a], &cur[a])?
+                    && !self.uneven(global.shape[b], &cur[a])?;
                 if moves {
                     v = self.all_to_all(v, a, b, &cur[a].clone())?;
                     cur[b] = std::mem::take(&mut cur[a]);
@@ -45,6 +47,15 @@ impl Partitioner<'_> {
             }
         }
         for d in 0..cur.len() {
+            let n = global.shape[d];
+            let uneven = self.uneven(n, &cur[d])? || self.uneven(n, &to[d])?;
+            if uneven && cur[d] != to[d] && !cur[d].is_empty() {
+                // Tiles of uneven tiles do not line up: the whole dimension, cut to size.
+                let dropped = std::mem::take(&mut cur[d]);
+                v = self.all_gather(v, d, &dropped)?;
+                v = self.trim(v, d, n)?;
+                continue;
+            }
             if to[d].starts_with(&cur[d]) {
                 continue;
             }
@@ -156,6 +167,12 @@ impl Partitioner<'_> {
         global: &TensorType,
     ) -> Result<ValueId, String> {
         let local = self.local_shape(&global.shape, target, "a resharded value")?;
+        // Every tile's extent in bounds (uneven dimensions end short of the last tiles).
+        let mut extent = vec![];
+        for (d, axes) in target.iter().enumerate() {
+            extent.push(self.grid.tiles(&axes[cur[d].len()..])? * local[d]);
+        }
+        let x = self.pad_to(x, &extent)?;
         let mut offsets = vec![];
         for (d, axes) in target.iter().enumerate() {
             let added = &axes[cur[d].len()..];
