@@ -34,4 +34,5 @@ mod spmd_partitioner_control_flow;
 mod spmd_partitioner_indexing;
 mod spmd_partitioner_reduce_scatter;
 mod spmd_partitioner_uneven;
+mod spmd_partitioner_variadic;
 mod spmd_partitioner_warnings;

@@ -190,7 +190,7 @@ impl<'a> Partitioner<'a> {
     }
 
     /// The operands converted to what the plan needs, and those layouts.
-    fn needed_operands(
+    pub(super) fn needed_operands(
         &mut self,
         op: &'a Op,
         plan: &OpPlan,

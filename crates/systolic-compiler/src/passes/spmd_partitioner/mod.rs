@@ -52,6 +52,7 @@ mod manual;
 mod reduce_scatter;
 mod reshard;
 mod uneven;
+mod variadic_reduce;
 mod warnings;
 
 use super::lower_manual_computations::grid::{held_of, Held, MeshGrid};
@@ -241,6 +242,9 @@ impl<'a> Partitioner<'a> {
             | Reshape
             | DotGeneral { .. }
             | Dot { .. } => self.local_op(op, plan),
+            Reduce { .. } if Self::is_split_variadic_reduce(op, plan) => {
+                self.variadic_reduce(op, plan)
+            }
             Reduce { .. }
             | Slice { .. }
             | Pad { .. }

@@ -75,7 +75,12 @@ impl Partitioner<'_> {
 
     /// `all_gather` of dimension `d` split over `axes`: the devices holding its tiles, in tile
     /// order, a fresh channel.
-    fn all_gather(&mut self, x: ValueId, d: usize, axes: &[AxisRef]) -> Result<ValueId, String> {
+    pub(super) fn all_gather(
+        &mut self,
+        x: ValueId,
+        d: usize,
+        axes: &[AxisRef],
+    ) -> Result<ValueId, String> {
         let groups = self.grid.groups(axes)?;
         let mut t = self.local_type(x)?;
         t.shape[d] *= groups[0].len() as i64;
