@@ -119,47 +119,19 @@ fn sim_options(args: &SimulateArgs) -> SimOptions {
     }
 }
 
-/// Costs an SPMD program on every chip of a slice, from its shapes. A global program (automatic
-/// `sdy.sharding`s, or `sdy.manual_computation`s) is first turned into the program each device
-/// runs by the compiler's SPMD lowering (`per_device_program`), device `d` of its mesh being
-/// the slice's chip at row-major position `d`; a program already written per device (collectives
-/// over `mhlo.num_partitions` processes) is costed as it is. MFU is then taken over the global
-/// program's FLOPs (each op once), so work every chip repeats does not count as useful.
+/// Costs an SPMD program on every chip of a slice, from its shapes
+/// ([`systolic_tpu::simulate_global`]): a global program (automatic `sdy.sharding`s, or
+/// `sdy.manual_computation`s) is first turned into the program each device runs, device `d` of
+/// its mesh on the slice's chip at row-major position `d`, and its MFU is taken over the global
+/// program's FLOPs; a program already written per device is costed as it is.
 fn cost_only_slice(
     args: &SimulateArgs,
     module: &Module,
     slice: &Slice,
     file: &str,
 ) -> Result<(), CliError> {
-    let global = module;
-    let spmd = systolic_compiler::passes::per_device_program(global, &args.entry)
-        .map_err(|e| CliError::msg(format!("{file}: partitioning @{}: {e}", args.entry)))?;
-    let chips = slice.total_chips() as usize;
-    let per_device = match &spmd {
-        Some(s) if s.num_devices != chips => {
-            return Err(CliError::msg(format!(
-                "{file}: the program's mesh has {} device(s) but the slice {slice} has {chips} \
-                 chip(s): choose a slice with as many chips as the mesh (device d of the mesh \
-                 runs on the slice's chip at row-major position d)",
-                s.num_devices
-            )));
-        }
-        Some(s) => &s.module,
-        None => global,
-    };
-    let module = tpu_module(args, per_device, file)?;
-    let mut report = systolic_tpu::simulate_spmd(&module, slice, &sim_options(args))
+    let report = systolic_tpu::simulate_global(module, slice, &sim_options(args), !args.no_compile)
         .map_err(|e| tpu_error(file, e))?;
-    if spmd.is_some() {
-        let global = tpu_module(args, global, file)?;
-        let options = SimOptions {
-            enforce_hbm: false,
-            ..sim_options(args)
-        };
-        let whole = systolic_tpu::simulate(&global, slice.chip(), &options)
-            .map_err(|e| tpu_error(file, e))?;
-        report.set_model_flops(whole.flops);
-    }
     print!("{}", systolic_tpu::report::render_spmd(&report, args.top));
     if args.json {
         print_json(serde_json::to_value(&report))?;
