@@ -198,3 +198,39 @@ fn scatters_under_random_shardings() {
         }
     }
 }
+
+#[test]
+fn an_fsdp_embedding_gradient_is_reduce_scattered_not_gathered() {
+    // A 16-row table with its features split over "data" (FSDP), 64 updates with their batch
+    // over "data" too (more update rows than the table has): each device scatters its
+    // updates into the identity, a reduce-scatter over "data" leaves it its feature columns,
+    // and the table is added there — nothing gathered.
+    let text = module(
+        MESH_2D,
+        r#"func.func public @main(%t: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"data"}]>}, %i: tensor<64x1xi32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}, %u: tensor<64x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}) -> (tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"data"}]>}) {
+    %z = stablehlo.constant dense<0.0> : tensor<16x16xf32>
+    %s = "stablehlo.scatter"(%z, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %c = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %c : tensor<f32>
+    }) : (tensor<16x16xf32>, tensor<64x1xi32>, tensor<64x16xf32>) -> tensor<16x16xf32>
+    %y = stablehlo.add %t, %s : tensor<16x16xf32>
+    return %y : tensor<16x16xf32>
+  }"#,
+    );
+    let inputs = [
+        data(vec![16, 16], 7),
+        ids(vec![64, 1], 7),
+        data(vec![64, 16], 8),
+    ];
+    let printed = check(&text, &inputs);
+    assert_eq!(
+        count(&text, |k| matches!(k, OpKind::AllGather { .. })),
+        0,
+        "{printed}"
+    );
+    assert_eq!(
+        count(&text, |k| matches!(k, OpKind::ReduceScatter { .. })),
+        1
+    );
+}

@@ -122,7 +122,11 @@ impl<'a> Partitioner<'a> {
         else {
             return Err(located(op, "internal: not a scatter"));
         };
-        let (mut operands, needs) = self.needed_operands(op, plan)?;
+        let mut needs = vec![];
+        for (k, &x) in op.operands.iter().enumerate() {
+            let global = self.global_type(x, &located(op, &format!("operand {k}")))?;
+            needs.push(self.needed(plan, k, x, &global)?);
+        }
         let shifted = self.shifted_components(op, &needs[0], &dn.scatter_dims_to_operand_dims)?;
         if shifted.is_empty() && plan.reduction_axes.is_empty() {
             return self.local_op(op, plan);
@@ -140,14 +144,19 @@ impl<'a> Partitioner<'a> {
                 return Err(unhandled(op, " with indices split into uneven pieces"));
             }
         }
-        let input = self.local_type(operands[0])?;
+        let mut indices = self.convert(op.operands[1], &needs[1])?;
+        let updates = self.convert(op.operands[2], &needs[2])?;
+        let r = op.results[0];
+        let global = self.global_type(r, &located(op, "its result"))?;
+        let held = self.computed(plan, 0, r, &global)?;
+        let shape = self.local_shape(&global.shape, &held, &located(op, "its result"))?;
+        let piece = TensorType::new(shape, global.dtype);
         if !shifted.is_empty() {
-            let indices = operands[1];
             let ivd = dn.index_vector_dim as usize;
             let map = &dn.scatter_dims_to_operand_dims;
-            let offsets = self.offset_vector(indices, ivd, &shifted, map, &input.shape)?;
+            let offsets = self.offset_vector(indices, ivd, &shifted, map, &piece.shape)?;
             let ty = Type::Tensor(self.local_type(indices)?);
-            operands[1] = self.emit(
+            indices = self.emit(
                 OpKind::Binary(BinaryOp::Subtract),
                 vec![indices, offsets],
                 ty,
@@ -158,16 +167,21 @@ impl<'a> Partitioner<'a> {
         let mut map = ValueMap::new();
         let region = clone_region(self.src, body, &mut self.dst, &mut map)
             .map_err(|e| located(op, &e.message))?;
-        let r = op.results[0];
-        let global = self.global_type(r, &located(op, "its result"))?;
-        let held = self.computed(plan, 0, r, &global)?;
-        let ty = Type::Tensor(input.clone());
+        let ty = Type::Tensor(piece.clone());
         if plan.reduction_axes.is_empty() {
-            let v = self.emit(op.kind.clone(), operands, ty, vec![region]);
+            let input = self.convert(op.operands[0], &needs[0])?;
+            let v = self.emit(
+                op.kind.clone(),
+                vec![input, indices, updates],
+                ty,
+                vec![region],
+            );
             return self.record(r, v, held, &global);
         }
         // Updates split over devices: each applies its part to the identity, the parts are
-        // combined with the scatter's reducer, then folded into the input once.
+        // combined with the scatter's reducer (completed where the result is held, by a
+        // reduce-scatter where it can), then folded into the input there — the input is never
+        // gathered for the scatter.
         let combine = reducer_op(body).ok_or_else(|| {
             unhandled(
                 op,
@@ -175,18 +189,29 @@ impl<'a> Partitioner<'a> {
                  maximum, minimum, and or or",
             )
         })?;
-        let identity = identity_of(combine, input.dtype)
+        let identity = identity_of(combine, piece.dtype)
             .ok_or_else(|| unhandled(op, " with split updates and this reducer and type"))?;
-        let base = self.splat_of(&input, identity)?;
-        let inputs = operands[0];
-        operands[0] = base;
-        let parts = self.emit(op.kind.clone(), operands, ty.clone(), vec![region]);
-        let mut map = ValueMap::new();
-        let reducer = clone_region(self.src, body, &mut self.dst, &mut map)
-            .map_err(|e| located(op, &e.message))?;
-        let all = self.all_reduce(parts, &plan.reduction_axes, reducer)?;
-        let v = self.emit(OpKind::Binary(combine), vec![inputs, all], ty, vec![]);
-        self.record(r, v, held, &global)
+        let base = self.splat_of(&piece, identity)?;
+        let parts = self.emit(
+            op.kind.clone(),
+            vec![base, indices, updates],
+            ty,
+            vec![region],
+        );
+        let target = self.planned(r, &global)?;
+        let all = self.complete(op, parts, held, &target, &plan.reduction_axes, &global)?;
+        let input = self.convert(op.operands[0], &target)?;
+        let shape = self.local_shape(&global.shape, &target, &located(op, "its result"))?;
+        let ty = Type::Tensor(TensorType::new(shape, global.dtype));
+        let v = self.emit(OpKind::Binary(combine), vec![input, all], ty, vec![]);
+        self.locals.insert(
+            r,
+            Local {
+                value: v,
+                held: target,
+            },
+        );
+        Ok(())
     }
 
     /// The operands converted to what the plan needs, and those layouts.

@@ -429,6 +429,13 @@ impl<'a> Partitioner<'a> {
                 clone_region(self.src, body, &mut self.dst, &mut map)
                     .map_err(|e| located(op, &e.message))
             }
+            // A scatter's update computation, checked by the scatter's handler to be one
+            // commutative combine (the parts it completes were scattered into its identity).
+            OpKind::Scatter { .. } if reducer_op(&op.regions[0]).is_some() => {
+                let mut map = ValueMap::new();
+                clone_region(self.src, &op.regions[0], &mut self.dst, &mut map)
+                    .map_err(|e| located(op, &e.message))
+            }
             _ => Err(unhandled(op, " with sharded reduction factors")),
         }
     }
