@@ -201,3 +201,67 @@ fn llama3_70b_on_64_chips_does_four_times_the_work_per_chip_and_needs_remat_to_f
     let remat = f(&r["flops"]) / f(&n["flops"]);
     assert!((1.15..1.4).contains(&remat), "{remat}");
 }
+
+/// The slice of `chips` chips the partitioned goldens' meshes run on.
+fn slice_of(chips: u64) -> Option<&'static str> {
+    Some(match chips {
+        2 => "v5e:2x1",
+        4 => "v5e:2x2",
+        8 => "v5p:2x2x2",
+        16 => "v5p:2x2x4",
+        _ => return None,
+    })
+}
+
+#[test]
+fn every_partitioned_golden_costs_on_a_slice_with_the_global_programs_flops_as_model_flops() {
+    let root = common::data_dir().join("partitioned");
+    let mut costed = 0;
+    for entry in std::fs::read_dir(&root).unwrap() {
+        let dir = entry.unwrap().path();
+        let file = dir.join("module.mlir");
+        let Ok(meta) = std::fs::read_to_string(dir.join("meta.json")) else {
+            continue;
+        };
+        let meta: serde_json::Value = serde_json::from_str(&meta).unwrap();
+        let chips: u64 = meta["mesh"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .product();
+        let Some(slice) = slice_of(chips) else {
+            continue;
+        };
+        let r = cost(&file, slice);
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(r["num_chips"], chips, "{name}");
+        // The global program on one chip, from its shapes: the model FLOPs.
+        let chip = slice.split(':').next().unwrap();
+        let out = systolic(&[
+            "simulate",
+            file.to_str().unwrap(),
+            "--chip",
+            chip,
+            "--cost-only",
+            "--ignore-hbm-capacity",
+            "--json",
+        ]);
+        let (stdout, stderr) = texts(&out);
+        assert!(out.status.success(), "{name}: {stderr}");
+        let global = last_line_json(&stdout);
+        assert_eq!(f(&r["model_flops"]), f(&global["flops"]), "{name}");
+        // Every chip does its share at least (replicated work repeats), so MFU <= HFU.
+        let executed = f(&r["flops"]) * chips as f64;
+        assert!(
+            executed >= f(&r["model_flops"]) * (1.0 - 1e-9),
+            "{name}: {r}"
+        );
+        assert!(f(&r["mfu"]) <= f(&r["hfu"]) * (1.0 + 1e-9), "{name}");
+        let time = f(&r["time_s"]);
+        let parts = f(&r["compute_s"]) + f(&r["collective_s"]) + f(&r["wait_s"]);
+        assert!((time - parts).abs() <= 1e-9 * time, "{name}");
+        costed += 1;
+    }
+    assert!(costed >= 20, "only {costed} partitioned goldens costed");
+}
