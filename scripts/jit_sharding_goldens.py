@@ -65,10 +65,12 @@ def export(name, f, m, in_specs, out_specs, args, tol=1e-6, why="JAX's f32 test 
     folder.mkdir(parents=True)
     shard = lambda spec: NamedSharding(m, spec)
     out_shardings = jax.tree_util.tree_map(shard, out_specs, is_leaf=lambda s: isinstance(s, P))
-    g = jax.jit(f, in_shardings=tuple(shard(s) for s in in_specs), out_shardings=out_shardings)
+    # An in_spec of None leaves the argument's sharding to the compiler (no sdy.sharding).
+    in_shardings = tuple(None if s is None else shard(s) for s in in_specs)
+    g = jax.jit(f, in_shardings=in_shardings, out_shardings=out_shardings)
     (folder / "module.mlir").write_text(g.lower(*args).as_text())
     (folder / "module_unsharded.mlir").write_text(jax.jit(f).lower(*args).as_text())
-    placed = [jax.device_put(a, shard(s)) for a, s in zip(args, in_specs)]
+    placed = [a if s is None else jax.device_put(a, shard(s)) for a, s in zip(args, in_specs)]
     outs = jax.tree_util.tree_leaves(g(*placed))
     inputs, outputs = [], []
     for i, a in enumerate(args):
@@ -85,7 +87,7 @@ def export(name, f, m, in_specs, out_specs, args, tol=1e-6, why="JAX's f32 test 
         "program": name,
         "jax_version": jax.__version__,
         "mesh": dict(zip(m.axis_names, [int(n) for n in m.devices.shape])),
-        "in_shardings": [str(s) for s in in_specs],
+        "in_shardings": ["unspecified" if s is None else str(s) for s in in_specs],
         "out_shardings": [str(s) for s in jax.tree_util.tree_leaves(
             out_specs, is_leaf=lambda s: isinstance(s, P))],
         "inputs": inputs,
@@ -318,6 +320,19 @@ def mlp_fsdp_tp():
     args = mlp_params(21, 8, 16) + [normal(25, (16, 8))]
     export("mlp_fsdp_tp", f, m, MLP_SPECS + (P("data", None),), P("data", None), args,
            tol=1e-5, why="two f32 dots with split contractions and a gelu: 1e-5")
+
+
+@case
+def mlp_open_weight_4x2():
+    """The MLP forward with the second weight's sharding left to the compiler
+    (`in_shardings` None): propagation chooses it, and the input is split accordingly."""
+    m = mesh((4, 2), ("data", "model"))
+    def f(w1, b1, w2, b2, x):
+        return mlp((w1, b1, w2, b2), x)
+    args = mlp_params(26, 8, 16) + [normal(30, (16, 8))]
+    specs = (MLP_SPECS[0], MLP_SPECS[1], None, MLP_SPECS[3], P("data", None))
+    export("mlp_open_weight_4x2", f, m, specs, P("data", None), args, tol=1e-5,
+           why="two f32 dots with split contractions and a gelu: 1e-5")
 
 
 @case

@@ -71,6 +71,7 @@ partitioned_goldens!(
     constraint_2x4,
     mesh_2x2x2,
     mlp_fsdp_tp,
+    mlp_open_weight_4x2,
     train_step_fsdp_tp,
     transformer_block_fsdp_tp,
 );
@@ -193,4 +194,27 @@ fn dump_dir_shows_propagated_shardings_and_the_per_device_program() {
     );
     // The compiler's pass dumps are still written next to them.
     assert!(dump.path().join("00-input.mlir").exists());
+}
+
+/// An argument JAX leaves unannotated (`in_shardings` None) is held as propagation chooses:
+/// the second weight of the FSDP + TP MLP takes the sharding its product needs (rows over
+/// `model`), and each device is given that piece of the global input.
+#[test]
+fn an_unannotated_argument_is_split_as_propagated() {
+    let dir = common::data_dir()
+        .join("partitioned")
+        .join("mlp_open_weight_4x2");
+    let module = std::fs::read_to_string(dir.join("module.mlir")).unwrap();
+    assert!(module.contains("%arg2: tensor<16x8xf32>, "), "{module}");
+    let dump = tempfile::tempdir().unwrap();
+    let dump_arg = dump.path().display().to_string();
+    json_report(&dir, "module.mlir", &["--dump-dir", &dump_arg]);
+    let propagated = std::fs::read_to_string(dump.path().join("spmd-propagated.mlir")).unwrap();
+    assert!(
+        propagated
+            .contains(r#"%arg2: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model"}"#),
+        "{propagated}"
+    );
+    let per_device = std::fs::read_to_string(dump.path().join("spmd-per-device.mlir")).unwrap();
+    assert!(per_device.contains("%arg2: tensor<8x"), "{per_device}");
 }
