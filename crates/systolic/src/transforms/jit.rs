@@ -24,6 +24,7 @@ use crate::sharding::{with_sharding_constraint, Shardings};
 use crate::transforms::shard_map::spmd::{
     annotate, check_committed, program_mesh, Boundary, SpmdProgram,
 };
+use crate::transforms::shard_map::CompiledSpmd;
 use crate::tree::{Tree, TreeDef};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -348,6 +349,52 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
             lowered.module.funcs = annotated.module.funcs;
         }
         Ok(lowered)
+    }
+
+    /// Compiles the function for the devices of its mesh without running it (JAX's
+    /// `jit(f).lower(args).compile()`), for a program with shardings (asked for, of sharded
+    /// arguments, or constraints): what one device needs ([`CompiledSpmd::peak_memory_bytes`],
+    /// which sharding brings down) and on simulated TPUs the modelled step. A program with no
+    /// sharding is an error: it runs on one device.
+    ///
+    /// ```
+    /// # systolic::set_cpu_devices(8).unwrap();
+    /// use systolic::{jit, make_mesh, numpy as np, Array, NamedSharding, P};
+    /// let mesh = make_mesh(&[8], &["batch"]).unwrap();
+    /// let x = Array::from_vec(vec![1.0f32; 1024 * 64], &[1024, 64]);
+    /// let f = |x: &Array| np::tanh(&(x * 2.0));
+    /// let split = jit(f).in_shardings(NamedSharding::new(&mesh, P!("batch")).unwrap());
+    /// let whole = jit(f).in_shardings(NamedSharding::new(&mesh, P!()).unwrap());
+    /// let (a, b) = (split.compile(&x).unwrap(), whole.compile(&x).unwrap());
+    /// assert!(a.peak_memory_bytes() * 4 <= b.peak_memory_bytes(), "{} vs {}",
+    ///     a.peak_memory_bytes(), b.peak_memory_bytes());
+    /// assert!(jit(f).compile(&x).is_err()); // no sharding: one device
+    /// ```
+    pub fn compile(&self, args: &A) -> Result<CompiledSpmd> {
+        let mut leaves = vec![];
+        args.leaves(&mut leaves);
+        for l in &leaves {
+            l.check()?;
+        }
+        let (lowered, captures) = self.trace(args, &leaves, true)?;
+        let boundary = self.boundary(args, captures.len(), &lowered.template)?;
+        let func = lowered
+            .module
+            .funcs
+            .first()
+            .ok_or_else(|| Error::Trace("the traced module has no function".into()))?;
+        let mut inputs = leaves;
+        inputs.extend(captures);
+        if annotate(func, &inputs, &boundary)?.is_none() {
+            return Err(Error::op(
+                &boundary.label,
+                "the program has no sharding (no in/out shardings, sharded arguments or \
+                 constraints): it runs on one device; use call",
+            ));
+        }
+        Ok(CompiledSpmd::new(SpmdProgram::compile_with(
+            func, &inputs, &boundary,
+        )?))
     }
 
     /// The shardings asked of a call on `args` (then `captures` more parameters) whose

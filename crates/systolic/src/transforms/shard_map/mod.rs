@@ -77,13 +77,17 @@ impl Specs {
     }
 }
 
-/// A [`shard_map`] (or [`pmap`]) compiled for its mesh. Made by [`ShardMap::compile`] and
-/// [`Pmap::compile`].
+/// A [`shard_map`] (or [`pmap`], or a [`jit`](crate::jit) with shardings) compiled for its
+/// mesh. Made by [`ShardMap::compile`], [`Pmap::compile`] and [`Jit::compile`](crate::Jit::compile).
 pub struct CompiledSpmd {
     program: spmd::SpmdProgram,
 }
 
 impl CompiledSpmd {
+    pub(crate) fn new(program: spmd::SpmdProgram) -> CompiledSpmd {
+        CompiledSpmd { program }
+    }
+
     /// The most memory one device holds at once while running it (its argument pieces,
     /// temporaries and results), as the backend plans it.
     pub fn peak_memory_bytes(&self) -> u64 {

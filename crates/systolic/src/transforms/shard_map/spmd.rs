@@ -400,7 +400,8 @@ impl SpmdProgram {
         let mut annotated = annotate(func, args, boundary)?
             .ok_or_else(|| Error::Trace("the program is not sharded over a mesh".into()))?;
         let label = boundary.label();
-        // At most one retry: results whose layout no PartitionSpec says come out replicated.
+        // At most one retry: results whose layout no PartitionSpec says (or whose pieces are
+        // uneven) come out replicated.
         let (spmd, results) = loop {
             let spmd = per_device(&annotated, label)?;
             let entry = annotated
@@ -420,6 +421,8 @@ impl SpmdProgram {
                     spmd.results
                         .get(k)
                         .and_then(|l| NamedSharding::from_layout(&annotated.mesh, l))
+                        // Uneven pieces come out replicated, as in JAX.
+                        .filter(|s| s.check_shape(&ty.shape, "a result").is_ok())
                 });
                 match s {
                     Some(s) => results.push((ty, s)),
