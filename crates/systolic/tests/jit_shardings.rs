@@ -17,7 +17,7 @@ fn init() {
     ONCE.call_once(|| systolic::set_cpu_devices(8).unwrap());
 }
 
-/// The one mesh of this file (so its symbol is `@mesh`, as in JAX's text).
+/// The mesh of this file (the 2x4 one of the matmul test aside).
 fn mesh() -> Mesh {
     init();
     make_mesh(&[4, 2], &["data", "model"]).unwrap()
@@ -72,7 +72,7 @@ fn check_shards(a: &Array, sharding: &NamedSharding, whole: &[f32]) {
     assert_eq!(shards.len(), 8);
     for (d, s) in shards.iter().enumerate() {
         assert_eq!(s.data.shape(), want_shape.as_slice(), "device {d}");
-        assert_eq!(s.device, mesh().devices()[d]);
+        assert_eq!(s.device, sharding.mesh().devices()[d]);
         let piece = values(&s.data);
         let lens: Vec<i64> = s.index.iter().map(|r| r.end - r.start).collect();
         assert_eq!(
@@ -117,15 +117,19 @@ fn matmul_under_fsdp_and_tp_shardings_equals_the_unsharded_jit() {
         // a result laid out across both axes in one dimension
         (P!("data"), P!(None, "model"), P!(("data", "model"))),
     ];
-    for (xs, ws, out) in cases {
-        let what = format!("x {xs}, w {ws} -> {out}");
-        let f = jit(matmul)
-            .in_shardings([ns(xs.clone()), ns(ws.clone())])
-            .out_shardings(ns(out.clone()));
-        let y = f.call(&(x.clone(), w.clone())).unwrap();
-        // Products of multiples of 1/256 summed in any order are exact in f32.
-        assert_eq!(values(&y), want, "{what}");
-        check_shards(&y, &ns(out), &want);
+    // The 4x2 mesh and its transpose, 2x4.
+    for m in [mesh(), make_mesh(&[2, 4], &["data", "model"]).unwrap()] {
+        let ns = |spec: &PartitionSpec| NamedSharding::new(&m, spec.clone()).unwrap();
+        for (xs, ws, out) in &cases {
+            let what = format!("{m}: x {xs}, w {ws} -> {out}");
+            let f = jit(matmul)
+                .in_shardings([ns(xs), ns(ws)])
+                .out_shardings(ns(out));
+            let y = f.call(&(x.clone(), w.clone())).unwrap();
+            // Products of multiples of 1/256 summed in any order are exact in f32.
+            assert_eq!(values(&y), want, "{what}");
+            check_shards(&y, &ns(out), &want);
+        }
     }
 }
 
@@ -182,11 +186,25 @@ fn results_carry_propagated_shardings_and_lower_prints_jax_annotations() {
     }
 }
 
+/// `text` with the front end's mesh symbols `@mesh_1`, `@mesh_2`, … (numbered per process in
+/// the order meshes are first staged, which the tests running in parallel do not fix) read as
+/// `@mesh`, JAX's one symbol.
+fn unnumbered(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("@mesh_") {
+        out.push_str(&rest[..at + 5]);
+        rest = rest[at + 6..].trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The Shardy annotations of a module's text, in order: the mesh, every `#sdy.sharding<…>`
 /// and every constraint's sharding (`<@mesh, […]>`).
 fn annotations(text: &str) -> Vec<String> {
     let mut out = vec![];
-    for line in text.lines() {
+    for line in unnumbered(text).lines() {
         let line = line.trim();
         if let Some(rest) = line.strip_prefix("sdy.mesh ") {
             out.push(rest.split(" {").next().unwrap().to_string());
@@ -411,7 +429,7 @@ fn nested_jit_constrains_and_the_cache_keys_on_shardings() {
     let x = grid([8, 4], 7, 3, 11, 5, 8.0);
     let inner = jit(|x: &Array| x * 2.0).out_shardings(ns(P!("data", "model")));
     let outer = jit(|x: &Array| &inner.call(x).unwrap() + 1.0);
-    let text = outer.lower(&x).unwrap().as_text();
+    let text = unnumbered(&outer.lower(&x).unwrap().as_text());
     assert!(
         text.contains(r#"sdy.sharding_constraint %1 <@mesh, [{"data"}, {"model"}]>"#),
         "{text}"
