@@ -234,3 +234,28 @@ fn an_fsdp_embedding_gradient_is_reduce_scattered_not_gathered() {
         1
     );
 }
+
+#[test]
+fn an_fsdp_table_is_looked_up_where_it_lies() {
+    // The table's features split over "data" (FSDP) and the ids' batch over "data": the
+    // lookup runs on the feature columns each device holds (the small ids gathered) and the
+    // result moves to batch rows by one all-to-all — the table is never gathered.
+    let text = lookup(
+        MESH_2D,
+        r#"[{}, {"data"}]"#,
+        r#"[{"data"}, {}]"#,
+        r#"[{"data"}, {}]"#,
+    );
+    let printed = check(&text, &[data(vec![64, 16], 9), ids(vec![16, 1], 9)]);
+    let table_gathered = |k: &OpKind| {
+        matches!(
+            k,
+            OpKind::AllGather {
+                all_gather_dim: 1,
+                ..
+            }
+        )
+    };
+    assert_eq!(count(&text, table_gathered), 0, "{printed}");
+    assert_eq!(count(&text, |k| matches!(k, OpKind::AllToAll { .. })), 1);
+}

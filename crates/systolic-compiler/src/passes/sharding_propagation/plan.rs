@@ -240,6 +240,7 @@ pub(crate) fn plan_step(state: &State, step: &Step) -> StepPlan {
         })
         .collect();
     yield_to_reductions(step, &projected[..n_ops], mesh, &mut chosen);
+    yield_to_operands(step, &projected[..n_ops], mesh, &mut chosen);
     let mut claimed: Vec<AxisRef> = chosen.iter().flatten().flatten().cloned().collect();
     for (f, slot) in chosen.iter_mut().enumerate() {
         if slot.is_some() {
@@ -436,6 +437,98 @@ fn yield_to_reductions(
             if chosen.iter().flatten().flatten().any(|x| axes::overlaps_any(x, one, mesh)) {
                 break;
             }
+        }
+    }
+}
+
+/// A factor the results hold whole but large operands hold split over an axis that another
+/// result factor takes last (an FSDP embedding table split along its features, looked up
+/// by ids split over the same axis) is computed split over it instead, when that moves less
+/// per device: the operands are then used where they lie and the result is moved by one
+/// all-to-all (plus the operands holding the other factor over the axis, gathered), where
+/// otherwise the large operands would be gathered whole along the factor.
+fn yield_to_operands(
+    step: &Step,
+    operands: &[Option<Projected>],
+    mesh: &SdyMesh,
+    chosen: &mut [Option<Vec<AxisRef>>],
+) {
+    let factors = &step.rule.factors;
+    let size = |dims: &[Vec<usize>]| -> i64 {
+        dims.iter()
+            .flatten()
+            .map(|&f| factors[f].size)
+            .product::<i64>()
+    };
+    // Per-device elements of each operand as it is held, of the results as now chosen.
+    let local = |dims: &[Vec<usize>], axes_of: &dyn Fn(usize) -> Vec<AxisRef>| -> i64 {
+        let tiles: i64 = dims
+            .iter()
+            .flatten()
+            .map(|&f| axes::product(&axes_of(f), mesh))
+            .product();
+        size(dims) / tiles.max(1)
+    };
+    // The per-device elements of the operands whose factor `f` is split over `a`.
+    let holding = |f: usize, a: &AxisRef| -> i64 {
+        operands
+            .iter()
+            .zip(&step.rule.operands)
+            .filter_map(|(p, dims)| {
+                let p = p.as_ref()?;
+                let axes = p.axes.get(f)?.as_ref()?;
+                axes::overlaps_any(a, axes, mesh).then(|| {
+                    local(dims, &|g| p.axes.get(g).cloned().flatten().unwrap_or_default())
+                })
+            })
+            .sum()
+    };
+    for g in (0..factors.len()).filter(|&g| factors[g].kind == FactorKind::Pass) {
+        let Some(held) = chosen[g].clone() else {
+            continue;
+        };
+        let lists: Vec<&[AxisRef]> = operands
+            .iter()
+            .flatten()
+            .filter_map(|p| p.axes[g].as_deref())
+            .collect();
+        let wanted = compatible(&lists, mesh);
+        let Some(a) = wanted.get(held.len()).cloned() else {
+            continue;
+        };
+        if !wanted.starts_with(&held)
+            || factors[g].size % (axes::product(&held, mesh) * axes::size(&a, mesh)) != 0
+        {
+            continue;
+        }
+        let taker = (0..chosen.len()).find(|&f| {
+            f != g
+                && factors[f].kind == FactorKind::Pass
+                && chosen[f].as_ref().is_some_and(|c| c.last() == Some(&a))
+        });
+        let Some(f) = taker else { continue };
+        let others = chosen
+            .iter()
+            .enumerate()
+            .filter(|&(h, _)| h != f)
+            .flat_map(|(_, c)| c.iter().flatten())
+            .any(|x| axes::overlaps_any(x, std::slice::from_ref(&a), mesh));
+        if others {
+            continue;
+        }
+        let results: i64 = step
+            .rule
+            .results
+            .iter()
+            .map(|dims| local(dims, &|h| chosen[h].clone().unwrap_or_default()))
+            .sum();
+        let k = axes::size(&a, mesh);
+        if results / k + holding(f, &a) >= holding(g, &a) {
+            continue;
+        }
+        chosen[f].as_mut().map(Vec::pop);
+        if let Some(c) = chosen[g].as_mut() {
+            c.push(a);
         }
     }
 }
