@@ -15,6 +15,9 @@ on a 1D (8), 2D (2x4, 4x2) or 3D (2x2x2) mesh of `Auto` axes, some with
 does (propagation, then the SPMD partitioner). For each program it writes
 crates/systolic-cli/tests/data/partitioned/<name>/ with
   module.mlir            -- `jax.jit(f, in_shardings=..., out_shardings=...).lower(...).as_text()`
+  module_gspmd.mlir      -- the same lowered with `jax_use_shardy_partitioner=False`: GSPMD's
+                            `mhlo.sharding` on arguments and results, `custom_call @Sharding`
+                            for constraints (the compiler imports it as Shardy's)
   module_unsharded.mlir  -- `jax.jit(f).lower(...)` on one device (no shardings): the program
                             the per-device memory is compared with
   in0.npy ...            -- the global inputs
@@ -69,6 +72,11 @@ def export(name, f, m, in_specs, out_specs, args, tol=1e-6, why="JAX's f32 test 
     in_shardings = tuple(None if s is None else shard(s) for s in in_specs)
     g = jax.jit(f, in_shardings=in_shardings, out_shardings=out_shardings)
     (folder / "module.mlir").write_text(g.lower(*args).as_text())
+    jax.config.update("jax_use_shardy_partitioner", False)
+    try:
+        (folder / "module_gspmd.mlir").write_text(g.lower(*args).as_text())
+    finally:
+        jax.config.update("jax_use_shardy_partitioner", True)
     (folder / "module_unsharded.mlir").write_text(jax.jit(f).lower(*args).as_text())
     placed = [a if s is None else jax.device_put(a, shard(s)) for a, s in zip(args, in_specs)]
     outs = jax.tree_util.tree_leaves(g(*placed))

@@ -13,10 +13,11 @@
 //! partitions; every replica then gets the same pieces, and results are taken from replica 0),
 //! else the replica.
 //!
-//! Three program forms run:
+//! Four program forms run:
 //! - **per-device** programs, whose entry already takes and returns each device's piece: the
 //!   sharding says how the pieces make the global array (its shape: the input's; for results,
-//!   the piece's times the tiles);
+//!   the piece's times the tiles). A program with `mhlo.sharding`s is read so when it holds a
+//!   collective, `partition_id` or `replica_id` (a global program never does);
 //! - **JAX's shard_map** exported without Shardy (`jax_use_shardy_partitioner=False`): the entry
 //!   takes global arrays and crosses into the manual body through `custom_call @Sharding` +
 //!   `@SPMDFullToShardShape`, and back through `@Sharding {manual}` + `@SPMDShardToFullShape`.
@@ -31,7 +32,11 @@
 //!   partitioned by the SPMD partitioner — on as many devices as the mesh has, and says which
 //!   piece of each global argument and result every device holds ([`Sharding::Layout`]). With
 //!   `--dump-dir` the global program annotated with its propagated shardings and the
-//!   per-device program are written next to the compiler's pass dumps ([`dump_partitioning`]).
+//!   per-device program are written next to the compiler's pass dumps ([`dump_partitioning`]);
+//! - **global GSPMD programs** (`jax.jit` with shardings exported with
+//!   `jax_use_shardy_partitioner=False`: `mhlo.sharding`s, `custom_call @Sharding`
+//!   constraints, no shard_map markers, no collectives): [`per_device_program`] imports the
+//!   shardings as Shardy's and partitions them as above.
 
 use crate::backend::{
     located_error, no_dump_dir_for_interpreter, Backend, Executable, PrepareOptions,
@@ -40,14 +45,15 @@ use crate::error::CliError;
 use std::collections::HashMap;
 use std::path::Path;
 use std::path::PathBuf;
+use systolic_compiler::passes::import_gspmd::{has_gspmd_shardings, import_gspmd_shardings};
 use systolic_compiler::passes::{per_device_program, propagate_shardings, Inline};
 use systolic_compiler::Pass;
 use systolic_cpu::shards::{copy_block, element_bytes};
 use systolic_cpu::CpuBuffer;
 use systolic_interp::Value;
 use systolic_ir::{
-    Attribute, HloSharding, Module, OpKind, ProcessGrid, Region, SdySharding, ShardLayout,
-    TensorType, Type, ValueId,
+    Attribute, HloSharding, Module, OpFamily, OpKind, ProcessGrid, Region, SdySharding,
+    ShardLayout, TensorType, Type, ValueId,
 };
 
 /// How one argument or result is laid out over the devices.
@@ -86,7 +92,7 @@ pub struct SpmdPlan {
     pub params: Vec<Slot>,
     /// The entry's results.
     pub results: Vec<Slot>,
-    /// The global program, for a Shardy program (what `--dump-dir` shows propagated).
+    /// The global program the compiler partitioned (what `--dump-dir` shows propagated).
     pub global: Option<Module>,
 }
 
@@ -113,8 +119,8 @@ impl SpmdPlan {
     /// The plan for `entry` of `module`, or `None` for a single-device module.
     pub fn new(module: &Module, entry: &str, file: &str) -> Result<Option<SpmdPlan>, CliError> {
         let located = |m: String| CliError::msg(format!("{file}: @{entry}: {m}"));
-        if !module.meshes.is_empty() {
-            return Self::shardy(module, entry, file);
+        if !module.meshes.is_empty() || is_global_gspmd(module, entry) {
+            return Self::compiled(module, entry, file);
         }
         let grid = module_grid(module)?;
         if grid.len() <= 1 {
@@ -180,8 +186,9 @@ impl SpmdPlan {
         }))
     }
 
-    /// The plan of a Shardy program: the compiler's per-device form and its layouts.
-    fn shardy(module: &Module, entry: &str, file: &str) -> Result<Option<SpmdPlan>, CliError> {
+    /// The plan of a global program (Shardy, or GSPMD without shard_map markers): the
+    /// compiler's per-device form and its layouts.
+    fn compiled(module: &Module, entry: &str, file: &str) -> Result<Option<SpmdPlan>, CliError> {
         let located = |m: String| CliError::msg(format!("{file}: @{entry}: {m}"));
         let Some(spmd) = per_device_program(module, entry).map_err(located)? else {
             return Ok(None);
@@ -500,6 +507,24 @@ fn is_call(kind: &OpKind, target: &str) -> bool {
 /// {manual}` + `@SPMDShardToFullShape` before a result are removed.
 type Globals = (Vec<Option<TensorType>>, Vec<Option<TensorType>>);
 
+/// True when `entry` of `module` is a global program in the GSPMD form, as JAX exports
+/// `jax.jit(f, in_shardings=…)` with `jax_use_shardy_partitioner=False`: `mhlo.sharding`s
+/// (or `custom_call @Sharding` constraints) without shard_map markers, and no collective,
+/// `partition_id` or `replica_id` anywhere — a program with those is already each device's
+/// (the per-device form above), as global programs never hold them.
+fn is_global_gspmd(module: &Module, entry: &str) -> bool {
+    if !has_gspmd_shardings(module, entry) {
+        return false;
+    }
+    let mut per_device = false;
+    for f in &module.funcs {
+        systolic_ir::walk::walk_ops(&f.body, &mut |op, _| {
+            per_device |= op.kind.family() == OpFamily::Collective;
+        });
+    }
+    !per_device
+}
+
 /// Rewrites `entry` of `module` to its per-device form; see [`Globals`].
 pub fn localize(module: &mut Module, entry: &str) -> Result<Globals, String> {
     let func = module
@@ -670,7 +695,8 @@ pub const DUMP_PER_DEVICE: &str = "spmd-per-device.mlir";
 
 /// Writes what the compiler made of a Shardy program into `dir`, next to the pass dumps (whose
 /// `00-input.mlir` is the per-device program too, as the pipeline starts from it):
-/// [`DUMP_PROPAGATED`], the global program (calls inlined) with every value's propagated
+/// [`DUMP_PROPAGATED`], the global program (calls inlined; GSPMD shardings imported as
+/// Shardy's) with every value's propagated
 /// sharding written as Shardy writes them (`sdy.sharding_per_value` on ops), and
 /// [`DUMP_PER_DEVICE`], the program each device runs. Propagation is run again here only for
 /// the dump; should it fail where partitioning succeeded, the file says why instead.
@@ -683,7 +709,24 @@ pub fn dump_partitioning(plan: &SpmdPlan, dir: &Path) -> Result<(), CliError> {
             .and_then(|()| std::fs::write(dir.join(name), text))
             .map_err(|e| CliError::msg(format!("cannot write {}: {e}", dir.join(name).display())))
     };
-    let mut inlined = global.clone();
+    let mut inlined = if has_gspmd_shardings(global, &plan.entry) {
+        match import_gspmd_shardings(global, &plan.entry) {
+            Ok(m) => m,
+            Err(e) => {
+                let text = format!(
+                    "// importing the GSPMD shardings of @{} failed: {e}\n",
+                    plan.entry
+                );
+                write(DUMP_PROPAGATED, text)?;
+                return write(
+                    DUMP_PER_DEVICE,
+                    systolic_ir::text::print_module(&plan.module),
+                );
+            }
+        }
+    } else {
+        global.clone()
+    };
     let propagated = Inline
         .run(&mut inlined)
         .map_err(|d| d.to_string())

@@ -3,8 +3,9 @@
 //! `with_sharding_constraint` on 1D, 2D and 3D meshes of 8 host devices) run through
 //! `systolic run`: the compiler propagates the shardings and partitions the program, every
 //! device runs its piece, compiled and on the interpreter, and the global outputs match JAX's
-//! within the tolerance each meta.json gives. Each device holds only its shards: the most
-//! memory one device needs is well below what the same program needs unsharded on one device
+//! within the tolerance each meta.json gives; so does the GSPMD export of each program
+//! (`module_gspmd.mlir`). Each device holds only its shards: the most memory one device needs
+//! is well below what the same program needs unsharded on one device
 //! (`module_unsharded.mlir`, JAX's export of the program without shardings).
 
 use crate::common;
@@ -35,6 +36,21 @@ macro_rules! partitioned_goldens {
                 }
             )*
         }
+        /// The same program exported in the GSPMD form (`mhlo.sharding`, `custom_call
+        /// @Sharding`), imported as Shardy's by the compiler, compiled.
+        mod gspmd {
+            $(
+                $(#[$attr])*
+                #[test]
+                fn $name() {
+                    super::common::check_golden_module(
+                        concat!("partitioned/", stringify!($name)),
+                        "module_gspmd.mlir",
+                        &[],
+                    );
+                }
+            )*
+        }
         /// Every folder under tests/data/partitioned is listed here.
         const LISTED: &[&str] = &[$(stringify!($name)),*];
     };
@@ -45,9 +61,7 @@ partitioned_goldens!(
     reductions_1d,
     softmax_1d,
     scans_1d,
-    #[ignore = "partitioner: a reduce of several inputs (argmax) over a split dimension"]
     argmax_1d,
-    #[ignore = "partitioner: uneven pieces (10 rows over 4 devices)"]
     uneven_4x2,
     matmul_batch_4x2,
     matmul_both_free_4x2,
@@ -66,7 +80,6 @@ partitioned_goldens!(
     bf16_matmul_4x2,
     fori_loop_4x2,
     conv_4x2,
-    #[ignore = "partitioner: gather (an embedding lookup in a table split by vocabulary)"]
     embedding_vocab_4x2,
     constraint_2x4,
     mesh_2x2x2,

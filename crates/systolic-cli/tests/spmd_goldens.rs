@@ -94,10 +94,11 @@ fn every_spmd_golden_is_tested() {
     assert_eq!(on_disk, listed);
 }
 
-/// A Shardy shard_map that leaves a mesh axis automatic needs the SPMD partitioner: a clear
-/// error naming the axis, not wrong numbers.
+/// A Shardy shard_map that leaves a mesh axis automatic (manual over "x" only) runs: the
+/// compiler partitions the free axis, and the result is the program's meaning on both
+/// backends.
 #[test]
-fn shardy_form_with_automatic_axes_reports_what_is_missing() {
+fn shardy_form_with_automatic_axes_runs_partitioned() {
     let tmp = tempfile::tempdir().unwrap();
     let module = write_module(
         &tmp,
@@ -114,19 +115,26 @@ fn shardy_form_with_automatic_axes_reports_what_is_missing() {
 }"#,
     );
     let input = tmp.path().join("x.npy");
+    let x: Vec<f32> = (0..32).map(|i| i as f32 - 10.0).collect();
     systolic_npy::write(
         &input,
-        &systolic_ir::Tensor::from_f32(vec![8, 4], vec![1.0; 32]),
+        &systolic_ir::Tensor::from_f32(vec![8, 4], x.clone()),
     )
     .unwrap();
-    let input = input.display().to_string();
-    let out = common::systolic(&["run", &module.display().to_string(), "--input", &input]);
-    let (_, stderr) = common::texts(&out);
-    assert!(!out.status.success());
-    assert!(
-        stderr.contains("\"y\"") && stderr.contains("automatic axes need the SPMD partitioner"),
-        "{stderr}"
-    );
+    let negated: Vec<f32> = x.iter().map(|v| -v).collect();
+    for backend in ["cpu", "interp"] {
+        let out_dir = tmp.path().join(backend);
+        let out = run_on(&module, &input, backend, &out_dir);
+        let (stdout, stderr) = common::texts(&out);
+        assert!(out.status.success(), "{backend}: {stderr}");
+        assert!(stdout.contains("running on 8 "), "{backend}: {stdout}");
+        let got = systolic_npy::read(&out_dir.join("out0.npy"), None).unwrap();
+        assert_eq!(
+            got,
+            systolic_ir::Tensor::from_f32(vec![8, 4], negated.clone()),
+            "{backend}"
+        );
+    }
 }
 
 /// Writes `text` as `name` in `tmp`; its path.
@@ -244,10 +252,10 @@ fn json_reports_devices_and_device_memory() {
     assert_eq!(report["outputs"][0]["shape"], serde_json::json!([6, 16]));
 }
 
-/// A program sharded without a shard_map is global and needs the SPMD partitioner: a clear
-/// error, not wrong numbers.
+/// A global program in the GSPMD form (`mhlo.sharding`s, no shard_map, no collectives) is
+/// imported and partitioned: it runs on 4 devices, each adding its piece.
 #[test]
-fn unpartitioned_program_is_refused_with_the_reason() {
+fn global_gspmd_program_runs_partitioned() {
     let tmp = tempfile::tempdir().unwrap();
     let file = write_module(
         &tmp,
@@ -260,23 +268,22 @@ fn unpartitioned_program_is_refused_with_the_reason() {
 }"#,
     );
     let input = tmp.path().join("x.npy");
-    systolic_npy::write(
-        &input,
-        &systolic_ir::Tensor::from_f32(vec![8], (0..8).map(|i| i as f32).collect()),
-    )
-    .unwrap();
-    let out = common::systolic(&[
-        "run",
-        &file.display().to_string(),
-        "--input",
-        &input.display().to_string(),
-    ]);
-    let (_, stderr) = common::texts(&out);
-    assert!(!out.status.success());
-    assert!(
-        stderr.contains("its pieces under") && stderr.contains("SPMD partitioner"),
-        "{stderr}"
-    );
+    let x: Vec<f32> = (0..8).map(|i| i as f32).collect();
+    systolic_npy::write(&input, &systolic_ir::Tensor::from_f32(vec![8], x.clone())).unwrap();
+    let doubled: Vec<f32> = x.iter().map(|v| v * 2.0).collect();
+    for backend in ["cpu", "interp"] {
+        let out_dir = tmp.path().join(backend);
+        let out = run_on(&file, &input, backend, &out_dir);
+        let (stdout, stderr) = common::texts(&out);
+        assert!(out.status.success(), "{backend}: {stderr}");
+        assert!(stdout.contains("running on 4 "), "{backend}: {stdout}");
+        let got = systolic_npy::read(&out_dir.join("out0.npy"), None).unwrap();
+        assert_eq!(
+            got,
+            systolic_ir::Tensor::from_f32(vec![8], doubled.clone()),
+            "{backend}"
+        );
+    }
 }
 
 /// A per-device program (its entry takes each device's piece) runs on 4 devices: the global
