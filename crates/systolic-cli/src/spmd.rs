@@ -94,6 +94,9 @@ pub struct SpmdPlan {
     pub results: Vec<Slot>,
     /// The global program the compiler partitioned (what `--dump-dir` shows propagated).
     pub global: Option<Module>,
+    /// What the partitioner warns of (arrays gathered whole onto every device, with the op
+    /// and where it is); `systolic run` prints them.
+    pub warnings: Vec<String>,
 }
 
 /// The grid a module asks for: `mhlo.num_replicas` × `mhlo.num_partitions` (1 when absent).
@@ -183,6 +186,7 @@ impl SpmdPlan {
             params,
             results,
             global: None,
+            warnings: vec![],
         }))
     }
 
@@ -255,6 +259,7 @@ impl SpmdPlan {
             params,
             results,
             global: Some(module.clone()),
+            warnings: spmd.warnings,
         }))
     }
 

@@ -231,3 +231,54 @@ fn an_unannotated_argument_is_split_as_propagated() {
     let per_device = std::fs::read_to_string(dump.path().join("spmd-per-device.mlir")).unwrap();
     assert!(per_device.contains("%arg2: tensor<8x"), "{per_device}");
 }
+
+/// When the partitioner must gather a large sharded array whole onto every device, `systolic
+/// run` warns, naming the op and where it is (XLA's "involuntary full rematerialization",
+/// with the source location): here 2 MiB of rows split over `data`, reversed along them.
+#[test]
+fn a_large_array_gathered_whole_is_warned_of_with_its_op() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("reverse.mlir");
+    std::fs::write(
+        &file,
+        r#"module @jit_f attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["data"=4, "model"=2]>
+  func.func public @main(%x: tensor<2048x256xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}) -> (tensor<2048x256xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}) {
+    %0 = stablehlo.reverse %x, dims = [0] : tensor<2048x256xf32>
+    return %0 : tensor<2048x256xf32>
+  }
+}"#,
+    )
+    .unwrap();
+    let input = tmp.path().join("x.npy");
+    let x: Vec<f32> = (0..2048 * 256).map(|i| i as f32).collect();
+    systolic_npy::write(
+        &input,
+        &systolic_ir::Tensor::from_f32(vec![2048, 256], x.clone()),
+    )
+    .unwrap();
+    let out_dir = tmp.path().join("out");
+    let out = common::systolic(&[
+        "run",
+        &file.display().to_string(),
+        "--input",
+        &input.display().to_string(),
+        "--out-dir",
+        &out_dir.display().to_string(),
+    ]);
+    let (_, stderr) = common::texts(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning: ")
+            && stderr.contains("involuntary full rematerialization")
+            && stderr.contains("stablehlo.reverse at 4:"),
+        "{stderr}"
+    );
+    // And the rows come out reversed all the same.
+    let got = systolic_npy::read(&out_dir.join("out0.npy"), None).unwrap();
+    let want: Vec<f32> = (0..2048)
+        .rev()
+        .flat_map(|r| x[r * 256..(r + 1) * 256].to_vec())
+        .collect();
+    assert_eq!(got, systolic_ir::Tensor::from_f32(vec![2048, 256], want));
+}

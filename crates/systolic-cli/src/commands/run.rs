@@ -94,6 +94,9 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     };
     // Several devices when the module asks for more than one replica or partition.
     let plan = SpmdPlan::new(&module, entry, &file)?;
+    for warning in plan.iter().flat_map(|p| &p.warnings) {
+        eprintln!("warning: {file}: {warning}");
+    }
     let inputs = match &plan {
         Some(plan) => spmd::load_inputs(plan, &args.inputs)?,
         None => load_inputs(&args.inputs, &param_tensor_types(func)?, entry)?,
