@@ -4,7 +4,8 @@
 //! [`with_sharding_constraint`](crate::lax::with_sharding_constraint)s).
 //!
 //! The program's mesh is found from the shardings it meets (each mesh the front end stages
-//! gets a symbol of its own, [`mesh_symbol`]): its manual computations and constraints, the
+//! gets a symbol of its own while staged, [`mesh_symbol`]; the annotated module calls it
+//! `@mesh`, as JAX does): its manual computations and constraints, the
 //! shardings the caller asks for and those of the sharded arrays passed to it. The entry's
 //! arguments are annotated with the shardings asked for, else with those of the sharded
 //! arrays passed (so their pieces go straight to their devices; other arguments are left to
@@ -68,6 +69,30 @@ fn walk<'a>(ops: &'a [Op], visit: &mut dyn FnMut(&'a Op)) {
         for r in &op.regions {
             for b in &r.blocks {
                 walk(&b.ops, visit);
+            }
+        }
+    }
+}
+
+/// The symbol of the one mesh of an annotated module, whatever the registry calls it (JAX's
+/// modules name their mesh `@mesh` too).
+const MODULE_MESH: &str = "mesh";
+
+/// Every Shardy sharding of `ops` (nested regions included) named on mesh `to`.
+fn rename_mesh(ops: &mut [Op], to: &str) {
+    for op in ops {
+        match &mut op.kind {
+            OpKind::ShardingConstraint(s) => s.mesh = to.to_string(),
+            OpKind::ManualComputation(m) => {
+                for s in m.in_shardings.iter_mut().chain(m.out_shardings.iter_mut()) {
+                    s.mesh = to.to_string();
+                }
+            }
+            _ => {}
+        }
+        for r in &mut op.regions {
+            for b in &mut r.blocks {
+                rename_mesh(&mut b.ops, to);
             }
         }
     }
@@ -239,9 +264,12 @@ pub(crate) fn annotate(
         return Ok(None);
     };
     let label = boundary.label();
-    let symbol = mesh_symbol(&mesh);
+    let symbol = MODULE_MESH;
     let mut entry = func.clone();
     entry.name = "main".into();
+    for b in &mut entry.body.blocks {
+        rename_mesh(&mut b.ops, symbol);
+    }
     let params = entry.params();
     entry.arg_attrs = vec![vec![]; params.len()];
     for (i, a) in args.iter().enumerate() {
@@ -266,7 +294,7 @@ pub(crate) fn annotate(
         if let Some(attrs) = entry.arg_attrs.get_mut(i) {
             attrs.push(NamedAttr {
                 name: "sdy.sharding".into(),
-                value: Attribute::SdySharding(s.to_sdy_on(&symbol, a.ndim())),
+                value: Attribute::SdySharding(s.to_sdy_on(symbol, a.ndim())),
             });
         }
     }
@@ -314,7 +342,7 @@ pub(crate) fn annotate(
         if let Some(s) = &s {
             entry.result_attrs[k].push(NamedAttr {
                 name: "sdy.sharding".into(),
-                value: Attribute::SdySharding(s.to_sdy_on(&symbol, ty.shape.len())),
+                value: Attribute::SdySharding(s.to_sdy_on(symbol, ty.shape.len())),
             });
         }
         outs.push(s);
@@ -331,7 +359,7 @@ pub(crate) fn annotate(
                 value: Attribute::Int(1, Some(i32_type())),
             },
         ],
-        meshes: vec![NamedSharding::sdy_mesh(&mesh, &symbol)],
+        meshes: vec![NamedSharding::sdy_mesh(&mesh, symbol)],
         funcs: vec![entry],
         ..Module::default()
     };
@@ -436,7 +464,7 @@ impl SpmdProgram {
                 }
                 break (spmd, results);
             }
-            let symbol = mesh_symbol(&annotated.mesh);
+            let symbol = MODULE_MESH;
             let replicated = NamedSharding::replicated(&annotated.mesh);
             for (k, rank) in unsayable {
                 if annotated.outs.get(k).is_some_and(Option::is_some) {
@@ -446,7 +474,7 @@ impl SpmdProgram {
                 }
                 entry.result_attrs[k].push(NamedAttr {
                     name: "sdy.sharding".into(),
-                    value: Attribute::SdySharding(replicated.to_sdy_on(&symbol, rank)),
+                    value: Attribute::SdySharding(replicated.to_sdy_on(symbol, rank)),
                 });
                 annotated.outs[k] = Some(replicated.clone());
             }
