@@ -365,37 +365,65 @@ def layer_norm(x, g):
     return (x - mu) * jax.lax.rsqrt(var + 1e-5) * g
 
 
+B, S, D, H, F = 4, 8, 16, 4, 32
+Dh = D // H
+
+
+def block(x, g1, wq, wk, wv, wo, g2, w1, w2):
+    """A pre-norm transformer block: causal attention over H heads, then a ReLU MLP."""
+    h = layer_norm(x, g1)
+    q = jnp.einsum("bsd,dhk->bshk", h, wq)
+    k = jnp.einsum("bsd,dhk->bshk", h, wk)
+    v = jnp.einsum("bsd,dhk->bshk", h, wv)
+    s = jnp.einsum("bshk,bthk->bhst", q, k) / np.sqrt(Dh).astype(np.float32)
+    mask = jnp.tril(jnp.ones((S, S), bool))
+    s = jnp.where(mask, s, -1e9)
+    p = jax.nn.softmax(s, axis=-1)
+    a = jnp.einsum("bhst,bthk->bshk", p, v)
+    x = x + jnp.einsum("bshk,hkd->bsd", a, wo)
+    h = layer_norm(x, g2)
+    return x + jax.nn.relu(h @ w1) @ w2
+
+
+def block_params(seed):
+    return [1.0 + normal(seed, (D,), 0.1), normal(seed + 1, (D, H, Dh), 0.25),
+            normal(seed + 2, (D, H, Dh), 0.25), normal(seed + 3, (D, H, Dh), 0.25),
+            normal(seed + 4, (H, Dh, D), 0.25), 1.0 + normal(seed + 5, (D,), 0.1),
+            normal(seed + 6, (D, F), 0.25), normal(seed + 7, (F, D), 0.25)]
+
+
+# FSDP over data on the model dimension of every weight, heads and hidden features over model.
+BLOCK_SPECS = (P(None), P("data", "model", None), P("data", "model", None),
+               P("data", "model", None), P("model", None, "data"), P(None), P("data", "model"),
+               P("model", "data"))
+
+
 @case
 def transformer_block_fsdp_tp():
-    """A pre-norm transformer block forward (causal attention over 4 heads, then an MLP):
-    batch and FSDP on data=4; heads and hidden features on model=2."""
+    """The transformer block forward: batch and FSDP on data=4; heads and hidden features on
+    model=2."""
     m = mesh((4, 2), ("data", "model"))
-    B, S, D, H, F = 4, 8, 16, 4, 32
-    Dh = D // H
-
-    def block(x, g1, wq, wk, wv, wo, g2, w1, w2):
-        h = layer_norm(x, g1)
-        q = jnp.einsum("bsd,dhk->bshk", h, wq)
-        k = jnp.einsum("bsd,dhk->bshk", h, wk)
-        v = jnp.einsum("bsd,dhk->bshk", h, wv)
-        s = jnp.einsum("bshk,bthk->bhst", q, k) / np.sqrt(Dh).astype(np.float32)
-        mask = jnp.tril(jnp.ones((S, S), bool))
-        s = jnp.where(mask, s, -1e9)
-        p = jax.nn.softmax(s, axis=-1)
-        a = jnp.einsum("bhst,bthk->bshk", p, v)
-        x = x + jnp.einsum("bshk,hkd->bsd", a, wo)
-        h = layer_norm(x, g2)
-        return x + jax.nn.relu(h @ w1) @ w2
-
-    args = [normal(41, (B, S, D)), 1.0 + normal(42, (D,), 0.1),
-            normal(43, (D, H, Dh), 0.25), normal(44, (D, H, Dh), 0.25),
-            normal(45, (D, H, Dh), 0.25), normal(46, (H, Dh, D), 0.25),
-            1.0 + normal(47, (D,), 0.1), normal(48, (D, F), 0.25), normal(49, (F, D), 0.25)]
-    specs = (P("data", None, None), P(None), P("data", "model", None), P("data", "model", None),
-             P("data", "model", None), P("model", None, "data"), P(None), P("data", "model"),
-             P("model", "data"))
-    export("transformer_block_fsdp_tp", block, m, specs, P("data", None, None), args, tol=1e-4,
+    args = [normal(41, (B, S, D))] + block_params(42)
+    export("transformer_block_fsdp_tp", block, m, (P("data", None, None),) + BLOCK_SPECS,
+           P("data", None, None), args, tol=1e-4,
            why="attention and an MLP: chained split contractions, softmax, layer norms; 1e-4")
+
+
+@case
+def transformer_train_step_fsdp_tp():
+    """One SGD step of the transformer block (squared error against targets) under FSDP + TP:
+    the updated parameters keep their shardings, and the loss."""
+    m = mesh((4, 2), ("data", "model"))
+    def step(x, y, *params):
+        def loss(params):
+            return jnp.mean((block(x, *params) - y) ** 2)
+        l, grads = jax.value_and_grad(loss)(params)
+        return tuple(p - 0.1 * g for p, g in zip(params, grads)) + (l,)
+    args = [normal(61, (B, S, D)), normal(62, (B, S, D))] + block_params(63)
+    export("transformer_train_step_fsdp_tp", step, m,
+           (P("data", None, None), P("data", None, None)) + BLOCK_SPECS, BLOCK_SPECS + (P(),),
+           args, tol=1e-4,
+           why="attention, an MLP and their gradients: chained split contractions; 1e-4")
 
 
 if __name__ == "__main__":

@@ -87,6 +87,7 @@ partitioned_goldens!(
     mlp_open_weight_4x2,
     train_step_fsdp_tp,
     transformer_block_fsdp_tp,
+    transformer_train_step_fsdp_tp,
 );
 
 #[test]
@@ -143,12 +144,14 @@ fn input_bytes(dir: &Path) -> u64 {
 #[test]
 fn devices_hold_only_their_shards() {
     // (golden, the most a device may hold as a share of the unsharded program): parameters
-    // and activations split 8 ways, with gathered weights (FSDP) and partial sums on top.
+    // and activations split 8 ways (1/8), with gathered weights (FSDP) and partial sums on
+    // top; measured 0.20 to 0.26.
     for (name, share) in [
         ("matmul_both_free_4x2", 0.35),
-        ("mlp_fsdp_tp", 0.5),
-        ("train_step_fsdp_tp", 0.5),
-        ("transformer_block_fsdp_tp", 0.5),
+        ("mlp_fsdp_tp", 0.35),
+        ("train_step_fsdp_tp", 0.35),
+        ("transformer_block_fsdp_tp", 0.3),
+        ("transformer_train_step_fsdp_tp", 0.3),
     ] {
         let dir = common::data_dir().join("partitioned").join(name);
         let sharded = json_report(&dir, "module.mlir", &[]);
