@@ -567,3 +567,36 @@ fn unsplittable_programs_fall_back_for_sharded_arguments_and_refuse_asked_shardi
     assert!(y.sharding().unwrap().is_fully_replicated());
     assert_eq!(y.addressable_shards()[7].data.shape(), &[10, 4]);
 }
+
+/// A jit with in_shardings around a shard_map: the manual program takes its argument split as
+/// asked (the pieces go straight to the devices) and its result as the out_specs say.
+#[test]
+fn in_shardings_around_a_shard_map() {
+    init();
+    let x = grid([8, 4], 7, 3, 11, 5, 8.0);
+    let f = jit(|x: &Array| {
+        systolic::shard_map(
+            |x: &Array| lax::psum(&np::sum(x, Some(&[0][..]), false), "data"),
+            &mesh(),
+            P!("data", "model"),
+            P!("model"),
+        )
+        .call(x)
+        .unwrap()
+    })
+    .in_shardings(ns(P!("data", "model")));
+    let text = f.lower(&x).unwrap().as_text();
+    assert!(
+        text.contains(
+            r#"tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>}"#
+        ),
+        "{text}"
+    );
+    let y = f.call(&x).unwrap();
+    let xs = values(&x);
+    let want: Vec<f32> = (0..4)
+        .map(|j| (0..8).map(|i| xs[i * 4 + j]).sum())
+        .collect();
+    close(&values(&y), &want, 1e-6, "column sums");
+    assert_eq!(y.sharding().unwrap().spec(), &P!("model"));
+}
