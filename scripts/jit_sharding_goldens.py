@@ -26,7 +26,7 @@ crates/systolic-cli/tests/data/partitioned/<name>/ with
 
 Tolerances: data movement is exact; f32 sums in another order are held to JAX's 1e-6 relative
 (1e-5 for dots whose contraction is split, 1e-4 for the model programs, which chain several
-contractions, a softmax and its gradient).
+contractions, a softmax and its gradient; 1e-2 for bf16 results).
 """
 
 import json

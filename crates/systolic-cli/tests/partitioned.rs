@@ -103,6 +103,27 @@ fn every_partitioned_golden_is_tested() {
     assert_eq!(on_disk, listed);
 }
 
+/// Every golden, in both forms, runs on as many devices as its mesh has (outputs equal to
+/// JAX's alone would not tell a partitioned run from a one-device one).
+#[test]
+fn every_golden_runs_on_its_mesh() {
+    for name in LISTED {
+        let dir = common::data_dir().join("partitioned").join(name);
+        let meta: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap();
+        let devices: u64 = meta["mesh"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|n| n.as_u64().unwrap())
+            .product();
+        for module in ["module.mlir", "module_gspmd.mlir"] {
+            let report = json_report(&dir, module, &[]);
+            assert_eq!(report["devices"], devices, "{name}/{module}: {report}");
+        }
+    }
+}
+
 /// `systolic run <dir>/<module> --json` with the golden's inputs (and `extra`); the report.
 fn json_report(dir: &Path, module: &str, extra: &[&str]) -> serde_json::Value {
     let g = common::golden(&format!(
