@@ -287,6 +287,22 @@ def conv_4x2():
            tol=1e-5, why="f32 sums of 27 products: 1e-5")
 
 
+@case
+def partly_manual_4x2():
+    """A shard_map manual over model only (data left to the compiler) inside a jit whose
+    arguments are split over both axes: a psum over model inside, global ops around it."""
+    m = mesh((4, 2), ("data", "model"))
+    def inner(x, w):
+        return jax.lax.psum(x @ w, "model")
+    sm = jax.shard_map(inner, mesh=m, in_specs=(P(None, "model"), P("model", None)),
+                       out_specs=P(), axis_names={"model"})
+    def f(x, w):
+        return jnp.tanh(sm(x * 2.0, w)) + 1.0
+    export("partly_manual_4x2", f, m, (P("data", "model"), P("model", None)), P("data", None),
+           [normal(70, (16, 8)), normal(71, (8, 8))], tol=1e-5,
+           why="f32 dot products of 8 terms summed across devices: 1e-5")
+
+
 # --- 3D mesh -------------------------------------------------------------------------------
 
 @case
