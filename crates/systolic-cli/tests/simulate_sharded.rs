@@ -265,3 +265,42 @@ fn every_partitioned_golden_costs_on_a_slice_with_the_global_programs_flops_as_m
     }
     assert!(costed >= 20, "only {costed} partitioned goldens costed");
 }
+
+#[test]
+fn a_large_array_gathered_whole_is_reported_as_a_warning() {
+    // 4 MiB split over 'data', asked for whole on every device: the partitioner gathers it.
+    let src = r#"module @gather attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["data"=4, "model"=2]>
+  func.func public @main(%x: tensor<1024x1024xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}) -> (tensor<1024x1024xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}) {
+    %y = stablehlo.tanh %x : tensor<1024x1024xf32>
+    return %y : tensor<1024x1024xf32>
+  }
+}"#;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("gather.mlir");
+    std::fs::write(&file, src).unwrap();
+    let out = systolic(&[
+        "simulate",
+        file.to_str().unwrap(),
+        "--slice",
+        "v5p:2x2x2",
+        "--cost-only",
+        "--json",
+    ]);
+    let (stdout, stderr) = texts(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stdout.contains("warning: involuntary full rematerialization"),
+        "{stdout}"
+    );
+    let r = last_line_json(&stdout);
+    let warnings = r["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].as_str().unwrap().contains("4194304 bytes"));
+    // The gather it warns about is costed.
+    let colls = r["collectives"].as_array().unwrap();
+    assert!(colls.iter().any(|c| c["kind"] == "all_gather"), "{colls:?}");
+    // A program that needs no such gather has no warning.
+    std::fs::write(&file, MLP).unwrap();
+    assert_eq!(cost(&file, "v5p:2x2x2")["warnings"], serde_json::json!([]));
+}

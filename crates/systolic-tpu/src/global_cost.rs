@@ -54,5 +54,8 @@ pub fn simulate_global(
         let whole = simulate(&tpu(global)?, slice.chip(), &whole_options)?;
         report.set_model_flops(whole.flops);
     }
+    if let Some(s) = spmd {
+        report.warnings = s.warnings;
+    }
     Ok(report)
 }

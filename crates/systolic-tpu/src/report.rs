@@ -205,6 +205,9 @@ pub fn render_spmd(r: &SpmdReport, top: Option<usize>) -> String {
         r.hfu * 100.0
     );
     write_chip_summary(&mut out, " per chip", &ChipSummary::of_spmd(r));
+    for w in &r.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
     out
 }
 

@@ -91,6 +91,9 @@ pub struct SpmdReport {
     pub ops: Vec<KernelCost>,
     /// What the model assumed where figures or facts were missing.
     pub assumptions: Vec<String>,
+    /// What the partitioner noticed when the program was partitioned from a global one (a
+    /// large array gathered whole on every device, by op and place); empty otherwise.
+    pub warnings: Vec<String>,
 }
 
 /// Where one chip's time went.
@@ -239,6 +242,7 @@ pub fn simulate_spmd(
         collectives: prepared.iter().map(|p| p.run.clone()).collect(),
         ops: one.ops,
         assumptions: one.assumptions,
+        warnings: vec![],
     };
     report.set_model_flops(one.flops * f64::from(chips));
     Ok(report)
