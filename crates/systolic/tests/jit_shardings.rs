@@ -131,6 +131,19 @@ fn matmul_under_fsdp_and_tp_shardings_equals_the_unsharded_jit() {
             check_shards(&y, &ns(out), &want);
         }
     }
+    // The per-device program of the FSDP case: rows of x, w's rows gathered for the product.
+    let fsdp = jit(matmul)
+        .in_shardings([ns(P!("data")), ns(P!("data", None))])
+        .compile(&(x.clone(), w.clone()))
+        .unwrap();
+    let text = fsdp.as_text();
+    assert!(
+        text.contains("%arg0: tensor<4x32xf32>")
+            && text.contains("%arg1: tensor<8x8xf32>")
+            && text.contains("stablehlo.all_gather"),
+        "{text}"
+    );
+    assert!(fsdp.warnings().is_empty(), "{:?}", fsdp.warnings());
 }
 
 /// Without out_shardings a result carries the sharding the partitioner propagated to it, as

@@ -104,6 +104,30 @@ impl CompiledSpmd {
     pub fn devices(&self) -> &[systolic_runtime::Device] {
         self.program.devices()
     }
+
+    /// The program each device runs (pieces in, pieces out, collectives in place) as
+    /// StableHLO text, like JAX's `jit(f).lower(x).compile().as_text()`.
+    ///
+    /// ```
+    /// # systolic::set_cpu_devices(8).unwrap();
+    /// use systolic::{jit, make_mesh, numpy as np, Array, NamedSharding, P};
+    /// let mesh = make_mesh(&[8], &["i"]).unwrap();
+    /// let f = jit(|x: &Array| np::sum(x, None, false))
+    ///     .in_shardings(NamedSharding::new(&mesh, P!("i")).unwrap());
+    /// let text = f.compile(&Array::from_vec(vec![1.0f32; 64], &[64])).unwrap().as_text();
+    /// // Each device sums its 8 elements, then the partial sums are added up.
+    /// assert!(text.contains("tensor<8xf32>") && text.contains("stablehlo.all_reduce"), "{text}");
+    /// ```
+    pub fn as_text(&self) -> String {
+        self.program.per_device_text()
+    }
+
+    /// What the partitioner noticed but did not refuse: each large array it had to gather
+    /// whole onto every device (XLA's "involuntary full rematerialization"), with the op that
+    /// needed it and where it is. Also printed to stderr when compiled.
+    pub fn warnings(&self) -> &[String] {
+        self.program.warnings()
+    }
 }
 
 /// A function mapped over the devices of a mesh. Made by [`shard_map`].

@@ -410,6 +410,10 @@ pub(crate) struct SpmdProgram {
     params: Vec<ShardLayout>,
     /// Each result's global type and sharding.
     results: Vec<(TensorType, NamedSharding)>,
+    /// The per-device program, kept to be shown.
+    per_device: Box<Module>,
+    /// What the partitioner noticed (involuntary full rematerializations).
+    warnings: Vec<String>,
 }
 
 impl SpmdProgram {
@@ -489,7 +493,19 @@ impl SpmdProgram {
             exe,
             params: spmd.params,
             results,
+            per_device: Box::new(spmd.module),
+            warnings: spmd.warnings,
         })
+    }
+
+    /// See [`super::CompiledSpmd::as_text`].
+    pub(crate) fn per_device_text(&self) -> String {
+        systolic_ir::text::print_module(&self.per_device)
+    }
+
+    /// See [`super::CompiledSpmd::warnings`].
+    pub(crate) fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// See [`super::CompiledSpmd::peak_memory_bytes`].
