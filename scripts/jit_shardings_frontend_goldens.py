@@ -15,7 +15,7 @@ What it records, on a 4x2 mesh ("data", "model") of Auto axes:
   out_specs    -- the PartitionSpecs of the results JAX returns (asked for or propagated)
   mlp          -- three SGD steps of a two-layer MLP with FSDP + TP shardings: the losses and
                   the final parameters' sums (the inputs are the formulas in `mlp_inputs`, which
-                  the Rust test writes the same way)
+                  the Rust test writes the same way); without out_shardings, the result specs
 """
 
 import json
@@ -109,7 +109,11 @@ losses = []
 for _ in range(3):
     params, l = sharded_step(params, batch)
     losses.append(float(l))
+# The same step without out_shardings: the shardings propagation gives the results.
+free_step = jax.jit(step, in_shardings=(param_s, batch_s))
+free_params, free_loss = free_step(*mlp_inputs())
 mlp = {
+    "free_out_specs": [spec_text(o.sharding) for o in (*free_params, free_loss)],
     "losses": losses,
     "param_sums": [float(jnp.sum(p)) for p in params],
     "param_specs": [spec_text(p.sharding) for p in params],

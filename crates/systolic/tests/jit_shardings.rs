@@ -301,6 +301,22 @@ fn mlp_training_step_with_fsdp_and_tp_equals_the_single_device_step() {
         ]);
     let single = jit(sgd_step);
     let (mut p, batch) = mlp_inputs();
+    // Without out_shardings the results take the shardings propagation gives them: JAX's.
+    let free = jit(sgd_step)
+        .in_shardings(params_s.iter().chain(&batch_s).cloned().collect::<Vec<_>>())
+        .call(&(p.clone(), batch.clone()))
+        .unwrap();
+    let specs: Vec<String> = [&free.0 .0, &free.0 .1, &free.0 .2, &free.1]
+        .iter()
+        .map(|a| a.sharding().unwrap().spec().to_string())
+        .collect();
+    let jax_specs: Vec<String> = g["mlp"]["free_out_specs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(specs, jax_specs);
     // Each device plans less memory than under the same step with everything replicated.
     let replicated = jit(sgd_step).in_shardings(ns(P!()));
     let (a, b) = (
