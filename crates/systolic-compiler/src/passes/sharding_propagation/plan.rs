@@ -434,7 +434,12 @@ fn yield_to_reductions(
             }
             // An axis taken otherwise than at a minor end: the reduction stops before it.
             let one = std::slice::from_ref(&a);
-            if chosen.iter().flatten().flatten().any(|x| axes::overlaps_any(x, one, mesh)) {
+            if chosen
+                .iter()
+                .flatten()
+                .flatten()
+                .any(|x| axes::overlaps_any(x, one, mesh))
+            {
                 break;
             }
         }
@@ -478,7 +483,9 @@ fn yield_to_operands(
                 let p = p.as_ref()?;
                 let axes = p.axes.get(f)?.as_ref()?;
                 axes::overlaps_any(a, axes, mesh).then(|| {
-                    local(dims, &|g| p.axes.get(g).cloned().flatten().unwrap_or_default())
+                    local(dims, &|g| {
+                        p.axes.get(g).cloned().flatten().unwrap_or_default()
+                    })
                 })
             })
             .sum()
