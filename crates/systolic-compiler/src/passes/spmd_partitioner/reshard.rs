@@ -238,7 +238,10 @@ impl Partitioner<'_> {
         p
     }
 
-    pub(super) fn constant(&mut self, t: Result<Tensor, systolic_ir::TensorError>) -> Result<ValueId, String> {
+    pub(super) fn constant(
+        &mut self,
+        t: Result<Tensor, systolic_ir::TensorError>,
+    ) -> Result<ValueId, String> {
         let t = t.map_err(|e| format!("internal: an offset table: {e}"))?;
         let ty = Type::Tensor(t.ty().clone());
         Ok(self.emit(OpKind::Constant(t), vec![], ty, vec![]))
