@@ -11,7 +11,7 @@ fn tour_runs_and_agrees_with_jax() {
     assert!(stdout.contains("logits: tensor<8x10xf32>"), "{stdout}");
     assert!(stdout.contains("agrees"), "{stdout}");
     // The bundled golden stages: every output checked against JAX's.
-    assert!(stdout.contains("[5/11]"), "{stdout}");
+    assert!(stdout.contains("[5/12]"), "{stdout}");
     // The many-devices stage: a JAX shard_map step on 8 devices, compiled and interpreted,
     // checked against JAX (the stage fails the tour otherwise), then costed on a slice.
     assert!(
@@ -35,6 +35,17 @@ fn tour_runs_and_agrees_with_jax() {
     assert!(
         stdout.contains("1048576 examples per chip do not fit")
             && stdout.contains("RESOURCE_EXHAUSTED"),
+        "{stdout}"
+    );
+    // Automatic sharding: the transformer step under three shardings equals one device's
+    // (the stage fails otherwise), then a larger one is partitioned and costed on a slice.
+    assert!(
+        stdout.lines().any(|l| l.contains("FSDP + TP")
+            && l.contains("on 8 devices: losses equal the one-device run's")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("costed on v5p:2x2x2:") && stdout.contains("mesh 4×2: step"),
         "{stdout}"
     );
     // The compiled stage: timed beside the interpreter and checked against JAX.

@@ -12,6 +12,7 @@ mod many_devices;
 mod mlp;
 mod mlp_training;
 mod pmap_training;
+mod sharded_transformer;
 mod tpu_run;
 mod tpu_sim;
 mod training;
@@ -41,11 +42,12 @@ fn stages() -> Vec<Box<dyn Stage>> {
     stages.push(Box::new(training::PerExampleGradients));
     stages.push(Box::new(many_devices::ManyDevices));
     stages.push(Box::new(pmap_training::PmapTraining));
+    stages.push(Box::new(sharded_transformer::ShardedTransformer));
     stages
 }
 
 /// Capabilities that will become stages, named so the tour says where it is going.
-const COMING: &[&str] = &["automatic sharding (jit with shardings)", "profiles"];
+const COMING: &[&str] = &["profiles"];
 
 /// Runs every stage.
 pub fn run() -> Result<(), CliError> {
