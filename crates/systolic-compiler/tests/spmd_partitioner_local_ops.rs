@@ -184,4 +184,3 @@ fn batch_norm_training_splits_over_features() {
     let inputs = [data(vec![4, 6, 8], 9), data(vec![8], 10), data(vec![8], 11)];
     under_random_shardings(&[&[4, 6, 8], &[4, 6, 8]], &inputs, 10, program);
 }
-
