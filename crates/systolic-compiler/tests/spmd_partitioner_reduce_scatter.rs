@@ -150,3 +150,21 @@ fn products_and_reductions_under_random_shardings() {
         }
     }
 }
+
+/// FSDP over two axes: the weight gradient `xᵀ·dy` (the batch contracted) held split like
+/// the weight, over both axes of one dimension, contracts locally and reduce-scatters both
+/// axes at once, instead of gathering the activations whole onto every device.
+#[test]
+fn an_fsdp_weight_gradient_over_two_axes_reduce_scatters_both() {
+    let text = module(
+        MESH_2D,
+        r#"func.func public @main(%x: tensor<64x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data", "model"}, {}]>}, %dy: tensor<64x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data", "model"}, {}]>}) -> (tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data", "model"}, {}]>}) {
+    %0 = stablehlo.dot_general %x, %dy, contracting_dims = [0] x [0] : (tensor<64x16xf32>, tensor<64x8xf32>) -> tensor<16x8xf32>
+    return %0 : tensor<16x8xf32>
+  }"#,
+    );
+    check(&text, &[data(vec![64, 16], 11), data(vec![64, 8], 12)]);
+    assert_eq!(count(&text, is_ag), 0, "the activations are not gathered");
+    assert_eq!(count(&text, is_rs), 1);
+    assert_eq!(count(&text, is_ar), 0);
+}

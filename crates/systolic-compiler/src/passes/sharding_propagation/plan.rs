@@ -420,7 +420,31 @@ fn yield_to_reductions(
             .flatten()
             .filter_map(|p| p.axes[g].as_deref())
             .collect();
-        for a in compatible(&lists, mesh) {
+        let reduction = compatible(&lists, mesh);
+        // A result factor holding all the reduction's axes as its minor end (an FSDP weight's
+        // gradient split over two axes like the batch it contracts) yields them together
+        // when that moves less: the axes one by one would stop at the first, not minor.
+        if reduction.len() > 1 {
+            let n = reduction.len();
+            let taker = (0..chosen.len()).find(|&f| {
+                factors[f].kind == FactorKind::Pass
+                    && chosen[f]
+                        .as_ref()
+                        .is_some_and(|c| c.len() >= n && c[c.len() - n..] == reduction[..])
+            });
+            if let Some(f) = taker {
+                let held = |f: usize| -> i64 {
+                    reduction.iter().map(|a| holding(f, a)).max().unwrap_or(0)
+                };
+                if results + held(f) <= held(g) {
+                    if let Some(c) = chosen[f].as_mut() {
+                        c.truncate(c.len() - n);
+                    }
+                    continue;
+                }
+            }
+        }
+        for a in reduction {
             let taker = (0..chosen.len()).find(|&f| {
                 factors[f].kind == FactorKind::Pass
                     && chosen[f].as_ref().is_some_and(|c| c.last() == Some(&a))
