@@ -155,7 +155,8 @@ fn main() {
         let sharded = jit(step)
             .in_shardings(strategy.in_shardings(&mesh, &cfg))
             .out_shardings(strategy.out_shardings(&mesh, &cfg));
-        let (losses, times, last) = train(&cfg, args.steps, &params, &|a| {
+        let pinned = strategy.pin_activations(&params, &mesh);
+        let (losses, times, last) = train(&cfg, args.steps, &pinned, &|a| {
             sharded
                 .call(a)
                 .unwrap_or_else(|e| panic!("{}: {e}", strategy.name()))
@@ -228,7 +229,7 @@ fn cost_on_slices(args: &Args, host_mesh: &systolic::Mesh) -> Vec<String> {
         let text = jit(step)
             .in_shardings(strategy.in_shardings(host_mesh, &cfg))
             .out_shardings(strategy.out_shardings(host_mesh, &cfg))
-            .lower(&(params.clone(), data.clone()))
+            .lower(&(strategy.pin_activations(&params, host_mesh), data.clone()))
             .unwrap_or_else(|e| panic!("lowering {}: {e}", strategy.name()))
             .as_text();
         let global = systolic_ir::text::parse_module(&text, "step.mlir").expect("its own text");

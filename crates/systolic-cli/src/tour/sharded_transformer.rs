@@ -43,8 +43,8 @@ impl Stage for ShardedTransformer {
             cfg.seq
         );
         type Run<'a> = &'a dyn Fn(&StepArgs) -> systolic::Result<(Params, systolic::Array)>;
-        let losses = |run: Run| -> Result<Vec<f32>, CliError> {
-            let mut p = params.clone();
+        let losses = |start: &Params, run: Run| -> Result<Vec<f32>, CliError> {
+            let mut p = start.clone();
             let mut out = vec![];
             for i in 0..STEPS {
                 let (next, l) = run(&(p, batch(&cfg, i))).map_err(fail)?;
@@ -54,13 +54,14 @@ impl Stage for ShardedTransformer {
             Ok(out)
         };
         let single = jit(step);
-        let want = losses(&|a| single.call(a))?;
+        let want = losses(&params, &|a| single.call(a))?;
         println!("  one device: losses {want:.4?}");
         for strategy in Strategy::ALL {
             let sharded = jit(step)
                 .in_shardings(strategy.in_shardings(&mesh, &cfg))
                 .out_shardings(strategy.out_shardings(&mesh, &cfg));
-            let got = losses(&|a| sharded.call(a))?;
+            let pinned = strategy.pin_activations(&params, &mesh);
+            let got = losses(&pinned, &|a| sharded.call(a))?;
             let diff = got
                 .iter()
                 .zip(&want)
@@ -81,7 +82,10 @@ impl Stage for ShardedTransformer {
         let text = jit(step)
             .in_shardings(Strategy::FsdpTp.in_shardings(&mesh, &big))
             .out_shardings(Strategy::FsdpTp.out_shardings(&mesh, &big))
-            .lower(&(zeros(&big, DType::BF16), batch(&big, 0)))
+            .lower(&(
+                Strategy::FsdpTp.pin_activations(&zeros(&big, DType::BF16), &mesh),
+                batch(&big, 0),
+            ))
             .map_err(fail)?
             .as_text();
         let global = systolic_ir::text::parse_module(&text, "step.mlir").map_err(fail)?;

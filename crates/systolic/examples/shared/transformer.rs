@@ -9,8 +9,8 @@
 //! compiler propagates the shardings and partitions it, as `jax.jit` with shardings does.
 
 use systolic::{
-    nn, numpy as np, random, tree_map, value_and_grad, Array, Mesh, NamedSharding, PartitionSpec,
-    Tree, P,
+    lax, nn, numpy as np, random, tree_map, value_and_grad, Array, Mesh, NamedSharding,
+    PartitionSpec, Tree, P,
 };
 use systolic_ir::DType;
 
@@ -103,6 +103,10 @@ pub struct Params {
     /// Attention heads (part of the tree's structure, not an array).
     #[tree(static)]
     pub heads: i64,
+    /// How the activations are split (a `with_sharding_constraint` on the embedded tokens,
+    /// as JAX models pin their activations' batch dimension), if at all.
+    #[tree(static)]
+    pub activations: Option<NamedSharding>,
     pub embed: Array,
     pub layers: Vec<Layer>,
     pub final_norm: Array,
@@ -138,6 +142,7 @@ pub fn init(cfg: &Config, key: &Array, dtype: DType) -> Params {
         .collect();
     Params {
         heads: cfg.heads,
+        activations: None,
         embed,
         layers,
         final_norm: np::ones(&[d], dtype),
@@ -151,6 +156,7 @@ pub fn zeros(cfg: &Config, dtype: DType) -> Params {
     let z = |shape: &[i64]| np::zeros(shape, dtype);
     Params {
         heads: cfg.heads,
+        activations: None,
         embed: z(&[v, d]),
         layers: (0..cfg.layers)
             .map(|_| Layer {
@@ -195,6 +201,9 @@ pub fn loss(p: &Params, tokens: &Array, targets: &Array) -> Array {
     let heads = p.heads;
     let dh = d / heads;
     let mut x = np::take(&p.embed, tokens, Some(0), np::TakeMode::Clip);
+    if let Some(s) = &p.activations {
+        x = lax::with_sharding_constraint(&x, s);
+    }
     for l in &p.layers {
         let h = nn::rms_norm(&x, Some(&l.attn_norm), None, 1e-6);
         let split = |w: &Array| np::reshape(&dense(&h, w), &[b, s, heads, dh]);
@@ -285,6 +294,20 @@ impl Strategy {
         out.push(ns(batch.clone()));
         out.push(ns(batch));
         out
+    }
+
+    /// `params` with the activations pinned to this strategy's batch split (the embedded
+    /// tokens' batch dimension over the batch's axes): without it propagation may split the
+    /// activations like an FSDP embedding table's features instead, and replicate the batch.
+    pub fn pin_activations(self, params: &Params, mesh: &Mesh) -> Params {
+        let batch = match self {
+            Strategy::DataParallel | Strategy::Fsdp => P!(("data", "model"), None, None),
+            Strategy::FsdpTp => P!("data", None, None),
+        };
+        Params {
+            activations: Some(NamedSharding::new(mesh, batch).expect("axes of the mesh")),
+            ..params.clone()
+        }
     }
 
     /// The step's out shardings: the parameters as they came in, the loss as propagated.
