@@ -4,10 +4,10 @@
 //! are called), and the partitioned program must compute what the program computes whole.
 
 use crate::common::same_bits;
+use crate::spmd_partitioner_check::run_spmd;
 use systolic_compiler::passes::import_gspmd::{has_gspmd_shardings, import_gspmd_shardings};
-use systolic_compiler::passes::{per_device_program, SpmdModule};
-use systolic_cpu::{shards, CpuBuffer};
-use systolic_interp::{run_programs, Interpreter, Value};
+use systolic_compiler::passes::per_device_program;
+use systolic_interp::{Interpreter, Value};
 use systolic_ir::text::{parse_module, print_module};
 use systolic_ir::{Attribute, Module, OpKind, SdySharding, ShardLayout, Tensor, Type};
 
@@ -107,40 +107,6 @@ fn constraints_become_sharding_constraints() {
     assert!(constraints[0].dims[1].axes.is_empty());
 }
 
-/// Runs the per-device program on one interpreter process per device.
-pub(crate) fn run_spmd(spmd: &SpmdModule, inputs: &[Value]) -> Vec<Tensor> {
-    let per_input: Vec<Vec<CpuBuffer>> = inputs
-        .iter()
-        .zip(&spmd.params)
-        .map(|(x, l)| {
-            let t = x.clone().into_tensor().unwrap();
-            shards::split(&CpuBuffer::from_tensor(&t), l).unwrap()
-        })
-        .collect();
-    let args: Vec<Vec<Value>> = (0..spmd.num_devices)
-        .map(|d| {
-            per_input
-                .iter()
-                .map(|p| Value::Tensor(p[d].to_tensor()))
-                .collect()
-        })
-        .collect();
-    let programs = vec![vec!["main".to_string(); spmd.num_devices]];
-    let outputs = run_programs(&spmd.module, &programs, args)
-        .unwrap_or_else(|e| panic!("{e}\n{}", print_module(&spmd.module)));
-    (0..spmd.results.len())
-        .map(|j| {
-            let pieces: Vec<CpuBuffer> = outputs
-                .iter()
-                .map(|o| CpuBuffer::from_tensor(&o[j].clone().into_tensor().unwrap()))
-                .collect();
-            let (global, differing) = shards::assemble(&pieces, &spmd.results[j]).unwrap();
-            assert!(differing.is_empty(), "result {j}: copies differ");
-            global.to_tensor()
-        })
-        .collect()
-}
-
 #[test]
 fn gspmd_programs_partition_and_compute_what_they_compute_whole() {
     for (name, gspmd, _) in CASES {
@@ -155,7 +121,11 @@ fn gspmd_programs_partition_and_compute_what_they_compute_whole() {
             let want = Interpreter::new(&imported)
                 .call("main", inputs.clone())
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
-            let got = run_spmd(&spmd, &inputs);
+            let tensors: Vec<Tensor> = inputs
+                .iter()
+                .map(|v| v.clone().into_tensor().unwrap())
+                .collect();
+            let got = run_spmd(&spmd, &tensors);
             for (j, (g, w)) in got.iter().zip(&want).enumerate() {
                 let w = w.clone().into_tensor().unwrap();
                 let close = g.shape() == w.shape()

@@ -3,48 +3,11 @@
 //! (`scripts/partly_manual_goldens.py`), partitioned by `per_device_program` and run one
 //! interpreter process per device.
 
-use crate::gspmd_import::run_spmd;
-use std::path::PathBuf;
-use systolic_compiler::passes::per_device_program;
-use systolic_interp::Value;
-use systolic_ir::text::parse_module;
+use crate::spmd_partitioner_check::check_jax_golden;
 use systolic_ir::OpKind;
 
-fn case(name: &str) -> (systolic_ir::Module, Vec<Value>, Vec<systolic_ir::Tensor>) {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/partly_manual")
-        .join(name);
-    let text = std::fs::read_to_string(dir.join("module.mlir")).unwrap();
-    let module = parse_module(&text, name).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let read = |prefix: &str| -> Vec<systolic_ir::Tensor> {
-        (0..)
-            .map(|i| dir.join(format!("{prefix}{i}.npy")))
-            .take_while(|p| p.exists())
-            .map(|p| systolic_npy::read(&p, None).unwrap())
-            .collect()
-    };
-    let inputs = read("in").into_iter().map(Value::Tensor).collect();
-    (module, inputs, read("out"))
-}
-
 fn check(name: &str) -> systolic_compiler::passes::SpmdModule {
-    let (module, inputs, want) = case(name);
-    let spmd = per_device_program(&module, "main")
-        .unwrap_or_else(|e| panic!("{name}: {e}"))
-        .expect("an 8-device program");
-    assert_eq!(spmd.num_devices, 8);
-    let got = run_spmd(&spmd, &inputs);
-    assert_eq!(got.len(), want.len());
-    for (j, (g, w)) in got.iter().zip(&want).enumerate() {
-        assert_eq!(g.shape(), w.shape(), "{name} result {j}");
-        for (a, b) in g.to_f64_vec().iter().zip(w.to_f64_vec()) {
-            assert!(
-                (a - b).abs() <= 1e-5 + 1e-5 * b.abs(),
-                "{name} result {j}: {g:?}\nwant {w:?}"
-            );
-        }
-    }
-    spmd
+    check_jax_golden("partly_manual", name, 1e-5).0
 }
 
 #[test]

@@ -37,6 +37,14 @@ pub fn spmd(text: &str) -> SpmdModule {
 pub fn run_partitioned(text: &str, inputs: &[Tensor]) -> (Vec<Tensor>, String) {
     let spmd = spmd(text);
     let printed = print_module(&spmd.module);
+    (run_spmd(&spmd, inputs), printed)
+}
+
+/// Runs a per-device program on one interpreter process per device: the global inputs split
+/// by its parameters' layouts, the global results assembled by its results' (copies checked
+/// to agree).
+pub fn run_spmd(spmd: &SpmdModule, inputs: &[Tensor]) -> Vec<Tensor> {
+    let printed = || print_module(&spmd.module);
     let per_input: Vec<Vec<CpuBuffer>> = inputs
         .iter()
         .zip(&spmd.params)
@@ -51,8 +59,8 @@ pub fn run_partitioned(text: &str, inputs: &[Tensor]) -> (Vec<Tensor>, String) {
         })
         .collect();
     let programs = vec![vec!["main".to_string(); spmd.num_devices]];
-    let results =
-        run_programs(&spmd.module, &programs, args).unwrap_or_else(|e| panic!("{e}\n{printed}"));
+    let results = run_programs(&spmd.module, &programs, args)
+        .unwrap_or_else(|e| panic!("{e}\n{}", printed()));
     let outputs: Vec<Vec<CpuBuffer>> = results
         .into_iter()
         .map(|r| {
@@ -61,18 +69,56 @@ pub fn run_partitioned(text: &str, inputs: &[Tensor]) -> (Vec<Tensor>, String) {
                 .collect()
         })
         .collect();
-    let got = (0..spmd.results.len())
+    (0..spmd.results.len())
         .map(|j| {
             let pieces: Vec<CpuBuffer> = outputs.iter().map(|o| o[j].clone()).collect();
             let (global, differing) = shards::assemble(&pieces, &spmd.results[j]).unwrap();
             assert!(
                 differing.is_empty(),
-                "result {j}: copies differ: {differing:?}\n{printed}"
+                "result {j}: copies differ: {differing:?}\n{}",
+                printed()
             );
             global.to_tensor()
         })
-        .collect();
-    (got, printed)
+        .collect()
+}
+
+/// A JAX golden under `tests/data/<folder>/<name>/` (`module.mlir`, `in*.npy`, JAX's
+/// `out*.npy`, 8 devices): made per device by `per_device_program`, run on 8 interpreter
+/// processes, each output within `tol` (relative and absolute) of JAX's. The per-device
+/// module and its text.
+pub fn check_jax_golden(folder: &str, name: &str, tol: f64) -> (SpmdModule, String) {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(folder)
+        .join(name);
+    let text = std::fs::read_to_string(dir.join("module.mlir")).unwrap();
+    let module = parse_module(&text, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let read = |prefix: &str| -> Vec<Tensor> {
+        (0..)
+            .map(|i| dir.join(format!("{prefix}{i}.npy")))
+            .take_while(|p| p.exists())
+            .map(|p| systolic_npy::read(&p, None).unwrap())
+            .collect()
+    };
+    let (inputs, want) = (read("in"), read("out"));
+    let spmd = systolic_compiler::passes::per_device_program(&module, "main")
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .expect("an 8-device program");
+    assert_eq!(spmd.num_devices, 8);
+    let printed = print_module(&spmd.module);
+    let got = run_spmd(&spmd, &inputs);
+    assert_eq!(got.len(), want.len());
+    for (j, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g.shape(), w.shape(), "{name} result {j}");
+        for (a, b) in g.to_f64_vec().iter().zip(w.to_f64_vec()) {
+            assert!(
+                (a - b).abs() <= tol + tol * b.abs(),
+                "{name} result {j}: {g:?}\nwant {w:?}\n{printed}"
+            );
+        }
+    }
+    (spmd, printed)
 }
 
 pub fn close(got: &Tensor, want: &Tensor) -> bool {

@@ -6,45 +6,12 @@
 //! `per_device_program` (inline, propagate, partition), run one interpreter process per
 //! device, and compared with JAX's outputs.
 
-use crate::gspmd_import::run_spmd;
-use std::path::PathBuf;
-use systolic_compiler::passes::{per_device_program, SpmdModule};
-use systolic_interp::Value;
-use systolic_ir::text::{parse_module, print_module};
+use crate::spmd_partitioner_check::check_jax_golden;
+use systolic_compiler::passes::SpmdModule;
 use systolic_ir::OpKind;
 
 fn check(name: &str) -> (SpmdModule, String) {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/partitioner_ops")
-        .join(name);
-    let text = std::fs::read_to_string(dir.join("module.mlir")).unwrap();
-    let module = parse_module(&text, name).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let read = |prefix: &str| -> Vec<systolic_ir::Tensor> {
-        (0..)
-            .map(|i| dir.join(format!("{prefix}{i}.npy")))
-            .take_while(|p| p.exists())
-            .map(|p| systolic_npy::read(&p, None).unwrap())
-            .collect()
-    };
-    let inputs: Vec<Value> = read("in").into_iter().map(Value::Tensor).collect();
-    let want = read("out");
-    let spmd = per_device_program(&module, "main")
-        .unwrap_or_else(|e| panic!("{name}: {e}"))
-        .expect("an 8-device program");
-    assert_eq!(spmd.num_devices, 8);
-    let printed = print_module(&spmd.module);
-    let got = run_spmd(&spmd, &inputs);
-    assert_eq!(got.len(), want.len());
-    for (j, (g, w)) in got.iter().zip(&want).enumerate() {
-        assert_eq!(g.shape(), w.shape(), "{name} result {j}");
-        for (a, b) in g.to_f64_vec().iter().zip(w.to_f64_vec()) {
-            assert!(
-                (a - b).abs() <= 1e-4 + 1e-4 * b.abs(),
-                "{name} result {j}: {g:?}\nwant {w:?}\n{printed}"
-            );
-        }
-    }
-    (spmd, printed)
+    check_jax_golden("partitioner_ops", name, 1e-4)
 }
 
 fn count(spmd: &SpmdModule, pred: fn(&OpKind) -> bool) -> usize {
