@@ -184,3 +184,22 @@ fn batch_norm_training_splits_over_features() {
     let inputs = [data(vec![4, 6, 8], 9), data(vec![8], 10), data(vec![8], 11)];
     under_random_shardings(&[&[4, 6, 8], &[4, 6, 8]], &inputs, 10, program);
 }
+
+#[test]
+fn bitcasts_keep_their_common_dimensions_split() {
+    let program = |s: &[String]| {
+        format!(
+            r#"func.func public @main(%x: tensor<8x4xf32> {}) -> (tensor<8x4xf32> {}, tensor<8x4x2xf16> {}) {{
+    %0 = stablehlo.bitcast_convert %x : (tensor<8x4xf32>) -> tensor<8x4xi32>
+    %1 = stablehlo.bitcast_convert %0 : (tensor<8x4xi32>) -> tensor<8x4xf32>
+    %2 = stablehlo.bitcast_convert %x : (tensor<8x4xf32>) -> tensor<8x4x2xf16>
+    return %1, %2 : tensor<8x4xf32>, tensor<8x4x2xf16>
+  }}"#,
+            sdy(&s[0]),
+            sdy(&s[1]),
+            sdy(&s[2])
+        )
+    };
+    let inputs = [data(vec![8, 4], 12)];
+    under_random_shardings(&[&[8, 4], &[8, 4], &[8, 4, 2]], &inputs, 10, program);
+}

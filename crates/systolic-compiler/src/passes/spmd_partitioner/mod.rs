@@ -256,7 +256,8 @@ impl<'a> Partitioner<'a> {
             | DynamicUpdateSlice => self.local_op(op, plan),
             // Their rules pass batch and feature dimensions and keep windowed, matrix,
             // transformed and statistics dimensions whole, so the attributes stay true of
-            // the pieces (a convolution's input features, split, are a reduction: summed).
+            // the pieces (a convolution's input features, split, are a reduction: summed; a
+            // bitcast's element-splitting dimension stays whole).
             Convolution(_)
             | ReduceWindow { .. }
             | SelectAndScatter { .. }
@@ -267,6 +268,7 @@ impl<'a> Partitioner<'a> {
             | BatchNormTraining { .. }
             | BatchNormGrad { .. }
             | TopK { .. }
+            | BitcastConvert
             | OptimizationBarrier => self.local_op(op, plan),
             While => self.while_op(op, plan),
             Gather { .. } => self.gather_op(op, plan),
@@ -275,7 +277,6 @@ impl<'a> Partitioner<'a> {
             ManualComputation(attrs) => self.manual_op(op, attrs),
             Return(_)
             | Call { .. }
-            | BitcastConvert
             | Broadcast { .. }
             | GetDimensionSize { .. }
             | Tuple
