@@ -194,6 +194,11 @@ pub fn random_sharding(rng: &mut Rng, rank: usize, axes: &[&str]) -> String {
             dims[k].push(a);
         }
     }
+    sharding_text(&dims)
+}
+
+/// The axes of each dimension (major first) as a sharding's dimension list, `[{"x"}, {}]`.
+pub fn sharding_text(dims: &[Vec<&str>]) -> String {
     let dims: Vec<String> = dims
         .iter()
         .map(|d| {

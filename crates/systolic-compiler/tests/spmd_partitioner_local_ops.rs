@@ -4,7 +4,7 @@
 //! `checkpoint` stages), `top_k`, batched `cholesky`, batch norms. Each under random shardings
 //! of its operands and result on the 4×2 mesh, against the program run whole.
 
-use crate::spmd_partitioner_check::{check, data, module, Rng};
+use crate::spmd_partitioner_check::{check, data, module, sharding_text, Rng};
 
 const MESH: &str = r#""data"=4, "model"=2"#;
 const AXES: &[(&str, i64)] = &[("data", 4), ("model", 2)];
@@ -24,14 +24,7 @@ fn random_even_sharding(rng: &mut Rng, shape: &[i64]) -> String {
             tiles[d] *= size;
         }
     }
-    let dims: Vec<String> = dims
-        .iter()
-        .map(|d| {
-            let names: Vec<String> = d.iter().map(|a| format!("\"{a}\"")).collect();
-            format!("{{{}}}", names.join(", "))
-        })
-        .collect();
-    format!("[{}]", dims.join(", "))
+    sharding_text(&dims)
 }
 
 /// `program(shardings)` for `rounds` random shardings of each of `shapes`, checked.

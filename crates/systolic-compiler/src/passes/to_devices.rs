@@ -29,23 +29,21 @@ pub fn per_device_program(module: &Module, entry: &str) -> Result<Option<SpmdMod
     let func = module
         .func(entry)
         .ok_or_else(|| format!("no function @{entry}"))?;
-    let mut manual = false;
+    // The manual axes of each manual computation, and whether any constraint is there.
+    let mut manual_axes: Vec<&[String]> = vec![];
     let mut constrained = false;
     walk_ops(&func.body, &mut |op, _| match &op.kind {
-        OpKind::ManualComputation(_) => manual = true,
+        OpKind::ManualComputation(a) => manual_axes.push(&a.manual_axes),
         OpKind::ShardingConstraint(_) => constrained = true,
         _ => {}
     });
+    let manual = !manual_axes.is_empty();
     // Some manual computation leaves mesh axes free: the partitioner runs it.
     let partly_manual = manual && {
         let mesh = the_mesh(module, func)?;
-        let mut free = false;
-        walk_ops(&func.body, &mut |op, _| {
-            if let OpKind::ManualComputation(a) = &op.kind {
-                free |= mesh.axes.iter().any(|(n, _)| !a.manual_axes.contains(n));
-            }
-        });
-        free
+        manual_axes
+            .iter()
+            .any(|axes| mesh.axes.iter().any(|(n, _)| !axes.contains(n)))
     };
     if manual && !partly_manual {
         let spmd = lower_manual_computations(module, entry)?;

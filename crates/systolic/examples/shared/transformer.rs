@@ -120,24 +120,43 @@ pub const LEARNING_RATE: f64 = 0.5;
 pub fn init(cfg: &Config, key: &Array, dtype: DType) -> Params {
     let keys = random::split(key, 2 + 7 * cfg.layers as i64);
     let mut k = keys.iter();
-    let mut dense = |rows: i64, cols: i64| {
-        let w = random::normal(k.next().expect("enough keys"), &[rows, cols], DType::F32)
-            * (1.0 / (rows as f64).sqrt());
+    let dense = |shape: &[i64]| {
+        let w = random::normal(k.next().expect("enough keys"), shape, DType::F32)
+            * (1.0 / (shape[0] as f64).sqrt());
         np::astype(&w, dtype)
     };
+    shaped(cfg, dense, |shape| np::ones(shape, dtype))
+}
+
+/// Zero parameters of the right shapes (for lowering only: nothing is computed with them).
+pub fn zeros(cfg: &Config, dtype: DType) -> Params {
+    shaped(
+        cfg,
+        |shape| np::zeros(shape, dtype),
+        |shape| np::zeros(shape, dtype),
+    )
+}
+
+/// The parameters, each matrix made by `dense` (in the order embedding, each layer's
+/// wq, wk, wv, wo, w_gate, w_up, w_down, head) and each norm scale by `norm`.
+fn shaped(
+    cfg: &Config,
+    mut dense: impl FnMut(&[i64]) -> Array,
+    norm: impl Fn(&[i64]) -> Array,
+) -> Params {
     let (d, f, v) = (cfg.d_model, cfg.d_ff, cfg.vocab);
-    let embed = dense(v, d);
+    let embed = dense(&[v, d]);
     let layers = (0..cfg.layers)
         .map(|_| Layer {
-            attn_norm: np::ones(&[d], dtype),
-            wq: dense(d, d),
-            wk: dense(d, d),
-            wv: dense(d, d),
-            wo: dense(d, d),
-            mlp_norm: np::ones(&[d], dtype),
-            w_gate: dense(d, f),
-            w_up: dense(d, f),
-            w_down: dense(f, d),
+            attn_norm: norm(&[d]),
+            wq: dense(&[d, d]),
+            wk: dense(&[d, d]),
+            wv: dense(&[d, d]),
+            wo: dense(&[d, d]),
+            mlp_norm: norm(&[d]),
+            w_gate: dense(&[d, f]),
+            w_up: dense(&[d, f]),
+            w_down: dense(&[f, d]),
         })
         .collect();
     Params {
@@ -145,34 +164,8 @@ pub fn init(cfg: &Config, key: &Array, dtype: DType) -> Params {
         activations: None,
         embed,
         layers,
-        final_norm: np::ones(&[d], dtype),
-        head: dense(d, v),
-    }
-}
-
-/// Zero parameters of the right shapes (for lowering only: nothing is computed with them).
-pub fn zeros(cfg: &Config, dtype: DType) -> Params {
-    let (d, f, v) = (cfg.d_model, cfg.d_ff, cfg.vocab);
-    let z = |shape: &[i64]| np::zeros(shape, dtype);
-    Params {
-        heads: cfg.heads,
-        activations: None,
-        embed: z(&[v, d]),
-        layers: (0..cfg.layers)
-            .map(|_| Layer {
-                attn_norm: z(&[d]),
-                wq: z(&[d, d]),
-                wk: z(&[d, d]),
-                wv: z(&[d, d]),
-                wo: z(&[d, d]),
-                mlp_norm: z(&[d]),
-                w_gate: z(&[d, f]),
-                w_up: z(&[d, f]),
-                w_down: z(&[f, d]),
-            })
-            .collect(),
-        final_norm: z(&[d]),
-        head: z(&[d, v]),
+        final_norm: norm(&[d]),
+        head: dense(&[d, v]),
     }
 }
 
