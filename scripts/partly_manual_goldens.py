@@ -60,6 +60,35 @@ def main():
     x = rng.standard_normal((4, 8), dtype=np.float32)
     save("ring_y", ring, (x,), (s("x", "y"),), s("x", "y"))
 
+    # A tensor-parallel MLP block manual over "y" (the model axis); the batch's "x" split
+    # is free: the partitioner splits the body over "x" too.
+    def tp_mlp(x, w1, w2):
+        def inner(x, w1, w2):
+            h = jax.nn.gelu(x @ w1)
+            return jax.lax.psum(h @ w2, "y")
+        g = jax.shard_map(inner, mesh=mesh, in_specs=(P(), P(None, "y"), P("y", None)),
+                          out_specs=P(), axis_names={"y"})
+        return g(x, w1, w2) * 0.5
+
+    x = rng.standard_normal((16, 8), dtype=np.float32)
+    w1 = rng.standard_normal((8, 32), dtype=np.float32)
+    w2 = rng.standard_normal((32, 8), dtype=np.float32)
+    save("tp_mlp_free_batch", tp_mlp, (x, w1, w2), (s("x", None), s(None, "y"), s("y", None)),
+         s("x", None))
+
+    # axis_index and an all_gather over the manual axis inside a body split over the free
+    # axis: each device's block gathered along the columns, plus its position.
+    def gather_index(x):
+        def inner(b):
+            i = jax.lax.axis_index("y").astype(jnp.float32)
+            return jax.lax.all_gather(b, "y", axis=1, tiled=True) + i
+        g = jax.shard_map(inner, mesh=mesh, in_specs=P(None, "y"), out_specs=P(None, "y"),
+                          axis_names={"y"})
+        return g(x)
+
+    x = rng.standard_normal((8, 8), dtype=np.float32)
+    save("gather_index_free_rows", gather_index, (x,), (s("x", "y"),), s("x", "y"))
+
 
 if __name__ == "__main__":
     main()

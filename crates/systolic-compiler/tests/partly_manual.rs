@@ -45,3 +45,30 @@ fn a_ring_permute_manual_over_the_minor_axis_keeps_the_batch_split() {
     });
     assert_eq!(permutes, 1);
 }
+
+/// The shapes of every `stablehlo.dot_general` result in the per-device entry.
+fn dot_shapes(spmd: &systolic_compiler::passes::SpmdModule) -> Vec<String> {
+    let f = spmd.module.func("main").unwrap();
+    let mut shapes = vec![];
+    systolic_ir::walk::walk_ops(&f.body, &mut |op, _| {
+        if matches!(op.kind, OpKind::DotGeneral { .. }) {
+            shapes.push(f.value_type(op.results[0]).to_string());
+        }
+    });
+    shapes
+}
+
+#[test]
+fn a_tensor_parallel_block_is_split_over_the_free_batch_axis_too() {
+    let spmd = check("tp_mlp_free_batch");
+    // x: 16x8 split "x" (2) outside; w1 8x32, w2 32x8 split "y" (4) by the body's specs.
+    // The body, manual over "y", runs on 8 of the 16 rows per device (the free "x" split),
+    // not on all 16: its dots are 8x8 · 8x8 and 8x8 · 8x8.
+    assert_eq!(
+        dot_shapes(&spmd),
+        ["tensor<8x8xf32>", "tensor<8x8xf32>"],
+        "{}",
+        systolic_ir::text::print_module(&spmd.module)
+    );
+    assert!(spmd.warnings.is_empty(), "{:?}", spmd.warnings);
+}

@@ -107,6 +107,7 @@ pub fn partition(module: &Module, entry: &str) -> Result<SpmdModule, String> {
         next_channel: max_channel(module) + 1,
         at: String::new(),
         warnings: vec![],
+        manual_axes: vec![],
     };
     let (params, results) = p.run()?;
     let mut out = module.clone();
@@ -152,6 +153,10 @@ struct Partitioner<'a> {
     at: String,
     /// Warnings so far ([`warnings`]).
     warnings: Vec<String>,
+    /// The mesh axes enclosing manual computations made manual, when `src` is the body of
+    /// one split over the axes it leaves free ([`manual`]): its collectives (over manual
+    /// axes) then run on the pieces. Empty for the entry.
+    manual_axes: Vec<String>,
 }
 
 type Layouts = (Vec<ShardLayout>, Vec<ShardLayout>);
@@ -179,13 +184,28 @@ impl<'a> Partitioner<'a> {
             params.push(v);
             self.locals.insert(p, Local { value: v, held });
         }
+        let result_layouts = match self.block_ops(block)? {
+            Some(ret) => self.entry_return(ret)?,
+            None => vec![],
+        };
+        self.dst.body = Region::single(Block {
+            args: params,
+            ops: std::mem::take(&mut self.ops),
+        });
+        Ok((layouts, result_layouts))
+    }
+
+    /// The ops of the entry's block in order, each partitioned by its plan; the function's
+    /// return is left to the caller (the entry's results leave as the plan holds them, a
+    /// manual computation's body hands them on, [`manual`]).
+    fn block_ops(&mut self, block: &'a Block) -> Result<Option<&'a Op>, String> {
         for op in &block.ops {
             for &r in &op.results {
                 self.defs.insert(r, op);
             }
         }
         let mut index = 0;
-        let mut result_layouts = vec![];
+        let mut ret = None;
         for op in &block.ops {
             let plan = self
                 .plan
@@ -193,7 +213,10 @@ impl<'a> Partitioner<'a> {
                 .get(index)
                 .filter(|p| p.name == op.kind.name())
                 .ok_or_else(|| {
-                    format!("internal: the sharding plan does not follow @{}", src.name)
+                    format!(
+                        "internal: the sharding plan does not follow @{}",
+                        self.src.name
+                    )
                 })?;
             // The plan lists nested ops after their op, in pre-order.
             let mut nested = 0;
@@ -202,16 +225,12 @@ impl<'a> Partitioner<'a> {
             }
             index += 1 + nested;
             if let OpKind::Return(ReturnKind::Func) = op.kind {
-                result_layouts = self.entry_return(op)?;
+                ret = Some(op);
             } else {
                 self.op(op, plan)?;
             }
         }
-        self.dst.body = Region::single(Block {
-            args: params,
-            ops: std::mem::take(&mut self.ops),
-        });
-        Ok((layouts, result_layouts))
+        Ok(ret)
     }
 
     /// One top-level op of the entry, by what its sharded form needs.
@@ -275,6 +294,19 @@ impl<'a> Partitioner<'a> {
             Scatter { .. } => self.scatter_op(op, plan),
             If | Case => self.branches_op(op, plan),
             ManualComputation(attrs) => self.manual_op(op, attrs),
+            // A manual body's own collectives, over its manual axes: their groups meet
+            // devices that hold the same free-axis pieces ([`manual`]).
+            AllGather { .. }
+            | AllReduce { .. }
+            | ReduceScatter { .. }
+            | AllToAll { .. }
+            | CollectivePermute { .. }
+            | CollectiveBroadcast { .. }
+                if !self.manual_axes.is_empty() =>
+            {
+                self.local_op(op, plan)
+            }
+            ReplicaId | PartitionId if !self.manual_axes.is_empty() => self.whole_op(op),
             Return(_)
             | Call { .. }
             | Broadcast { .. }
@@ -753,6 +785,15 @@ fn local_kind(
             across(&[*dimension])?
         }
         OpKind::Reverse { dimensions } => across(dimensions)?,
+        OpKind::AllGather { all_gather_dim, .. } => across(&[*all_gather_dim])?,
+        OpKind::ReduceScatter {
+            scatter_dimension, ..
+        } => across(&[*scatter_dimension])?,
+        OpKind::AllToAll {
+            split_dimension,
+            concat_dimension,
+            ..
+        } => across(&[*split_dimension, *concat_dimension])?,
         // Dimensions sliced whole (the start clamps to 0) take the piece whole; any other
         // dimension must be whole.
         OpKind::DynamicSlice { slice_sizes } => {

@@ -364,20 +364,47 @@ pub fn op_steps(op: &Op, func: &Func, top_level: bool) -> Result<Vec<Step>, Stri
         OptimizationBarrier => Ok(dataflow::identity_pairs(op, func)),
         ShardingConstraint(_) => Ok(dataflow::identity_pairs(op, func)),
         ManualComputation(attrs) => Ok(dataflow::manual_computation(op, func, attrs)),
+        // Collectives are manual code: they appear in a manual computation's body, which
+        // the partitioner splits over the mesh axes the body leaves free. Their groups
+        // differ in manual axes only, so along the free axes each is elementwise, but for
+        // the dimensions it gathers, scatters or exchanges, which stay whole.
+        AllReduce { .. } | CollectivePermute { .. } | CollectiveBroadcast { .. } => {
+            let rank = operand_shape(0).len();
+            touched(vec![true; rank], OpClass::Other)
+        }
+        AllGather { all_gather_dim, .. } => {
+            let rank = operand_shape(0).len() as i64;
+            touched((0..rank).map(|d| d != *all_gather_dim).collect(), OpClass::Other)
+        }
+        ReduceScatter {
+            scatter_dimension, ..
+        } => {
+            let rank = operand_shape(0).len() as i64;
+            touched(
+                (0..rank).map(|d| d != *scatter_dimension).collect(),
+                OpClass::Other,
+            )
+        }
+        AllToAll {
+            split_dimension,
+            concat_dimension,
+            ..
+        } => {
+            let rank = operand_shape(0).len() as i64;
+            touched(
+                (0..rank)
+                    .map(|d| d != *split_dimension && d != *concat_dimension)
+                    .collect(),
+                OpClass::Other,
+            )
+        }
         // Barriers: propagation does not look inside. A call's callee is another function
         // (inline first: the `inline` pass); a custom call or composite is opaque; RNG state,
-        // collectives (manual code), host transfers and the compiler's own fusions have no
-        // sharding rule.
+        // host transfers and the compiler's own fusions have no sharding rule.
         Call { .. }
         | Composite { .. }
         | CustomCall { .. }
         | RngBitGenerator { .. }
-        | AllGather { .. }
-        | AllReduce { .. }
-        | ReduceScatter { .. }
-        | AllToAll { .. }
-        | CollectivePermute { .. }
-        | CollectiveBroadcast { .. }
         | Send { .. }
         | Recv { .. }
         | Infeed { .. }
