@@ -48,7 +48,7 @@ pub use error::{Error, Result};
 pub use ops::elementwise::{weak_float, weak_int};
 pub use sharding::{
     device_put, make_mesh, make_mesh_of, visualize_sharding, DimSpec, Mesh, NamedSharding,
-    PartitionSpec, Placement, Shard, Shardings,
+    PartitionSpec, Placement, Shard, Shardings, Unconstrained,
 };
 /// Derives [`Tree`](trait@Tree) for a struct or enum; fields marked `#[tree(static)]` are part
 /// of the structure (and the jit cache key), `#[tree(skip)]` ones are neither leaves nor

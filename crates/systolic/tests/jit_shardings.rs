@@ -252,6 +252,48 @@ fn constraints_in_the_middle() {
     check_shards(&e, &ns(P!("data")), &values(&x));
 }
 
+/// `P.UNCONSTRAINED` in a constraint leaves the dimension to propagation: it lowers as an
+/// open dimension (`{?}`, JAX's text), the other dimension is held as asked, the answer is
+/// the unsharded one; jit's in/out shardings and concrete placements refuse it (JAX: "not
+/// allowed when passed to in_shardings"), and eagerly it stays whole.
+#[test]
+fn unconstrained_dimensions_are_left_to_the_compiler() {
+    init();
+    let x = grid([16, 8], 5, 1, 7, 3, 4.0);
+    let free = ns(P!(PartitionSpec::UNCONSTRAINED, "model"));
+    let f = |x: &Array| {
+        let h = lax::with_sharding_constraint(&(x * 2.0), &free);
+        np::tanh(&h)
+    };
+    let want = values(&jit(|x: &Array| np::tanh(&(x * 2.0))).call(&x).unwrap());
+    // The argument split over "data" by rows: propagation keeps that split for the open
+    // dimension, so the constrained value is held [data, model].
+    let jf = jit(f).in_shardings(ns(P!("data")));
+    let text = jf.lower(&x).unwrap().as_text();
+    assert!(text.contains(r#"<@mesh, [{?}, {"model"}]>"#), "{text}");
+    let y = jf.call(&x).unwrap();
+    close(&values(&y), &want, 1e-6, "unconstrained");
+    check_shards(&y, &ns(P!("data", "model")), &values(&y));
+    for err in [
+        jit(|x: &Array| x * 2.0)
+            .in_shardings(free.clone())
+            .call(&x)
+            .unwrap_err()
+            .to_string(),
+        jit(|x: &Array| x * 2.0)
+            .out_shardings(free.clone())
+            .call(&x)
+            .unwrap_err()
+            .to_string(),
+        device_put(&x, &free).unwrap_err().to_string(),
+    ] {
+        assert!(err.contains("UNCONSTRAINED"), "{err}");
+    }
+    let e = lax::with_sharding_constraint(&x, &free);
+    assert_eq!(e.sharding().unwrap(), ns(P!(None, "model")));
+    check_shards(&e, &ns(P!(None, "model")), &values(&x));
+}
+
 fn mlp_inputs() -> ((Array, Array, Array), (Array, Array)) {
     let x = grid([16, 16], 7, 3, 11, 5, 8.0);
     let y = grid([16, 16], 5, 1, 7, 3, 4.0);
@@ -624,4 +666,34 @@ fn in_shardings_around_a_shard_map() {
         .collect();
     close(&values(&y), &want, 1e-6, "column sums");
     assert_eq!(y.sharding().unwrap().spec(), &P!("model"));
+}
+
+/// Meshes that differ only in their device order: each call runs on its own mesh's devices
+/// (the program compiled for one is not reused for the other), results equal the one-device
+/// answer.
+#[test]
+fn a_mesh_with_its_devices_reordered_is_a_different_program() {
+    init();
+    let forward = make_mesh(&[8], &["x"]).unwrap();
+    let mut devices = forward.devices().to_vec();
+    devices.reverse();
+    let reversed = Mesh::new(devices, &[8], &["x"]).unwrap();
+    let x = Array::from_vec((0..16).map(|v| v as f32).collect(), &[16]);
+    let f = jit(|x: &Array| x * 2.0 + 1.0);
+    let want: Vec<f32> = (0..16).map(|v| v as f32 * 2.0 + 1.0).collect();
+    for mesh in [&forward, &reversed, &forward] {
+        let s = NamedSharding::new(mesh, P!("x")).unwrap();
+        let y = f.call(&device_put(&x, &s).unwrap()).unwrap();
+        assert_eq!(y.to_vec::<f32>().unwrap(), want, "{mesh:?}");
+        let shards = y.addressable_shards();
+        for (d, shard) in shards.iter().enumerate() {
+            // Shard d of a result split like its argument lives on the mesh's device d.
+            assert_eq!(shard.device, mesh.devices()[d], "{mesh:?}");
+            assert_eq!(
+                shard.data.to_vec::<f32>().unwrap(),
+                want[2 * d..2 * d + 2],
+                "{mesh:?} shard {d}"
+            );
+        }
+    }
 }

@@ -48,7 +48,10 @@ fn constrain(x: &Array, sharding: &NamedSharding) -> Result<Array> {
         ));
     }
     if crate::core::trace::current().is_none() {
-        return crate::device_put(x, sharding);
+        // Outside a trace there is no compiler to choose: unconstrained dimensions stay
+        // whole (JAX places the array likewise).
+        let placed = NamedSharding::new(sharding.mesh(), sharding.spec().constrained())?;
+        return crate::device_put(x, &placed);
     }
     let annotation = sharding.to_sdy_on(&mesh_symbol(sharding.mesh()), x.ndim());
     let mut out = bind(

@@ -19,5 +19,5 @@ pub use named::NamedSharding;
 pub(crate) use sharded_array::{assemble, from_pieces};
 pub use sharded_array::{device_put, Placement, Shard};
 pub use shardings::Shardings;
-pub use spec::{DimSpec, PartitionSpec};
+pub use spec::{DimSpec, PartitionSpec, Unconstrained};
 pub use visualize::visualize_sharding;

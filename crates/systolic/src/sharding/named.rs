@@ -105,6 +105,7 @@ impl NamedSharding {
     /// `global` shape can be split: errors name the dimension, its size, the mesh axes and
     /// their sizes.
     pub(crate) fn check_shape(&self, global: &[i64], what: &str) -> Result<()> {
+        self.check_constrained(what)?;
         if self.spec.len() > global.len() {
             return Err(Error::op(
                 "sharding",
@@ -138,6 +139,23 @@ impl NamedSharding {
             }
         }
         Ok(())
+    }
+
+    /// An error when the spec leaves a dimension [`PartitionSpec::UNCONSTRAINED`]: `what`
+    /// needs a layout the compiler does not choose (a concrete array's placement, jit's
+    /// in/out shardings).
+    pub(crate) fn check_constrained(&self, what: &str) -> Result<()> {
+        if !self.spec.has_unconstrained() {
+            return Ok(());
+        }
+        Err(Error::op(
+            "sharding",
+            format!(
+                "{what} cannot be laid out as {self}: UNCONSTRAINED dimensions are for \
+                 with_sharding_constraint inside a traced function, where the compiler \
+                 chooses their sharding"
+            ),
+        ))
     }
 
     /// The index ranges mesh device `d` holds of an array of `global` shape.
@@ -187,7 +205,7 @@ impl NamedSharding {
                             sub_axis: None,
                         })
                         .collect(),
-                    closed: true,
+                    closed: !self.spec.is_unconstrained(d),
                     priority: None,
                 })
                 .collect(),
@@ -198,6 +216,7 @@ impl NamedSharding {
 
     /// Which piece of an array of `global` shape each mesh device holds.
     pub(crate) fn layout(&self, global: &[i64]) -> Result<ShardLayout> {
+        self.check_constrained("an array")?;
         ShardLayout::from_sdy(
             &self.to_sdy_on(MESH_SYMBOL, global.len()),
             &NamedSharding::sdy_mesh(&self.mesh, MESH_SYMBOL),

@@ -89,6 +89,18 @@ impl Shardings {
     /// One entry per leaf of `n`; an error naming `what` (`jit(f) in_shardings`) when a
     /// per-leaf list has another length.
     pub(crate) fn per_leaf(&self, n: usize, what: &str) -> Result<Vec<Option<NamedSharding>>> {
+        let named = match self {
+            Shardings::All(s) => s.iter().collect::<Vec<_>>(),
+            Shardings::Leaves(v) => v.iter().flatten().collect(),
+        };
+        if let Some(s) = named.iter().find(|s| s.spec().has_unconstrained()) {
+            // JAX: "Unconstrained dims are not allowed when passed to in_shardings".
+            return Err(Error::Trace(format!(
+                "{what}: UNCONSTRAINED dimensions are not allowed there ({s}); use \
+                 with_sharding_constraint inside the function to leave a dimension to the \
+                 compiler"
+            )));
+        }
         match self {
             Shardings::All(s) => Ok(vec![s.clone(); n]),
             Shardings::Leaves(v) if v.len() == n => Ok(v.clone()),

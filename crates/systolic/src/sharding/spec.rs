@@ -18,66 +18,128 @@ use std::fmt;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct PartitionSpec {
     dims: Vec<Vec<String>>,
+    /// The dimensions left to the compiler ([`PartitionSpec::UNCONSTRAINED`]), ascending.
+    unconstrained: Vec<usize>,
 }
 
-/// One dimension's entry of a [`PartitionSpec`]: an axis name, `None`, or several axes as a
-/// tuple, array or vector (what [`P!`](crate::P) accepts).
+/// JAX's `P.UNCONSTRAINED`: a dimension whose sharding the compiler chooses (propagation
+/// may split it over any axis the spec does not use). Only a sharding *constraint* inside a
+/// traced function can leave a dimension so: `jit`'s `in_shardings`/`out_shardings` and the
+/// placement of concrete arrays refuse it, as JAX does.
+///
+/// ```
+/// use systolic::{PartitionSpec, P};
+/// let spec = P!(PartitionSpec::UNCONSTRAINED, "model");
+/// assert_eq!(spec.to_string(), "PartitionSpec(UNCONSTRAINED, 'model')");
+/// assert!(spec.is_unconstrained(0) && !spec.is_unconstrained(1));
+/// assert!(spec.dim(0).is_empty());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Unconstrained;
+
+/// One dimension's entry of a [`PartitionSpec`]: an axis name, `None`, several axes as a
+/// tuple, array or vector, or [`PartitionSpec::UNCONSTRAINED`] (what [`P!`](crate::P)
+/// accepts).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct DimSpec(pub Vec<String>);
+pub struct DimSpec {
+    axes: Vec<String>,
+    unconstrained: bool,
+}
+
+impl DimSpec {
+    fn axes(axes: Vec<String>) -> DimSpec {
+        DimSpec {
+            axes,
+            unconstrained: false,
+        }
+    }
+}
+
+impl From<Unconstrained> for DimSpec {
+    fn from(_: Unconstrained) -> Self {
+        DimSpec {
+            axes: vec![],
+            unconstrained: true,
+        }
+    }
+}
 
 impl From<&str> for DimSpec {
     fn from(axis: &str) -> Self {
-        DimSpec(vec![axis.to_string()])
+        DimSpec::axes(vec![axis.to_string()])
     }
 }
 
 impl From<String> for DimSpec {
     fn from(axis: String) -> Self {
-        DimSpec(vec![axis])
+        DimSpec::axes(vec![axis])
     }
 }
 
 impl From<Option<&str>> for DimSpec {
     fn from(axis: Option<&str>) -> Self {
-        DimSpec(axis.into_iter().map(str::to_string).collect())
+        DimSpec::axes(axis.into_iter().map(str::to_string).collect())
     }
 }
 
 impl From<(&str, &str)> for DimSpec {
     fn from((a, b): (&str, &str)) -> Self {
-        DimSpec(vec![a.to_string(), b.to_string()])
+        DimSpec::axes(vec![a.to_string(), b.to_string()])
     }
 }
 
 impl From<(&str, &str, &str)> for DimSpec {
     fn from((a, b, c): (&str, &str, &str)) -> Self {
-        DimSpec(vec![a.to_string(), b.to_string(), c.to_string()])
+        DimSpec::axes(vec![a.to_string(), b.to_string(), c.to_string()])
     }
 }
 
 impl<const N: usize> From<[&str; N]> for DimSpec {
     fn from(axes: [&str; N]) -> Self {
-        DimSpec(axes.iter().map(|s| s.to_string()).collect())
+        DimSpec::axes(axes.iter().map(|s| s.to_string()).collect())
     }
 }
 
 impl From<Vec<&str>> for DimSpec {
     fn from(axes: Vec<&str>) -> Self {
-        DimSpec(axes.iter().map(|s| s.to_string()).collect())
+        DimSpec::axes(axes.iter().map(|s| s.to_string()).collect())
     }
 }
 
 impl PartitionSpec {
+    /// JAX's `P.UNCONSTRAINED`; see [`Unconstrained`].
+    pub const UNCONSTRAINED: Unconstrained = Unconstrained;
+
     /// A spec from per-dimension axis lists (empty: the dimension is whole).
     pub fn new(dims: Vec<Vec<String>>) -> PartitionSpec {
-        PartitionSpec { dims }
+        PartitionSpec {
+            dims,
+            unconstrained: vec![],
+        }
     }
 
     /// A spec from [`DimSpec`]s (what [`P!`](crate::P) expands to).
     pub fn from_dims(dims: Vec<DimSpec>) -> PartitionSpec {
+        let unconstrained = (0..dims.len()).filter(|&d| dims[d].unconstrained).collect();
         PartitionSpec {
-            dims: dims.into_iter().map(|d| d.0).collect(),
+            dims: dims.into_iter().map(|d| d.axes).collect(),
+            unconstrained,
         }
+    }
+
+    /// Whether dimension `d` is [`PartitionSpec::UNCONSTRAINED`].
+    pub fn is_unconstrained(&self, d: usize) -> bool {
+        self.unconstrained.contains(&d)
+    }
+
+    /// Whether any dimension is [`PartitionSpec::UNCONSTRAINED`].
+    pub fn has_unconstrained(&self) -> bool {
+        !self.unconstrained.is_empty()
+    }
+
+    /// The spec with its unconstrained dimensions whole (`None`).
+    pub fn constrained(&self) -> PartitionSpec {
+        PartitionSpec::new(self.dims.clone())
     }
 
     /// The fully replicated spec `P()`.
@@ -111,7 +173,9 @@ impl fmt::Display for PartitionSpec {
         let parts: Vec<String> = self
             .dims
             .iter()
-            .map(|axes| match axes.len() {
+            .enumerate()
+            .map(|(d, axes)| match axes.len() {
+                0 if self.is_unconstrained(d) => "UNCONSTRAINED".to_string(),
                 0 => "None".to_string(),
                 1 => format!("'{}'", axes[0]),
                 _ => format!(
@@ -128,8 +192,8 @@ impl fmt::Display for PartitionSpec {
 }
 
 /// `P!("data", None)`: a [`PartitionSpec`], as terse as JAX's `P('data', None)`. Each entry
-/// is an axis name, `None`, or a tuple of names for a dimension split over several axes
-/// (`P!(("x", "y"), None)`).
+/// is an axis name, `None`, a tuple of names for a dimension split over several axes
+/// (`P!(("x", "y"), None)`), or [`PartitionSpec::UNCONSTRAINED`].
 ///
 /// ```
 /// use systolic::P;
