@@ -24,6 +24,7 @@ mod map_inliner;
 mod partly_manual;
 mod pass_manager;
 mod robustness;
+mod shard_map_nested;
 mod sharding_propagation;
 mod simplify;
 mod single_device_spmd;

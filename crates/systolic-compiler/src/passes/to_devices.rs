@@ -2,9 +2,12 @@
 //! on several devices (the CLI's `run` and `simulate`, the front end's `jit` with shardings
 //! and `shard_map`, the runtime) asks [`per_device_program`] rather than choosing a pass.
 //!
-//! - a program whose `sdy.manual_computation`s (shard_map) are manual over every mesh axis →
-//!   [`lower_manual_computations`]; one that leaves some axes free (partly manual) → the
-//!   partitioner, as below;
+//! - a program whose outermost `sdy.manual_computation`s (shard_map) are manual over every
+//!   mesh axis → [`lower_manual_computations`] (calls inlined first when a manual computation
+//!   sits in a callee, as JAX stages `fori_loop` and `scan` bodies); one that leaves some axes
+//!   free (partly manual) → the partitioner, as below, falling back to
+//!   [`lower_manual_computations`] when manual computations nested in it cover the free axes
+//!   and the partitioner cannot split the outer body;
 //! - a program whose entry carries automatic `sdy.sharding`s or `sdy.sharding_constraint`s on a
 //!   mesh of more than one device → calls inlined (as Shardy's import does), then the
 //!   [`partition`]er;
@@ -14,7 +17,9 @@
 
 use super::import_gspmd::{has_gspmd_shardings, import_gspmd_shardings};
 use super::inline::Inline;
-use super::lower_manual_computations::{sharding_attr, the_mesh};
+use super::lower_manual_computations::{
+    coverage, inline_manual_callees, sharding_attr, the_mesh, Coverage,
+};
 use super::{lower_manual_computations, partition, SpmdModule};
 use crate::pass::Pass;
 use systolic_ir::walk::walk_ops;
@@ -25,6 +30,9 @@ pub fn per_device_program(module: &Module, entry: &str) -> Result<Option<SpmdMod
     if has_gspmd_shardings(module, entry) {
         let imported = import_gspmd_shardings(module, entry)?;
         return per_device_program(&imported, entry);
+    }
+    if let Some(inlined) = inline_manual_callees(module)? {
+        return per_device_program(&inlined, entry);
     }
     let func = module
         .func(entry)
@@ -38,13 +46,12 @@ pub fn per_device_program(module: &Module, entry: &str) -> Result<Option<SpmdMod
         _ => {}
     });
     let manual = !manual_axes.is_empty();
-    // Some manual computation leaves mesh axes free: the partitioner runs it.
-    let partly_manual = manual && {
-        let mesh = the_mesh(module, func)?;
-        manual_axes
-            .iter()
-            .any(|axes| mesh.axes.iter().any(|(n, _)| !axes.contains(n)))
+    // Some outermost manual computation leaves mesh axes free: the partitioner runs it.
+    let coverage = match manual {
+        true => coverage(func, &the_mesh(module, func)?),
+        false => Coverage::Full,
     };
+    let partly_manual = coverage != Coverage::Full;
     if manual && !partly_manual {
         let spmd = lower_manual_computations(module, entry)?;
         return Ok((spmd.num_devices > 1).then_some(spmd));
@@ -64,5 +71,13 @@ pub fn per_device_program(module: &Module, entry: &str) -> Result<Option<SpmdMod
     }
     let mut inlined = module.clone();
     Inline.run(&mut inlined).map_err(|d| d.to_string())?;
-    partition(&inlined, entry).map(Some)
+    match partition(&inlined, entry) {
+        // Manual computations nested in one that leaves axes free, which cover those axes:
+        // when the partitioner cannot split the outer body, the all-manual lowering runs it
+        // whole along the free axes.
+        Err(e) if coverage == Coverage::Nested => lower_manual_computations(module, entry)
+            .map(Some)
+            .map_err(|mine| format!("{e} (lowered level by level instead: {mine})")),
+        other => other.map(Some),
+    }
 }
