@@ -12,6 +12,7 @@ mod goldens;
 mod npy_files;
 mod partitioned;
 mod run_command;
+mod shard_map_nested;
 mod simulate_command;
 mod simulate_sharded;
 mod spmd_goldens;
