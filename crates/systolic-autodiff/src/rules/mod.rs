@@ -5,6 +5,7 @@
 //! linear op of the built function and its results' cotangents, and returns the cotangents of
 //! its linear operands (`lin[i]`).
 
+pub(crate) mod batch_collective;
 pub(crate) mod collective;
 pub(crate) mod control;
 pub(crate) mod conv;
@@ -81,6 +82,9 @@ pub(crate) fn jvp(
         CustomCall { .. } if systolic_ir::pvary::is_pvary(&op.kind) => {
             collective::jvp(b, op, x, t, y)
         }
+        CustomCall { .. } if systolic_ir::batch_collective::read(&op.kind).is_some() => {
+            batch_collective::jvp(b, op, t, y)
+        }
         // No rule yet: the error names the op.
         ChloBinary(_)
         | Map { .. }
@@ -150,6 +154,9 @@ pub(crate) fn transpose(
         | CollectiveBroadcast { .. } => collective::transpose(b, op, c, lin),
         CustomCall { .. } if systolic_ir::pvary::is_pvary(&op.kind) => {
             collective::transpose(b, op, c, lin)
+        }
+        CustomCall { .. } if systolic_ir::batch_collective::read(&op.kind).is_some() => {
+            batch_collective::transpose(b, op, c, lin)
         }
         // An identity: the cotangent is asked for the same layout.
         ShardingConstraint(_) => Ok(vec![Some(b.emit(op.kind.clone(), vec![c])?)]),

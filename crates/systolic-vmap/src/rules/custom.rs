@@ -47,27 +47,34 @@ pub(crate) fn custom_call(cx: &mut Cx, op: &Op, args: &[BVal]) -> Result<Vec<BVa
 /// A collective over the named axis being batched: the same thing across the batch dimension.
 /// `psum`/`pmax`/`pmin` reduce over it (every example gets the result: unbatched), an unbatched
 /// operand is the same in every example (`psum` multiplies it by the batch size);
-/// `all_gather` hands every example the whole batch stacked at its axis; `axis_index` is each
-/// example's position.
+/// `all_gather` hands every example the whole batch stacked at its axis; `psum_scatter` sums
+/// over the batch and leaves the scattered axis as the new batch dimension; `ppermute` gathers
+/// the examples along the batch dimension; `all_to_all` exchanges the batch dimension with
+/// the pieces of its split axis; `axis_index` is each example's position. A marker over
+/// another axis (an enclosing `vmap`'s) is batched here as a per-example op and left for that
+/// `vmap`, as JAX's batching rules pass a collective over another frame's axis through.
 fn named_collective(cx: &mut Cx, op: &Op, args: &[BVal], marker: Marker) -> Result<Vec<BVal>> {
     if cx.axis_name.as_deref() != Some(marker.axis_name.as_str()) {
-        return Err(cx.err(format!(
-            "a collective over axis '{}', which this vmap does not bind ({})",
-            marker.axis_name,
-            match &cx.axis_name {
-                Some(n) => format!("its axis is '{n}'"),
-                None => "it has no axis_name".to_string(),
-            }
-        )));
+        return other_axis(cx, op, args, marker);
     }
+    let what = marker.collective.name();
+    let n = cx.size;
     let operand = |cx: &Cx| {
         args.first()
             .copied()
-            .ok_or_else(|| cx.err("the collective has no operand"))
+            .ok_or_else(|| cx.err(format!("{what} has no operand")))
+    };
+    // A per-example dimension of the operand, checked against its rank.
+    let dim = |cx: &Cx, d: i64, role: &str| -> Result<usize> {
+        let rank = cx.src_ty(op.operands[0])?.rank() as i64;
+        if d < 0 || d >= rank {
+            return Err(cx.err(format!("{what} {role} {d} is out of range for rank {rank}")));
+        }
+        Ok(d as usize)
     };
     let out = match marker.collective {
         Collective::AxisIndex => {
-            let ty = TensorType::new(vec![cx.size], DType::I32);
+            let ty = TensorType::new(vec![n], DType::I32);
             let v = cx.emit_as(OpKind::Iota { dimension: 0 }, vec![], ty)?;
             BVal::at(v, 0)
         }
@@ -75,32 +82,11 @@ fn named_collective(cx: &mut Cx, op: &Op, args: &[BVal], marker: Marker) -> Resu
             let b = operand(cx)?;
             if !b.batched() {
                 match marker.collective {
-                    Collective::Sum => {
-                        let n = cx.size as f64;
-                        BVal::un(cx.mul_const(b.v, n)?)
-                    }
+                    Collective::Sum => BVal::un(cx.mul_const(b.v, n as f64)?),
                     _ => b,
                 }
             } else {
-                let v = cx.move_to(b, 0)?;
-                let dtype = cx.ty(v)?.dtype;
-                let (reducer, init) = match marker.collective {
-                    Collective::Sum => (BinaryOp::Add, 0.0),
-                    Collective::Max if dtype.is_float() => (BinaryOp::Maximum, f64::NEG_INFINITY),
-                    Collective::Min if dtype.is_float() => (BinaryOp::Minimum, f64::INFINITY),
-                    _ => {
-                        return Err(cx.err(format!(
-                            "pmax/pmin over a vmap axis of {} values (floats only)",
-                            dtype.numpy_name()
-                        )))
-                    }
-                };
-                let init = cx.scalar(dtype, init)?;
-                let region = cx.reducer(reducer, dtype)?;
-                let kind = OpKind::Reduce {
-                    dimensions: vec![0],
-                };
-                BVal::un(cx.emit_full(kind, vec![v, init], vec![region], None)?[0])
+                BVal::un(reduce_batch(cx, b, &marker.collective)?)
             }
         }
         Collective::AllGather(axis) => {
@@ -113,6 +99,199 @@ fn named_collective(cx: &mut Cx, op: &Op, args: &[BVal], marker: Marker) -> Resu
             }
             BVal::un(cx.materialize(b, axis as usize)?)
         }
+        Collective::ReduceScatter(axis) => {
+            let b = operand(cx)?;
+            let axis = dim(cx, axis, "scatter_dimension")?;
+            let t = cx.src_ty(op.operands[0])?;
+            if t.shape[axis] != n {
+                return Err(cx.err(format!(
+                    "psum_scatter: dimension {axis} of {t} must have the batch size {n} of \
+                     axis '{}'",
+                    marker.axis_name
+                )));
+            }
+            let summed = if b.batched() {
+                reduce_batch(cx, b, &Collective::Sum)?
+            } else {
+                cx.mul_const(b.v, n as f64)?
+            };
+            BVal::at(summed, axis)
+        }
+        Collective::Permute(pairs) => {
+            let b = operand(cx)?;
+            permute(cx, b, &pairs, &marker.axis_name)?
+        }
+        Collective::AllToAll { split, concat } => {
+            let b = operand(cx)?;
+            let split = dim(cx, split, "split_axis")?;
+            let concat = dim(cx, concat, "concat_axis")?;
+            all_to_all(cx, op, b, split, concat, &marker.axis_name)?
+        }
     };
     Ok(vec![out])
+}
+
+/// The sum (max, min) of a batched value over its batch dimension.
+fn reduce_batch(cx: &mut Cx, b: BVal, collective: &Collective) -> Result<systolic_ir::ValueId> {
+    let v = cx.move_to(b, 0)?;
+    let dtype = cx.ty(v)?.dtype;
+    let (reducer, init) = match collective {
+        Collective::Sum => (BinaryOp::Add, 0.0),
+        Collective::Max if dtype.is_float() => (BinaryOp::Maximum, f64::NEG_INFINITY),
+        Collective::Min if dtype.is_float() => (BinaryOp::Minimum, f64::INFINITY),
+        _ => {
+            return Err(cx.err(format!(
+                "pmax/pmin over a vmap axis of {} values (floats only)",
+                dtype.numpy_name()
+            )))
+        }
+    };
+    let init = cx.scalar(dtype, init)?;
+    let region = cx.reducer(reducer, dtype)?;
+    let kind = OpKind::Reduce {
+        dimensions: vec![0],
+    };
+    Ok(cx.emit_full(kind, vec![v, init], vec![region], None)?[0])
+}
+
+/// `ppermute` across the batch: example `t` of the result is example `s` of the operand for
+/// each pair `(s, t)`, zeros where no pair targets (an unbatched operand under a full
+/// permutation is unchanged). One slice per targeted example, concatenated.
+fn permute(cx: &mut Cx, b: BVal, pairs: &[(i64, i64)], axis_name: &str) -> Result<BVal> {
+    let n = cx.size;
+    let mut source = vec![None; n as usize];
+    for (i, &(s, t)) in pairs.iter().enumerate() {
+        if !(0..n).contains(&s) || !(0..n).contains(&t) {
+            return Err(cx.err(format!(
+                "ppermute pair {i} ({s}, {t}) is out of range for the {n} examples of vmap \
+                 axis '{axis_name}'"
+            )));
+        }
+        if source[t as usize].is_some() || pairs[..i].iter().any(|p| p.0 == s) {
+            return Err(cx.err(format!(
+                "ppermute perm {pairs:?} sends from or to an example twice (it must be a \
+                 partial permutation)"
+            )));
+        }
+        source[t as usize] = Some(s);
+    }
+    if !b.batched() && source.iter().all(Option::is_some) {
+        return Ok(b);
+    }
+    let v = cx.materialize(b, 0)?;
+    let t = cx.ty(v)?;
+    let mut piece = t.shape.clone();
+    piece[0] = 1;
+    let mut parts = vec![];
+    for s in source {
+        parts.push(match s {
+            Some(s) => {
+                let mut start = vec![0; t.rank()];
+                start[0] = s;
+                let mut limit = t.shape.clone();
+                limit[0] = s + 1;
+                cx.slice(v, start, limit, vec![1; t.rank()])?
+            }
+            None => cx.zeros(&TensorType::new(piece.clone(), t.dtype))?,
+        });
+    }
+    let out = match parts.len() {
+        1 => parts[0],
+        _ => cx.concatenate(parts, 0)?,
+    };
+    Ok(BVal::at(out, 0))
+}
+
+/// `all_to_all` across the batch (JAX's primitive): example `k` gets piece `k` of every
+/// example's `split` dimension, concatenated along `concat` in example order. With the batch
+/// dimension `j` first and `split` cut into (piece index `k`, piece), `k` becomes the batch
+/// dimension and `j` is merged into `concat` as its major part.
+fn all_to_all(
+    cx: &mut Cx,
+    op: &Op,
+    b: BVal,
+    split: usize,
+    concat: usize,
+    axis_name: &str,
+) -> Result<BVal> {
+    let n = cx.size;
+    let t = cx.src_ty(op.operands[0])?;
+    if n == 0 || t.shape[split] % n != 0 {
+        return Err(cx.err(format!(
+            "all_to_all: split_axis {split} of {t} is not divisible by the {n} examples of vmap \
+             axis '{axis_name}'"
+        )));
+    }
+    let v = cx.materialize(b, 0)?;
+    // [j, d0 … (k, piece) … d_{r-1}]: dimension e of the example sits at 1 + e before the
+    // split and at 2 + e after it; the piece at 2 + split.
+    let mut cut = vec![n];
+    for (e, &d) in t.shape.iter().enumerate() {
+        if e == split {
+            cut.extend([n, d / n]);
+        } else {
+            cut.push(d);
+        }
+    }
+    let v = cx.reshape(v, &cut)?;
+    let at = |e: usize| if e < split { 1 + e } else { 2 + e };
+    let concat_at = if concat == split {
+        2 + split
+    } else {
+        at(concat)
+    };
+    let mut perm = vec![1 + split as i64];
+    for p in 1..cut.len() {
+        if p == 1 + split {
+            continue;
+        }
+        if p == concat_at {
+            perm.push(0);
+        }
+        perm.push(p as i64);
+    }
+    let v = cx.transpose(v, &perm)?;
+    let mut shape = vec![n];
+    for (e, &d) in t.shape.iter().enumerate() {
+        let d = if e == split { d / n } else { d };
+        shape.push(if e == concat { d * n } else { d });
+    }
+    Ok(BVal::at(cx.reshape(v, &shape)?, 0))
+}
+
+/// A marker over an axis this `vmap` does not bind: the per-example collective on each
+/// example, with the batch dimension first (the collective's dimensions shifted past it) and
+/// the marker kept for the `vmap` that binds its axis.
+fn other_axis(cx: &mut Cx, op: &Op, args: &[BVal], marker: Marker) -> Result<Vec<BVal>> {
+    let Some(&b) = args.first() else {
+        // `axis_index` of the outer axis: the same for every example here.
+        let ty = cx.src_ty(op.results[0])?;
+        return Ok(vec![BVal::un(cx.emit_as(op.kind.clone(), vec![], ty)?)]);
+    };
+    let result = cx.src_ty(op.results[0])?;
+    if !b.batched() {
+        return Ok(vec![BVal::un(cx.emit_as(
+            op.kind.clone(),
+            vec![b.v],
+            result,
+        )?)]);
+    }
+    let shift = |d: i64| d + 1;
+    let collective = match marker.collective {
+        c @ (Collective::Sum | Collective::Max | Collective::Min | Collective::AxisIndex) => c,
+        Collective::AllGather(a) => Collective::AllGather(shift(a)),
+        Collective::ReduceScatter(a) => Collective::ReduceScatter(shift(a)),
+        Collective::Permute(p) => Collective::Permute(p),
+        Collective::AllToAll { split, concat } => Collective::AllToAll {
+            split: shift(split),
+            concat: shift(concat),
+        },
+    };
+    let v = cx.move_to(b, 0)?;
+    let kind = batch_collective::kind(&Marker {
+        collective,
+        axis_name: marker.axis_name,
+    });
+    let ty = cx.batched_type(&result, 0);
+    Ok(vec![BVal::at(cx.emit_as(kind, vec![v], ty)?, 0)])
 }

@@ -167,12 +167,16 @@ fn check_pieces(
     Err(Error::op(
         op,
         format!(
-            "dimension {dim} of {} has size {size}, which {} the {n} devices of axis {}",
+            "dimension {dim} of {} has size {size}, which {} the {n} {} {}",
             crate::array::describe(x.ty()),
             if tiled {
                 "is not divisible by"
             } else {
                 "must equal (tiled = false)"
+            },
+            match vmap_axis(axes) {
+                Some(_) => "examples of vmap axis",
+                None => "devices of axis",
             },
             axis_env::quoted(&axes.0)
         ),
@@ -361,10 +365,14 @@ pub fn psum_scatter(
     scatter_dimension: usize,
     tiled: bool,
 ) -> Array {
+    let axes = axes.into();
     let run = || -> Result<Array> {
         x.check()?;
-        let axes = axes.into();
-        let (mesh, positions, n) = resolve("psum_scatter", &axes)?;
+        let vmap = vmap_axis(&axes);
+        let n = match &vmap {
+            Some((_, n)) => *n,
+            None => resolve("psum_scatter", &axes)?.2,
+        };
         if scatter_dimension >= x.ndim() {
             return Err(Error::op(
                 "psum_scatter",
@@ -375,6 +383,32 @@ pub fn psum_scatter(
             ));
         }
         check_pieces("psum_scatter", x, scatter_dimension, n, tiled, &axes)?;
+        if let Some((name, n)) = vmap {
+            // The marker scatters one index per example: a tiled dimension is first cut
+            // into (examples, piece).
+            let mut operand = x.clone();
+            if tiled {
+                let mut shape = x.shape().to_vec();
+                shape[scatter_dimension] /= n as i64;
+                shape.insert(scatter_dimension, n as i64);
+                operand = crate::numpy::reshape(x, &shape);
+            }
+            let mut out = operand.shape().to_vec();
+            out.remove(scatter_dimension);
+            let collective = batch_collective::Collective::ReduceScatter(scatter_dimension as i64);
+            let ty = TensorType::new(out, x.dtype());
+            let y = batch_marker(
+                "psum_scatter",
+                collective,
+                &name,
+                &[&operand],
+                ty,
+                x.weak_type(),
+            );
+            y.check()?;
+            return Ok(y);
+        }
+        let (mesh, positions, _) = resolve("psum_scatter", &axes)?;
         let mut out_shape = x.shape().to_vec();
         out_shape[scatter_dimension] /= n as i64;
         let kind = OpKind::ReduceScatter {
@@ -410,13 +444,17 @@ pub fn ppermute(x: &Array, axis: impl Into<AxisNames>, perm: &[(usize, usize)]) 
     let run = || -> Result<Array> {
         x.check()?;
         let axes = axis.into();
-        let (mesh, positions, n) = resolve("ppermute", &axes)?;
+        let vmap = vmap_axis(&axes);
+        let (n, what) = match &vmap {
+            Some((_, n)) => (*n, "examples of vmap axis"),
+            None => (resolve("ppermute", &axes)?.2, "devices of axis"),
+        };
         for (i, &(s, t)) in perm.iter().enumerate() {
             if s >= n || t >= n {
                 return Err(Error::op(
                     "ppermute",
                     format!(
-                        "pair {i} ({s}, {t}) is out of range for the {n} devices of axis {}",
+                        "pair {i} ({s}, {t}) is out of range for the {n} {what} {}",
                         axis_env::quoted(&axes.0)
                     ),
                 ));
@@ -428,6 +466,21 @@ pub fn ppermute(x: &Array, axis: impl Into<AxisNames>, perm: &[(usize, usize)]) 
                 ));
             }
         }
+        if let Some((name, _)) = vmap {
+            let pairs = perm.iter().map(|&(s, t)| (s as i64, t as i64)).collect();
+            let collective = batch_collective::Collective::Permute(pairs);
+            let y = batch_marker(
+                "ppermute",
+                collective,
+                &name,
+                &[x],
+                x.ty().clone(),
+                x.weak_type(),
+            );
+            y.check()?;
+            return Ok(y);
+        }
+        let (mesh, positions, _) = resolve("ppermute", &axes)?;
         let mut pairs = vec![];
         for group in groups(&mesh, &positions) {
             for &(s, t) in perm {
@@ -459,7 +512,11 @@ pub fn all_to_all(
     let run = || -> Result<Array> {
         x.check()?;
         let axes = axis.into();
-        let (mesh, positions, n) = resolve("all_to_all", &axes)?;
+        let vmap = vmap_axis(&axes);
+        let n = match &vmap {
+            Some((_, n)) => *n,
+            None => resolve("all_to_all", &axes)?.2,
+        };
         let rank = x.ndim();
         if split_axis >= rank || concat_axis >= rank {
             return Err(Error::op(
@@ -485,23 +542,42 @@ pub fn all_to_all(
             shape.insert(concat, 1);
             operand = crate::numpy::reshape(x, &shape);
         }
-        let kind = OpKind::AllToAll {
-            split_dimension: split as i64,
-            concat_dimension: concat as i64,
-            split_count: n as i64,
-            collective: attrs(&mesh, &positions),
-        };
         let mut out_shape = operand.shape().to_vec();
         out_shape[split] /= n as i64;
         out_shape[concat] *= n as i64;
         let declared = TensorType::new(out_shape.clone(), x.dtype());
-        let out = bind1(
-            "all_to_all",
-            kind,
-            &[&operand],
-            Some(declared),
-            x.weak_type(),
-        );
+        let out = match vmap {
+            Some((name, _)) => {
+                let collective = batch_collective::Collective::AllToAll {
+                    split: split as i64,
+                    concat: concat as i64,
+                };
+                batch_marker(
+                    "all_to_all",
+                    collective,
+                    &name,
+                    &[&operand],
+                    declared,
+                    x.weak_type(),
+                )
+            }
+            None => {
+                let (mesh, positions, _) = resolve("all_to_all", &axes)?;
+                let kind = OpKind::AllToAll {
+                    split_dimension: split as i64,
+                    concat_dimension: concat as i64,
+                    split_count: n as i64,
+                    collective: attrs(&mesh, &positions),
+                };
+                bind1(
+                    "all_to_all",
+                    kind,
+                    &[&operand],
+                    Some(declared),
+                    x.weak_type(),
+                )
+            }
+        };
         out.check()?;
         if tiled || split == concat {
             return Ok(out);
