@@ -39,3 +39,4 @@ mod spmd_partitioner_reduce_scatter;
 mod spmd_partitioner_uneven;
 mod spmd_partitioner_variadic;
 mod spmd_partitioner_warnings;
+mod spmd_partitioner_windows;

@@ -233,7 +233,7 @@ pub(crate) fn plan_step(state: &State, step: &Step) -> StepPlan {
         .map(|f| match step.rule.factors[f].kind {
             FactorKind::Blocked => Some(vec![]),
             _ if !on_operand[f] && step.rule.class != OpClass::Broadcast => Some(vec![]),
-            FactorKind::Pass | FactorKind::Reduction => projected[n_ops..]
+            FactorKind::Pass | FactorKind::Windowed | FactorKind::Reduction => projected[n_ops..]
                 .iter()
                 .flatten()
                 .find_map(|p| p.axes[f].clone()),
@@ -248,7 +248,7 @@ pub(crate) fn plan_step(state: &State, step: &Step) -> StepPlan {
         }
         let axes_f = match step.rule.factors[f].kind {
             FactorKind::Blocked => vec![],
-            FactorKind::Pass | FactorKind::Reduction => {
+            FactorKind::Pass | FactorKind::Windowed | FactorKind::Reduction => {
                 let lists: Vec<&[AxisRef]> = projected[..n_ops]
                     .iter()
                     .flatten()

@@ -54,6 +54,7 @@ mod reshard;
 mod uneven;
 mod variadic_reduce;
 mod warnings;
+mod windows;
 
 use super::lower_manual_computations::grid::{held_of, Held, MeshGrid};
 use super::lower_manual_computations::{max_channel, set_count, SpmdModule};
@@ -277,9 +278,9 @@ impl<'a> Partitioner<'a> {
             // transformed and statistics dimensions whole, so the attributes stay true of
             // the pieces (a convolution's input features, split, are a reduction: summed; a
             // bitcast's element-splitting dimension stays whole).
-            Convolution(_)
-            | ReduceWindow { .. }
-            | SelectAndScatter { .. }
+            // Windows along split dimensions: halos, cumulative windows ([`windows`]).
+            Convolution(_) | ReduceWindow { .. } => self.windowed_op(op, plan),
+            SelectAndScatter { .. }
             | TriangularSolve { .. }
             | Cholesky { .. }
             | Fft { .. }

@@ -126,7 +126,7 @@ impl<'a> Partitioner<'a> {
 
     /// `x` (held as `held`, of global type `global`) with the padding along `dims` replaced
     /// by the scalar `fill`.
-    fn fill_padding(
+    pub(super) fn fill_padding(
         &mut self,
         x: ValueId,
         held: &Held,

@@ -2,7 +2,7 @@
 
 use super::build::{op_step, operand_shapes, result_shapes, RuleBuilder};
 use super::{FactorKind, OpClass, Step};
-use systolic_ir::{ConvAttrs, DotDimensionNumbers, Func, Op};
+use systolic_ir::{ConvAttrs, DotDimensionNumbers, Func, Op, Window, WindowDim};
 
 /// `stablehlo.reduce` over `dimensions` (inputs, then as many scalar init values): kept
 /// dimensions pass to the results, reduced ones are reduction factors shared by the inputs.
@@ -116,8 +116,10 @@ pub(crate) fn dot(op: &Op, func: &Func) -> Result<Step, String> {
 
 /// `stablehlo.convolution`: the batch passes (input batch ↔ output batch), the input
 /// feature is a reduction shared with the kernel's input feature, the kernel's output
-/// feature passes to the output feature; spatial dimensions are needed whole for now (halo
-/// exchange is the partitioner's later work). Grouped convolutions block the features too.
+/// feature passes to the output feature; an input spatial dimension whose windows tile it
+/// ([`window_kind`]) is a windowed factor shared with the output's (the partitioner
+/// exchanges halos), other spatial dimensions and the kernel's are needed whole. Grouped
+/// convolutions block the features too.
 pub(crate) fn convolution(op: &Op, func: &Func, attrs: &ConvAttrs) -> Result<Step, String> {
     let shapes = operand_shapes(op, func);
     let output = result_shapes(op, func).swap_remove(0);
@@ -145,6 +147,31 @@ pub(crate) fn convolution(op: &Op, func: &Func, attrs: &ConvAttrs) -> Result<Ste
         let f = b.factor(input[ib], FactorKind::Pass);
         ins[ib] = vec![f];
         outs[ob] = vec![f];
+    }
+    let kernel_spatial: Vec<i64> = dn
+        .kernel_spatial_dimensions
+        .iter()
+        .map(|&d| at(&kernel, d, "kernel spatial").map(|d| kernel[d]))
+        .collect::<Result<_, _>>()?;
+    let window = attrs
+        .resolve_window(&kernel_spatial)
+        .map_err(|e| format!("convolution: {e}"))?;
+    for (i, w) in window.dims().iter().enumerate() {
+        let (Some(&id), Some(&od)) = (
+            dn.input_spatial_dimensions.get(i),
+            dn.output_spatial_dimensions.get(i),
+        ) else {
+            return Err("convolution: spatial dimensions do not match its window".into());
+        };
+        let (id, od) = (
+            at(&input, id, "input spatial")?,
+            at(&output, od, "output spatial")?,
+        );
+        if let Some(kind) = window_kind(w, input[id], output[od]) {
+            let f = b.factor(output[od], kind);
+            ins[id] = vec![f];
+            outs[od] = vec![f];
+        }
     }
     if !grouped {
         let (i_f, k_if) = (
@@ -174,6 +201,68 @@ pub(crate) fn convolution(op: &Op, func: &Func, attrs: &ConvAttrs) -> Result<Ste
         op,
         b.rule(vec![ins, ker], vec![outs], OpClass::Other),
     ))
+}
+
+/// How a window along one dimension (input size `n`, output size `m`) lets a split pass:
+/// `Pass` for a window of one element stepping by one (each output reads its own input);
+/// `Windowed` where the outputs tile the input (`m · stride = n`, no base dilation, no
+/// cropping: pieces of `m / t` outputs read pieces of `n / t` inputs plus halos, or a
+/// cumulative window as long as the dimension); `None` (needed whole) otherwise — a VALID
+/// window whose output is shorter, a base-dilated (transposed) window.
+pub(crate) fn window_kind(w: &WindowDim, n: i64, m: i64) -> Option<FactorKind> {
+    let (lo, hi) = w.padding;
+    if w.size == 1 && w.stride == 1 && w.base_dilation == 1 && lo == 0 && hi == 0 {
+        return Some(FactorKind::Pass);
+    }
+    let tiles =
+        w.base_dilation == 1 && lo >= 0 && hi >= 0 && m > 0 && m.checked_mul(w.stride) == Some(n);
+    tiles.then_some(FactorKind::Windowed)
+}
+
+/// `stablehlo.reduce_window` (inputs, then as many scalar init values): per dimension, the
+/// inputs and results share a factor of the kind [`window_kind`] gives, or the dimension is
+/// needed whole in the inputs (free in the results).
+pub(crate) fn reduce_window(op: &Op, func: &Func, window: &Window) -> Result<Step, String> {
+    let shapes = operand_shapes(op, func);
+    let outputs = result_shapes(op, func);
+    let inputs = op.operands.len() / 2;
+    let (shape, out) = (
+        shapes.first().cloned().unwrap_or_default(),
+        outputs.first().cloned().unwrap_or_default(),
+    );
+    let resolved = window
+        .resolve(shape.len())
+        .map_err(|e| format!("reduce_window: {e}"))?;
+    let mut b = RuleBuilder::new();
+    let mut ins = vec![];
+    let mut outs = vec![];
+    for (d, w) in resolved.dims().iter().enumerate() {
+        let m = out.get(d).copied().unwrap_or(1);
+        match window_kind(w, shape[d], m) {
+            Some(kind) => {
+                let f = b.factor(m, kind);
+                ins.push(vec![f]);
+                outs.push(vec![f]);
+            }
+            None => {
+                ins.push(vec![b.factor(shape[d], FactorKind::Blocked)]);
+                outs.push(vec![b.factor(m, FactorKind::Pass)]);
+            }
+        }
+    }
+    let mut operands = vec![ins; inputs];
+    operands.extend(shapes[inputs..].iter().map(|s| b.own(s, FactorKind::Pass)));
+    let results = outputs
+        .iter()
+        .map(|s| {
+            if s.len() == outs.len() {
+                outs.clone()
+            } else {
+                b.own(s, FactorKind::Pass)
+            }
+        })
+        .collect();
+    Ok(op_step(op, b.rule(operands, results, OpClass::Other)))
 }
 
 /// `stablehlo.batch_norm_inference`: operand and result elementwise; scale, offset, mean and

@@ -10,6 +10,9 @@
 //! - **reduction**: present in operands only and summed over (a dot's contracting dimensions,
 //!   a reduce's reduced dimensions): sharded, each device computes a partial result and the
 //!   partitioner adds an all-reduce or reduce-scatter over its axes;
+//! - **windowed**: split alike in operands and results, but the op's window reads across
+//!   pieces (a convolution's spatial dimensions, a pooling or cumulative window): the
+//!   partitioner exchanges halos (`spmd_partitioner::windows`);
 //! - **blocked**: the op needs the whole extent of this operand dimension (the dimension a
 //!   slice, pad, concatenate, sort or window touches; every operand dimension of a barrier):
 //!   never propagated, and a sharded operand is resharded to replicated along it.
@@ -43,6 +46,11 @@ pub enum FactorKind {
     Reduction,
     /// Needed whole by the op in this operand: not propagated.
     Blocked,
+    /// Split alike in operands and results, but the op reads across the pieces (a window
+    /// sliding along the dimension): the partitioner exchanges halos with neighbours, runs
+    /// a cumulative window as a local one plus the earlier pieces' totals, or gathers the
+    /// dimension where pieces do not line up. Propagates from the stage reductions do.
+    Windowed,
 }
 
 /// One factor of a rule.
@@ -265,32 +273,9 @@ pub fn op_steps(op: &Op, func: &Func, top_level: bool) -> Result<Vec<Step>, Stri
             };
             touched((0..rank).map(|d| d != dim).collect(), OpClass::Other)
         }
-        ReduceWindow { window } => {
-            let inputs = op.operands.len() / 2;
-            let rank = operand_shape(0).len();
-            let resolved = window
-                .resolve(rank)
-                .map_err(|e| format!("reduce_window: {e}"))?;
-            let passes: Vec<bool> = resolved
-                .dims()
-                .iter()
-                .map(|w| {
-                    w.size == 1
-                        && w.stride == 1
-                        && w.base_dilation == 1
-                        && w.window_dilation == 1
-                        && w.padding == (0, 0)
-                })
-                .collect();
-            let data: Vec<usize> = (0..inputs).collect();
-            Ok(vec![pass_or_touched(
-                op,
-                func,
-                &data,
-                &passes,
-                OpClass::Other,
-            )])
-        }
+        // Windows that tile a dimension let its split pass (halos, cumulative windows: the
+        // partitioner's `windows`); others need it whole.
+        ReduceWindow { window } => linalg::reduce_window(op, func, window).map(|s| vec![s]),
         SelectAndScatter { window } => {
             let rank = operand_shape(0).len();
             let resolved = window
