@@ -1,0 +1,193 @@
+//! shard_map where JAX users put it, on eight host devices (its own test binary, as
+//! many_devices): inside `lax::fori_loop`, `lax::scan`, `lax::cond` and `lax::switch` bodies
+//! under `jit`, and nested shard_maps; each against the same computation on one device.
+
+use std::sync::Once;
+use systolic::{jit, lax, make_mesh, numpy as np, shard_map, Array, P};
+
+fn init() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| systolic::set_cpu_devices(8).unwrap());
+}
+
+fn data(shape: &[i64], seed: u32) -> Array {
+    let n: i64 = shape.iter().product();
+    let v = (0..n)
+        .map(|i| {
+            let k = (i as u32)
+                .wrapping_mul(2654435761)
+                .wrapping_add(seed * 40503);
+            (k % 1000) as f32 / 250.0 - 2.0
+        })
+        .collect();
+    Array::from_vec(v, shape)
+}
+
+fn values(a: &Array) -> Vec<f32> {
+    a.to_vec::<f32>().unwrap()
+}
+
+fn assert_close(got: &[f32], want: &[f32]) {
+    assert_eq!(got.len(), want.len());
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (g - w).abs() <= 1e-5 + 1e-5 * w.abs(),
+            "element {i}: {g} vs {w}\n{got:?}\n{want:?}"
+        );
+    }
+}
+
+/// `psum(w, "y")` of an 8x8 array split `P("x", "y")` over a 2x4 mesh: each element replaced
+/// by the sum of the same position in the four 2-column blocks of its row.
+fn psum_y(w: &[f32]) -> Vec<f32> {
+    (0..64)
+        .map(|k| {
+            let (r, c) = (k / 8, k % 8);
+            (0..4).map(|b| w[r * 8 + b * 2 + c % 2]).sum()
+        })
+        .collect()
+}
+
+fn step_on_host(w: &[f32]) -> Vec<f32> {
+    let s = psum_y(w);
+    w.iter()
+        .zip(&s)
+        .map(|(a, b)| (a * 0.5 + b * 0.25).tanh())
+        .collect()
+}
+
+#[test]
+fn a_shard_map_step_in_a_fori_loop_under_jit() {
+    init();
+    let mesh = make_mesh(&[2, 4], &["x", "y"]).unwrap();
+    let step = shard_map(
+        |w: &Array| np::tanh(&(w * 0.5 + lax::psum(w, "y") * 0.25)),
+        &mesh,
+        P!("x", "y"),
+        P!("x", "y"),
+    );
+    let f = jit(|w: &Array| lax::fori_loop(0, 3, |_, w: &Array| step.call(w).unwrap(), w).unwrap());
+    let w = data(&[8, 8], 1);
+    let got = f.call(&w).unwrap();
+    // On the host: the psum over "y" sums the four 2-column blocks of each row.
+    let mut want = values(&w);
+    for _ in 0..3 {
+        want = step_on_host(&want);
+    }
+    assert_close(&values(&got), &want);
+}
+
+/// The step as a shard_map on a 2x4 mesh.
+fn sharded_step(
+    mesh: &systolic::Mesh,
+) -> systolic::ShardMap<Array, Array, impl Fn(&Array) -> Array> {
+    shard_map(
+        |w: &Array| np::tanh(&(w * 0.5 + lax::psum(w, "y") * 0.25)),
+        mesh,
+        P!("x", "y"),
+        P!("x", "y"),
+    )
+}
+
+#[test]
+fn a_fori_loop_over_a_shard_map_outside_jit() {
+    init();
+    let mesh = make_mesh(&[2, 4], &["x", "y"]).unwrap();
+    let step = sharded_step(&mesh);
+    let w = data(&[8, 8], 2);
+    let got = lax::fori_loop(0, 2, |_, w: &Array| step.call(w).unwrap(), &w).unwrap();
+    let want = step_on_host(&step_on_host(&values(&w)));
+    assert_close(&values(&got), &want);
+}
+
+#[test]
+fn a_scan_whose_body_runs_a_shard_map() {
+    init();
+    let mesh = make_mesh(&[2, 4], &["x", "y"]).unwrap();
+    let step = sharded_step(&mesh);
+    let f = jit(|(w, xs): &(Array, Array)| {
+        lax::scan(
+            |w: &Array, x: &Array| {
+                let w = step.call(&(w + x)).unwrap();
+                let total = np::sum(&w, None, false);
+                (w, total)
+            },
+            w,
+            xs,
+            None,
+            false,
+        )
+        .unwrap()
+    });
+    let (w, xs) = (data(&[8, 8], 3), data(&[3, 8, 8], 4));
+    let (got_w, got_totals) = f.call(&(w.clone(), xs.clone())).unwrap();
+    let xs_host = values(&xs);
+    let mut want = values(&w);
+    let mut totals = vec![];
+    for t in 0..3 {
+        let input: Vec<f32> = want
+            .iter()
+            .zip(&xs_host[t * 64..(t + 1) * 64])
+            .map(|(a, b)| a + b)
+            .collect();
+        want = step_on_host(&input);
+        totals.push(want.iter().sum::<f32>());
+    }
+    assert_close(&values(&got_w), &want);
+    let got_totals = values(&got_totals);
+    for (g, w) in got_totals.iter().zip(&totals) {
+        assert!(
+            (g - w).abs() <= 1e-4 + 1e-4 * w.abs(),
+            "{got_totals:?} vs {totals:?}"
+        );
+    }
+}
+
+#[test]
+fn cond_and_switch_branches_running_shard_maps() {
+    init();
+    let mesh = make_mesh(&[2, 4], &["x", "y"]).unwrap();
+    let step = sharded_step(&mesh);
+    // Rows gathered over "x" inside the body: each device's block, then the whole column
+    // strip, sliced back to its rows (the identity, times three).
+    let rows = shard_map(
+        |w: &Array| {
+            let all = lax::all_gather(w, "x", 0, true);
+            let i = lax::axis_index("x");
+            let zero = Array::scalar(0i32);
+            lax::dynamic_slice(&all, &[&i * 4, zero], &[4, 2]) * 3.0
+        },
+        &mesh,
+        P!("x", "y"),
+        P!("x", "y"),
+    );
+    let w = data(&[8, 8], 5);
+    let host = values(&w);
+    let c = jit(|(p, w): &(Array, Array)| {
+        lax::cond(p, |w: &Array| step.call(w).unwrap(), |w: &Array| w + 1.0, w).unwrap()
+    });
+    let got = c.call(&(Array::scalar(true), w.clone())).unwrap();
+    assert_close(&values(&got), &step_on_host(&host));
+    let got = c.call(&(Array::scalar(false), w.clone())).unwrap();
+    assert_close(
+        &values(&got),
+        &host.iter().map(|v| v + 1.0).collect::<Vec<_>>(),
+    );
+    let s = jit(|(i, w): &(Array, Array)| {
+        let branches: [&dyn Fn(&Array) -> Array; 3] = [
+            &|w: &Array| step.call(w).unwrap(),
+            &|w: &Array| rows.call(w).unwrap(),
+            &|w: &Array| -w,
+        ];
+        lax::switch(i, &branches, w).unwrap()
+    });
+    let want: [Vec<f32>; 3] = [
+        step_on_host(&host),
+        host.iter().map(|v| v * 3.0).collect(),
+        host.iter().map(|v| -v).collect(),
+    ];
+    for (i, want) in want.iter().enumerate() {
+        let got = s.call(&(Array::scalar(i as i32), w.clone())).unwrap();
+        assert_close(&values(&got), want);
+    }
+}
