@@ -5,7 +5,7 @@
 //! earlier pieces' totals; windows whose pieces do not line up (VALID, halos wider than a
 //! piece, transposed convolutions) are gathered. All against the program run whole.
 
-use super::spmd_partitioner_check::{check, data, module, sharding_text};
+use super::spmd_partitioner_check::{check, check_jax_golden, data, module, sharding_text};
 use systolic_ir::Tensor;
 
 const MESH_1D: &str = r#""x"=4"#;
@@ -418,4 +418,52 @@ fn cumulative_windows_with_a_non_identity_init_are_gathered() {
     let s = sharding_text(&[vec!["x"], vec![]]);
     let text = cumulative(MESH_1D, &[8, 4], "stablehlo.add", "1.0", false, &s);
     check(&text, &[data(vec![8, 4], 6)]);
+}
+
+/// The ranks of the operands of the `all_gather`s in a printed per-device module.
+fn gathered_ranks(printed: &str) -> Vec<usize> {
+    printed
+        .lines()
+        .filter(|l| l.contains("\"stablehlo.all_gather\""))
+        .filter_map(|l| {
+            let ty = l.rsplit_once(": (tensor<")?.1;
+            let dims = ty.split_once('>')?.0;
+            Some(dims.split('x').count() - 1)
+        })
+        .collect()
+}
+
+/// A JAX golden of `scripts/window_goldens.py` (8 host devices, mesh data=4 × model=2),
+/// partitioned by `per_device_program` and run on 8 interpreter processes; the per-device
+/// module's text.
+fn golden(name: &str) -> String {
+    check_jax_golden("windows", name, 1e-4).1
+}
+
+#[test]
+fn a_jax_cnn_with_the_image_split_over_its_height() {
+    // 3x3 SAME convolutions and 2x2 max pooling, the height over all 8 devices (pieces of 4
+    // rows, then 2) or over "data" with the batch over "model": halos, never the image
+    // gathered.
+    for name in ["cnn_height", "cnn_batch_height"] {
+        let printed = golden(name);
+        assert!(printed.contains("collective_permute"), "{printed}");
+        // Only the logits (split over "model" by the batch) are gathered.
+        assert!(
+            gathered_ranks(&printed).iter().all(|&r| r == 2),
+            "{printed}"
+        );
+    }
+    // Its gradient: the transposed convolutions and select_and_scatter are gathered where
+    // their windows do not tile (correct, not yet cheap).
+    golden("cnn_height_grad");
+}
+
+#[test]
+fn jax_cumulative_reductions_along_split_rows() {
+    // cumsum, reverse cumsum, cummax and cumprod of 32 rows over 8 devices, as JAX lowers
+    // them for TPU: only the pieces' totals cross devices.
+    let printed = golden("cumulative_rows");
+    assert!(!printed.contains("tensor<32x"), "{printed}");
+    assert!(printed.contains("all_gather"), "{printed}");
 }
