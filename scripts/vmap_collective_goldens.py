@@ -152,7 +152,17 @@ def nested(x):
 
 x = arr((3, N, 2))
 y = jax.vmap(jax.vmap(nested, axis_name="i"), axis_name="o")(x)
-cases.append({"name": "nested", "kind": "nested", "inputs": [enc(x)], "outputs": [enc(y)]})
+
+
+# And grad inside both: the inner vmap passes the outer axis's psum (and its transpose) through.
+def nested_loss(x):
+    return jnp.sum(jnp.sin(lax.psum(x, "o") + lax.pmean(x * x, "i")) * x)
+
+
+g = jax.vmap(jax.vmap(jax.grad(nested_loss), axis_name="i"), axis_name="o")(x)
+cases.append(
+    {"name": "nested", "kind": "nested", "inputs": [enc(x)], "outputs": [enc(y), enc(g)]}
+)
 
 out = os.path.join(
     os.path.dirname(__file__), "..", "crates", "systolic", "tests", "data",

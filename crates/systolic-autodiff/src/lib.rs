@@ -27,6 +27,7 @@
 //! | `dot`, `conv` | dot_general (any dimension numbers, mixed precision), dot, convolution (strides, padding, lhs/rhs dilation, feature and batch groups) |
 //! | `linalg` | triangular_solve (all forms), cholesky |
 //! | `collective` | all_reduce (sum: tangent all_reduce, transpose the identity — JAX's psum ↔ pvary under `check_vma`; max/min/product: no rule, as JAX), `custom_call @systolic.pvary` (tangent pvary, transpose all_reduce sum over its groups), all_gather ↔ reduce_scatter (sum), all_to_all (split/concat swapped), collective_permute (inverse pairs), collective_broadcast (group sum on the root, by one all_to_all), replica_id/partition_id (no tangent); channel handles made unique |
+//! | `batch_collective` | `custom_call @systolic.batch_collective` (a collective over a named vmap axis, before `vmap` lowers it): psum ↔ psum, all_gather ↔ psum_scatter, ppermute ↔ the inverse pairs, all_to_all ↔ split/concat swapped, axis_index no tangent, pmax/pmin no rule (as JAX) |
 //! | `manual_computation` (forward and reverse) | sdy.manual_computation (JAX's shard_map): a manual computation over primals and tangents whose body is the body's JVP; reverse mode a backward manual computation over the operands and the results' cotangents whose body recomputes the body and transposes it (no residuals cross the boundary: their global type would need the mesh's size) |
 //! | `control` (forward and reverse) | if/case (both modes), while (forward mode; reverse mode with a static trip count), optimization_barrier; `func.call`/composites are inlined first |
 //!

@@ -4,7 +4,7 @@
 //! against central differences.
 
 use serde_json::Value as Json;
-use systolic::{grad, jit, lax, numpy as np, vmap, Array};
+use systolic::{grad, jit, jvp, lax, numpy as np, vmap, Array};
 use systolic_ir::DType;
 
 const N: usize = 4;
@@ -263,6 +263,47 @@ fn gradients_match_central_differences() {
     }
 }
 
+/// Forward mode inside vmap (`vmap(jvp(f))`): each example's tangent, the collective of the
+/// tangents, against central differences of the vmapped function along the same tangents.
+#[test]
+fn vmap_of_jvp_matches_central_differences() {
+    for case in cases("forward") {
+        let name = name_of(&case);
+        if matches!(name.as_str(), "pmax" | "pmin") {
+            continue;
+        }
+        let x = array(&case["inputs"][0]);
+        let v = direction(x.shape(), 3);
+        let f = move |name: &str, x: &Array| np::sin(&collective(name, &np::tanh(x)));
+        let n2 = name.clone();
+        let tangent =
+            vmap(move |(x, v): &(Array, Array)| jvp(|x: &Array| f(&n2, x), x, v).unwrap().1)
+                .axis_name("b")
+                .call(&(x.clone(), v.clone()))
+                .unwrap();
+        let eps = 1e-2;
+        let n3 = name.clone();
+        let batched = jit(move |x: &Array| {
+            let n3 = n3.clone();
+            vmap(move |x: &Array| f(&n3, x))
+                .axis_name("b")
+                .call(x)
+                .unwrap()
+        });
+        let up = batched.call(&(&x + &(&v * eps))).unwrap();
+        let down = batched.call(&(&x - &(&v * eps))).unwrap();
+        let numeric = (&(&up - &down) / (2.0 * eps)).to_vec::<f32>().unwrap();
+        let analytic = tangent.to_vec::<f32>().unwrap();
+        assert_eq!(analytic.len(), numeric.len(), "{name}");
+        for (i, (a, n)) in analytic.iter().zip(&numeric).enumerate() {
+            assert!(
+                (a - n).abs() <= 2e-3 * (1.0 + n.abs()),
+                "vmap(jvp) {name} element {i}: {a} vs central difference {n}"
+            );
+        }
+    }
+}
+
 #[test]
 fn pmax_and_pmin_have_no_rule_under_vmap_of_grad() {
     let x = Array::from_vec(vec![1.0f32, -2.0, 3.0, 0.5], &[4]);
@@ -306,6 +347,16 @@ fn collectives_over_an_enclosing_vmaps_axis() {
         .call(&x)
         .unwrap();
     close(&y, &case["outputs"][0], "jit nested");
+    let loss = |x: &Array| {
+        let inside = &lax::psum(x, "o") + &lax::pmean(&(x * x), "i");
+        np::sum(&(&np::sin(&inside) * x), None, false)
+    };
+    let per_example = |x: &Array| grad(loss).call(x).unwrap();
+    let g = vmap(move |x: &Array| vmap(per_example).axis_name("i").call(x).unwrap())
+        .axis_name("o")
+        .call(&x)
+        .unwrap();
+    close(&g, &case["outputs"][1], "nested vmap(vmap(grad))");
 }
 
 /// A partial permutation (JAX's vmap asserts a full one): examples no pair targets get zeros,

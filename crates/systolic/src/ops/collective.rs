@@ -3,6 +3,29 @@
 //! [`all_to_all`], [`axis_index`] and [`axis_size`]. Each stages the StableHLO collective
 //! over the devices the axes group (partition ids, `use_global_device_ids`, one channel per
 //! op), as JAX's shard_map lowers them; outside a body they fail naming the unbound axis.
+//!
+//! Over the named axis of an enclosing `vmap(f).axis_name("b")` (one axis name, bound by a
+//! vmap) the same functions run across the *examples* instead, as JAX's `vmap(f,
+//! axis_name="b")`: each stages a `systolic.batch_collective` marker that `vmap` lowers once the
+//! batch dimension is known (a reduction, the whole batch, a gather of examples, an iota) and
+//! that `grad` differentiates by JAX's transposes for vmap axes — `psum` ↔ `psum` (each
+//! example's cotangent is the sum of all of theirs), `all_gather` ↔ `psum_scatter`, `ppermute`
+//! ↔ the inverse pairs, `all_to_all` ↔ the split and concat axes swapped — so `vmap(grad(f))`
+//! and `grad` of the vmapped function summed agree (`pmax`/`pmin`: no rule, as JAX). A
+//! collective over an outer vmap's axis inside an inner vmap is left for the outer one.
+//!
+//! ```
+//! use systolic::{grad, lax, numpy as np, vmap, Array};
+//! // Each example's share of the batch total, and its gradient per example.
+//! let share = |x: &Array| np::sum(&(x / &lax::psum(x, "b")), None, false);
+//! let x = Array::from_vec(vec![1.0f32, 3.0], &[2]);
+//! let s = vmap(share).axis_name("b").call(&x).unwrap();
+//! assert_eq!(s.to_vec::<f32>().unwrap(), vec![0.25, 0.75]);
+//! // d/dx_i Σ_j x_j / Σ_k x_k = 0: the shares always sum to 1, and the psum's transpose (a
+//! // psum of the cotangents) makes vmap(grad) the gradient of that total.
+//! let g = vmap(|x: &Array| grad(share).call(x).unwrap()).axis_name("b").call(&x).unwrap();
+//! assert!(g.to_vec::<f32>().unwrap().iter().all(|v| v.abs() < 1e-6));
+//! ```
 
 use crate::array::Array;
 use crate::core::bind::{bind, bind1};
@@ -205,12 +228,13 @@ pub fn psum(x: &Array, axes: impl Into<AxisNames>) -> Array {
     all_reduce("psum", x, axes.into(), reducer)
 }
 
-/// `lax.pmax`: the maximum over the devices of `axes`.
+/// `lax.pmax`: the maximum over the devices of `axes`. Not differentiable over a vmap axis,
+/// as JAX's (a real all_reduce max has no rule either).
 pub fn pmax(x: &Array, axes: impl Into<AxisNames>) -> Array {
     all_reduce("pmax", x, axes.into(), BinaryOp::Maximum)
 }
 
-/// `lax.pmin`: the minimum over the devices of `axes`.
+/// `lax.pmin`: the minimum over the devices of `axes` (no rule under `grad`, as [`pmax`]).
 pub fn pmin(x: &Array, axes: impl Into<AxisNames>) -> Array {
     all_reduce("pmin", x, axes.into(), BinaryOp::Minimum)
 }
@@ -224,7 +248,8 @@ pub fn pmean(x: &Array, axes: impl Into<AxisNames>) -> Array {
     }
 }
 
-/// `lax.axis_size`: the number of devices along `axes` in the enclosing shard_map.
+/// `lax.axis_size`: the number of devices along `axes` in the enclosing shard_map (of
+/// examples, for a vmap axis).
 pub fn axis_size(axes: impl Into<AxisNames>) -> Result<usize> {
     let axes = axes.into();
     if let Some((_, n)) = vmap_axis(&axes) {
@@ -286,7 +311,8 @@ pub fn axis_index(axes: impl Into<AxisNames>) -> Array {
 }
 
 /// `lax.all_gather`: every device's `x` along `axes`, stacked on a new dimension `axis`
-/// (`tiled = false`) or concatenated along `axis` (`tiled = true`), in device order.
+/// (`tiled = false`) or concatenated along `axis` (`tiled = true`), in device order. Over a
+/// vmap axis every example gets the whole batch; its transpose is a `psum_scatter`.
 pub fn all_gather(x: &Array, axes: impl Into<AxisNames>, axis: usize, tiled: bool) -> Array {
     let axes = axes.into();
     if let Some((name, n)) = vmap_axis(&axes) {
@@ -358,7 +384,16 @@ pub fn all_gather(x: &Array, axes: impl Into<AxisNames>, axis: usize, tiled: boo
 
 /// `lax.psum_scatter`: the sum over the devices of `axes`, of which each device keeps its
 /// piece along `scatter_dimension` (`tiled = true`: the dimension is divided by the number
-/// of devices; `tiled = false`: it must equal that number and is removed).
+/// of devices; `tiled = false`: it must equal that number and is removed). Over a vmap axis,
+/// example `i` keeps piece `i`; its transpose under `grad` is an `all_gather`.
+///
+/// ```
+/// use systolic::{lax, vmap, Array};
+/// // 2 examples of 4: the sum [6, 8, 10, 12], of which each example keeps a half.
+/// let x = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], &[2, 4]);
+/// let f = vmap(|x: &Array| lax::psum_scatter(x, "b", 0, true)).axis_name("b");
+/// assert_eq!(f.call(&x).unwrap().to_vec::<f32>().unwrap(), vec![6.0, 8.0, 10.0, 12.0]);
+/// ```
 pub fn psum_scatter(
     x: &Array,
     axes: impl Into<AxisNames>,
@@ -439,7 +474,19 @@ pub fn psum_scatter(
 
 /// `lax.ppermute`: sends `x` along `axis` by `perm`, pairs `(source, target)` of positions
 /// along the axis (the same for every group of the other axes). A device no pair sends to
-/// gets zeros.
+/// gets zeros. Over a vmap axis the pairs are positions of examples (JAX's vmap takes only
+/// full permutations; a partial one here gives zeros as in a shard_map); under `grad` the
+/// cotangents go back by the inverse pairs.
+///
+/// ```
+/// use systolic::{lax, vmap, Array};
+/// let x = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3]);
+/// let shift = vmap(|x: &Array| lax::ppermute(x, "b", &[(0, 1), (1, 2), (2, 0)])).axis_name("b");
+/// assert_eq!(shift.call(&x).unwrap().to_vec::<f32>().unwrap(), vec![3.0, 1.0, 2.0]);
+/// let bad = vmap(|x: &Array| lax::ppermute(x, "b", &[(0, 3)])).axis_name("b").call(&x);
+/// let err = bad.unwrap_err().to_string();
+/// assert!(err.contains("out of range for the 3 examples of vmap axis 'b'"), "{err}");
+/// ```
 pub fn ppermute(x: &Array, axis: impl Into<AxisNames>, perm: &[(usize, usize)]) -> Array {
     let run = || -> Result<Array> {
         x.check()?;
@@ -501,7 +548,9 @@ pub fn ppermute(x: &Array, axis: impl Into<AxisNames>, perm: &[(usize, usize)]) 
 /// `lax.all_to_all`: splits `x` along `split_axis` into one piece per device of `axis`,
 /// sends piece `j` to device `j`, and concatenates what it receives along `concat_axis`
 /// (`tiled = true`; `tiled = false`: `split_axis` must have one element per device and is
-/// removed, and the received pieces are stacked on a new `concat_axis`).
+/// removed, and the received pieces are stacked on a new `concat_axis`). Over a vmap axis the
+/// examples exchange pieces the same way (example `i` gets piece `i` of every example); under
+/// `grad` its transpose is the `all_to_all` with the two axes swapped.
 pub fn all_to_all(
     x: &Array,
     axis: impl Into<AxisNames>,
