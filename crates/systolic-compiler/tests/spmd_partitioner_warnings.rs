@@ -6,13 +6,14 @@ use super::spmd_partitioner_check::{module, spmd};
 
 const MESH: &str = r#""data"=4, "model"=2"#;
 
-/// x[rows, 256] f32 split by rows, reversed along them (which needs the rows whole), and
-/// negated (which does not).
+/// x[rows, 256] f32 split by rows, reversed along them into a result held whole (which
+/// needs the rows whole; one held split would be a permute of reversed pieces), and negated
+/// (which does not).
 fn program(rows: i64) -> String {
     module(
         MESH,
         &format!(
-            r#"func.func public @main(%x: tensor<{rows}x256xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"data"}}, {{}}]>}}) -> (tensor<{rows}x256xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"data"}}, {{}}]>}}, tensor<{rows}x256xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"data"}}, {{}}]>}}) {{
+            r#"func.func public @main(%x: tensor<{rows}x256xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"data"}}, {{}}]>}}) -> (tensor<{rows}x256xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"data"}}, {{}}]>}}, tensor<{rows}x256xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{}}, {{}}]>}}) {{
     %0 = stablehlo.negate %x : tensor<{rows}x256xf32>
     %1 = stablehlo.reverse %x, dims = [0] : tensor<{rows}x256xf32>
     return %0, %1 : tensor<{rows}x256xf32>, tensor<{rows}x256xf32>

@@ -34,6 +34,7 @@ mod spmd_partitioner_control_flow;
 mod spmd_partitioner_indexing;
 mod spmd_partitioner_jax;
 mod spmd_partitioner_local_ops;
+mod spmd_partitioner_permute;
 mod spmd_partitioner_random;
 mod spmd_partitioner_reduce_scatter;
 mod spmd_partitioner_uneven;

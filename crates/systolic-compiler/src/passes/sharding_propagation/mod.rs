@@ -378,7 +378,7 @@ fn build_plan(
     };
     for (index, step, _) in steps {
         let op = ops[*index].1;
-        let sp = plan_step(state, step);
+        let sp = plan_step(state, step, plan::moves_split_aside(&op.kind));
         let computes = step
             .operand_sites
             .iter()

@@ -211,9 +211,25 @@ pub(crate) struct StepPlan {
     pub notes: Vec<String>,
 }
 
+/// Ops that need a dimension whole only to compute along it (sorting, transforming,
+/// selecting the top k, factoring a matrix) and pass their other dimensions through: a split
+/// of the whole dimension may move aside onto one of those ([`move_split_aside`]) instead of
+/// being gathered. (A reverse along a split dimension is one permute in the partitioner.)
+pub(crate) fn moves_split_aside(kind: &OpKind) -> bool {
+    matches!(
+        kind,
+        OpKind::Sort { .. }
+            | OpKind::Fft { .. }
+            | OpKind::TopK { .. }
+            | OpKind::Cholesky { .. }
+            | OpKind::TriangularSolve { .. }
+    )
+}
+
 /// The factor shardings `step` computes with in the final `state`, and what must be
-/// converted for it.
-pub(crate) fn plan_step(state: &State, step: &Step) -> StepPlan {
+/// converted for it. `aside`: the op may compute with the split of a dimension it needs
+/// whole moved onto another ([`moves_split_aside`]).
+pub(crate) fn plan_step(state: &State, step: &Step, aside: bool) -> StepPlan {
     let mesh = state.mesh;
     let n_ops = step.operands.len();
     let count = n_ops + step.results.len();
@@ -266,8 +282,11 @@ pub(crate) fn plan_step(state: &State, step: &Step) -> StepPlan {
         claimed.extend(axes_f.iter().cloned());
         *slot = Some(axes_f);
     }
-    let factor_axes: Vec<Vec<AxisRef>> =
+    let mut factor_axes: Vec<Vec<AxisRef>> =
         chosen.into_iter().map(Option::unwrap_or_default).collect();
+    if aside {
+        move_split_aside(step, &projected, mesh, &mut factor_axes);
+    }
     let reduction_axes = (0..nf)
         .filter(|&f| step.rule.factors[f].kind == FactorKind::Reduction)
         .flat_map(|f| factor_axes[f].iter().cloned())
@@ -561,5 +580,63 @@ fn yield_to_operands(
         if let Some(c) = chosen[g].as_mut() {
             c.push(a);
         }
+    }
+}
+
+/// The axes the operands hold a blocked factor split over (a dimension the op needs whole),
+/// moved onto a factor every operand and result has as a dimension of its own, that is
+/// computed whole and that their tiles divide — XLA's sort handler's move: each operand
+/// goes there by one all-to-all and the result comes back by another, each device holding
+/// 1/T of the array throughout, where gathering the dimension would hold and move all of it.
+/// Nothing moves when those axes are taken by another factor, no dimension fits, or no
+/// result is held split over them (`tensors`: the operands' then the results' projections):
+/// a result held whole is gathered anyway, and gathering the operand instead is one
+/// collective, not two.
+fn move_split_aside(
+    step: &Step,
+    tensors: &[Option<Projected>],
+    mesh: &SdyMesh,
+    factor_axes: &mut [Vec<AxisRef>],
+) {
+    let factors = &step.rule.factors;
+    let (operands, results) = tensors.split_at(step.operands.len());
+    let mut moving: Vec<AxisRef> = vec![];
+    for (p, dims) in operands.iter().zip(&step.rule.operands) {
+        let Some(p) = p else { continue };
+        for &f in dims.iter().flatten() {
+            if factors[f].kind != FactorKind::Blocked {
+                continue;
+            }
+            for a in p.axes.get(f).cloned().flatten().unwrap_or_default() {
+                if !axes::overlaps_any(&a, &moving, mesh) {
+                    moving.push(a);
+                }
+            }
+        }
+    }
+    let taken = factor_axes
+        .iter()
+        .flatten()
+        .any(|a| axes::overlaps_any(a, &moving, mesh));
+    let wanted = results
+        .iter()
+        .flatten()
+        .any(|p| p.used.iter().any(|a| axes::overlaps_any(a, &moving, mesh)));
+    if moving.is_empty() || taken || !wanted {
+        return;
+    }
+    let tiles = axes::product(&moving, mesh);
+    let own_dimension = |f: usize| {
+        let tensors = step.rule.operands.iter().chain(&step.rule.results);
+        tensors.clone().all(|dims| dims.iter().any(|d| d == &[f]))
+    };
+    let fits = |f: &usize| {
+        factors[*f].kind == FactorKind::Pass
+            && factor_axes[*f].is_empty()
+            && factors[*f].size % tiles == 0
+            && own_dimension(*f)
+    };
+    if let Some(f) = (0..factors.len()).find(fits) {
+        factor_axes[f] = moving;
     }
 }

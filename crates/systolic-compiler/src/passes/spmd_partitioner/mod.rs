@@ -53,6 +53,7 @@
 mod control_flow;
 mod indexing;
 mod manual;
+mod permute;
 mod reduce_scatter;
 mod reshard;
 mod uneven;
@@ -266,6 +267,7 @@ impl<'a> Partitioner<'a> {
             | Reshape
             | DotGeneral { .. }
             | Dot { .. } => self.local_op(op, plan),
+            Reverse { .. } => self.reverse_op(op, plan),
             Reduce { .. } if Self::is_split_variadic_reduce(op, plan) => {
                 self.variadic_reduce(op, plan)
             }
@@ -273,19 +275,19 @@ impl<'a> Partitioner<'a> {
             | Slice { .. }
             | Pad { .. }
             | Concatenate { .. }
-            | Reverse { .. }
             | Sort { .. }
             | Map { .. }
             | DynamicSlice { .. }
             | DynamicUpdateSlice => self.local_op(op, plan),
-            // Their rules pass batch and feature dimensions and keep windowed, matrix,
-            // transformed and statistics dimensions whole, so the attributes stay true of
+            // Their rules pass batch and feature dimensions and keep matrix, transformed
+            // and statistics dimensions whole, so the attributes stay true of
             // the pieces (a convolution's input features, split, are a reduction: summed; a
             // bitcast's element-splitting dimension stays whole).
             // Windows along split dimensions: halos, cumulative windows ([`windows`]).
-            Convolution(_) | ReduceWindow { .. } => self.windowed_op(op, plan),
-            SelectAndScatter { .. }
-            | TriangularSolve { .. }
+            Convolution(_) | ReduceWindow { .. } | SelectAndScatter { .. } => {
+                self.windowed_op(op, plan)
+            }
+            TriangularSolve { .. }
             | Cholesky { .. }
             | Fft { .. }
             | BatchNormInference { .. }

@@ -11,12 +11,23 @@ use systolic_ir::{
 };
 
 impl Partitioner<'_> {
-    /// The piece of a value held as `from` (of global type `global`) re-laid out as `to`:
-    /// axes that only change dimension move by `all_to_all`; then per dimension: axes `to` drops from the minor end are gathered (`all_gather` over
-    /// them, in tile order), otherwise a dimension whose axes change is gathered whole; then
-    /// axes `to` adds at the minor end are sliced at this device's offset (`dynamic_slice` at
-    /// a `partition_id`-indexed offset). Correct for any pair of layouts; moves more data
-    /// than an all-to-all would where an axis only changes dimension.
+    /// The piece of a value held as `from` (of global type `global`) re-laid out as `to`,
+    /// in steps that each move no more than gathering would:
+    ///
+    /// 1. axes that only change dimension move by `all_to_all`;
+    /// 2. axes `to` adds to a dimension that drops none are sliced first (a local
+    ///    `dynamic_slice` at a `partition_id`-indexed offset: less to move after);
+    /// 3. layouts that now cut every dimension into as many tiles as `to` differ only in who
+    ///    holds which piece: one `collective_permute` ([`permute`](super::permute)); so do
+    ///    layouts that slicing by free axes makes so (`{"x"}` → `{"y"}` with "y" twice
+    ///    "x"'s size: each piece sliced in two, then permuted);
+    /// 4. otherwise per dimension: its kept axes are put first in `to`'s order with the axes
+    ///    it drops after them (a permute, when that changes anything), the dropped axes
+    ///    gathered from the minor end (`all_gather` in tile order), the axes it gains sliced
+    ///    at the minor end, and a last permute puts them in `to`'s order.
+    ///
+    /// Uneven dimensions (padded pieces, [`uneven`](super::uneven)) whose axes change are
+    /// gathered whole and cut to size instead. Correct for any pair of layouts.
     pub(super) fn convert_local(
         &mut self,
         from: &Local,
@@ -27,6 +38,9 @@ impl Partitioner<'_> {
             return Ok(from.value);
         }
         self.note_full_gather(&from.held, to, global);
+        if self.same_tiling(&from.held, to)? {
+            return self.permute(from.value, &from.held, to);
+        }
         let mut v = from.value;
         let mut cur = from.held.clone();
         // Axes that move whole from one dimension to another that `to` otherwise leaves
@@ -46,29 +60,76 @@ impl Partitioner<'_> {
                 }
             }
         }
+        let mut even = vec![];
         for d in 0..cur.len() {
             let n = global.shape[d];
-            let uneven = self.uneven(n, &cur[d])? || self.uneven(n, &to[d])?;
-            if uneven && cur[d] != to[d] && !cur[d].is_empty() {
-                // Tiles of uneven tiles do not line up: the whole dimension, cut to size.
-                let dropped = std::mem::take(&mut cur[d]);
-                v = self.all_gather(v, d, &dropped)?;
-                v = self.trim(v, d, n)?;
-                continue;
-            }
-            if to[d].starts_with(&cur[d]) {
-                continue;
-            }
-            let keep = if cur[d].starts_with(&to[d]) {
-                to[d].len()
-            } else {
-                0
-            };
-            let dropped = cur[d].split_off(keep);
-            v = self.all_gather(v, d, &dropped)?;
+            even.push(!self.uneven(n, &cur[d])? && !self.uneven(n, &to[d])?);
         }
-        if cur != *to {
-            v = self.slice_piece(v, &cur, to, global)?;
+        // Axes a dimension gains without dropping any, free to take: sliced now.
+        let mut sliced = cur.clone();
+        for d in 0..cur.len() {
+            if !even[d] || cur[d].iter().any(|a| !to[d].contains(a)) {
+                continue;
+            }
+            for a in &to[d] {
+                if !sliced.iter().flatten().any(|b| b == a) {
+                    sliced[d].push(a.clone());
+                }
+            }
+        }
+        if sliced != cur {
+            v = self.slice_piece(v, &cur, &sliced, global)?;
+            cur = sliced;
+        }
+        if self.same_tiling(&cur, to)? {
+            return self.permute(v, &cur, to);
+        }
+        if let Some(finer) = self.finer_for_permute(&cur, to, &global.shape)? {
+            v = self.slice_piece(v, &cur, &finer, global)?;
+            return self.permute(v, &finer, to);
+        }
+        // Kept axes first (in `to`'s order), dropped ones after: the drop is a gather of
+        // the minor end.
+        let mut mid = cur.clone();
+        for d in 0..cur.len() {
+            if even[d] {
+                let kept = to[d].iter().filter(|a| cur[d].contains(a));
+                let dropped = cur[d].iter().filter(|a| !to[d].contains(a));
+                mid[d] = kept.chain(dropped).cloned().collect();
+            }
+        }
+        if mid != cur {
+            v = self.permute(v, &cur, &mid)?;
+            cur = mid;
+        }
+        for d in 0..cur.len() {
+            let n = global.shape[d];
+            if !even[d] {
+                if cur[d] != to[d] && !cur[d].is_empty() {
+                    // Tiles of uneven tiles do not line up: the whole dimension, cut to size.
+                    let dropped = std::mem::take(&mut cur[d]);
+                    v = self.all_gather(v, d, &dropped)?;
+                    v = self.trim(v, d, n)?;
+                }
+                continue;
+            }
+            let keep = cur[d].iter().take_while(|a| to[d].contains(a)).count();
+            let dropped = cur[d].split_off(keep);
+            if !dropped.is_empty() {
+                v = self.all_gather(v, d, &dropped)?;
+            }
+        }
+        // What each dimension gains, at its minor end; then `to`'s order.
+        let mut gained = cur.clone();
+        for d in 0..cur.len() {
+            let missing = to[d].iter().filter(|a| !cur[d].contains(a));
+            gained[d].extend(missing.cloned());
+        }
+        if gained != cur {
+            v = self.slice_piece(v, &cur, &gained, global)?;
+        }
+        if gained != *to {
+            v = self.permute(v, &gained, to)?;
         }
         Ok(v)
     }
