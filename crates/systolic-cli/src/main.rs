@@ -6,6 +6,29 @@
 
 #![warn(missing_docs)]
 
+/// `println!` that ends the process with a one-line error (exit status 1) instead of a panic
+/// when standard output cannot be written (a full disk: `systolic run … > /dev/full`). A
+/// closed pipe never gets here: SIGPIPE ends the process first ([`quiet_on_closed_stdout`]).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            $crate::stdout_failed(e);
+        }
+    }};
+}
+
+/// `print!` with [`outln!`]'s handling of write errors.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut stdout = std::io::stdout();
+        if let Err(e) = write!(stdout, $($arg)*).and_then(|()| stdout.flush()) {
+            $crate::stdout_failed(e);
+        }
+    }};
+}
+
 mod backend;
 mod commands;
 mod compare;
@@ -53,7 +76,7 @@ fn main() -> ExitCode {
         Err(e) => {
             use clap::error::ErrorKind;
             if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-                print!("{e}");
+                out!("{e}");
                 return ExitCode::SUCCESS;
             }
             if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
@@ -87,6 +110,13 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Standard output could not be written: says so on stderr and ends the process (what the
+/// command wrote before, its output files included, stays).
+fn stdout_failed(e: std::io::Error) -> ! {
+    eprintln!("error: cannot write to standard output: {e}");
+    std::process::exit(1)
 }
 
 /// Ends the process quietly when its standard output is closed early (`systolic run … | head`),

@@ -816,7 +816,7 @@ impl Executable for SpmdCpu {
     fn outputs(&mut self) -> Result<Vec<CpuBuffer>, CliError> {
         let (out, notes) = self.plan.assemble(&self.outputs)?;
         for note in notes {
-            println!("{note}");
+            outln!("{note}");
         }
         Ok(out)
     }
@@ -915,7 +915,7 @@ impl Executable for SpmdInterp {
     fn outputs(&mut self) -> Result<Vec<CpuBuffer>, CliError> {
         let (out, notes) = self.plan.assemble(&self.outputs)?;
         for note in notes {
-            println!("{note}");
+            outln!("{note}");
         }
         Ok(out)
     }

@@ -239,3 +239,119 @@ fn raw_npy_elements_of_the_wrong_width() {
         &["input 0: ", "in0.npy", "'<V2'", "cannot be read as float32"],
     );
 }
+
+/// Writes `text` as `prog.mlir` in a fresh directory; returns the directory and the path.
+fn program_file(text: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("prog.mlir");
+    std::fs::write(&path, text).unwrap();
+    let p = path.display().to_string();
+    (dir, p)
+}
+
+/// Issue 20, item 1: a type whose size in bytes overflows (2^62 f32 elements are 2^64
+/// bytes) was costed as 0 B of HBM and passed the fit check; a 3037000499² f32 product
+/// reported 905 GiB and an MFU of 280%. Such types are now rejected where the program is
+/// verified, by every command, naming the type.
+#[test]
+fn types_whose_byte_size_overflows_are_rejected_not_costed_as_small() {
+    for (ty, body) in [
+        (
+            "tensor<4611686018427387904xf32>",
+            "%0 = stablehlo.iota dim = 0 : tensor<4611686018427387904xf32>\n    return %0 : tensor<4611686018427387904xf32>",
+        ),
+        (
+            "tensor<3037000499x3037000499xf32>",
+            "%0 = stablehlo.dot_general %arg0, %arg0, contracting_dims = [1] x [0] : (tensor<3037000499x3037000499xf32>, tensor<3037000499x3037000499xf32>) -> tensor<3037000499x3037000499xf32>\n    return %0 : tensor<3037000499x3037000499xf32>",
+        ),
+    ] {
+        let args = if body.contains("%arg0") {
+            format!("%arg0: {ty}")
+        } else {
+            String::new()
+        };
+        let (_dir, p) = program_file(&format!(
+            "func.func @main({args}) -> {ty} {{\n    {body}\n}}\n"
+        ));
+        for command in [
+            vec!["simulate", &p, "--chip", "v5e", "--cost-only"],
+            vec!["run", &p],
+        ] {
+            assert_fails(&command, 1, &[ty, "too large"]);
+        }
+    }
+}
+
+/// Padding to TPU tiles can overflow where the dense size fits (3037000499² i8 is 9.2e18
+/// bytes; padded to (32, 128) tiles it is more than 2^64): the padded size saturates, so the
+/// program does not fit any chip's HBM instead of fitting as a wrapped-around small one.
+#[test]
+fn tile_padding_that_overflows_does_not_fit_hbm() {
+    let ty = "tensor<3037000499x3037000499xi8>";
+    let (_dir, p) = program_file(&format!(
+        "func.func @main() -> {ty} {{\n    %0 = stablehlo.iota dim = 0 : {ty}\n    return %0 : {ty}\n}}\n"
+    ));
+    let out = systolic(&["simulate", &p, "--chip", "v5e", "--cost-only", "--json"]);
+    let (stdout, stderr) = texts(&out);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_ne!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("RESOURCE_EXHAUSTED") || stderr.contains("HBM"),
+        "{stdout}\n{stderr}"
+    );
+}
+
+/// Issue 20, item 2: an iota with no elements but a huge counted dimension
+/// (`0x2^62x4`, counting along the 2^62) panicked "capacity overflow" in the CPU kernel,
+/// which built the whole count first; the interpreter was right. Both give the empty array.
+#[test]
+fn an_empty_iota_with_a_huge_counted_dimension_runs_on_every_backend() {
+    let ty = "tensor<0x4611686018427387904x4xf32>";
+    let (dir, p) = program_file(&format!(
+        "func.func @main() -> {ty} {{\n    %0 = stablehlo.iota dim = 1 : {ty}\n    return %0 : {ty}\n}}\n"
+    ));
+    for backend in ["cpu", "interp"] {
+        let out_dir = dir.path().join(backend).display().to_string();
+        let out = systolic(&["run", &p, "--backend", backend, "--out-dir", &out_dir]);
+        let (stdout, stderr) = texts(&out);
+        assert_eq!(out.status.code(), Some(0), "{backend}: {stdout}\n{stderr}");
+        let got = systolic_npy::read(&dir.path().join(backend).join("out0.npy"), None).unwrap();
+        assert_eq!(got.shape(), &[0, 4611686018427387904, 4], "{backend}");
+    }
+}
+
+/// Issue 20, items 7 and 9: `--repeat 18446744073709551615` panicked and `--repeat
+/// 2000000000` aborted allocating 16 GB; a full standard output panicked "failed printing
+/// to stdout". Now a usage error (exit 2) and a one-line error (exit 1).
+#[test]
+fn absurd_repeat_counts_and_a_full_stdout_are_clear_errors() {
+    let (dir, p) = program_file(
+        "func.func @main() -> tensor<2xf32> {\n    %0 = stablehlo.iota dim = 0 : tensor<2xf32>\n    return %0 : tensor<2xf32>\n}\n",
+    );
+    let out_dir = dir.path().join("out").display().to_string();
+    for n in ["18446744073709551615", "2000000000", "many"] {
+        assert_fails(
+            &["run", &p, "--out-dir", &out_dir, "--repeat", n],
+            2,
+            &["--repeat"],
+        );
+    }
+    if std::path::Path::new("/dev/full").exists() {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_systolic"))
+            .args(["run", &p, "--out-dir", &out_dir])
+            .stdout(full)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(
+            stderr.contains("cannot write to standard output"),
+            "{stderr}"
+        );
+    }
+}

@@ -38,14 +38,46 @@ impl TensorType {
         self.shape.len()
     }
 
-    /// Number of elements (product of the dimension sizes; 1 for a scalar).
+    /// Number of elements (product of the dimension sizes; 1 for a scalar). Saturates at
+    /// `usize::MAX` rather than wrapping: the verifier rejects types whose size does not fit
+    /// ([`TensorType::checked_byte_size`]), so only unverified types can get there, and a
+    /// saturated size fails every budget it meets instead of passing as a small one.
     pub fn num_elements(&self) -> usize {
-        self.shape.iter().map(|&d| d.max(0) as usize).product()
+        if self.shape.contains(&0) {
+            return 0;
+        }
+        self.shape
+            .iter()
+            .try_fold(1usize, |n, &d| n.checked_mul(d.max(0) as usize))
+            .unwrap_or(usize::MAX)
     }
 
-    /// Size in bytes of a dense host buffer of this type.
+    /// Size in bytes of a dense host buffer of this type (saturating, as
+    /// [`TensorType::num_elements`]).
     pub fn byte_size(&self) -> usize {
-        self.num_elements() * self.dtype.byte_size()
+        self.num_elements().saturating_mul(self.dtype.byte_size())
+    }
+
+    /// The dense size in bytes when it fits in an `i64` (the largest size any buffer, index
+    /// or cost computed from it may take), `None` otherwise. A shape with a zero dimension
+    /// has no bytes whatever its other dimensions.
+    ///
+    /// ```
+    /// use systolic_ir::{DType, TensorType};
+    /// assert_eq!(TensorType::new(vec![2, 3], DType::F32).checked_byte_size(), Some(24));
+    /// assert_eq!(TensorType::new(vec![1 << 62], DType::F32).checked_byte_size(), None);
+    /// assert_eq!(TensorType::new(vec![4, 1 << 62, 0], DType::F32).checked_byte_size(), Some(0));
+    /// ```
+    pub fn checked_byte_size(&self) -> Option<u64> {
+        if self.shape.contains(&0) {
+            return Some(0);
+        }
+        let elements = self
+            .shape
+            .iter()
+            .try_fold(1u64, |n, &d| n.checked_mul(u64::try_from(d).ok()?))?;
+        let bytes = elements.checked_mul(self.dtype.byte_size() as u64)?;
+        (bytes <= i64::MAX as u64).then_some(bytes)
     }
 
     /// Row-major strides in elements.

@@ -361,3 +361,25 @@ fn unsupported_types_inside_attributes() {
         "{e}"
     );
 }
+
+/// Issue 20, item 12: `tensor<4x2^62x0xf32>` was "too many elements" while `0x2^62x4` was
+/// accepted. A zero dimension empties the shape wherever it is; without one the count must
+/// fit in an i64 wherever the overflow happens.
+#[test]
+fn element_counts_do_not_depend_on_where_the_zero_dimension_is() {
+    let with = |ty: &str| format!("func.func @f(%x: {ty}) -> {ty} {{\n  return %x : {ty}\n}}\n");
+    for ty in [
+        "tensor<0x4611686018427387904x4xf32>",
+        "tensor<4x4611686018427387904x0xf32>",
+        "tensor<4611686018427387904x4x0xf32>",
+    ] {
+        parse_module(&with(ty), "ok.mlir").unwrap_or_else(|e| panic!("{ty}: {e}"));
+    }
+    for ty in [
+        "tensor<4x4611686018427387904xf32>",
+        "tensor<4611686018427387904x4x1xf32>",
+    ] {
+        let e = error(&with(ty));
+        assert!(e.contains("too many elements"), "{ty}: {e}");
+    }
+}

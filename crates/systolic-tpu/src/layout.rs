@@ -21,7 +21,7 @@ pub fn sublane_tile(dtype: DType) -> u64 {
 
 /// Rounds `x` up to a multiple of `m` (m > 0).
 pub fn round_up(x: u64, m: u64) -> u64 {
-    x.div_ceil(m) * m
+    x.div_ceil(m).saturating_mul(m)
 }
 
 /// The shape after tiling: the minor dimension rounded up to 128 lanes, the second-minor to the
@@ -42,12 +42,17 @@ pub fn padded_dims(shape: &[i64], dtype: DType) -> Vec<u64> {
 /// Elements of a tensor after tile padding: what the VPU processes, since it works on whole
 /// (sublane, lane) vector registers.
 pub fn padded_elements(ty: &TensorType) -> u64 {
-    padded_dims(&ty.shape, ty.dtype).iter().product()
+    if ty.shape.contains(&0) {
+        return 0;
+    }
+    padded_dims(&ty.shape, ty.dtype)
+        .iter()
+        .fold(1u64, |n, &d| n.saturating_mul(d))
 }
 
 /// Bytes of a tensor in HBM after tile padding.
 pub fn padded_bytes(ty: &TensorType) -> u64 {
-    padded_elements(ty) * ty.dtype.byte_size() as u64
+    padded_elements(ty).saturating_mul(ty.dtype.byte_size() as u64)
 }
 
 /// Bytes of a tensor without padding (what the program's numbers need).

@@ -28,19 +28,21 @@ pub fn run(args: &CheckArgs) -> Result<bool, CliError> {
     }
     let passed: usize = reports.iter().map(CheckReport::passed).sum();
     let failed: usize = reports.iter().map(CheckReport::failed).sum();
-    println!("{passed} passed, {failed} failed");
+    outln!("{passed} passed, {failed} failed");
     Ok(failed == 0)
 }
 
 fn print_functions(report: &CheckReport) {
     for func in &report.functions {
         let status = if func.passed { "PASS" } else { "FAIL" };
-        println!(
+        outln!(
             "{status} {}:{}: {}",
-            report.source_name, func.line, func.name
+            report.source_name,
+            func.line,
+            func.name
         );
         for m in &func.messages {
-            println!("    {m}");
+            outln!("    {m}");
         }
     }
 }

@@ -21,9 +21,9 @@ pub fn run(args: &ChipsArgs) -> Result<(), CliError> {
     if args.json {
         let line = serde_json::to_string(&chips)
             .map_err(|e| CliError::msg(format!("cannot write the chip registry as JSON: {e}")))?;
-        println!("{line}");
+        outln!("{line}");
     } else {
-        print!("{}", systolic_tpu::report::render_chips(&chips));
+        out!("{}", systolic_tpu::report::render_chips(&chips));
     }
     Ok(())
 }

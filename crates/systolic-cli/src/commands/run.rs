@@ -37,8 +37,9 @@ pub struct RunArgs {
     /// The disk compile cache (`cpu` only; default: $SYSTOLIC_CACHE_DIR, else none).
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
-    /// Timed runs after the first one (for steady-state timing).
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    /// Timed runs after the first one (for steady-state timing; at most 1000000, each
+    /// run's time is kept for the median).
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = parse_repeat)]
     pub repeat: usize,
     /// After the runs, run the program step by step with every kernel timed and print where
     /// the time went (`cpu` only): `--repeat` rounds (at least 3), the median per step.
@@ -114,7 +115,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let compile_ms = parse_ms + prepare_ms;
 
     for note in executable.notes() {
-        println!("{note}");
+        outln!("{note}");
     }
     executable.put_inputs(inputs)?;
     let (first, first_run_ms) = time_ms(|| executable.execute());
@@ -134,11 +135,11 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         .expect("one time at least");
 
     for (i, t) in outputs.iter().enumerate() {
-        println!("{}", summary(&format!("out{i}"), t));
+        outln!("{}", summary(&format!("out{i}"), t));
     }
     if let Some(dir) = &args.out_dir {
         let written = write_outputs(dir, &outputs)?;
-        println!("wrote {}", written.join(", "));
+        outln!("wrote {}", written.join(", "));
     }
     if args.json {
         let report = Report {
@@ -156,22 +157,22 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         };
         let line = serde_json::to_string(&report)
             .map_err(|e| CliError::msg(format!("cannot format the JSON report: {e}")))?;
-        println!("{line}");
+        outln!("{line}");
     } else {
         if let Some(bytes) = executable.device_memory_bytes() {
-            println!(
+            outln!(
                 "device memory (argument pieces, temporaries and results, the largest of {} \
                  devices): {}",
                 executable.devices(),
                 systolic_tpu::error::human_bytes(bytes as f64)
             );
         } else if let Some(bytes) = executable.peak_memory_bytes() {
-            println!(
+            outln!(
                 "peak memory (temporaries and results, as planned): {}",
                 systolic_tpu::error::human_bytes(bytes as f64)
             );
         }
-        println!(
+        outln!(
             "compile {compile_ms:.2} ms, first run {first_run_ms:.2} ms{}",
             if args.repeat > 0 {
                 format!(
@@ -190,6 +191,21 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
 /// pool, so one round alone overstates them.
 const PROFILE_MIN_ROUNDS: usize = 3;
 
+/// The most `--repeat` runs: each keeps its time for the median, and a count past this is a
+/// typo rather than a benchmark (2e9 runs would keep 16 GB of times).
+const MAX_REPEAT: usize = 1_000_000;
+
+/// `--repeat N`: a count from 0 to [`MAX_REPEAT`].
+fn parse_repeat(text: &str) -> Result<usize, String> {
+    let n: usize = text
+        .parse()
+        .map_err(|_| format!("'{text}' is not a count of runs"))?;
+    if n > MAX_REPEAT {
+        return Err(format!("{n} runs is more than the {MAX_REPEAT} it allows"));
+    }
+    Ok(n)
+}
+
 /// Rows of each profile table.
 const PROFILE_ROWS: usize = 12;
 
@@ -197,23 +213,23 @@ const PROFILE_ROWS: usize = 12;
 fn print_profile(profile: &systolic_runtime::Profile) {
     let total = profile.total_ms();
     let share = |ms: f64| 100.0 * ms / total.max(1e-9);
-    println!(
+    outln!(
         "profile: {} steps, {total:.2} ms (median of {} rounds per step, each step timed alone, \
          no in-place updates)",
         profile.steps.len(),
         profile.rounds()
     );
-    println!("  by op:");
+    outln!("  by op:");
     for (op, ms, n) in profile.by_op().into_iter().take(PROFILE_ROWS) {
-        println!("  {ms:10.3} ms {:5.1}%  {op} ×{n}", share(ms));
+        outln!("  {ms:10.3} ms {:5.1}%  {op} ×{n}", share(ms));
     }
     let paired = profile.steps.iter().filter(|s| s.paired).count();
     if paired > 0 {
-        println!("  ({paired} steps marked ∥ run two at a time in a normal run)");
+        outln!("  ({paired} steps marked ∥ run two at a time in a normal run)");
     }
-    println!("  slowest steps:");
+    outln!("  slowest steps:");
     for step in profile.slowest(PROFILE_ROWS) {
-        println!(
+        outln!(
             "  {:10.3} ms {:5.1}% {} {}",
             step.ms,
             share(step.ms),

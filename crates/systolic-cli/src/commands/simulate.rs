@@ -132,7 +132,7 @@ fn cost_only_slice(
 ) -> Result<(), CliError> {
     let report = systolic_tpu::simulate_global(module, slice, &sim_options(args), !args.no_compile)
         .map_err(|e| tpu_error(file, e))?;
-    print!("{}", systolic_tpu::report::render_spmd(&report, args.top));
+    out!("{}", systolic_tpu::report::render_spmd(&report, args.top));
     if args.json {
         print_json(serde_json::to_value(&report))?;
     }
@@ -206,7 +206,7 @@ fn numerical(
         .ok_or_else(|| CliError::msg(format!("{} did not record a modelled cost", device)))?;
     print_report(&cost.report, args.top);
     let clock = device.simulated_clock().unwrap_or_default();
-    println!(
+    outln!(
         "simulated clock of {device}: {} in all = {} host→device ({} B) + {} compute ({} \
          execution) + {} device→host ({} B)",
         seconds(clock.time_s),
@@ -217,14 +217,14 @@ fn numerical(
         seconds(clock.device_to_host_s),
         clock.bytes_from_device,
     );
-    println!("outputs (TPU numerics: f32 products at DEFAULT precision use one bf16 pass):");
+    outln!("outputs (TPU numerics: f32 products at DEFAULT precision use one bf16 pass):");
     let names: Vec<String> = (0..tensors.len()).map(|i| format!("out{i}")).collect();
     for (name, t) in names.iter().zip(&tensors) {
-        println!("  {}", summary(name, t));
+        outln!("  {}", summary(name, t));
     }
     if let Some(dir) = &args.out_dir {
         let written = write_outputs(dir, &tensors)?;
-        println!("wrote {}", written.join(", "));
+        outln!("wrote {}", written.join(", "));
     }
     if args.json {
         let mut value = serde_json::to_value(&cost.report)
@@ -279,13 +279,13 @@ fn seconds(s: f64) -> String {
 }
 
 fn print_report(report: &SimReport, top: Option<usize>) {
-    print!("{}", systolic_tpu::report::render_simulation(report, top));
+    out!("{}", systolic_tpu::report::render_simulation(report, top));
 }
 
 fn print_json(value: serde_json::Result<serde_json::Value>) -> Result<(), CliError> {
     let line = value
         .and_then(|v| serde_json::to_string(&v))
         .map_err(|e| CliError::msg(format!("cannot write the report as JSON: {e}")))?;
-    println!("{line}");
+    outln!("{line}");
     Ok(())
 }

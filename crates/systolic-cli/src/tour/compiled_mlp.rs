@@ -52,20 +52,20 @@ impl Stage for CompiledMlp {
         let (interp_out, interp_ms) = time_ms(|| interp.run(&inputs));
         interp_out?;
 
-        println!(
+        outln!(
             "  compile (passes, fusion, lowering to kernels): {compile_ms:.1} ms, first run {first_ms:.2} ms"
         );
-        println!(
+        outln!(
             "  compiled CPU: median {:.3} ms over {RUNS} runs ({:.1} GFLOP/s)",
             stats.median,
             gflops(stats.median)
         );
-        println!(
+        outln!(
             "  interpreter:  {interp_ms:.1} ms ({:.2} GFLOP/s): the compiled program is {:.0}× faster",
             gflops(interp_ms),
             interp_ms / stats.median.max(1e-6)
         );
-        println!("  compiled logits agree with JAX (checksum difference {diff:.1e})");
+        outln!("  compiled logits agree with JAX (checksum difference {diff:.1e})");
         Ok(())
     }
 }

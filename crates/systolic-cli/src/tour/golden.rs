@@ -108,7 +108,7 @@ impl Stage for BundledGolden {
                 self.name
             ))
         })?;
-        println!("  program: {}", self.what);
+        outln!("  program: {}", self.what);
         let (module, parse_ms) = time_ms(|| parse_and_verify(self.module, &file));
         let module = module?;
         let func = entry_func(&module, "main", &file)?;
@@ -131,7 +131,7 @@ impl Stage for BundledGolden {
         let mut exe = Backend::Interp.prepare(&module, "main", &file, &Default::default())?;
         let (outputs, run_ms) = time_ms(|| exe.run(&inputs));
         let outputs = outputs?;
-        println!(
+        outln!(
             "  parse + verify {parse_ms:.1} ms, run on the interpreter {run_ms:.1} ms, {} outputs",
             outputs.len()
         );
@@ -171,18 +171,18 @@ impl Stage for BundledGolden {
             }
             worst = worst.max(c.max_abs_error);
             if i < 3 {
-                println!("  {}", tensor_summary(&format!("out{i}"), got));
+                outln!("  {}", tensor_summary(&format!("out{i}"), got));
             }
         }
         if outputs.len() > 3 {
-            println!("  … and {} more outputs", outputs.len() - 3);
+            outln!("  … and {} more outputs", outputs.len() - 3);
         }
         let how = if worst == 0.0 {
             "bit for bit".to_string()
         } else {
             format!("largest difference {worst:.1e}")
         };
-        println!("  all {} outputs agree with JAX ({how})", outputs.len());
+        outln!("  all {} outputs agree with JAX ({how})", outputs.len());
         Ok(())
     }
 }

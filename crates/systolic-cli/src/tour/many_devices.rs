@@ -52,7 +52,7 @@ impl Stage for ManyDevices {
         let module = parse_and_verify(MODULE, NAME)?;
         let plan = SpmdPlan::new(&module, "main", NAME)?
             .ok_or_else(|| CliError::msg(format!("{NAME}: expected a multi-device module")))?;
-        println!(
+        outln!(
             "  {NAME}: data-parallel SGD step, batch split over {} devices, gradients pmean'd",
             plan.devices()
         );
@@ -71,7 +71,7 @@ impl Stage for ManyDevices {
                 Backend::Cpu => "compiled, 8 threads",
                 Backend::Interp => "interpreter",
             };
-            println!(
+            outln!(
                 "  {label:>19}: set-up + first step {first_ms:.1} ms; outputs match JAX within \
                  {worst:.1e} (tolerance {TOLERANCE:.0e})"
             );
@@ -86,7 +86,7 @@ impl Stage for ManyDevices {
             .map_err(|e| CliError::msg(format!("{NAME}: TPU compile: {e}")))?;
         let report = systolic_tpu::simulate_spmd(&compiled, &slice, &Default::default())
             .map_err(|e| CliError::msg(format!("{NAME} on {SLICE}: {e}")))?;
-        println!(
+        outln!(
             "  on a simulated {SLICE} slice: step {:.1} us = {:.1} us compute + {:.1} us in {} \
              collectives (slowest chip)",
             report.time_s * 1e6,

@@ -78,7 +78,7 @@ impl Stage for InterpreterMlp {
     fn run(&self) -> Result<(), CliError> {
         let r = reference()?;
         let sizes: Vec<String> = r.sizes.iter().map(|s| s.to_string()).collect();
-        println!(
+        outln!(
             "  program: MLP {} with relu, f32, exported by JAX {} as StableHLO text",
             sizes.join("→"),
             r.jax_version
@@ -100,12 +100,12 @@ impl Stage for InterpreterMlp {
         }
         let weights: usize = inputs[1..].iter().map(Tensor::num_elements).sum();
         let macs: i64 = r.sizes.windows(2).map(|p| r.batch * p[0] * p[1]).sum();
-        println!(
+        outln!(
             "  parse + verify: {parse_ms:.1} ms ({} lines, {} ops in @main)",
             MODULE.lines().count(),
             func.body.entry().map_or(0, |b| b.ops.len())
         );
-        println!(
+        outln!(
             "  inputs: a batch of {} generated deterministically, {:.2} M parameters",
             r.batch,
             weights as f64 / 1e6
@@ -114,7 +114,7 @@ impl Stage for InterpreterMlp {
         let mut exe = Backend::Interp.prepare(&module, "main", NAME, &Default::default())?;
         let (outputs, run_ms) = time_ms(|| exe.run(&inputs));
         let outputs = outputs?;
-        println!(
+        outln!(
             "  run on the interpreter: {run_ms:.0} ms for {:.1} M multiply-adds ({:.2} GFLOP/s)",
             macs as f64 / 1e6,
             2.0 * macs as f64 / (run_ms * 1e6)
@@ -122,9 +122,9 @@ impl Stage for InterpreterMlp {
         let out = outputs
             .first()
             .ok_or_else(|| CliError::msg(format!("{NAME}: @main returned no result")))?;
-        println!("  {}", tensor_summary("logits", out));
+        outln!("  {}", tensor_summary("logits", out));
         let diff = check_against_jax(out, &r)?;
-        println!(
+        outln!(
             "  JAX's result on the same inputs sums to {}: agrees (difference {:.1e})",
             float_text(r.sum),
             diff

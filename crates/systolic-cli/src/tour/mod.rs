@@ -60,14 +60,14 @@ pub fn run() -> Result<(), CliError> {
     if std::env::var_os(systolic_runtime::TPUS_ENV).is_none() {
         systolic::set_tpus(pmap_training::SLICE).map_err(|e| CliError::msg(e.to_string()))?;
     }
-    println!("Systolic tour: JAX-style array programs in Rust");
+    outln!("Systolic tour: JAX-style array programs in Rust");
     let stages = stages();
     for (i, stage) in stages.iter().enumerate() {
-        println!();
-        println!("[{}/{}] {}", i + 1, stages.len(), stage.title());
+        outln!();
+        outln!("[{}/{}] {}", i + 1, stages.len(), stage.title());
         stage.run()?;
     }
-    println!();
-    println!("Coming as further stages: {}.", COMING.join(", "));
+    outln!();
+    outln!("Coming as further stages: {}.", COMING.join(", "));
     Ok(())
 }

@@ -84,7 +84,7 @@ impl Stage for PmapTraining {
                     .fold(0.0, f32::max))
             })
             .try_fold(0.0f32, |m, e| e.map(|e| m.max(e)))?;
-        println!(
+        outln!(
             "  784→1024→1024→10 on {n} devices × {BATCH} examples: losses {} (one device: {})",
             pl.iter()
                 .map(|l| format!("{l:.4}"))
@@ -101,7 +101,7 @@ impl Stage for PmapTraining {
             )));
         }
         let steady = |v: &[f64]| v[1..].iter().copied().fold(f64::INFINITY, f64::min) * 1e3;
-        println!(
+        outln!(
             "  parameters after {STEPS} steps equal the one-device run's (max difference \
              {worst:.1e}); compile + first step {:.0} ms, then {:.1} ms/step on {n} devices vs \
              {:.1} ms/step on one",
@@ -121,7 +121,7 @@ impl PmapTraining {
             .filter(|d| d.kind() == DeviceKind::Tpu && d.coords().is_some())
             .collect();
         if chips.len() != 8 {
-            println!("  (no 8-chip TPU slice among the devices: SYSTOLIC_TPUS names other TPUs)");
+            outln!("  (no 8-chip TPU slice among the devices: SYSTOLIC_TPUS names other TPUs)");
             return Ok(());
         }
         let keys = random::split_array(&random::key(7), 8);
@@ -139,7 +139,7 @@ impl PmapTraining {
             match pstep.compile(&(params.clone(), keys.clone())) {
                 Ok(c) => {
                     let s = c.modelled_step_s().unwrap_or(f64::NAN);
-                    println!(
+                    outln!(
                         "  on a simulated {SLICE} slice, {per_chip} examples per chip: modelled \
                          step {:.3} ms, {:.2e} examples/s, {:.0} MiB per chip",
                         s * 1e3,
@@ -150,7 +150,7 @@ impl PmapTraining {
                 Err(e) if e.to_string().contains("RESOURCE_EXHAUSTED") => {
                     let e = e.to_string();
                     let short = e.split("; largest").next().unwrap_or(&e);
-                    println!("  {per_chip} examples per chip do not fit: {short}");
+                    outln!("  {per_chip} examples per chip do not fit: {short}");
                 }
                 Err(e) => return Err(fail(e)),
             }

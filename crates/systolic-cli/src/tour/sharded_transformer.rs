@@ -34,7 +34,7 @@ impl Stage for ShardedTransformer {
         let mesh = make_mesh(&[4, 2], &["data", "model"]).map_err(fail)?;
         let cfg = Config::TOUR;
         let params = init(&cfg, &random::key(0), DType::F32);
-        println!(
+        outln!(
             "  {} parameters, d_model {}, {} layers, batch {}×{} tokens, {STEPS} SGD steps",
             cfg.params(),
             cfg.d_model,
@@ -55,7 +55,7 @@ impl Stage for ShardedTransformer {
         };
         let single = jit(step);
         let want = losses(&params, &|a| single.call(a))?;
-        println!("  one device: losses {want:.4?}");
+        outln!("  one device: losses {want:.4?}");
         for strategy in Strategy::ALL {
             let sharded = jit(step)
                 .in_shardings(strategy.in_shardings(&mesh, &cfg))
@@ -73,7 +73,7 @@ impl Stage for ShardedTransformer {
                     strategy.name()
                 )));
             }
-            println!(
+            outln!(
                 "  {:<14} on 8 devices: losses equal the one-device run's (max |Δ| {diff:.1e})",
                 strategy.name()
             );
@@ -89,7 +89,7 @@ impl Stage for ShardedTransformer {
             .map_err(fail)?
             .as_text();
         let global = systolic_ir::text::parse_module(&text, "step.mlir").map_err(fail)?;
-        println!(
+        outln!(
             "  {:.0}M parameters in bf16, batch {}×{} tokens, FSDP + TP, costed on v5p:2x2x2:",
             big.params() as f64 / 1e6,
             big.batch,
@@ -97,7 +97,7 @@ impl Stage for ShardedTransformer {
         );
         for (d, m) in [(8, 1), (4, 2), (2, 4)] {
             let r = cost_on_slice(&global, "v5p:2x2x2", d, m).map_err(fail)?;
-            println!(
+            outln!(
                 "    mesh {d}×{m}: step {:.2} ms, MFU {:.1}%, communication {:.1}% of the step, \
                  {:.2} GiB HBM per chip",
                 r.time_s * 1e3,

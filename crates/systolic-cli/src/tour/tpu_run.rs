@@ -56,12 +56,12 @@ impl Stage for TpuRun {
                  largest logit; bf16 products should differ, by at most {BF16_TOLERANCE}"
             )));
         }
-        println!(
+        outln!(
             "  logits on tpu:{CHIP}:0 differ from the f32 CPU run by {diff:.1e} of the largest \
              (bf16 operands in the products, f32 accumulation; within {BF16_TOLERANCE})"
         );
         let clock = tpu.1;
-        println!(
+        outln!(
             "  simulated clock: {} in all = {} host→device ({:.1} KB) + {} compute ({} \
              execution) + {} device→host ({:.1} KB)",
             human_time(clock.time_s),

@@ -24,7 +24,7 @@ impl Stage for TpuSimulation {
     }
 
     fn run(&self) -> Result<(), CliError> {
-        println!("  each chip's figures come with their sources: see `systolic chips`");
+        outln!("  each chip's figures come with their sources: see `systolic chips`");
         for &batch in BATCHES {
             let module = parse_and_verify(&with_batch(batch), NAME)?;
             let compiled = systolic_tpu::compile::compile(&module, PipelineOptions::default())
@@ -33,7 +33,7 @@ impl Stage for TpuSimulation {
                 let spec = chip(name).map_err(|e| CliError::msg(e.to_string()))?;
                 let report = simulate(&compiled, &spec, &SimOptions::default())
                     .map_err(|e| CliError::msg(format!("{NAME} on {name}: {e}")))?;
-                println!("  batch {batch:>4} on {name:>3}: {}", summary(&report));
+                outln!("  batch {batch:>4} on {name:>3}: {}", summary(&report));
             }
         }
         Ok(())

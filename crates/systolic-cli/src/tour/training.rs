@@ -38,29 +38,30 @@ impl Stage for Training {
     fn run(&self) -> Result<(), CliError> {
         let r = jax_reference()?;
         let classes = SIZES[SIZES.len() - 1];
-        println!(
+        outln!(
             "  model: MLP {} (relu) as a #[derive(Tree)] struct, He-normal weights from PRNGKey(0)",
             sizes()
         );
-        println!(
+        outln!(
             "  data: {EXAMPLES} examples of {classes} Gaussian classes (centres normal × \
              {CENTER_SCALE}, unit noise) drawn with systolic::random from the same key"
         );
         let t = train().map_err(front_end)?;
-        println!(
+        outln!(
             "  {} parameters; data, initialisation and a first evaluation: {:.0} ms",
-            t.parameters, t.setup_ms
+            t.parameters,
+            t.setup_ms
         );
-        println!(
+        outln!(
             "  {STEPS} SGD steps (lr {LR}, {} fixed batches of {BATCH} in turn), \
              each one call of a jitted value_and_grad + update:",
             EXAMPLES / BATCH
         );
         for (&(step, loss), &(_, want)) in t.losses.iter().zip(&r.losses) {
-            println!("    step {step:>3}  loss {loss:.6}   JAX {want:.6}");
+            outln!("    step {step:>3}  loss {loss:.6}   JAX {want:.6}");
         }
         let pct = |c: i64| 100.0 * c as f64 / EXAMPLES as f64;
-        println!(
+        outln!(
             "  all {EXAMPLES} examples: loss {:.4} → {:.4}, accuracy {:.1}% → {:.1}% \
              (JAX: {:.4} → {:.4}, {:.1}% → {:.1}%)",
             t.initial.0,
@@ -74,13 +75,17 @@ impl Stage for Training {
         );
         let stats = RunStats::of(&t.step_ms)
             .ok_or_else(|| CliError::msg("tour training: no steps after the first"))?;
-        println!(
+        outln!(
             "  compile + first step (trace, differentiate, compile, run): {:.0} ms; \
              steady step: median {:.2} ms (min {:.2}, max {:.2} over {} steps)",
-            t.compile_first_ms, stats.median, stats.min, stats.max, stats.count
+            t.compile_first_ms,
+            stats.median,
+            stats.min,
+            stats.max,
+            stats.count
         );
         let worst = check_training(&t, &r).map_err(CliError::msg)?;
-        println!(
+        outln!(
             "  matches JAX {}: {} losses along the way and the full-data losses within \
              {LOSS_RTOL:.0e} relative (largest difference {worst:.1e}), the data set's labels \
              exactly",
@@ -101,26 +106,28 @@ impl Stage for PerExampleGradients {
 
     fn run(&self) -> Result<(), CliError> {
         let r = jax_reference()?;
-        println!(
+        outln!(
             "  vmap(grad(loss)) over the first {PER_EXAMPLE} examples, parameters unmapped, \
              under jit: one gradient of the whole MLP per example"
         );
         let p = per_example_grad_norms().map_err(front_end)?;
-        println!("  gradient norms at the initial parameters:");
+        outln!("  gradient norms at the initial parameters:");
         for row in p.norms.chunks(8) {
             let row: Vec<String> = row.iter().map(|v| format!("{v:>8.4}")).collect();
-            println!("    {}", row.join(" "));
+            outln!("    {}", row.join(" "));
         }
-        println!(
+        outln!(
             "  the mean of the per-example gradients is the batch gradient: norms {:.6} and {:.6}",
-            p.batch_norm.1, p.batch_norm.0
+            p.batch_norm.1,
+            p.batch_norm.0
         );
-        println!(
+        outln!(
             "  compile + first run {:.0} ms, then {:.2} ms a run",
-            p.compile_first_ms, p.run_ms
+            p.compile_first_ms,
+            p.run_ms
         );
         let worst = check_per_example(&p, &r).map_err(CliError::msg)?;
-        println!(
+        outln!(
             "  matches JAX {}: all {} norms within {NORM_RTOL:.0e} relative (largest \
              difference {worst:.1e})",
             r.jax_version,

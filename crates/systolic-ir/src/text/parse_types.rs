@@ -73,7 +73,6 @@ impl Parser<'_> {
         }
         self.lx.bump_byte();
         let mut shape = Vec::new();
-        let mut elements: i64 = 1;
         loop {
             let at = self.lx.pos();
             match self.lx.peek_byte() {
@@ -83,10 +82,6 @@ impl Parser<'_> {
                     let dim: i64 = digits.parse().map_err(|_| {
                         self.lx
                             .error_at(at, format!("dimension size {digits} is too large"))
-                    })?;
-                    elements = elements.checked_mul(dim).ok_or_else(|| {
-                        self.lx
-                            .error_at(kw.start, "tensor type has too many elements")
                     })?;
                     shape.push(dim);
                     if shape.len() > super::parser::MAX_NESTING {
@@ -104,6 +99,18 @@ impl Parser<'_> {
                 }
                 _ => break,
             }
+        }
+        // A zero dimension empties the shape whatever the others (`4x2^62x0` as `0x2^62x4`);
+        // otherwise the element count must fit.
+        if !shape.contains(&0)
+            && shape
+                .iter()
+                .try_fold(1i64, |n: i64, &d| n.checked_mul(d))
+                .is_none()
+        {
+            return Err(self
+                .lx
+                .error_at(kw.start, "tensor type has too many elements"));
         }
         let dtype = self.parse_element_type()?;
         if self.is_punct(",")? {

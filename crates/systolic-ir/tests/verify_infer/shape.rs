@@ -347,11 +347,15 @@ fn pad_follows_the_spec_example_and_crops_with_negative_padding() {
 
 #[test]
 fn pad_with_huge_sizes_reports_overflow_instead_of_panicking() {
-    let x = i32t(&[i64::MAX]);
+    // The padded size overflows i64.
+    let x = i32t(&[1 << 40]);
     expect_err(
         infer(pad(&[i64::MAX], &[0], &[0]), &[x, i32t(&[])]),
         "overflows",
     );
+    // An operand whose bytes do not fit is refused before any padding is computed.
+    let x = i32t(&[i64::MAX]);
+    expect_err(infer(pad(&[0], &[0], &[0]), &[x, i32t(&[])]), "too large");
 }
 
 #[test]

@@ -22,6 +22,11 @@ impl IotaKernel {
 
     fn run_typed<T: Elem>(&self) -> Result<CpuBuffer> {
         let shape = dims(&self.result.shape);
+        if self.result.num_elements() == 0 {
+            // No elements: the counted dimension may still be huge (`0x2^62x4`), and
+            // counting it would allocate for nothing.
+            return new_buffer(&self.result, T::wrap(vec![]));
+        }
         let n = shape[self.dimension];
         let inner: usize = shape[self.dimension + 1..].iter().product();
         let values: Vec<T> = (0..n as u64).map(T::from_count).collect();

@@ -36,6 +36,11 @@ pub(crate) fn check_type(ty: &Type) -> Result<(), String> {
         Type::Tensor(t) => {
             if t.shape.iter().any(|&d| d < 0) {
                 Err(format!("{t} has a negative dimension size"))
+            } else if t.checked_byte_size().is_none() {
+                Err(format!(
+                    "{t} is too large: its size in bytes does not fit in 2^63 (a buffer, an \
+                     index and every cost computed from it must)"
+                ))
             } else {
                 Ok(())
             }
