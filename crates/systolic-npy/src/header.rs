@@ -122,10 +122,33 @@ enum Literal {
     Other(&'static str),
 }
 
+/// How deep tuples may nest in a header: a shape is one level; numpy writes no deeper than
+/// a structured dtype's few. Deeper is malformed (and would exhaust the stack).
+const MAX_TUPLE_DEPTH: usize = 16;
+
+impl Literal {
+    /// What the literal is, short enough for an error message whatever its size: a string
+    /// or an integer as written (strings cut to 40 characters), otherwise its kind.
+    fn describe(&self) -> String {
+        match self {
+            Literal::Str(s) if s.chars().count() > 40 => {
+                format!("'{}…'", s.chars().take(40).collect::<String>())
+            }
+            Literal::Str(s) => format!("'{s}'"),
+            Literal::Bool(b) => if *b { "True" } else { "False" }.to_string(),
+            Literal::Int(n) => n.to_string(),
+            Literal::Tuple(items) if items.len() == 1 => "a tuple of 1 item".to_string(),
+            Literal::Tuple(items) => format!("a tuple of {} items", items.len()),
+            Literal::Other(what) => what.to_string(),
+        }
+    }
+}
+
 fn parse_dict(text: &str) -> Result<Header, NpyErrorKind> {
     let mut p = LiteralParser {
         chars: text.trim_end().chars().collect(),
         pos: 0,
+        depth: 0,
     };
     p.expect('{')?;
     let (mut descr, mut fortran, mut shape) = (None, None, None);
@@ -138,7 +161,8 @@ fn parse_dict(text: &str) -> Result<Header, NpyErrorKind> {
             Literal::Str(s) => s,
             other => {
                 return Err(bad_header(format!(
-                    "a dict key must be a string, got {other:?}"
+                    "a dict key must be a string, got {}",
+                    other.describe()
                 )))
             }
         };
@@ -167,14 +191,20 @@ fn parse_dict(text: &str) -> Result<Header, NpyErrorKind> {
                 "a structured dtype ({what})"
             )))
         }
-        Some(v) => return Err(bad_header(format!("'descr' must be a string, got {v:?}"))),
+        Some(v) => {
+            return Err(bad_header(format!(
+                "'descr' must be a string, got {}",
+                v.describe()
+            )))
+        }
         None => return Err(bad_header("the key 'descr' is missing")),
     };
     let fortran_order = match fortran {
         Some(Literal::Bool(b)) => b,
         Some(v) => {
             return Err(bad_header(format!(
-                "'fortran_order' must be True or False, got {v:?}"
+                "'fortran_order' must be True or False, got {}",
+                v.describe()
             )))
         }
         None => return Err(bad_header("the key 'fortran_order' is missing")),
@@ -185,11 +215,17 @@ fn parse_dict(text: &str) -> Result<Header, NpyErrorKind> {
             .map(|d| match d {
                 Literal::Int(n) => Ok(n),
                 v => Err(bad_header(format!(
-                    "'shape' must hold non-negative integers, got {v:?}"
+                    "'shape' must hold non-negative integers, got {}",
+                    v.describe()
                 ))),
             })
             .collect::<Result<Vec<_>, _>>()?,
-        Some(v) => return Err(bad_header(format!("'shape' must be a tuple, got {v:?}"))),
+        Some(v) => {
+            return Err(bad_header(format!(
+                "'shape' must be a tuple, got {}",
+                v.describe()
+            )))
+        }
         None => return Err(bad_header("the key 'shape' is missing")),
     };
     Ok(Header {
@@ -203,6 +239,8 @@ fn parse_dict(text: &str) -> Result<Header, NpyErrorKind> {
 struct LiteralParser {
     chars: Vec<char>,
     pos: usize,
+    /// Tuples open around the current position.
+    depth: usize,
 }
 
 impl LiteralParser {
@@ -250,18 +288,27 @@ impl LiteralParser {
                 Ok(Literal::Str(s))
             }
             Some('(') => {
+                if self.depth >= MAX_TUPLE_DEPTH {
+                    return Err(bad_header(format!(
+                        "tuples nest deeper than {MAX_TUPLE_DEPTH} levels at character {}",
+                        self.pos + 1
+                    )));
+                }
                 self.pos += 1;
+                self.depth += 1;
                 let mut items = vec![];
-                loop {
+                let tuple = loop {
                     if self.eat(')') {
-                        return Ok(Literal::Tuple(items));
+                        break Literal::Tuple(items);
                     }
                     items.push(self.value()?);
                     if !self.eat(',') {
                         self.expect(')')?;
-                        return Ok(Literal::Tuple(items));
+                        break Literal::Tuple(items);
                     }
-                }
+                };
+                self.depth -= 1;
+                Ok(tuple)
             }
             Some(open @ ('[' | '{')) => {
                 let close = if open == '[' { ']' } else { '}' };
@@ -411,5 +458,39 @@ mod tests {
         let mut cut = with_magic(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,)}");
         cut.truncate(20);
         assert_eq!(parse(&cut), Err(NpyErrorKind::Truncated("the header")));
+    }
+
+    /// Issue 20, item 3: a shape nesting 30000 parentheses overflowed the stack, and at
+    /// 1000-20000 levels the error was 9-180 KB long. Nesting is bounded and every message
+    /// stays one short line.
+    #[test]
+    fn deeply_nested_headers_are_a_short_error() {
+        for levels in [17, 1000, 30000] {
+            let dict = format!(
+                "{{'descr': '<f4', 'fortran_order': False, 'shape': {}1{}}}",
+                "(".repeat(levels),
+                ",)".repeat(levels)
+            );
+            match parse(&with_magic(2, &dict)) {
+                Err(NpyErrorKind::BadHeader(m)) => {
+                    assert!(m.contains("nest deeper than 16"), "{levels}: {m}");
+                    assert!(m.len() < 200, "{levels}: {} bytes", m.len());
+                }
+                other => panic!("{levels}: {other:?}"),
+            }
+        }
+        // Within the bound, a wrongly nested shape says what it got, briefly.
+        let dict = format!(
+            "{{'descr': '<f4', 'fortran_order': False, 'shape': {}1{}}}",
+            "(".repeat(16),
+            ",)".repeat(16)
+        );
+        match parse(&with_magic(2, &dict)) {
+            Err(NpyErrorKind::BadHeader(m)) => {
+                assert!(m.contains("got a tuple of 1 item"), "{m}");
+                assert!(m.len() < 200, "{m}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }
