@@ -15,8 +15,10 @@
 //!   result is sharded over the same axes, a reduce-scatter) completes;
 //! - the *reshards* ([`OpPlan::reshards`]): operands held otherwise than the op's factor
 //!   shardings need (to be converted before the op: all-gather where axes are dropped, local
-//!   slicing where axes are added, all-to-all where an axis moves), and results computed
-//!   otherwise than they are held (converted after the op);
+//!   slicing where axes are added, all-to-all where an axis moves, collective-permute where
+//!   tiles only change devices), and results computed otherwise than they are held
+//!   (converted after the op; an op that needs a dimension whole may compute with its split
+//!   moved onto another dimension, `moves_split_aside`);
 //! - notes where a sharding could not pass through an op ([`OpPlan::notes`]: a reshape whose
 //!   sharded minor factor has an unsharded major one).
 

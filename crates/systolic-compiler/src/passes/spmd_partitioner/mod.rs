@@ -37,12 +37,13 @@
 //!   device's offset); other constants are made whole and sliced per device; any other op runs whole on every device when the plan
 //!   shards none of its operands and results.
 //!
-//! Conversions move axes that only change dimension by `all_to_all`, gather the axes a
-//! dimension drops (`all_gather` in tile order; the whole dimension when its axes change
-//! otherwise than at the minor end) and slice those it gains (`dynamic_slice` at
-//! `partition_id` offsets): correct for every pair of layouts, not yet the cheapest in all
-//! (no collective-permute). A conversion that gathers a large array whole is recorded as a
-//! warning ([`warnings`]).
+//! Conversions move axes that only change dimension by `all_to_all`, slice the axes a
+//! dimension gains (`dynamic_slice` at `partition_id` offsets), move pieces between devices
+//! where the layouts differ only in who holds which tile (`collective_permute`, [`permute`];
+//! also a `reverse` along a split dimension) and gather the axes a dimension drops
+//! (`all_gather` in tile order, after a permute puts them at the minor end; uneven
+//! dimensions whole): correct for every pair of layouts. A conversion that gathers a large
+//! array whole is recorded as a warning ([`warnings`]).
 //!
 //! Anything else is an error naming the op and where it is ("the partitioner does not handle
 //! stablehlo.X yet"), never a wrong answer: ops whose sharded form needs more than local
