@@ -109,23 +109,52 @@ impl OutputInfo {
     }
 }
 
-/// Writes `outputs` as `dir/out0.npy`, `dir/out1.npy`, …, creating `dir` if needed.
+/// Checks before a run that its outputs can be written to `dir` (created if needed): an
+/// unwritable directory is found before the work, not after it.
+pub fn check_out_dir(dir: &Path) -> Result<(), CliError> {
+    let cannot = |e: std::io::Error| {
+        CliError::msg(format!("cannot write outputs to {}: {e}", dir.display()))
+    };
+    std::fs::create_dir_all(dir).map_err(cannot)?;
+    tempfile::Builder::new()
+        .prefix(".systolic-")
+        .tempfile_in(dir)
+        .map_err(cannot)?;
+    Ok(())
+}
+
+/// Writes `outputs` as `dir/out0.npy`, `dir/out1.npy`, …, creating `dir` if needed —
+/// all or nothing: every file is written beside its place first, then renamed into place
+/// (a symlink there is replaced, not followed), so a failure leaves the previous outputs
+/// as they were. `outN.npy` files of an earlier run with more outputs are removed, so the
+/// directory holds this run's outputs alone.
 pub fn write_outputs(dir: &Path, outputs: &[CpuBuffer]) -> Result<Vec<String>, CliError> {
-    std::fs::create_dir_all(dir).map_err(|e| {
-        CliError::msg(format!(
-            "cannot create output directory {}: {e}",
-            dir.display()
-        ))
-    })?;
-    outputs
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            let path = dir.join(format!("out{i}.npy"));
-            systolic_npy::write_raw(&path, b.ty(), &b.to_le_bytes())?;
-            Ok(path.display().to_string())
-        })
-        .collect()
+    check_out_dir(dir)?;
+    let mut staged = vec![];
+    for (i, b) in outputs.iter().enumerate() {
+        let path = dir.join(format!("out{i}.npy"));
+        let file = systolic_npy::stage_raw(&path, b.ty(), &b.to_le_bytes())?;
+        staged.push((path, file));
+    }
+    let mut written = vec![];
+    for (path, file) in staged {
+        file.persist(&path)
+            .map_err(|e| CliError::msg(format!("cannot write {}: {}", path.display(), e.error)))?;
+        written.push(path.display().to_string());
+    }
+    for i in outputs.len().. {
+        let stale = dir.join(format!("out{i}.npy"));
+        match std::fs::symlink_metadata(&stale) {
+            Ok(_) => std::fs::remove_file(&stale).map_err(|e| {
+                CliError::msg(format!(
+                    "cannot remove {} of an earlier run: {e}",
+                    stale.display()
+                ))
+            })?,
+            Err(_) => break,
+        }
+    }
+    Ok(written)
 }
 
 #[cfg(test)]

@@ -355,3 +355,53 @@ fn absurd_repeat_counts_and_a_full_stdout_are_clear_errors() {
         );
     }
 }
+
+/// Issue 20, item 6: outputs were written in place (a failed write destroyed the previous
+/// `out0.npy` and left a truncated file), a symlinked `out0.npy` was followed, outputs of an
+/// earlier run with more outputs stayed beside the new ones, and an unwritable `--out-dir`
+/// was found only after the run. Now outputs are renamed into place together, a symlink is
+/// replaced (its target untouched), stale `outN.npy` files go, and the directory is checked
+/// first.
+#[test]
+fn outputs_are_written_whole_in_place_of_symlinks_without_stale_files() {
+    let two = "func.func @main() -> (tensor<2xf32>, tensor<3xi32>) {\n    %0 = stablehlo.iota dim = 0 : tensor<2xf32>\n    %1 = stablehlo.iota dim = 0 : tensor<3xi32>\n    return %0, %1 : tensor<2xf32>, tensor<3xi32>\n}\n";
+    let one = "func.func @main() -> tensor<4xf32> {\n    %0 = stablehlo.iota dim = 0 : tensor<4xf32>\n    return %0 : tensor<4xf32>\n}\n";
+    let (dir, two_p) = program_file(two);
+    let one_p = dir.path().join("one.mlir");
+    std::fs::write(&one_p, one).unwrap();
+    let out = dir.path().join("out");
+    let out_s = out.display().to_string();
+    let run = |p: &str| systolic(&["run", p, "--out-dir", &out_s]);
+    assert_eq!(run(&two_p).status.code(), Some(0));
+    assert!(out.join("out1.npy").exists());
+    // A symlink where out0.npy goes: replaced, its target left as it was.
+    let target = dir.path().join("precious.txt");
+    std::fs::write(&target, "keep me").unwrap();
+    std::fs::remove_file(out.join("out0.npy")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&target, out.join("out0.npy")).unwrap();
+    let r = run(&one_p.display().to_string());
+    assert_eq!(r.status.code(), Some(0), "{:?}", texts(&r));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
+    let got = systolic_npy::read(&out.join("out0.npy"), None).unwrap();
+    assert_eq!(got.shape(), &[4]);
+    assert!(
+        !out.join("out1.npy").exists(),
+        "the earlier run's out1.npy is stale"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    // An --out-dir that cannot be made is an error before the run.
+    let blocker = dir.path().join("file");
+    std::fs::write(&blocker, "").unwrap();
+    let bad = blocker.join("sub").display().to_string();
+    assert_fails(
+        &["run", &one_p.display().to_string(), "--out-dir", &bad],
+        1,
+        &["cannot write outputs to", "sub"],
+    );
+}

@@ -153,23 +153,54 @@ pub fn write(path: &Path, tensor: &Tensor) -> Result<(), NpyError> {
 }
 
 /// Writes dense little-endian C-order bytes of an array of type `ty` as a `.npy` file (the
-/// header, then the bytes as they are); errors name the file.
+/// header, then the bytes as they are); errors name the file. The file appears whole or not
+/// at all: it is written beside `path` and renamed into place, so a failed write leaves what
+/// was there before.
 pub fn write_raw(path: &Path, ty: &TensorType, le_bytes: &[u8]) -> Result<(), NpyError> {
     let error = |kind| NpyError {
         file: path.display().to_string(),
         kind,
     };
-    let expected = ty.num_elements() * ty.dtype.byte_size();
+    let staged = stage_raw(path, ty, le_bytes)?;
+    staged
+        .persist(path)
+        .map(|_| ())
+        .map_err(|e| error(NpyErrorKind::Io(format!("cannot write: {}", e.error))))
+}
+
+/// The `.npy` file for `path` written completely to a temporary file beside it, not yet in
+/// place: [`tempfile::NamedTempFile::persist`] renames it over `path` (replacing a symlink
+/// there rather than writing through it), and dropping it removes it. Writing several
+/// files all-or-nothing stages them all first. Errors name `path`.
+pub fn stage_raw(
+    path: &Path,
+    ty: &TensorType,
+    le_bytes: &[u8],
+) -> Result<tempfile::NamedTempFile, NpyError> {
+    let error = |kind| NpyError {
+        file: path.display().to_string(),
+        kind,
+    };
+    let expected = ty.num_elements().saturating_mul(ty.dtype.byte_size());
     if le_bytes.len() != expected {
         return Err(error(NpyErrorKind::Io(format!(
             "cannot write {} bytes as {ty}, which takes {expected}",
             le_bytes.len()
         ))));
     }
-    let write = || -> std::io::Result<()> {
-        let mut file = std::fs::File::create(path)?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let write = || -> std::io::Result<tempfile::NamedTempFile> {
+        let mut file = tempfile::Builder::new()
+            .prefix(".systolic-")
+            .suffix(".npy.tmp")
+            .tempfile_in(dir)?;
         file.write_all(&header_bytes(ty))?;
-        file.write_all(le_bytes)
+        file.write_all(le_bytes)?;
+        file.as_file().sync_all()?;
+        Ok(file)
     };
     write().map_err(|e| error(NpyErrorKind::Io(format!("cannot write: {e}"))))
 }

@@ -88,6 +88,9 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let entry = args.entry.as_str();
     let (module, parse_ms) = time_ms(|| load_module(&args.file));
     let module = module?;
+    if let Some(dir) = &args.out_dir {
+        crate::outputs::check_out_dir(dir)?;
+    }
     let func = entry_func(&module, entry, &file)?;
     let options = PrepareOptions {
         dump_dir: args.dump_dir.clone(),

@@ -71,6 +71,9 @@ fn tpu_error(file: &str, e: TpuError) -> CliError {
 /// Runs the command: the per-kernel table and summary, then the JSON report with `--json`.
 pub fn run(args: &SimulateArgs) -> Result<(), CliError> {
     let file = args.file.display().to_string();
+    if let Some(dir) = &args.out_dir {
+        crate::outputs::check_out_dir(dir)?;
+    }
     if let Some(spec) = &args.slice {
         let slice = Slice::parse(spec).map_err(|e| CliError::msg(e.to_string()))?;
         if !args.cost_only {
