@@ -191,3 +191,104 @@ fn cond_and_switch_branches_running_shard_maps() {
         assert_close(&values(&got), want);
     }
 }
+
+/// `inner(w) = 2w + psum(w, "y") + psum(w, "x")` on the 2x4 mesh's 8x8 split `P("x", "y")`,
+/// plus one (the outer body's own op): what the nested shard_maps compute.
+fn nested_on_host(w: &[f32]) -> Vec<f32> {
+    let py = psum_y(w);
+    (0..64)
+        .map(|k| {
+            let (r, c) = (k / 8, k % 8);
+            let px = w[(r % 4) * 8 + c] + w[(r % 4 + 4) * 8 + c];
+            2.0 * w[k] + py[k] + px + 1.0
+        })
+        .collect()
+}
+
+/// The shard_map over "x" whose body runs a shard_map over "y" (JAX's nesting: the inner one
+/// on the same mesh, `axis_names` disjoint).
+fn nested(mesh: &systolic::Mesh) -> systolic::ShardMap<Array, Array, impl Fn(&Array) -> Array> {
+    let inner = shard_map(
+        |b: &Array| b * 2.0 + lax::psum(b, "y") + lax::psum(b, "x"),
+        mesh,
+        P!(None, "y"),
+        P!(None, "y"),
+    )
+    .axis_names(&["y"]);
+    shard_map(
+        move |r: &Array| inner.call(r).unwrap() + 1.0,
+        mesh,
+        P!("x"),
+        P!("x"),
+    )
+    .axis_names(&["x"])
+}
+
+#[test]
+fn a_shard_map_over_y_nested_in_one_over_x() {
+    init();
+    let mesh = make_mesh(&[2, 4], &["x", "y"]).unwrap();
+    let outer = nested(&mesh);
+    let w = data(&[8, 8], 6);
+    let want = nested_on_host(&values(&w));
+    let got = jit(|w: &Array| outer.call(w).unwrap()).call(&w).unwrap();
+    assert_close(&values(&got), &want);
+    // Called eagerly too.
+    assert_close(&values(&outer.call(&w).unwrap()), &want);
+    // Staged as JAX stages it: two manual computations, the inner one over "y" in the outer
+    // one's body.
+    let text = jit(|w: &Array| outer.call(w).unwrap())
+        .lower(&w)
+        .unwrap()
+        .as_text();
+    assert!(text.contains("manual_axes={\"x\"}"), "{text}");
+    assert!(text.contains("manual_axes={\"y\"}"), "{text}");
+}
+
+#[test]
+fn nested_shard_maps_in_a_fori_loop() {
+    init();
+    let mesh = make_mesh(&[2, 4], &["x", "y"]).unwrap();
+    let outer = nested(&mesh);
+    let w = data(&[8, 8], 7);
+    let f = jit(|w: &Array| {
+        lax::fori_loop(0, 2, |_, w: &Array| outer.call(&(w * 0.125)).unwrap(), w).unwrap()
+    });
+    let scaled = |v: Vec<f32>| v.into_iter().map(|x| x * 0.125).collect::<Vec<_>>();
+    let want = nested_on_host(&scaled(nested_on_host(&scaled(values(&w)))));
+    assert_close(&values(&f.call(&w).unwrap()), &want);
+}
+
+#[test]
+fn what_jax_rejects_in_nested_shard_maps_is_an_error() {
+    init();
+    let mesh = make_mesh(&[2, 4], &["x", "y"]).unwrap();
+    let w = data(&[8, 8], 8);
+    // An inner shard_map over the axis the outer one already made manual.
+    let inner = shard_map(|b: &Array| b * 2.0, &mesh, P!("x"), P!("x")).axis_names(&["x"]);
+    let outer = shard_map(
+        move |r: &Array| inner.call(r).unwrap(),
+        &mesh,
+        P!("x"),
+        P!("x"),
+    )
+    .axis_names(&["x"]);
+    let e = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        jit(|w: &Array| outer.call(w).unwrap()).call(&w)
+    }));
+    let message = match e {
+        Ok(r) => r.err().map(|e| e.to_string()).unwrap_or_default(),
+        Err(p) => p
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_else(|| "a panic".into()),
+    };
+    assert!(message.contains("already manual"), "{message}");
+    // A spec naming an axis outside axis_names, and a collective over an automatic axis.
+    let f = shard_map(|b: &Array| b * 2.0, &mesh, P!("x", "y"), P!("x")).axis_names(&["x"]);
+    let e = f.call(&w).unwrap_err().to_string();
+    assert!(e.contains("'y'") && e.contains("axis_names"), "{e}");
+    let g = shard_map(|b: &Array| lax::psum(b, "y"), &mesh, P!("x"), P!("x")).axis_names(&["x"]);
+    let e = g.call(&w).unwrap_err().to_string();
+    assert!(e.contains("'y'") && e.contains("not manual"), "{e}");
+}

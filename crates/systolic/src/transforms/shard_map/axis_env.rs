@@ -24,6 +24,8 @@ pub(crate) type AxisMask = u32;
 
 struct Frame {
     mesh: Mesh,
+    /// The axes manual in the body: this shard_map's and the enclosing ones'.
+    manual: AxisMask,
     /// The axes each value of a trace inside the body varies over (absent: invariant).
     vma: HashMap<(u64, ValueId), AxisMask>,
 }
@@ -60,18 +62,40 @@ pub(crate) fn batch_axis(name: &str) -> Option<usize> {
     })
 }
 
-/// Makes `mesh`'s axes manual until the guard is dropped.
-pub(crate) fn enter(mesh: &Mesh) -> Result<FrameGuard> {
+/// Makes the axes `own` of `mesh` manual until the guard is dropped. Inside another
+/// shard_map's body (a nested shard_map) the mesh must be the same and `own` must leave out
+/// the axes already manual, as JAX requires; collectives may then name either's axes.
+pub(crate) fn enter(mesh: &Mesh, own: AxisMask) -> Result<FrameGuard> {
     FRAMES.with(|f| {
         let mut f = f.borrow_mut();
-        if !f.is_empty() {
+        let outer = match f.last() {
+            None => 0,
+            Some(fr) if fr.mesh != *mesh => {
+                return Err(Error::op(
+                    "shard_map",
+                    format!(
+                        "a shard_map nested in another's body must use the same mesh (the \
+                         enclosing one's axes: {}; this one's: {})",
+                        fr.mesh.axis_list(),
+                        mesh.axis_list()
+                    ),
+                ));
+            }
+            Some(fr) => fr.manual,
+        };
+        if let Some(&i) = axes_of(outer & own, mesh).first() {
             return Err(Error::op(
                 "shard_map",
-                "a shard_map inside another shard_map's body is not supported yet",
+                format!(
+                    "axis '{}' is already manual in the enclosing shard_map; a nested shard_map \
+                     must use other axes (axis_names)",
+                    mesh.axis_names()[i]
+                ),
             ));
         }
         f.push(Frame {
             mesh: mesh.clone(),
+            manual: outer | own,
             vma: HashMap::new(),
         });
         Ok(FrameGuard)
@@ -92,20 +116,45 @@ fn active() -> bool {
 }
 
 /// The mesh of the body being traced, or an error naming `op` and the axes it asked for.
+/// An axis the mesh has but the body leaves automatic (a shard_map with `axis_names`) is an
+/// error too: collectives run over manual axes only.
 pub(crate) fn mesh_for(op: &str, axes: &[String]) -> Result<Mesh> {
-    FRAMES.with(|f| {
-        f.borrow().last().map(|fr| fr.mesh.clone()).ok_or_else(|| {
-            Error::op(
+    let (mesh, manual) = FRAMES.with(|f| {
+        f.borrow()
+            .last()
+            .map(|fr| (fr.mesh.clone(), fr.manual))
+            .ok_or_else(|| {
+                Error::op(
+                    op,
+                    format!(
+                        "unbound axis name{} {}: collectives run inside the body of a shard_map \
+                         or pmap, whose mesh names the axes",
+                        if axes.len() > 1 { "s" } else { "" },
+                        quoted(axes)
+                    ),
+                )
+            })
+    })?;
+    for a in axes {
+        if let Ok(i) = mesh.axis_index(a)
+            && manual & (1 << i) == 0
+        {
+            return Err(Error::op(
                 op,
                 format!(
-                    "unbound axis name{} {}: collectives run inside the body of a shard_map or \
-                     pmap, whose mesh names the axes",
-                    if axes.len() > 1 { "s" } else { "" },
-                    quoted(axes)
+                    "axis '{a}' is not manual here: the shard_map's axis_names leave it \
+                     automatic (manual: {})",
+                    quoted(
+                        &axes_of(manual, &mesh)
+                            .into_iter()
+                            .map(|i| mesh.axis_names()[i].clone())
+                            .collect::<Vec<_>>()
+                    )
                 ),
-            )
-        })
-    })
+            ));
+        }
+    }
+    Ok(mesh)
 }
 
 pub(crate) fn quoted(axes: &[String]) -> String {

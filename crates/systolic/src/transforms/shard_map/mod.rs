@@ -9,6 +9,13 @@
 //! per-device program, the runtime compiles it for the mesh's devices and runs every device's
 //! partition at once; the results are sharded arrays laid out by the out-specs. Called outside
 //! `jit`, a shard_map is staged into a small global function of its own and run the same way.
+//!
+//! Where JAX users put one, so can ours: in `lax::fori_loop`, `scan`, `cond` and `switch`
+//! bodies (the manual computation is staged into the loop body or branch, and the compiler
+//! keeps the loop with the pieces as its carries), and nested: with
+//! [`ShardMap::axis_names`] a shard_map is manual over some mesh axes only, and one over the
+//! remaining axes may run inside its body (the same mesh; [`axis_env`] keeps a frame per
+//! level, so the inner body's collectives may name both levels' axes).
 
 pub(crate) mod axis_env;
 mod cache;
@@ -137,6 +144,8 @@ pub struct ShardMap<A, R, F> {
     in_specs: Specs,
     out_specs: Specs,
     check_vma: bool,
+    /// The mesh axes the body is manual over (`None`: all of them).
+    axis_names: Option<Vec<String>>,
     cache: cache::Cache<R>,
     _t: PhantomData<fn(&A) -> R>,
 }
@@ -173,6 +182,7 @@ pub fn shard_map<A: Tree, R: Tree, F: Fn(&A) -> R>(
         in_specs: in_specs.into(),
         out_specs: out_specs.into(),
         check_vma: true,
+        axis_names: None,
         cache: cache::Cache::default(),
         _t: PhantomData,
     }
@@ -191,6 +201,64 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> ShardMap<A, R, F> {
     pub fn check_vma(mut self, check: bool) -> Self {
         self.check_vma = check;
         self
+    }
+
+    /// JAX's `axis_names`: the body is manual over these mesh axes only (the specs may name
+    /// only them, and collectives run over them); the other axes stay automatic, the body
+    /// written for whole arrays along them. Inside another shard_map's body (the same mesh),
+    /// a shard_map over the axes the outer one left automatic nests: its collectives may name
+    /// the outer axes too, and JAX's export of the same program is what is staged.
+    ///
+    /// ```
+    /// # systolic::set_cpu_devices(8).unwrap();
+    /// use systolic::{jit, lax, make_mesh, shard_map, Array, P};
+    /// let mesh = make_mesh(&[2, 4], &["x", "y"]).unwrap();
+    /// // Over "x": rows split in two; inside, over "y": columns split in four.
+    /// let inner = shard_map(|b: &Array| lax::psum(b, "y"), &mesh, P!(None, "y"), P!(None, "y"))
+    ///     .axis_names(&["y"]);
+    /// let outer = shard_map(move |r: &Array| inner.call(r).unwrap() + 1.0, &mesh, P!("x"), P!("x"))
+    ///     .axis_names(&["x"]);
+    /// let x = Array::from_vec(vec![1.0f32; 64], &[8, 8]);
+    /// let y = jit(|x: &Array| outer.call(x).unwrap()).call(&x).unwrap();
+    /// assert_eq!(y.to_vec::<f32>().unwrap(), vec![5.0; 64]);
+    /// ```
+    pub fn axis_names(mut self, names: &[&str]) -> Self {
+        self.axis_names = Some(names.iter().map(|n| n.to_string()).collect());
+        self
+    }
+
+    /// The mask of the axes the body is manual over, and their names in mesh order; an error
+    /// names an unknown axis, and a spec naming an axis outside them.
+    fn own_axes(&self, in_specs: &[PartitionSpec]) -> Result<(axis_env::AxisMask, Vec<String>)> {
+        let mask = match &self.axis_names {
+            None => axis_env::mask_of("shard_map", &self.mesh, self.mesh.axis_names())?,
+            Some(names) => axis_env::mask_of("shard_map", &self.mesh, names)?,
+        };
+        let names: Vec<String> = axis_env::axes_of(mask, &self.mesh)
+            .into_iter()
+            .map(|i| self.mesh.axis_names()[i].clone())
+            .collect();
+        let out_specs = match &self.out_specs {
+            Specs::All(p) => vec![p.clone()],
+            Specs::Leaves(v) => v.clone(),
+        };
+        for (what, spec) in in_specs
+            .iter()
+            .map(|p| ("in_specs", p))
+            .chain(out_specs.iter().map(|p| ("out_specs", p)))
+        {
+            if let Some(a) = spec.axes().find(|a| !names.contains(a)) {
+                return Err(Error::op(
+                    "shard_map",
+                    format!(
+                        "{what} {spec} names axis '{a}', which is not among the axis_names the \
+                         body is manual over ({})",
+                        axis_env::quoted(&names)
+                    ),
+                ));
+            }
+        }
+        Ok((mask, names))
     }
 
     /// Runs the function on every device of the mesh: staged into the active trace under
@@ -282,6 +350,10 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> ShardMap<A, R, F> {
         args.leaves(&mut leaves);
         let paths = args.def().paths();
         let in_specs = self.in_specs.per_leaf(leaves.len(), "in_specs")?;
+        let (own, own_names) = self.own_axes(&in_specs)?;
+        // In a nested shard_map, what each operand varies over in the enclosing body (its
+        // manual axes), which its piece keeps varying over here.
+        let outer_vma: Vec<axis_env::AxisMask> = leaves.iter().map(axis_env::vma_of).collect();
         let mut shardings = Vec::with_capacity(leaves.len());
         let mut locals = Vec::with_capacity(leaves.len());
         for (i, (leaf, spec)) in leaves.iter().zip(&in_specs).enumerate() {
@@ -310,10 +382,10 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> ShardMap<A, R, F> {
         let out_vma = RefCell::new(vec![]);
         let failure = RefCell::new(None);
         let staged = {
-            let _frame = axis_env::enter(&self.mesh)?;
+            let _frame = axis_env::enter(&self.mesh, own)?;
             stage_with("shard_map_body", &locals, true, |tracers| {
                 let run = || -> Result<Vec<Array>> {
-                    for (t, s) in tracers.iter().zip(&shardings) {
+                    for (k, (t, s)) in tracers.iter().zip(&shardings).enumerate() {
                         let mask = if self.check_vma {
                             axis_env::mask_of(
                                 "shard_map",
@@ -321,8 +393,8 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> ShardMap<A, R, F> {
                                 &s.spec().axes().cloned().collect::<Vec<_>>(),
                             )?
                         } else {
-                            axis_env::mask_of("shard_map", &self.mesh, self.mesh.axis_names())?
-                        };
+                            own
+                        } | outer_vma.get(k).copied().unwrap_or(0);
                         if let Repr::Traced { trace, value } = &t.inner.repr {
                             axis_env::set_vma(*trace, *value, mask);
                         }
@@ -371,7 +443,13 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> ShardMap<A, R, F> {
                 &self.mesh,
                 &spec.axes().cloned().collect::<Vec<_>>(),
             )?;
-            let unchecked = if self.check_vma { vma & !named } else { 0 };
+            // Only this shard_map's axes are its out-specs' business (a nested one's results
+            // may vary over the enclosing one's axes).
+            let unchecked = if self.check_vma {
+                vma & own & !named
+            } else {
+                0
+            };
             if let Some(&axis) = axis_env::axes_of(unchecked, &self.mesh).first() {
                 let name = &self.mesh.axis_names()[axis];
                 return Err(Error::op(
@@ -412,8 +490,11 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> ShardMap<A, R, F> {
             operands.push(c.clone());
             in_all.push(NamedSharding::replicated(&self.mesh));
         }
+        // In an enclosing body, the results vary over what the operands varied over there.
+        let results_vma = outer_vma.iter().fold(0, |m, v| m | v);
         let outs = stage_manual_computation(
             &self.mesh,
+            &own_names,
             &staged.func,
             &operands,
             &in_all,
@@ -421,15 +502,22 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> ShardMap<A, R, F> {
             &global_types,
             &staged.out_weak,
         )?;
+        for o in &outs {
+            if let Repr::Traced { trace, value } = &o.inner.repr {
+                axis_env::set_vma(*trace, *value, results_vma);
+            }
+        }
         template.rebuild(&mut outs.into_iter())
     }
 }
 
-/// Stages `sdy.manual_computation` over every axis of `mesh` into the active trace: the
+/// Stages `sdy.manual_computation` over the axes `manual` of `mesh` into the active trace: the
 /// operands, the body copied from `body` (its parameters become the region's arguments, its
 /// return an `sdy.return`), results of `global_types`.
+#[allow(clippy::too_many_arguments)]
 fn stage_manual_computation(
     mesh: &Mesh,
+    manual: &[String],
     body: &Func,
     operands: &[Array],
     in_shardings: &[NamedSharding],
@@ -451,7 +539,7 @@ fn stage_manual_computation(
             .zip(out_shardings)
             .map(|(t, s)| s.to_sdy_on(&symbol, t.shape.len()))
             .collect(),
-        manual_axes: mesh.axis_names().to_vec(),
+        manual_axes: manual.to_vec(),
     };
     let [Block { args: params, ops }] = body.body.blocks.as_slice() else {
         return Err(Error::Trace(
