@@ -467,3 +467,67 @@ fn jax_cumulative_reductions_along_split_rows() {
     assert!(!printed.contains("tensor<32x"), "{printed}");
     assert!(printed.contains("all_gather"), "{printed}");
 }
+
+/// Max pooling's gradient: `select_and_scatter` of `g` (one value per window) into `x`'s
+/// shape, windows `window` with strides `stride` and padding `pad` over height and width;
+/// `x`, `g` and the result held as `sx`, `sg`, `sx` (constrained: uneven pieces come from
+/// shardings a user writes).
+fn pool_grad(
+    x: &[i64],
+    g: &[i64],
+    window: i64,
+    stride: i64,
+    pad: i64,
+    sx: &str,
+    sg: &str,
+) -> String {
+    let (tx, tg) = (ty(x), ty(g));
+    module(
+        MESH_2D,
+        &format!(
+            r#"func.func public @main(%x: {tx} {sdx}, %g: {tg} {sdg}) -> ({tx} {sdx}) {{
+    %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %e = stablehlo.exponential %x : {tx}
+    %xc = sdy.sharding_constraint %e <@mesh, {sx}> : {tx}
+    %gc = sdy.sharding_constraint %g <@mesh, {sg}> : {tg}
+    %0 = "stablehlo.select_and_scatter"(%xc, %gc, %zero) <{{padding = dense<[[0, 0], [{pad}, {pad}], [{pad}, {pad}], [0, 0]]> : tensor<4x2xi64>, window_dimensions = array<i64: 1, {window}, {window}, 1>, window_strides = array<i64: 1, {stride}, {stride}, 1>}}> ({{
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %c = stablehlo.compare GE, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    }}, {{
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %s = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }}) : ({tx}, {tg}, tensor<f32>) -> {tx}
+    %r = sdy.sharding_constraint %0 <@mesh, {sx}> : {tx}
+    return %r : {tx}
+  }}"#,
+            sdx = sdy(sx),
+            sdg = sdy(sg),
+        ),
+    )
+}
+
+#[test]
+fn max_pooling_gradients_scatter_into_their_own_pieces() {
+    // 2x2 windows with stride 2 never cross a piece of an even number of rows: the
+    // gradient runs where the pieces lie, height over "data" and width over "model".
+    let (x, g) = ([2, 16, 8, 3], [2, 8, 4, 3]);
+    let hw = r#"[{}, {"data"}, {"model"}, {}]"#;
+    let inputs = [data(x.to_vec(), 7), data(g.to_vec(), 8)];
+    let printed = check(&pool_grad(&x, &g, 2, 2, 0, hw, hw), &inputs);
+    assert!(!printed.contains("all_gather"), "{printed}");
+    assert!(!printed.contains("collective_permute"), "{printed}");
+    // Uneven: 14 rows (7 windows) over 4 devices: pieces of 4 rows and 2 windows, the last
+    // with 2 rows and 1 window.
+    let (x, g) = ([2, 14, 4, 3], [2, 7, 2, 3]);
+    let rows = r#"[{}, {"data"}, {}, {}]"#;
+    let inputs = [data(x.to_vec(), 9), data(g.to_vec(), 10)];
+    let printed = check(&pool_grad(&x, &g, 2, 2, 0, rows, rows), &inputs);
+    assert!(gathered_ranks(&printed).is_empty(), "{printed}");
+    // Overlapping 3x3 windows with stride 1 would scatter into the neighbours' rows: the
+    // height is gathered (and the answer still right).
+    let (x, g) = ([2, 16, 8, 3], [2, 16, 8, 3]);
+    let inputs = [data(x.to_vec(), 11), data(g.to_vec(), 12)];
+    check(&pool_grad(&x, &g, 3, 1, 1, hw, hw), &inputs);
+}

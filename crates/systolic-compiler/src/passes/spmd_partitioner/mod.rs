@@ -280,14 +280,13 @@ impl<'a> Partitioner<'a> {
             | Map { .. }
             | DynamicSlice { .. }
             | DynamicUpdateSlice => self.local_op(op, plan),
-            // Their rules pass batch and feature dimensions and keep matrix, transformed
-            // and statistics dimensions whole, so the attributes stay true of
-            // the pieces (a convolution's input features, split, are a reduction: summed; a
-            // bitcast's element-splitting dimension stays whole).
             // Windows along split dimensions: halos, cumulative windows ([`windows`]).
             Convolution(_) | ReduceWindow { .. } | SelectAndScatter { .. } => {
                 self.windowed_op(op, plan)
             }
+            // Their rules pass batch and feature dimensions and keep matrix, transformed and
+            // statistics dimensions whole, so the attributes stay true of the pieces (a
+            // bitcast's element-splitting dimension stays whole).
             TriangularSolve { .. }
             | Cholesky { .. }
             | Fft { .. }

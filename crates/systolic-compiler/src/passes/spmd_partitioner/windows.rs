@@ -65,10 +65,14 @@ impl<'a> Partitioner<'a> {
             return self.local_op(op, plan);
         }
         let spatial = self.spatial_dims(op)?;
-        let inputs = match op.kind {
-            OpKind::ReduceWindow { .. } => op.operands.len() / 2,
-            _ => 1,
+        // The operands the window slides over (a select_and_scatter's source has one element
+        // per window, and the same dimensions).
+        let data: Vec<usize> = match op.kind {
+            OpKind::ReduceWindow { .. } => (0..op.operands.len() / 2).collect(),
+            OpKind::SelectAndScatter { .. } => vec![0, 1],
+            _ => vec![0],
         };
+        let scatters = matches!(op.kind, OpKind::SelectAndScatter { .. });
         let mut needs = vec![];
         for (k, &x) in op.operands.iter().enumerate() {
             let global = self.global_type(x, &located(op, &format!("operand {k}")))?;
@@ -87,19 +91,40 @@ impl<'a> Partitioner<'a> {
             return self.local_op(op, plan);
         }
         let in_shape = self.global_type(op.operands[0], "an operand")?.shape;
-        let out_shape = computed[0].1.shape.clone();
+        // The windows' count per dimension: the output's size (the source's for a
+        // select_and_scatter, whose result is the operand's size).
+        let out_shape = if scatters {
+            self.global_type(op.operands[1], "its source")?.shape
+        } else {
+            computed[0].1.shape.clone()
+        };
         let mut modes = vec![];
         let mut cumulative = false;
         for s in &split {
             let axes = needs[0][s.input].clone();
             let lined_up = computed
                 .iter()
-                .all(|(held, _)| held.get(s.output) == Some(&axes));
+                .all(|(held, _)| held.get(s.output) == Some(&axes))
+                && data.iter().all(|&k| needs[k][s.input] == axes);
             let mut mode = if lined_up {
-                self.mode(op, s, &axes, in_shape[s.input], out_shape[s.output])?
+                let windows = out_shape[if scatters { s.input } else { s.output }];
+                self.mode(op, s, &axes, in_shape[s.input], windows)?
             } else {
                 Mode::Gather
             };
+            // A select_and_scatter runs on pieces only where its windows do not overlap them
+            // (the scatter would have to add into the neighbours' rows otherwise).
+            if scatters
+                && !matches!(
+                    mode,
+                    Mode::Halo {
+                        before: 0,
+                        after: 0
+                    }
+                )
+            {
+                mode = Mode::Gather;
+            }
             if let Mode::Cumulative { .. } = mode {
                 if cumulative {
                     mode = Mode::Gather;
@@ -107,8 +132,8 @@ impl<'a> Partitioner<'a> {
                 cumulative = true;
             }
             if let Mode::Gather = mode {
-                for need in needs.iter_mut().take(inputs) {
-                    need[s.input] = vec![];
+                for &k in &data {
+                    needs[k][s.input] = vec![];
                 }
                 for (held, _) in computed.iter_mut() {
                     held[s.output] = vec![];
@@ -128,8 +153,14 @@ impl<'a> Partitioner<'a> {
             let n = in_shape[s.input];
             match *mode {
                 Mode::Gather => continue,
+                // The windows read only the piece (whose real outputs read only its real
+                // rows): the op runs on it as it is, without the padding it never reads.
+                Mode::Halo {
+                    before: 0,
+                    after: 0,
+                } => set_window(&mut kind, s.index, |w| w.padding = (0, 0)),
                 Mode::Halo { before, after } => {
-                    for k in 0..inputs {
+                    for &k in &data {
                         let fill = self.padding_value(op, &operands, k)?;
                         let global = self.global_type(op.operands[k], "an operand")?;
                         let x = self.mask_uneven(operands[k], &needs[k], &global, s.input, fill)?;
@@ -172,7 +203,7 @@ impl<'a> Partitioner<'a> {
         new.attrs.retain(|a| a.name != "sdy.sharding");
         self.ops.push(new);
         if let Some((d, axes, reverse, _)) = cumulative {
-            let init = operands[inputs];
+            let init = operands[data.len()];
             results[0] = self.with_earlier_totals(op, results[0], d, &axes, reverse, init)?;
         }
         for (j, (&r, (held, global))) in op.results.iter().zip(computed).enumerate() {
@@ -216,7 +247,7 @@ impl<'a> Partitioner<'a> {
                     })
                     .collect())
             }
-            OpKind::ReduceWindow { window } => {
+            OpKind::ReduceWindow { window } | OpKind::SelectAndScatter { window } => {
                 let rank = self.global_type(op.operands[0], "an operand")?.rank();
                 let window = window
                     .resolve(rank)
@@ -608,7 +639,7 @@ fn set_window(kind: &mut OpKind, i: usize, change: impl FnOnce(&mut WindowDim)) 
             change(&mut w);
             padding[i] = w.padding;
         }
-        OpKind::ReduceWindow { window } => {
+        OpKind::ReduceWindow { window } | OpKind::SelectAndScatter { window } => {
             let rank = window.window_dimensions.len();
             let padding = window.padding.get_or_insert_with(|| vec![(0, 0); rank]);
             let mut w = WindowDim {

@@ -265,6 +265,45 @@ pub(crate) fn reduce_window(op: &Op, func: &Func, window: &Window) -> Result<Ste
     Ok(op_step(op, b.rule(operands, results, OpClass::Other)))
 }
 
+/// `stablehlo.select_and_scatter` (operand, source, init; the result the operand's shape):
+/// a dimension whose windows tile the operand without overlapping (window = stride, no
+/// padding: 2x2 max pooling's gradient) shares one windowed factor between operand, source
+/// and result, which the partitioner runs on pieces where they line up; a window of one
+/// element passes; other windowed dimensions are needed whole (overlapping windows would
+/// scatter into the neighbours' rows).
+pub(crate) fn select_and_scatter(op: &Op, func: &Func, window: &Window) -> Result<Step, String> {
+    let shapes = operand_shapes(op, func);
+    let (operand, source) = match shapes.as_slice() {
+        [o, s, _] => (o.clone(), s.clone()),
+        _ => return Err("select_and_scatter: expects three operands".into()),
+    };
+    let resolved = window
+        .resolve(operand.len())
+        .map_err(|e| format!("select_and_scatter: {e}"))?;
+    let mut b = RuleBuilder::new();
+    let (mut ops, mut srcs, mut outs) = (vec![], vec![], vec![]);
+    for (d, w) in resolved.dims().iter().enumerate() {
+        let m = source.get(d).copied().unwrap_or(1);
+        let tiles = w.size == w.stride && w.padding == (0, 0);
+        let kind = window_kind(w, operand[d], m).filter(|&k| k != FactorKind::Windowed || tiles);
+        if let Some(kind) = kind {
+            let f = b.factor(m, kind);
+            ops.push(vec![f]);
+            srcs.push(vec![f]);
+            outs.push(vec![f]);
+        } else {
+            ops.push(vec![b.factor(operand[d], FactorKind::Blocked)]);
+            srcs.push(vec![b.factor(m, FactorKind::Blocked)]);
+            outs.push(vec![b.factor(operand[d], FactorKind::Pass)]);
+        }
+    }
+    let init = b.own(&shapes[2], FactorKind::Pass);
+    Ok(op_step(
+        op,
+        b.rule(vec![ops, srcs, init], vec![outs], OpClass::Other),
+    ))
+}
+
 /// `stablehlo.batch_norm_inference`: operand and result elementwise; scale, offset, mean and
 /// variance share the feature dimension.
 pub(crate) fn batch_norm_inference(op: &Op, func: &Func, feature: i64) -> Step {

@@ -276,26 +276,9 @@ pub fn op_steps(op: &Op, func: &Func, top_level: bool) -> Result<Vec<Step>, Stri
         // Windows that tile a dimension let its split pass (halos, cumulative windows: the
         // partitioner's `windows`); others need it whole.
         ReduceWindow { window } => linalg::reduce_window(op, func, window).map(|s| vec![s]),
+        // Non-overlapping windows (max pooling's gradient) let their split pass.
         SelectAndScatter { window } => {
-            let rank = operand_shape(0).len();
-            let resolved = window
-                .resolve(rank)
-                .map_err(|e| format!("select_and_scatter: {e}"))?;
-            let passes: Vec<bool> = resolved
-                .dims()
-                .iter()
-                .map(|w| w.size == 1 && w.stride == 1 && w.padding == (0, 0))
-                .collect();
-            // The source (one value per window) has the operand's size along the dimensions
-            // its windows pass (size 1, stride 1): it shares their factors.
-            let data: Vec<usize> = vec![0, 1];
-            Ok(vec![pass_or_touched(
-                op,
-                func,
-                &data,
-                &passes,
-                OpClass::Other,
-            )])
+            linalg::select_and_scatter(op, func, window).map(|s| vec![s])
         }
         Reduce { dimensions } => Ok(vec![linalg::reduce(op, func, dimensions)]),
         DotGeneral {
