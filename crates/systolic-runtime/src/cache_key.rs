@@ -5,14 +5,19 @@ use crate::fingerprint::Fingerprint;
 
 /// Bumped whenever the disk format or the meaning of a cached body changes, so that entries
 /// written by an older runtime are never read as current ones.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
+
+/// A hash of the sources of the IR, the compiler, the backends and this runtime, and of
+/// `Cargo.lock`, made by the build script: two builds that could optimise a program
+/// differently have different identities, whatever their crate version.
+pub const BUILD_ID: &str = env!("SYSTOLIC_BUILD_ID");
 
 /// A cache key: the fingerprint of everything the compiled program depends on.
 ///
 /// The key covers the printed module text, the options that change the result (entry
 /// function, `verify_each`, `optimize`), the device kind (and an SPMD program's process grid),
-/// this crate's version (the passes and kernels change between versions) and
-/// [`FORMAT_VERSION`].
+/// this crate's version and the build's identity [`BUILD_ID`] (the passes and kernels change
+/// between builds of one version) and [`FORMAT_VERSION`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CacheKey {
     hex: String,
@@ -78,7 +83,8 @@ impl CacheKey {
         // Every option that changes the compiled program; `dump_dir` only adds side effects
         // (and a compile with it bypasses the caches).
         let material = format!(
-            "format={FORMAT_VERSION} runtime={} device={device} entry={} verify_each={} optimize={}",
+            "format={FORMAT_VERSION} runtime={} build={BUILD_ID} device={device} entry={} \
+             verify_each={} optimize={}",
             env!("CARGO_PKG_VERSION"),
             options.entry,
             options.verify_each,
@@ -93,7 +99,7 @@ impl CacheKey {
         &self.hex
     }
 
-    /// Everything in the key except the module, readable (`format=1 runtime=0.1.0 …`).
+    /// Everything in the key except the module, readable (`format=2 runtime=0.1.0 build=… …`).
     pub fn material(&self) -> &str {
         &self.material
     }

@@ -99,8 +99,19 @@ fn encode(key: &CacheKey, body: &str) -> String {
         key.hex(),
         key.material(),
         body.len(),
-        fingerprint::of_text(body),
+        body_fingerprint(key, body),
     )
+}
+
+/// The fingerprint of `body` as `key`'s entry: the key's hex and material hashed with the
+/// body, so an entry copied under another key (its header edited to match) is rejected as
+/// corrupt rather than served as the other program.
+fn body_fingerprint(key: &CacheKey, body: &str) -> String {
+    fingerprint::Fingerprint::new()
+        .field(key.hex())
+        .field(key.material())
+        .bytes(body.as_bytes())
+        .hex()
 }
 
 /// The body of an entry, checked against `key`; otherwise why it cannot be used.
@@ -131,7 +142,7 @@ fn decode(bytes: &[u8], key: &CacheKey) -> Result<String, String> {
     let entry_key = field("key")?;
     let material = field("material")?;
     let length = field("body-bytes")?;
-    let body_fingerprint = field("body-fingerprint")?;
+    let entry_fingerprint = field("body-fingerprint")?;
     if entry_key != key.hex() || material != key.material() {
         return Err(format!(
             "it belongs to another key ({entry_key}, {material}; looked for {}, {})",
@@ -148,7 +159,7 @@ fn decode(bytes: &[u8], key: &CacheKey) -> Result<String, String> {
             body.len()
         ));
     }
-    if fingerprint::of_text(body) != body_fingerprint {
+    if body_fingerprint(key, body) != entry_fingerprint {
         return Err("its body does not match its fingerprint (corrupt)".into());
     }
     Ok(body.to_string())
@@ -199,10 +210,32 @@ mod tests {
         assert!(rejected(good.replace("body of B", "body of C").as_bytes()).contains("corrupt"));
         assert!(rejected(b"\xff\xfe garbage").contains("UTF-8"));
         assert!(rejected(b"").contains("no header"));
-        assert!(rejected(good.replace("cache 1", "cache 99").as_bytes()).contains("another format"));
+        let format = format!("cache {FORMAT_VERSION}");
+        assert!(rejected(good.replace(&format, "cache 99").as_bytes()).contains("another format"));
         // An entry of another key copied under this key's name.
         let other = key("module Z");
         let foreign = encode(&other, "the body of B");
         assert!(rejected(foreign.as_bytes()).contains("another key"));
+        // Issue 20, item 8: the same, its header edited to name this key — the fingerprint
+        // binds the body to the key it was stored under.
+        let disguised = foreign
+            .replace(other.hex(), k.hex())
+            .replace(other.material(), k.material());
+        assert!(rejected(disguised.as_bytes()).contains("corrupt"));
+    }
+
+    /// Issue 20, item 8: the key named the crate version alone (`runtime=0.1.0`, which never
+    /// changes), so a build with a fixed pass reused entries the old one optimised. It now
+    /// names the build: a hash of the compiler's sources and Cargo.lock.
+    #[test]
+    fn keys_name_the_build() {
+        let k = key("module A");
+        assert_eq!(crate::cache_key::BUILD_ID.len(), 32);
+        assert!(
+            k.material()
+                .contains(&format!("build={}", crate::cache_key::BUILD_ID)),
+            "{}",
+            k.material()
+        );
     }
 }

@@ -112,8 +112,8 @@ fn a_well_formed_entry_whose_module_does_not_load_is_a_miss() {
 }
 
 /// A consistent entry (right key, right checksum) whose module parses, verifies and lowers but
-/// is another program — here an elementwise op on 2^61 f32s, whose size once overflowed the
-/// lowering's cost estimate — is a miss: its entry takes and returns other types than the
+/// is another program — here an elementwise op on 2^60 f32s (the largest power of two whose
+/// bytes the verifier accepts; 2^61 once overflowed the lowering's cost estimate) — is a miss: its entry takes and returns other types than the
 /// program's. (A panic while loading an entry is a miss too: `load_guarded`.)
 #[test]
 fn a_verifying_entry_for_another_signature_is_a_miss() {
@@ -125,7 +125,7 @@ fn a_verifying_entry_for_another_signature_is_a_miss() {
         &Default::default(),
         systolic_runtime::DeviceKind::Cpu,
     );
-    let huge = "tensor<2305843009213693952xf32>";
+    let huge = "tensor<1152921504606846976xf32>";
     let body = format!(
         "func.func @main(%a: {huge}) -> {huge} {{\n  %0 = stablehlo.negate %a : {huge}\n  \
          return %0 : {huge}\n}}\n"
