@@ -237,10 +237,16 @@ fn a_sort_along_a_split_dimension_moves_the_split_aside() {
     let text = sort_program(r#""x"=2, "y"=4"#, r#"[{}, {"y", "x"}]"#);
     check(&text, &[data(vec![8, 64], 13)]);
     assert_eq!(count(&text, gathers), 0);
-    // Rows already split over another axis: the sorted split joins it if it divides,
-    // otherwise the sorted dimension is gathered (still right).
+    // Rows already split over another axis: the sorted split joins its minor end (one
+    // all-to-all there, one back).
     let text = sort_program(r#""x"=2, "y"=4"#, r#"[{"x"}, {"y"}]"#);
-    check(&text, &[data(vec![8, 64], 14)]);
+    let printed = check(&text, &[data(vec![8, 64], 14)]);
+    assert_eq!(count(&text, all_to_alls), 2, "{printed}");
+    assert_eq!(count(&text, gathers), 0, "{printed}");
+    // Rows their tiles would not divide (8 rows, 2 x 8 tiles): the sorted dimension is
+    // gathered, still right.
+    let text = sort_program(r#""x"=2, "y"=8"#, r#"[{"x"}, {"y"}]"#);
+    check(&text, &[data(vec![8, 64], 17)]);
 }
 
 #[test]

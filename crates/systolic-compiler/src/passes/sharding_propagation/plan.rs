@@ -587,7 +587,7 @@ fn yield_to_operands(
 
 /// The axes the operands hold a blocked factor split over (a dimension the op needs whole),
 /// moved onto a factor every operand and result has as a dimension of its own, that is
-/// computed whole and that their tiles divide — XLA's sort handler's move: each operand
+/// computed whole (or else split, the axes joining its minor end) and that the tiles divide — XLA's sort handler's move: each operand
 /// goes there by one all-to-all and the result comes back by another, each device holding
 /// 1/T of the array throughout, where gathering the dimension would hold and move all of it.
 /// Nothing moves when those axes are taken by another factor, no dimension fits, or no
@@ -632,13 +632,17 @@ fn move_split_aside(
         let tensors = step.rule.operands.iter().chain(&step.rule.results);
         tensors.clone().all(|dims| dims.iter().any(|d| d == &[f]))
     };
-    let fits = |f: &usize| {
+    // Whole dimensions first; else one split already, the moved axes joining its minor end.
+    let fits = |f: &usize, whole: bool| {
         factors[*f].kind == FactorKind::Pass
-            && factor_axes[*f].is_empty()
-            && factors[*f].size % tiles == 0
+            && factor_axes[*f].is_empty() == whole
+            && factors[*f].size % (axes::product(&factor_axes[*f], mesh) * tiles) == 0
             && own_dimension(*f)
     };
-    if let Some(f) = (0..factors.len()).find(fits) {
-        factor_axes[f] = moving;
+    let found = (0..factors.len())
+        .find(|f| fits(f, true))
+        .or_else(|| (0..factors.len()).find(|f| fits(f, false)));
+    if let Some(f) = found {
+        factor_axes[f].extend(moving);
     }
 }

@@ -14,7 +14,8 @@ impl Partitioner<'_> {
     /// The piece of a value held as `from` (of global type `global`) re-laid out as `to`,
     /// in steps that each move no more than gathering would:
     ///
-    /// 1. axes that only change dimension move by `all_to_all`;
+    /// 1. minor axes that move from the end of one dimension to the end of another go by
+    ///    `all_to_all`;
     /// 2. axes `to` adds to a dimension that drops none are sliced first (a local
     ///    `dynamic_slice` at a `partition_id`-indexed offset: less to move after);
     /// 3. layouts that now cut every dimension into as many tiles as `to` differ only in who
@@ -43,20 +44,22 @@ impl Partitioner<'_> {
         }
         let mut v = from.value;
         let mut cur = from.held.clone();
-        // Axes that move whole from one dimension to another that `to` otherwise leaves
-        // whole: one all_to_all each.
+        // Minor axes that move whole from the end of one dimension to the end of another:
+        // one all_to_all each.
         for a in 0..cur.len() {
             for b in 0..cur.len() {
+                let keep = to[a].len();
                 let moves = a != b
-                    && !cur[a].is_empty()
-                    && to[a].is_empty()
-                    && cur[b].is_empty()
-                    && to[b] == cur[a]
+                    && cur[a].len() > keep
+                    && cur[a].starts_with(&to[a])
+                    && to[b].starts_with(&cur[b])
+                    && to[b][cur[b].len()..] == cur[a][keep..]
                     && !self.uneven(global.shape[a], &cur[a])?
-                    && !self.uneven(global.shape[b], &cur[a])?;
+                    && !self.uneven(global.shape[b], &to[b])?;
                 if moves {
-                    v = self.all_to_all(v, a, b, &cur[a].clone())?;
-                    cur[b] = std::mem::take(&mut cur[a]);
+                    let moved = cur[a].split_off(keep);
+                    v = self.all_to_all(v, a, b, &moved)?;
+                    cur[b].extend(moved);
                 }
             }
         }
