@@ -4,10 +4,17 @@
 //! against central differences.
 
 use serde_json::Value as Json;
-use systolic::{grad, jit, jvp, lax, numpy as np, vmap, Array};
+use systolic::{grad, jit, jvp, lax, make_mesh, numpy as np, shard_map, vmap, Array, P};
 use systolic_ir::DType;
 
 const N: usize = 4;
+
+/// Two host devices (for the shard_map case), set before any test touches a device: every
+/// test calls this first, since the process's tests run in any order.
+fn init() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| systolic::set_cpu_devices(2).unwrap());
+}
 
 fn golden() -> Vec<Json> {
     let path = concat!(
@@ -20,6 +27,7 @@ fn golden() -> Vec<Json> {
 }
 
 fn cases(kind: &str) -> Vec<Json> {
+    init();
     let all: Vec<Json> = golden().into_iter().filter(|c| c["kind"] == kind).collect();
     assert!(!all.is_empty(), "no {kind} cases");
     all
@@ -306,6 +314,7 @@ fn vmap_of_jvp_matches_central_differences() {
 
 #[test]
 fn pmax_and_pmin_have_no_rule_under_vmap_of_grad() {
+    init();
     let x = Array::from_vec(vec![1.0f32, -2.0, 3.0, 0.5], &[4]);
     for name in ["pmax", "pmin"] {
         // The error surfaces where `grad` is called, inside the vmapped function.
@@ -363,6 +372,7 @@ fn collectives_over_an_enclosing_vmaps_axis() {
 /// as ppermute inside shard_map; under grad, examples that sent nothing get zero cotangents.
 #[test]
 fn partial_ppermute_sends_zeros_to_untargeted_examples() {
+    init();
     let x = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[4, 1]);
     let f = |x: &Array| lax::ppermute(x, "b", &[(0, 2), (2, 1)]);
     let y = vmap(f).axis_name("b").call(&x).unwrap();
@@ -380,6 +390,7 @@ fn partial_ppermute_sends_zeros_to_untargeted_examples() {
 
 #[test]
 fn errors_name_the_axis_and_its_size() {
+    init();
     let x = Array::from_vec(vec![0.0f32; 12], &[4, 3]);
     let err = vmap(|x: &Array| lax::psum(x, "c"))
         .axis_name("b")
@@ -417,4 +428,73 @@ fn errors_name_the_axis_and_its_size() {
         err.contains("all_to_all") && err.contains("4 examples of vmap axis 'b'"),
         "{err}"
     );
+}
+
+/// Collectives over two vmap axes at once: row-major over the axes as listed, a reduction
+/// over both, and `grad` through it. (JAX 0.10.2 refuses all_gather over two vmap axes; its
+/// expected values are the batch row-major, as inside a shard_map.)
+#[test]
+fn collectives_over_several_vmap_axes() {
+    let case = cases("multi").remove(0);
+    let x = array(&case["inputs"][0]);
+    let inner = |x: &Array| {
+        let f32 = |a: &Array| np::astype(a, DType::F32);
+        (
+            lax::psum(x, ("o", "i")),
+            lax::pmax(x, ("i", "o")),
+            f32(&lax::axis_index(("o", "i"))),
+            lax::pmean(x, ("o", "i")),
+            lax::all_gather(x, ("o", "i"), 0, false),
+            lax::all_gather(x, ("i", "o"), 0, true),
+        )
+    };
+    let f = move |x: &Array| vmap(inner).axis_name("i").call(x).unwrap();
+    let (sum, max, index, mean, gathered, tiled) = vmap(f).axis_name("o").call(&x).unwrap();
+    let want = |k: usize| &case["outputs"][k];
+    close(&sum, want(0), "psum over (o, i)");
+    close(&max, want(1), "pmax over (i, o)");
+    close(&index, want(2), "axis_index over (o, i)");
+    close(&mean, want(3), "pmean over (o, i)");
+    close(&gathered, want(5), "all_gather over (o, i)");
+    close(&tiled, want(6), "tiled all_gather over (i, o)");
+    let loss = |x: &Array| {
+        let s = lax::psum(&(x * x), ("o", "i"));
+        np::sum(&(&np::sin(&s) * x), None, false)
+    };
+    let per_example = |x: &Array| grad(loss).call(x).unwrap();
+    let g = vmap(move |x: &Array| vmap(per_example).axis_name("i").call(x).unwrap())
+        .axis_name("o")
+        .call(&x)
+        .unwrap();
+    close(&g, want(4), "vmap(vmap(grad)) of a psum over (o, i)");
+    // Collectives without a composed form over a vmap axis and another axis say so.
+    let err = vmap(|x: &Array| lax::ppermute(x, ("b", "c"), &[(0, 1)]))
+        .axis_name("b")
+        .call(&x)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("ppermute") && err.contains("one vmap axis"),
+        "{err}"
+    );
+}
+
+/// A shard_map mesh axis and a vmap axis in one collective (a vmap inside the body):
+/// the all_reduce over the devices, then the sum over the examples; positions row-major.
+#[test]
+fn collectives_over_a_mesh_axis_and_a_vmap_axis() {
+    let case = cases("mixed").remove(0);
+    let x = array(&case["inputs"][0]);
+    let mixed = |x: &Array| {
+        let index = np::astype(&lax::axis_index(("d", "b")), DType::F32);
+        &(&lax::psum(x, ("d", "b")) + &(&index * 100.0)) + &(&lax::pmean(x, ("b", "d")) * 0.5)
+    };
+    let mesh = make_mesh(&[2], &["d"]).unwrap();
+    let f = shard_map(
+        move |x: &Array| vmap(mixed).axis_name("b").call(x).unwrap(),
+        &mesh,
+        P!("d"),
+        P!("d"),
+    );
+    close(&f.call(&x).unwrap(), &case["outputs"][0], "shard_map(vmap)");
 }

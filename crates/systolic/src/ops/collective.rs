@@ -4,15 +4,18 @@
 //! over the devices the axes group (partition ids, `use_global_device_ids`, one channel per
 //! op), as JAX's shard_map lowers them; outside a body they fail naming the unbound axis.
 //!
-//! Over the named axis of an enclosing `vmap(f).axis_name("b")` (one axis name, bound by a
-//! vmap) the same functions run across the *examples* instead, as JAX's `vmap(f,
-//! axis_name="b")`: each stages a `systolic.batch_collective` marker that `vmap` lowers once the
+//! Over the named axis of an enclosing `vmap(f).axis_name("b")` the same functions run across
+//! the *examples* instead, as JAX's `vmap(f, axis_name="b")`: each stages a `systolic.batch_collective` marker that `vmap` lowers once the
 //! batch dimension is known (a reduction, the whole batch, a gather of examples, an iota) and
 //! that `grad` differentiates by JAX's transposes for vmap axes — `psum` ↔ `psum` (each
 //! example's cotangent is the sum of all of theirs), `all_gather` ↔ `psum_scatter`, `ppermute`
 //! ↔ the inverse pairs, `all_to_all` ↔ the split and concat axes swapped — so `vmap(grad(f))`
 //! and `grad` of the vmapped function summed agree (`pmax`/`pmin`: no rule, as JAX). A
 //! collective over an outer vmap's axis inside an inner vmap is left for the outer one.
+//! `psum`/`pmean`/`pmax`/`pmin`, `axis_index`, `axis_size` and `all_gather` also take several
+//! vmap axes at once (row-major over them as listed), and the reductions, `axis_index` and
+//! `axis_size` a mix of vmap axes and the shard_map's mesh axes (a vmap inside the body);
+//! `psum_scatter`, `ppermute` and `all_to_all` run over one vmap axis at a time.
 //!
 //! ```
 //! use systolic::{grad, lax, numpy as np, vmap, Array};
@@ -83,6 +86,55 @@ fn vmap_axis(axes: &AxisNames) -> Option<(String, usize)> {
     }
 }
 
+/// `axes` split into the vmap axes among them (with their sizes, in the order listed) and the
+/// rest (the shard_map's mesh axes); an axis named twice is an error of `op`.
+fn split_axes(op: &str, axes: &AxisNames) -> Result<(Vec<(String, usize)>, AxisNames)> {
+    let (mut batch, mut mesh) = (vec![], vec![]);
+    for (i, a) in axes.0.iter().enumerate() {
+        if axes.0[..i].contains(a) {
+            return Err(Error::op(op, format!("axis '{a}' is named twice")));
+        }
+        match axis_env::batch_axis(a) {
+            Some(n) => batch.push((a.clone(), n)),
+            None => mesh.push(a.clone()),
+        }
+    }
+    Ok((batch, AxisNames(mesh)))
+}
+
+/// For the collectives whose vmap form is not composed with the mesh's: an error of `op` when
+/// `axes` mixes vmap axes (`batch`) and mesh axes.
+fn one_vmap_kind(op: &str, axes: &AxisNames, batch: &[(String, usize)]) -> Result<()> {
+    match batch.first() {
+        Some((name, _)) if batch.len() < axes.0.len() => Err(Error::op(
+            op,
+            format!(
+                "over axes {} of which '{name}' is a vmap axis and others are not: {op} runs \
+                 over vmap axes or mesh axes, not both at once",
+                axis_env::quoted(&axes.0)
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// For the collectives over one vmap axis at a time: an error of `op` when `axes` lists
+/// several names, a vmap axis among them.
+fn one_vmap_axis(op: &str, axes: &AxisNames) -> Result<()> {
+    let (batch, _) = split_axes(op, axes)?;
+    match batch.first() {
+        Some((name, _)) if axes.0.len() > 1 => Err(Error::op(
+            op,
+            format!(
+                "over several axes ({}) of which '{name}' is a vmap axis: {op} runs over one \
+                 vmap axis at a time",
+                axis_env::quoted(&axes.0)
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Stages the marker of `collective` over vmap axis `name` on `operands`, of result type `ty`.
 fn batch_marker(
     op: &str,
@@ -140,13 +192,33 @@ fn attrs(mesh: &Mesh, positions: &[usize]) -> CollectiveAttrs {
 }
 
 fn all_reduce(op: &str, x: &Array, axes: AxisNames, reducer: BinaryOp) -> Array {
-    if let Some((name, _)) = vmap_axis(&axes) {
+    let (batch, mesh) = match split_axes(op, &axes) {
+        Ok(split) => split,
+        Err(e) => return Array::failed(e),
+    };
+    if !batch.is_empty() {
+        // A reduction over several axes is the reductions over each, in any order: the mesh
+        // axes' all_reduce, then one marker per vmap axis.
         let collective = match reducer {
             BinaryOp::Maximum => batch_collective::Collective::Max,
             BinaryOp::Minimum => batch_collective::Collective::Min,
             _ => batch_collective::Collective::Sum,
         };
-        return batch_marker(op, collective, &name, &[x], x.ty().clone(), x.weak_type());
+        let mut y = match mesh.0.is_empty() {
+            true => x.clone(),
+            false => all_reduce(op, x, mesh, reducer),
+        };
+        for (name, _) in batch {
+            y = batch_marker(
+                op,
+                collective.clone(),
+                &name,
+                &[&y],
+                y.ty().clone(),
+                y.weak_type(),
+            );
+        }
+        return y;
     }
     let run = || -> Result<Array> {
         x.check()?;
@@ -252,10 +324,12 @@ pub fn pmean(x: &Array, axes: impl Into<AxisNames>) -> Array {
 /// examples, for a vmap axis).
 pub fn axis_size(axes: impl Into<AxisNames>) -> Result<usize> {
     let axes = axes.into();
-    if let Some((_, n)) = vmap_axis(&axes) {
-        return Ok(n);
+    let (batch, mesh) = split_axes("axis_size", &axes)?;
+    let examples: usize = batch.iter().map(|(_, n)| n).product();
+    if mesh.0.is_empty() && !batch.is_empty() {
+        return Ok(examples);
     }
-    Ok(resolve("axis_size", &axes)?.2)
+    Ok(examples * resolve("axis_size", &mesh)?.2)
 }
 
 /// `lax.axis_index`: this device's position along `axes` (int32; for several axes, the
@@ -270,39 +344,34 @@ pub fn axis_size(axes: impl Into<AxisNames>) -> Result<usize> {
 /// ```
 pub fn axis_index(axes: impl Into<AxisNames>) -> Array {
     let axes = axes.into();
-    if let Some((name, _)) = vmap_axis(&axes) {
-        return batch_marker(
-            "axis_index",
-            batch_collective::Collective::AxisIndex,
-            &name,
-            &[],
-            TensorType::scalar(DType::I32),
-            false,
-        );
-    }
     let run = || -> Result<Array> {
-        let (mesh, positions, _) = resolve("axis_index", &axes)?;
-        let pid = bind1(
-            "axis_index",
-            OpKind::PartitionId,
-            &[],
-            Some(TensorType::scalar(DType::U32)),
-            false,
-        );
-        let pid = crate::numpy::astype(&pid, DType::I32);
-        // Position along the listed axes: row-major over them, each coordinate from the
-        // partition id (mesh position) by its stride.
-        let sizes = mesh.axis_sizes();
+        let (batch, mesh_axes) = split_axes("axis_index", &axes)?;
+        let mesh = match mesh_axes.0.is_empty() && !batch.is_empty() {
+            true => None,
+            false => Some(resolve("axis_index", &mesh_axes)?.0),
+        };
         let int = |v: usize| crate::numpy::full(&[], v as f64, DType::I32);
+        // Position along the listed axes: row-major over them; a vmap axis's coordinate is
+        // its marker, a mesh axis's comes from the partition id (mesh position) by its stride.
+        let mut pid = None;
         let mut index = int(0);
-        for &p in &positions {
-            let stride: usize = sizes[p + 1..].iter().product();
-            let coord = crate::ops::strict::rem(
-                &crate::ops::strict::div(&pid, &int(stride)),
-                &int(sizes[p]),
-            );
-            index =
-                crate::ops::strict::add(&crate::ops::strict::mul(&index, &int(sizes[p])), &coord);
+        for a in &axes.0 {
+            let (coord, size) = match (batch.iter().find(|(n, _)| n == a), &mesh) {
+                (Some((name, n)), _) => (batch_index(name), *n),
+                (None, Some(mesh)) => {
+                    let pid = pid.get_or_insert_with(partition_id).clone();
+                    let sizes = mesh.axis_sizes();
+                    let p = mesh.axis_index(a)?;
+                    let stride: usize = sizes[p + 1..].iter().product();
+                    let coord = crate::ops::strict::rem(
+                        &crate::ops::strict::div(&pid, &int(stride)),
+                        &int(sizes[p]),
+                    );
+                    (coord, sizes[p])
+                }
+                (None, None) => unreachable!("a mesh axis without a mesh"),
+            };
+            index = crate::ops::strict::add(&crate::ops::strict::mul(&index, &int(size)), &coord);
         }
         index.check()?;
         Ok(index)
@@ -310,37 +379,41 @@ pub fn axis_index(axes: impl Into<AxisNames>) -> Array {
     run().unwrap_or_else(Array::failed)
 }
 
+/// Each example's position along vmap axis `name` (its marker).
+fn batch_index(name: &str) -> Array {
+    batch_marker(
+        "axis_index",
+        batch_collective::Collective::AxisIndex,
+        name,
+        &[],
+        TensorType::scalar(DType::I32),
+        false,
+    )
+}
+
+/// This device's partition id, as int32.
+fn partition_id() -> Array {
+    let pid = bind1(
+        "axis_index",
+        OpKind::PartitionId,
+        &[],
+        Some(TensorType::scalar(DType::U32)),
+        false,
+    );
+    crate::numpy::astype(&pid, DType::I32)
+}
+
 /// `lax.all_gather`: every device's `x` along `axes`, stacked on a new dimension `axis`
 /// (`tiled = false`) or concatenated along `axis` (`tiled = true`), in device order. Over a
 /// vmap axis every example gets the whole batch; its transpose is a `psum_scatter`.
 pub fn all_gather(x: &Array, axes: impl Into<AxisNames>, axis: usize, tiled: bool) -> Array {
     let axes = axes.into();
-    if let Some((name, n)) = vmap_axis(&axes) {
-        if axis > x.ndim() || (tiled && axis >= x.ndim()) {
-            return Array::failed(Error::op(
-                "all_gather",
-                format!(
-                    "axis {axis} is out of range for {}",
-                    crate::array::describe(x.ty())
-                ),
-            ));
+    match split_axes("all_gather", &axes) {
+        Ok((batch, _)) if !batch.is_empty() => {
+            return gather_examples(x, &axes, batch, axis, tiled)
         }
-        let mut shape = x.shape().to_vec();
-        shape.insert(axis, n as i64);
-        let stacked = batch_marker(
-            "all_gather",
-            batch_collective::Collective::AllGather(axis as i64),
-            &name,
-            &[x],
-            TensorType::new(shape.clone(), x.dtype()),
-            x.weak_type(),
-        );
-        if !tiled {
-            return stacked;
-        }
-        let mut merged = x.shape().to_vec();
-        merged[axis] *= n as i64;
-        return crate::numpy::reshape(&stacked, &merged);
+        Ok(_) => {}
+        Err(e) => return Array::failed(e),
     }
     let run = || -> Result<Array> {
         x.check()?;
@@ -382,6 +455,52 @@ pub fn all_gather(x: &Array, axes: impl Into<AxisNames>, axis: usize, tiled: boo
     run().unwrap_or_else(Array::failed)
 }
 
+/// [`all_gather`] over vmap axes `batch` (all of `axes`): one marker per axis, the last
+/// listed first, so the examples stack row-major over the axes as listed.
+fn gather_examples(
+    x: &Array,
+    axes: &AxisNames,
+    batch: Vec<(String, usize)>,
+    axis: usize,
+    tiled: bool,
+) -> Array {
+    if let Err(e) = one_vmap_kind("all_gather", axes, &batch) {
+        return Array::failed(e);
+    }
+    if axis > x.ndim() || (tiled && axis >= x.ndim()) {
+        return Array::failed(Error::op(
+            "all_gather",
+            format!(
+                "axis {axis} is out of range for {}",
+                crate::array::describe(x.ty())
+            ),
+        ));
+    }
+    let mut stacked = x.clone();
+    for (name, n) in batch.iter().rev() {
+        let mut shape = stacked.shape().to_vec();
+        shape.insert(axis, *n as i64);
+        stacked = batch_marker(
+            "all_gather",
+            batch_collective::Collective::AllGather(axis as i64),
+            name,
+            &[&stacked],
+            TensorType::new(shape, x.dtype()),
+            x.weak_type(),
+        );
+    }
+    let n: usize = batch.iter().map(|(_, n)| n).product();
+    let mut merged = x.shape().to_vec();
+    match tiled {
+        true => merged[axis] *= n as i64,
+        false => merged.insert(axis, n as i64),
+    }
+    match stacked.shape() == merged.as_slice() {
+        true => stacked,
+        false => crate::numpy::reshape(&stacked, &merged),
+    }
+}
+
 /// `lax.psum_scatter`: the sum over the devices of `axes`, of which each device keeps its
 /// piece along `scatter_dimension` (`tiled = true`: the dimension is divided by the number
 /// of devices; `tiled = false`: it must equal that number and is removed). Over a vmap axis,
@@ -403,6 +522,7 @@ pub fn psum_scatter(
     let axes = axes.into();
     let run = || -> Result<Array> {
         x.check()?;
+        one_vmap_axis("psum_scatter", &axes)?;
         let vmap = vmap_axis(&axes);
         let n = match &vmap {
             Some((_, n)) => *n,
@@ -491,6 +611,7 @@ pub fn ppermute(x: &Array, axis: impl Into<AxisNames>, perm: &[(usize, usize)]) 
     let run = || -> Result<Array> {
         x.check()?;
         let axes = axis.into();
+        one_vmap_axis("ppermute", &axes)?;
         let vmap = vmap_axis(&axes);
         let (n, what) = match &vmap {
             Some((_, n)) => (*n, "examples of vmap axis"),
@@ -561,6 +682,7 @@ pub fn all_to_all(
     let run = || -> Result<Array> {
         x.check()?;
         let axes = axis.into();
+        one_vmap_axis("all_to_all", &axes)?;
         let vmap = vmap_axis(&axes);
         let n = match &vmap {
             Some((_, n)) => *n,
