@@ -383,3 +383,35 @@ fn element_counts_do_not_depend_on_where_the_zero_dimension_is() {
         assert!(e.contains("too many elements"), "{ty}: {e}");
     }
 }
+
+/// Issue 20, item 11: `dense<1e999> : tensor<f32>` silently became inf. A finite literal
+/// that rounds to infinity in its type is refused, as MLIR refuses it; the largest finite
+/// values and the `inf` spelling still parse.
+#[test]
+fn float_literals_too_large_for_their_type_are_refused() {
+    for (lit, ty) in [
+        ("1e999", "f32"),
+        ("1e39", "f32"),
+        ("-1e39", "f32"),
+        ("70000.0", "f16"),
+        ("70000", "f16"),
+        ("1e999", "f64"),
+        ("4e38", "bf16"),
+    ] {
+        let e = error(&func_with(&format!(
+            "  %c = stablehlo.constant dense<{lit}> : tensor<{ty}>"
+        )));
+        assert!(e.contains("too large for"), "{lit} as {ty}: {e}");
+    }
+    for (lit, ty) in [
+        ("3.4028234e38", "f32"),
+        ("65504.0", "f16"),
+        ("0x7F800000", "f32"),
+        ("1.7976931348623157e308", "f64"),
+    ] {
+        let src = func_with(&format!(
+            "  %c = stablehlo.constant dense<{lit}> : tensor<{ty}>"
+        ));
+        parse_module(&src, "ok.mlir").unwrap_or_else(|e| panic!("{lit} as {ty}: {e}"));
+    }
+}

@@ -339,6 +339,13 @@ impl Parser<'_> {
                             } else {
                                 text.parse::<f64>().map_err(|_| bad(l))?
                             };
+                            // A finite literal that rounds to infinity in its type (`1e999`,
+                            // `1e39` as f32, `70000` as f16) is refused, as MLIR does.
+                            if numerics::round_to(dtype, x).is_infinite() {
+                                return Err(format!(
+                                    "floating point value {text} is too large for {dtype}"
+                                ));
+                            }
                             if neg {
                                 -x
                             } else {
@@ -347,6 +354,11 @@ impl Parser<'_> {
                         }
                         Lit::Int { neg, mag } => {
                             let x = mag as f64;
+                            if numerics::round_to(dtype, x).is_infinite() {
+                                return Err(format!(
+                                    "floating point value {mag} is too large for {dtype}"
+                                ));
+                            }
                             if neg {
                                 -x
                             } else {
