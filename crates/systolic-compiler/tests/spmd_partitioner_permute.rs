@@ -7,7 +7,7 @@
 //! should not) have, so a fallback to gathering fails the test.
 
 use super::spmd_partitioner_check::{
-    check, check_jax_golden, count, data, module, sharding_text, Rng,
+    check, check_jax_golden, count, data, module, random_sharding, sharding_text, Rng,
 };
 use systolic_ir::OpKind;
 
@@ -175,6 +175,24 @@ fn random_permutations_of_layouts_on_1d_2d_and_3d_meshes() {
         }
     }
     assert!(checked >= 15, "only {checked} cases were permutations");
+}
+
+/// Any pair of layouts, even or not: the conversion (all-to-all, slices, permutes, gathers
+/// in whatever mix) gives the value back exactly.
+#[test]
+fn random_pairs_of_layouts_convert_exactly() {
+    let mut rng = Rng::new(23);
+    for (mesh, axes) in [
+        (r#""x"=2, "y"=4"#, &["x", "y"][..]),
+        (r#""a"=2, "b"=2, "c"=2"#, &["a", "b", "c"][..]),
+    ] {
+        for case in 0..30 {
+            let from = random_sharding(&mut rng, 3, axes);
+            let to = random_sharding(&mut rng, 3, axes);
+            let text = reshard(mesh, "tensor<8x12x6xf32>", &from, &to);
+            check(&text, &[data(vec![8, 12, 6], 40 + case)]);
+        }
+    }
 }
 
 #[test]
