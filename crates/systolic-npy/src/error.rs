@@ -45,6 +45,17 @@ pub enum NpyErrorKind {
     /// The shape's element count overflows.
     #[error("shape {0:?} is too large")]
     TooLarge(Vec<usize>),
+    /// A sub-byte integer element whose byte holds no value of its type (an int4 byte is
+    /// its low four bits, or them sign-extended: 0x7F is neither).
+    #[error("element {index} is the byte 0x{byte:02X}, which holds no {dtype} value")]
+    SubByteOutOfRange {
+        /// Its position in the data, in file order.
+        index: usize,
+        /// The byte.
+        byte: u8,
+        /// The element type (`int4`).
+        dtype: String,
+    },
     /// Raw void elements whose dtype cannot be decided.
     #[error("{}", ambiguous_message(*.width, *.expected))]
     AmbiguousRaw {

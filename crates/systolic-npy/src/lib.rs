@@ -100,8 +100,22 @@ pub fn decode(mut bytes: Vec<u8>, expected: Option<DType>) -> Result<RawArray, N
         bytes.iter_mut().for_each(|b| *b = (*b != 0) as u8);
     } else if dtype.bit_width() < 8 {
         // A sub-byte integer is its low bits (ml_dtypes may store a negative int4 sign-extended
-        // to the byte); keep only those, as the exact tensors do.
-        let mask = ((1u16 << dtype.bit_width()) - 1) as u8;
+        // to the byte); keep only those, as the exact tensors do. Any other byte holds no value
+        // of the type and is refused rather than read as its low bits.
+        let bits = dtype.bit_width();
+        let mask = ((1u16 << bits) - 1) as u8;
+        let signed = dtype.kind() == systolic_ir::DTypeKind::Signed;
+        let sign_extended = |b: u8| signed && (b as i8) < 0 && (b as i8) >= -(1i8 << (bits - 1));
+        if let Some(index) = bytes
+            .iter()
+            .position(|&b| b & !mask != 0 && !sign_extended(b))
+        {
+            return Err(NpyErrorKind::SubByteOutOfRange {
+                index,
+                byte: bytes[index],
+                dtype: dtype.numpy_name().to_string(),
+            });
+        }
         bytes.iter_mut().for_each(|b| *b &= mask);
     }
     Ok(RawArray {
@@ -367,15 +381,47 @@ mod tests {
             ),
             (npy("<f8", false, "()", &2.5f64.to_le_bytes()), None),
             (npy("<f4", false, "(0, 3)", &[]), None),
-            // Found by fuzzing: sub-byte integers with bits above their width.
-            (npy("<V1", false, "(4,)", &[8, 15, 0, 135]), Some(DType::I4)),
-            (npy("<V1", false, "(2,)", &[0xfe, 0x07]), Some(DType::U2)),
+            // Sub-byte integers as their low bits and sign-extended (-8, -1, 0, -1, -8).
+            (
+                npy("<V1", false, "(5,)", &[8, 15, 0, 0xff, 0xf8]),
+                Some(DType::I4),
+            ),
+            (npy("<V1", false, "(2,)", &[0x03, 0x01]), Some(DType::U2)),
         ];
         for (bytes, expected) in cases {
             let t = from_bytes(&bytes, expected).unwrap();
             let raw = decode(bytes, expected).unwrap();
             assert_eq!(&raw.ty, t.ty());
             assert_eq!(raw.bytes, t.to_le_bytes(), "{}", t.ty());
+        }
+    }
+
+    /// Issue 20, item 11: an int4 byte 0x7F silently read as -1 (its low bits). A byte that
+    /// is neither a value's low bits nor their sign extension is refused, naming the element
+    /// and the byte. (Found by fuzzing first: bits above the width were masked.)
+    #[test]
+    fn sub_byte_elements_out_of_their_range_are_refused() {
+        for (bytes, dtype, index, byte) in [
+            (vec![0u8, 0x7f], DType::I4, 1, 0x7f),
+            (vec![8, 15, 0, 135], DType::I4, 3, 0x87),
+            (vec![0x01, 0xf0], DType::I4, 1, 0xf0),
+            (vec![0xfe, 0x07], DType::U2, 0, 0xfe),
+            (vec![0x10], DType::U4, 0, 0x10),
+            (vec![0xfe, 0x04], DType::I2, 1, 0x04),
+        ] {
+            let shape = format!("({},)", bytes.len());
+            let file = npy("<V1", false, &shape, &bytes);
+            let err = from_bytes(&file, Some(dtype)).unwrap_err();
+            assert_eq!(
+                err,
+                NpyErrorKind::SubByteOutOfRange {
+                    index,
+                    byte,
+                    dtype: dtype.numpy_name().to_string()
+                },
+                "{bytes:?} as {dtype}"
+            );
+            assert!(err.to_string().contains("holds no"), "{err}");
         }
     }
 
