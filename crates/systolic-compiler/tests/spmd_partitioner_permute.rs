@@ -298,6 +298,32 @@ fn top_k_and_batched_cholesky_move_their_split_aside() {
 }
 
 #[test]
+fn a_batched_triangular_solve_moves_its_split_aside() {
+    // L (batched, lower) and the right-hand sides split along their rows, which the solve
+    // needs whole: both to the batch by all-to-all, the solution back.
+    let text = module(
+        r#""x"=4"#,
+        r#"func.func public @main(%m: tensor<4x4x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"x"}, {}]>}, %b: tensor<4x4x3xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"x"}, {}]>}) -> (tensor<4x4x3xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"x"}, {}]>}) {
+    %t = stablehlo.transpose %m, dims = [0, 2, 1] : (tensor<4x4x4xf32>) -> tensor<4x4x4xf32>
+    %p = stablehlo.dot_general %m, %t, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<4x4x4xf32>, tensor<4x4x4xf32>) -> tensor<4x4x4xf32>
+    %e = stablehlo.constant dense<4.000000e+00> : tensor<4x4x4xf32>
+    %q = stablehlo.add %p, %e : tensor<4x4x4xf32>
+    %l = "stablehlo.cholesky"(%q) {lower = true} : (tensor<4x4x4xf32>) -> tensor<4x4x4xf32>
+    %s = sdy.sharding_constraint %l <@mesh, [{}, {"x"}, {}]> : tensor<4x4x4xf32>
+    %x = "stablehlo.triangular_solve"(%s, %b) <{left_side = true, lower = true, transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = false}> : (tensor<4x4x4xf32>, tensor<4x4x3xf32>) -> tensor<4x4x3xf32>
+    return %x : tensor<4x4x3xf32>
+  }"#,
+    );
+    let inputs = [data(vec![4, 4, 4], 18), data(vec![4, 4, 3], 19)];
+    let printed = check(&text, &inputs);
+    let solve_whole = printed
+        .lines()
+        .any(|l| l.contains("triangular_solve") && l.contains("tensor<4x4x3xf32>"));
+    assert!(!solve_whole, "{printed}");
+    assert!(printed.contains("all_to_all"), "{printed}");
+}
+
+#[test]
 fn jax_sort_along_a_sharded_axis() {
     let (_, printed) = check_jax_golden("permute", "sort_sharded_axis", 1e-6);
     assert!(printed.contains("all_to_all"), "{printed}");
