@@ -386,6 +386,13 @@ fn partial_ppermute_sends_zeros_to_untargeted_examples() {
     .call(&x)
     .unwrap();
     assert_eq!(g.to_vec::<f32>().unwrap(), vec![2.0, 0.0, 2.0, 0.0]);
+    // An empty batch has nothing to move.
+    let empty = Array::from_vec(Vec::<f32>::new(), &[0, 3]);
+    let y = vmap(|x: &Array| lax::ppermute(x, "b", &[]))
+        .axis_name("b")
+        .call(&empty)
+        .unwrap();
+    assert_eq!(y.shape(), &[0, 3]);
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use crate::builder::{BVal, Cx};
 use crate::Result;
 use systolic_ir::batch_collective::{self, Collective, Marker};
-use systolic_ir::{BinaryOp, DType, Op, OpKind, TensorType};
+use systolic_ir::{BinaryOp, DType, GatherDimensionNumbers, Op, OpKind, Tensor, TensorType};
 
 /// Targets that only annotate their operands (as the interpreter treats them).
 const ANNOTATIONS: [&str; 8] = [
@@ -156,7 +156,8 @@ fn reduce_batch(cx: &mut Cx, b: BVal, collective: &Collective) -> Result<systoli
 
 /// `ppermute` across the batch: example `t` of the result is example `s` of the operand for
 /// each pair `(s, t)`, zeros where no pair targets (an unbatched operand under a full
-/// permutation is unchanged). One slice per targeted example, concatenated.
+/// permutation is unchanged). One gather of whole examples by a constant index per target
+/// (JAX's `take` along the batch dimension), then the untargeted examples selected to zero.
 fn permute(cx: &mut Cx, b: BVal, pairs: &[(i64, i64)], axis_name: &str) -> Result<BVal> {
     let n = cx.size;
     let mut source = vec![None; n as usize];
@@ -175,30 +176,44 @@ fn permute(cx: &mut Cx, b: BVal, pairs: &[(i64, i64)], axis_name: &str) -> Resul
         }
         source[t as usize] = Some(s);
     }
-    if !b.batched() && source.iter().all(Option::is_some) {
+    let full = source.iter().all(Option::is_some);
+    if !b.batched() && full {
         return Ok(b);
     }
     let v = cx.materialize(b, 0)?;
-    let t = cx.ty(v)?;
-    let mut piece = t.shape.clone();
-    piece[0] = 1;
-    let mut parts = vec![];
-    for s in source {
-        parts.push(match s {
-            Some(s) => {
-                let mut start = vec![0; t.rank()];
-                start[0] = s;
-                let mut limit = t.shape.clone();
-                limit[0] = s + 1;
-                cx.slice(v, start, limit, vec![1; t.rank()])?
-            }
-            None => cx.zeros(&TensorType::new(piece.clone(), t.dtype))?,
-        });
+    if n == 0 {
+        // No example to move (and no slice of one to gather).
+        return Ok(BVal::at(v, 0));
     }
-    let out = match parts.len() {
-        1 => parts[0],
-        _ => cx.concatenate(parts, 0)?,
+    let t = cx.ty(v)?;
+    let rank = t.rank() as i64;
+    let index: Vec<i64> = source.iter().map(|s| s.unwrap_or(0)).collect();
+    let index = Tensor::from_i64(vec![n, 1], DType::I32, index)
+        .map_err(|e| cx.err(format!("internal: {e}")))?;
+    let index = cx.constant(index)?;
+    let mut slice_sizes = t.shape.clone();
+    slice_sizes[0] = 1;
+    let kind = OpKind::Gather {
+        dimension_numbers: GatherDimensionNumbers {
+            offset_dims: (1..rank).collect(),
+            collapsed_slice_dims: vec![0],
+            operand_batching_dims: vec![],
+            start_indices_batching_dims: vec![],
+            start_index_map: vec![0],
+            index_vector_dim: 1,
+        },
+        slice_sizes,
+        indices_are_sorted: false,
     };
+    let mut out = cx.emit_as(kind, vec![v, index], t.clone())?;
+    if !full {
+        let targeted: Vec<bool> = source.iter().map(Option::is_some).collect();
+        let mask =
+            Tensor::from_bool(vec![n], targeted).map_err(|e| cx.err(format!("internal: {e}")))?;
+        let mask = cx.constant(mask)?;
+        let zeros = cx.zeros(&t)?;
+        out = cx.select_batched(mask, out, zeros)?;
+    }
     Ok(BVal::at(out, 0))
 }
 
