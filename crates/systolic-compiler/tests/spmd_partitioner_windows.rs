@@ -454,9 +454,12 @@ fn a_jax_cnn_with_the_image_split_over_its_height() {
             "{printed}"
         );
     }
-    // Its gradient: the transposed convolutions and select_and_scatter are gathered where
-    // their windows do not tile (correct, not yet cheap).
-    golden("cnn_height_grad");
+    // Its gradient: the image's gradient by transposed (window-reversed) convolutions with
+    // halos, max pooling's by select_and_scatter on the pieces, the weights' by partial sums
+    // over each device's rows (with halos) added up — nothing gathered.
+    let printed = golden("cnn_height_grad");
+    assert!(gathered_ranks(&printed).is_empty(), "{printed}");
+    assert!(printed.contains("collective_permute"), "{printed}");
 }
 
 #[test]
@@ -530,4 +533,42 @@ fn max_pooling_gradients_scatter_into_their_own_pieces() {
     let (x, g) = ([2, 16, 8, 3], [2, 16, 8, 3]);
     let inputs = [data(x.to_vec(), 11), data(g.to_vec(), 12)];
     check(&pool_grad(&x, &g, 3, 1, 1, hw, hw), &inputs);
+}
+
+/// The weight gradient of a 3x3 SAME convolution (as JAX writes it: the activations `x` as
+/// the input with the batch as its feature, the output gradient `g` as the kernel, the
+/// weights' shape out), `x` and `g` held as `s`.
+fn weight_gradient(mesh: &str, x: &[i64], g: &[i64], s: &str) -> String {
+    let (tx, tg) = (ty(x), ty(g));
+    let tw = ty(&[3, 3, x[3], g[3]]);
+    module(
+        mesh,
+        &format!(
+            r#"func.func public @main(%x: {tx} {sd}, %g: {tg} {sd}) -> ({tw}) {{
+    %0 = stablehlo.convolution(%x, %g) dim_numbers = [f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f], window = {{stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]}} {{batch_group_count = 1 : i64, feature_group_count = 1 : i64}} : ({tx}, {tg}) -> {tw}
+    return %0 : {tw}
+  }}"#,
+            sd = sdy(s),
+        ),
+    )
+}
+
+#[test]
+fn weight_gradients_sum_over_split_heights_with_halos() {
+    // Each device sums over its rows (the activations with a row from each neighbour, the
+    // output gradient's own rows), then the partial weights are added.
+    let (x, g) = ([2, 16, 8, 3], [2, 16, 8, 4]);
+    let inputs = [data(x.to_vec(), 13), data(g.to_vec(), 14)];
+    let h = r#"[{}, {"x"}, {}, {}]"#;
+    let printed = check(&weight_gradient(MESH_1D, &x, &g, h), &inputs);
+    assert_halo(&printed);
+    assert!(printed.contains("all_reduce"), "{printed}");
+    // Height and width split over the two axes of a 2-D mesh, the batch over neither.
+    let hw = r#"[{}, {"data"}, {"model"}, {}]"#;
+    let printed = check(&weight_gradient(MESH_2D, &x, &g, hw), &inputs);
+    assert_halo(&printed);
+    // Rows the tiles do not divide: gathered, and the sum not completed twice.
+    let (x, g) = ([2, 10, 8, 3], [2, 10, 8, 4]);
+    let inputs = [data(x.to_vec(), 15), data(g.to_vec(), 16)];
+    check(&weight_gradient(MESH_1D, &x, &g, h), &inputs);
 }

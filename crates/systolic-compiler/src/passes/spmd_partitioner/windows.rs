@@ -45,6 +45,9 @@ struct Spatial {
     window: WindowDim,
     /// Its index among the op's window dimensions (the convolution's spatial order).
     index: usize,
+    /// A convolution's kernel dimension, when the kernel slides along the whole input
+    /// (`size = n`, stride 1: the weight gradient, which sums over the dimension).
+    summed: Option<usize>,
 }
 
 /// How a split windowed dimension is computed; see the module docs.
@@ -55,6 +58,10 @@ enum Mode {
     Cumulative { reverse: bool },
     /// Whole along the dimension.
     Gather,
+    /// A convolution summing over the dimension (its kernel as long as the input, split
+    /// alike): the input piece with halos, the kernel's piece as the window, partial results
+    /// completed by the plan's reduction.
+    Sum { before: i64, after: i64 },
 }
 
 impl<'a> Partitioner<'a> {
@@ -100,8 +107,20 @@ impl<'a> Partitioner<'a> {
         };
         let mut modes = vec![];
         let mut cumulative = false;
+        // The reduction axes left to complete (less those of summed dimensions gathered).
+        let mut reduction = plan.reduction_axes.clone();
         for s in &split {
             let axes = needs[0][s.input].clone();
+            if let Some(kd) = s.summed {
+                let mode = self.sum_mode(s, &axes, &needs[1][kd], in_shape[s.input])?;
+                if let Mode::Gather = mode {
+                    needs[0][s.input] = vec![];
+                    needs[1][kd] = vec![];
+                    reduction.retain(|a| !axes.contains(a));
+                }
+                modes.push(mode);
+                continue;
+            }
             let lined_up = computed
                 .iter()
                 .all(|(held, _)| held.get(s.output) == Some(&axes))
@@ -159,6 +178,16 @@ impl<'a> Partitioner<'a> {
                     before: 0,
                     after: 0,
                 } => set_window(&mut kind, s.index, |w| w.padding = (0, 0)),
+                Mode::Sum { before, after } => {
+                    let fill = self.padding_value(op, &operands, 0)?;
+                    operands[0] =
+                        self.with_halo(operands[0], s.input, &axes, before, after, fill)?;
+                    let p = self.local_type(operands[1])?.shape[s.summed.unwrap_or(0)];
+                    set_window(&mut kind, s.index, |w| {
+                        w.size = p;
+                        w.padding = (0, 0);
+                    });
+                }
                 Mode::Halo { before, after } => {
                     for &k in &data {
                         let fill = self.padding_value(op, &operands, k)?;
@@ -208,8 +237,7 @@ impl<'a> Partitioner<'a> {
         }
         for (j, (&r, (held, global))) in op.results.iter().zip(computed).enumerate() {
             let target = self.planned(r, &global)?;
-            let reduction = &plan.reduction_axes;
-            let v = self.complete(op, results[j], held, &target, reduction, &global)?;
+            let v = self.complete(op, results[j], held, &target, &reduction, &global)?;
             self.locals.insert(
                 r,
                 Local {
@@ -239,11 +267,34 @@ impl<'a> Partitioner<'a> {
                     .dims()
                     .iter()
                     .enumerate()
-                    .map(|(i, w)| Spatial {
-                        input: dn.input_spatial_dimensions[i] as usize,
-                        output: dn.output_spatial_dimensions[i] as usize,
-                        window: *w,
-                        index: i,
+                    .map(|(i, w)| {
+                        let input = dn.input_spatial_dimensions[i] as usize;
+                        let kernel_dim = dn.kernel_spatial_dimensions[i] as usize;
+                        let reversed = attrs
+                            .window_reversal
+                            .as_ref()
+                            .is_some_and(|r| r.get(i) == Some(&true));
+                        let n = self
+                            .global_type(op.operands[0], "its input")
+                            .map(|t| t.shape[input])
+                            .unwrap_or(0);
+                        // (A window as long as its output is a windowed factor instead.)
+                        let sums = w.size == n
+                            && n > 1
+                            && w.padding.0 + w.padding.1 + 1 != n
+                            && w.padding.0 >= 0
+                            && w.padding.1 >= 0
+                            && w.stride == 1
+                            && w.base_dilation == 1
+                            && w.window_dilation == 1
+                            && !reversed;
+                        Spatial {
+                            input,
+                            output: dn.output_spatial_dimensions[i] as usize,
+                            window: *w,
+                            index: i,
+                            summed: sums.then_some(kernel_dim),
+                        }
                     })
                     .collect())
             }
@@ -261,6 +312,7 @@ impl<'a> Partitioner<'a> {
                         output: d,
                         window: *w,
                         index: d,
+                        summed: None,
                     })
                     .collect())
             }
@@ -310,6 +362,28 @@ impl<'a> Partitioner<'a> {
         Ok(Mode::Halo {
             before: lo,
             after: after.max(0),
+        })
+    }
+
+    /// How a convolution sums over dimension `s` of its input split over `axes` (its kernel's
+    /// dimension held over `kernel`): halos of the window's padding from each side where the
+    /// input and kernel are split alike, evenly, and the halos fit in a neighbour's piece.
+    fn sum_mode(
+        &self,
+        s: &Spatial,
+        axes: &[AxisRef],
+        kernel: &[AxisRef],
+        n: i64,
+    ) -> Result<Mode, String> {
+        let t = self.grid.tiles(axes)?;
+        let (lo, hi) = s.window.padding;
+        let fits = kernel == axes && n % t == 0 && (0..=n / t).contains(&lo);
+        if !fits || !(0..=n / t).contains(&hi) {
+            return Ok(Mode::Gather);
+        }
+        Ok(Mode::Sum {
+            before: lo,
+            after: hi,
         })
     }
 

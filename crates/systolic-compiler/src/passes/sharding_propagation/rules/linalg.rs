@@ -118,7 +118,9 @@ pub(crate) fn dot(op: &Op, func: &Func) -> Result<Step, String> {
 /// feature is a reduction shared with the kernel's input feature, the kernel's output
 /// feature passes to the output feature; an input spatial dimension whose windows tile it
 /// ([`window_kind`]) is a windowed factor shared with the output's (the partitioner
-/// exchanges halos), other spatial dimensions and the kernel's are needed whole. Grouped
+/// exchanges halos); one the kernel spans whole ([`sums_over`]: a weight gradient) is a
+/// reduction factor shared with the kernel's; other spatial dimensions and the kernel's are
+/// needed whole. Grouped
 /// convolutions block the features too.
 pub(crate) fn convolution(op: &Op, func: &Func, attrs: &ConvAttrs) -> Result<Step, String> {
     let shapes = operand_shapes(op, func);
@@ -167,10 +169,19 @@ pub(crate) fn convolution(op: &Op, func: &Func, attrs: &ConvAttrs) -> Result<Ste
             at(&input, id, "input spatial")?,
             at(&output, od, "output spatial")?,
         );
+        let kd = at(&kernel, dn.kernel_spatial_dimensions[i], "kernel spatial")?;
+        let reversed = attrs
+            .window_reversal
+            .as_ref()
+            .is_some_and(|r| r.get(i) == Some(&true));
         if let Some(kind) = window_kind(w, input[id], output[od]) {
             let f = b.factor(output[od], kind);
             ins[id] = vec![f];
             outs[od] = vec![f];
+        } else if sums_over(w, input[id], reversed) {
+            let f = b.factor(input[id], FactorKind::Reduction);
+            ins[id] = vec![f];
+            ker[kd] = vec![f];
         }
     }
     if !grouped {
@@ -217,6 +228,22 @@ pub(crate) fn window_kind(w: &WindowDim, n: i64, m: i64) -> Option<FactorKind> {
     let tiles =
         w.base_dilation == 1 && lo >= 0 && hi >= 0 && m > 0 && m.checked_mul(w.stride) == Some(n);
     tiles.then_some(FactorKind::Windowed)
+}
+
+/// Whether a convolution's window along an input dimension of size `n` is the whole
+/// dimension, stepping by one (a weight gradient: the kernel is the output gradient, and
+/// each output sums over every position): the input and kernel dimensions then share a
+/// reduction factor (partial sums over pieces, the input's with halos of the padding).
+fn sums_over(w: &WindowDim, n: i64, reversed: bool) -> bool {
+    let (lo, hi) = w.padding;
+    w.size == n
+        && n > 1
+        && w.stride == 1
+        && w.base_dilation == 1
+        && w.window_dilation == 1
+        && lo >= 0
+        && hi >= 0
+        && !reversed
 }
 
 /// `stablehlo.reduce_window` (inputs, then as many scalar init values): per dimension, the
