@@ -1,8 +1,8 @@
-//! Windows along split dimensions: a `convolution`'s spatial dimensions and a
-//! `reduce_window`'s, which the sharding rules pass as windowed factors (the outputs tile the
-//! input: `m · stride = n`). Here, where the pieces' sizes are known, each split windowed
-//! dimension (input size `n`, output `m`, `t` tiles, pieces `p = ⌈n/t⌉` and `q = ⌈m/t⌉`) is
-//! computed one of three ways:
+//! Windows along split dimensions: a `convolution`'s spatial dimensions, a `reduce_window`'s
+//! and a `select_and_scatter`'s, which the sharding rules pass as windowed factors (the
+//! outputs tile the input: `m · stride = n`). Here, where the pieces' sizes are known, each
+//! split windowed dimension (input size `n`, output `m`, `t` tiles, pieces `p = ⌈n/t⌉` and
+//! `q = ⌈m/t⌉`) is computed one of these ways:
 //!
 //! - **halo exchange** where `q · stride = p`: the outputs of tile `j` read the inputs of tile
 //!   `j` plus `lo` rows before it (the window's low padding) and a few after it; each device
@@ -12,7 +12,8 @@
 //!   [left halo, piece, right halo] and runs the op without that padding, which the halo now
 //!   holds. Halos wider than a neighbour's piece are not exchanged (below). Uneven pieces
 //!   have their padding made the window's padding value first, so the last pieces read it as
-//!   the padding beyond the end;
+//!   the padding beyond the end. A `select_and_scatter` (max pooling's gradient) runs on its
+//!   pieces only where no halo is needed (windows that do not overlap: window = stride);
 //! - **cumulative windows** (a `reduce_window` whose window is the whole dimension, padded
 //!   `(n-1, 0)` or `(0, n-1)`, stride 1: what `cumsum`, `cumprod`, `cummax` and `cummin` lower
 //!   to): a cumulative window over each piece, then each piece's total (its last row;
@@ -20,13 +21,17 @@
 //!   reverse) reduced — the others masked to the init value, which must then be the
 //!   reducer's identity — and combined with the local result. Only reducers that are one
 //!   add, multiply, maximum, minimum, and or or;
+//! - **partial sums** for a convolution whose kernel spans the whole input dimension (a
+//!   weight gradient: the output gradient is the kernel), input and kernel split alike: the
+//!   input's piece with halos of the padding, the kernel's piece as the window, the partial
+//!   results added by the plan's reduction (a reduction factor of the rule);
 //! - otherwise the dimension is **gathered**: the input whole along it, the output computed
 //!   whole along it and sliced to how it is held (a VALID window whose pieces do not line
-//!   up, halos wider than a piece, uneven pieces of strided windows).
+//!   up, halos wider than a piece, uneven pieces of strided windows, overlapping
+//!   `select_and_scatter` windows).
 //!
-//! Base-dilated windows (the input gradient of a strided convolution) and
-//! `select_and_scatter` (max pooling's gradient) keep their windowed dimensions whole: their
-//! rules block them.
+//! Base-dilated windows (the input gradient of a strided convolution) keep their windowed
+//! dimensions whole: their rules block them.
 
 use super::{located, reducer_op, unhandled, Held, Local, OpPlan, Partitioner};
 use systolic_ir::walk::{clone_region, ValueMap};
