@@ -21,10 +21,11 @@
 //! - `gather` and `scatter` pass their batch and whole dimensions through, and read or write
 //!   a sharded indexed dimension on each device's rows (shifted indices, masked rows, a sum)
 //!   ([`indexing`]);
-//! - `convolution` and `reduce_window` along a split dimension their windows tile exchange
-//!   halos with the neighbouring devices (`collective_permute`), run a cumulative window
-//!   (cumsum & co.) as a local one plus the earlier pieces' totals, or gather the dimension
-//!   where the pieces do not line up ([`windows`]);
+//! - `convolution`, `reduce_window` and `select_and_scatter` along a split dimension their
+//!   windows tile exchange halos with the neighbouring devices (`collective_permute`), run a
+//!   cumulative window (cumsum & co.) as a local one plus the earlier pieces' totals, sum a
+//!   weight gradient's rows per device, or gather the dimension where the pieces do not line
+//!   up ([`windows`]);
 //! - where the plan has reduction axes (a contracting or reduced dimension split over
 //!   devices), each device holds a partial result, completed by an `all_reduce` over those
 //!   axes (a sum for dots, the reducer itself for `reduce` — whose init value must then be
