@@ -233,6 +233,13 @@ ym = jax.shard_map(
 )(xm)
 cases.append({"name": "mixed", "kind": "mixed", "inputs": [enc(xm)], "outputs": [enc(ym)]})
 
+# Integer operands: pmax/pmin reduce from the integer range's ends (stored as float32, exact).
+xi = rng.randint(-1000, 1000, size=(N, 3)).astype(np.int32)
+yi = jax.vmap(lambda v: (lax.pmax(v, "b"), lax.pmin(v, "b"), lax.psum(v, "b")), axis_name="b")(xi)
+cases.append(
+    {"name": "int32", "kind": "int", "inputs": [enc(xi)], "outputs": [enc(y) for y in yi]}
+)
+
 out = os.path.join(
     os.path.dirname(__file__), "..", "crates", "systolic", "tests", "data",
     "vmap_collectives_jax0.10.2.json",

@@ -505,3 +505,19 @@ fn collectives_over_a_mesh_axis_and_a_vmap_axis() {
     );
     close(&f.call(&x).unwrap(), &case["outputs"][0], "shard_map(vmap)");
 }
+
+/// pmax/pmin/psum of int32 examples (JAX reduces integers too).
+#[test]
+fn integer_reductions_over_a_vmap_axis() {
+    let case = cases("int").remove(0);
+    let x = np::astype(&array(&case["inputs"][0]), DType::I32);
+    let f = |x: &Array| (lax::pmax(x, "b"), lax::pmin(x, "b"), lax::psum(x, "b"));
+    let (max, min, sum) = vmap(f).axis_name("b").call(&x).unwrap();
+    for (k, (y, what)) in [(max, "pmax"), (min, "pmin"), (sum, "psum")]
+        .into_iter()
+        .enumerate()
+    {
+        assert_eq!(y.dtype(), DType::I32, "{what}");
+        close(&np::astype(&y, DType::F32), &case["outputs"][k], what);
+    }
+}

@@ -135,23 +135,46 @@ fn named_collective(cx: &mut Cx, op: &Op, args: &[BVal], marker: Marker) -> Resu
 fn reduce_batch(cx: &mut Cx, b: BVal, collective: &Collective) -> Result<systolic_ir::ValueId> {
     let v = cx.move_to(b, 0)?;
     let dtype = cx.ty(v)?.dtype;
-    let (reducer, init) = match collective {
-        Collective::Sum => (BinaryOp::Add, 0.0),
-        Collective::Max if dtype.is_float() => (BinaryOp::Maximum, f64::NEG_INFINITY),
-        Collective::Min if dtype.is_float() => (BinaryOp::Minimum, f64::INFINITY),
-        _ => {
-            return Err(cx.err(format!(
-                "pmax/pmin over a vmap axis of {} values (floats only)",
-                dtype.numpy_name()
-            )))
-        }
+    let reducer = match collective {
+        Collective::Max => BinaryOp::Maximum,
+        Collective::Min => BinaryOp::Minimum,
+        _ => BinaryOp::Add,
     };
-    let init = cx.scalar(dtype, init)?;
+    let init = reduce_init(cx, dtype, reducer)?;
     let region = cx.reducer(reducer, dtype)?;
     let kind = OpKind::Reduce {
         dimensions: vec![0],
     };
     Ok(cx.emit_full(kind, vec![v, init], vec![region], None)?[0])
+}
+
+/// The identity of `reducer` on `dtype`: zero for a sum; for a maximum (minimum) the lowest
+/// (highest) value — infinities for floats, the integer range's ends exactly, false (true) for
+/// booleans.
+fn reduce_init(cx: &mut Cx, dtype: DType, reducer: BinaryOp) -> Result<systolic_ir::ValueId> {
+    let max = reducer == BinaryOp::Maximum;
+    if reducer == BinaryOp::Add || dtype.is_float() {
+        let x = match reducer {
+            BinaryOp::Add => 0.0,
+            _ if max => f64::NEG_INFINITY,
+            _ => f64::INFINITY,
+        };
+        return cx.scalar(dtype, x);
+    }
+    let tensor = if let Some((lo, hi)) = dtype.signed_range() {
+        Tensor::from_i64(vec![], dtype, vec![if max { lo } else { hi }])
+    } else if let Some(hi) = dtype.unsigned_max() {
+        Tensor::from_u64(vec![], dtype, vec![if max { 0 } else { hi }])
+    } else if dtype.is_bool() {
+        Tensor::from_bool(vec![], vec![!max])
+    } else {
+        return Err(cx.err(format!(
+            "pmax/pmin over a vmap axis of {} values",
+            dtype.numpy_name()
+        )));
+    };
+    let tensor = tensor.map_err(|e| cx.err(format!("internal: {e}")))?;
+    cx.constant(tensor)
 }
 
 /// `ppermute` across the batch: example `t` of the result is example `s` of the operand for
