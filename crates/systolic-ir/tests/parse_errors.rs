@@ -415,3 +415,29 @@ fn float_literals_too_large_for_their_type_are_refused() {
         parse_module(&src, "ok.mlir").unwrap_or_else(|e| panic!("{lit} as {ty}: {e}"));
     }
 }
+
+/// Issue 20, item 11: type annotations on `return` and on operands that contradicted the
+/// real types were ignored (MLIR rejects them). The error names the operand and both types.
+#[test]
+fn declared_operand_types_must_be_the_operands_types() {
+    for (body, needles) in [
+        (
+            "  return %x : tensor<5xf64>",
+            ["operand #0 (%x) has type tensor<2xf32>", "tensor<5xf64>"],
+        ),
+        (
+            "  %0 = \"stablehlo.add\"(%x, %x) : (tensor<3xf32>, tensor<2xf32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>",
+            ["operand #0 (%x) has type tensor<2xf32>", "tensor<3xf32>"],
+        ),
+        (
+            "  %0 = stablehlo.convert %x : (tensor<2xi32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>",
+            ["operand #0 (%x) has type tensor<2xf32>", "tensor<2xi32>"],
+        ),
+    ] {
+        let src = format!("func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {{\n{body}\n}}\n");
+        let e = error(&src);
+        for needle in needles {
+            assert!(e.contains(needle), "{body}: {e}");
+        }
+    }
+}

@@ -171,12 +171,12 @@ fn generic_form_with_properties_regions_and_legacy_dense_dims() {
 #[test]
 fn pretty_forms_of_the_stablehlo_printer() {
     let m = parse(
-        r#"func.func @f(%arg0: tensor<4xf32>, %arg1: tensor<3x4xi32>, %arg2: tensor<i64>, %arg3: tensor<2x2xf32>, %arg4: tensor<3xi64>, %arg5: tensor<1x2xui64>) {
+        r#"func.func @f(%arg0: tensor<4xf32>, %arg1: tensor<3x4xi32>, %arg2: tensor<i64>, %arg3: tensor<2x2xf32>, %arg4: tensor<3xi64>, %arg5: tensor<1x2xui64>, %arg6: tensor<f32>) {
   %0 = stablehlo.iota dim = 0 : tensor<4xi32>
   %1 = stablehlo.broadcast %arg0, sizes = [1, 2] : (tensor<4xf32>) -> tensor<1x2x4xf32>
   %2 = stablehlo.reverse %arg0, dims = [0] : tensor<4xf32>
   %3 = stablehlo.dynamic_slice %arg1, %arg2, %arg2, sizes = [1, 4] : (tensor<3x4xi32>, tensor<i64>, tensor<i64>) -> tensor<1x4xi32>
-  %4 = stablehlo.pad %arg0, %2, low = [1], high = [-1], interior = [2] : (tensor<4xf32>, tensor<f32>) -> tensor<10xf32>
+  %4 = stablehlo.pad %arg0, %arg6, low = [1], high = [-1], interior = [2] : (tensor<4xf32>, tensor<f32>) -> tensor<10xf32>
   %5 = stablehlo.concatenate %arg0, %arg0, dim = 0 : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
   %6 = stablehlo.compare LT, %arg0, %arg0, TOTALORDER : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
   %7 = stablehlo.reduce_precision %arg0, format = e5m10 : tensor<4xf32>

@@ -190,14 +190,48 @@ impl Parser<'_> {
             let more = self.parse_attr_dict()?;
             raw.attrs.extend(more);
         }
+        let colon = self.peek()?;
         self.expect_punct(":")?;
         match self.parse_op_signature()? {
-            OpSignature::Function(results) => raw.result_types = results,
+            OpSignature::Function { operands, results } => {
+                self.check_operand_types(colon, &raw.operands, &operands)?;
+                raw.result_types = results;
+            }
             OpSignature::List(_) => {
                 return Err(self.expected("'->' (a generic op needs a function type)"));
             }
         }
         Ok(raw)
+    }
+
+    /// Checks the operand types a signature declares against the operands' real types (MLIR
+    /// rejects a contradiction; ignoring it would run the op on other types than the text
+    /// says). Only a signature that lists every operand is compared.
+    pub fn check_operand_types(
+        &self,
+        at: Token,
+        operands: &[ValueId],
+        declared: &[Type],
+    ) -> Result<(), Diagnostic> {
+        if operands.len() != declared.len() {
+            return Ok(());
+        }
+        for (i, (&v, want)) in operands.iter().zip(declared).enumerate() {
+            let have = self.func.value_type(v);
+            if have != want {
+                let name = self
+                    .func
+                    .values
+                    .get(v.index())
+                    .and_then(|d| d.name.clone())
+                    .map_or_else(String::new, |n| format!(" (%{n})"));
+                return Err(self.err_at(
+                    at,
+                    format!("operand #{i}{name} has type {have}, but the op's types say {want}"),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Parses the optional attribute dictionary and the `: types` that end most pretty forms,
@@ -221,9 +255,14 @@ impl Parser<'_> {
         }
         let colon = self.next()?;
         raw.result_types = match self.parse_op_signature()? {
-            OpSignature::Function(results) => results,
+            OpSignature::Function { operands, results } => {
+                self.check_operand_types(colon, &raw.operands, &operands)?;
+                results
+            }
             OpSignature::List(list) => {
                 if n_results == 0 {
+                    // `return %a, %b : T1, T2`: the list is the operands' types.
+                    self.check_operand_types(colon, &raw.operands, &list)?;
                     vec![]
                 } else if list.len() >= n_results {
                     list[list.len() - n_results..].to_vec()

@@ -619,9 +619,13 @@ impl Parser<'_> {
             let more = self.parse_attr_dict()?;
             raw.attrs.extend(more);
         }
+        let colon = self.peek()?;
         self.expect_punct(":")?;
         match self.parse_op_signature()? {
-            OpSignature::Function(results) => raw.result_types = results,
+            OpSignature::Function { operands, results } => {
+                self.check_operand_types(colon, &raw.operands, &operands)?;
+                raw.result_types = results;
+            }
             OpSignature::List(_) => {
                 return Err(self.expected("'->' (the operands' and results' global types)"));
             }

@@ -12,8 +12,13 @@ use crate::types::{TensorType, Type};
 
 /// The types after an op's `:`: either a function type or a plain list.
 pub(crate) enum OpSignature {
-    /// `(inputs) -> results` or `input -> results`: the result types.
-    Function(Vec<Type>),
+    /// `(inputs) -> results` or `input -> results`.
+    Function {
+        /// The operand types written before the arrow.
+        operands: Vec<Type>,
+        /// The result types.
+        results: Vec<Type>,
+    },
     /// `T1, T2, …` without an arrow.
     List(Vec<Type>),
 }
@@ -148,13 +153,14 @@ impl Parser<'_> {
     /// Parses the types after an op's `:`. The operand types of a function type are read
     /// and dropped: operands already have their types, and checking them is the verifier's job.
     pub fn parse_op_signature(&mut self) -> Result<OpSignature, Diagnostic> {
-        if self.eat_punct("(")? {
-            self.comma_list(")", |p| p.parse_type())?;
+        let operands = if self.eat_punct("(")? {
+            let operands = self.comma_list(")", |p| p.parse_type())?;
             if !self.is_punct("->")? {
                 // `(T)` without an arrow is not a function type; MLIR has no parenthesised
                 // type lists elsewhere.
                 return Err(self.expected("'->' after the operand types"));
             }
+            operands
         } else {
             let mut list = vec![self.parse_type()?];
             while self.eat_punct(",")? {
@@ -163,9 +169,13 @@ impl Parser<'_> {
             if !self.is_punct("->")? {
                 return Ok(OpSignature::List(list));
             }
-        }
+            list
+        };
         self.expect_punct("->")?;
-        Ok(OpSignature::Function(self.parse_result_types()?))
+        Ok(OpSignature::Function {
+            operands,
+            results: self.parse_result_types()?,
+        })
     }
 
     /// Parses result types after `->`: one type or a parenthesised list.
