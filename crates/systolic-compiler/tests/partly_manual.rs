@@ -72,3 +72,25 @@ fn a_tensor_parallel_block_is_split_over_the_free_batch_axis_too() {
     );
     assert!(spmd.warnings.is_empty(), "{:?}", spmd.warnings);
 }
+
+#[test]
+fn axis_index_and_a_gather_over_the_manual_axis_in_a_body_split_over_the_free_one() {
+    // JAX writes axis_index("y") as a nested manual computation over the remaining axis
+    // "x" reading partition_id; the body's all_gather over "y" meets row pieces.
+    let spmd = check("gather_index_free_rows");
+    let f = spmd.module.func("main").unwrap();
+    let mut gathers = vec![];
+    systolic_ir::walk::walk_ops(&f.body, &mut |op, _| {
+        if matches!(op.kind, OpKind::AllGather { .. }) {
+            gathers.push(f.value_type(op.results[0]).to_string());
+        }
+    });
+    // 8x8 split x (rows, 2) and y (columns, 4): a 4x2 piece gathered over y to 4x8.
+    assert_eq!(
+        gathers,
+        ["tensor<4x8xf32>"],
+        "{}",
+        systolic_ir::text::print_module(&spmd.module)
+    );
+    assert!(spmd.warnings.is_empty(), "{:?}", spmd.warnings);
+}
