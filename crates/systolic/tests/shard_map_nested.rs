@@ -292,3 +292,67 @@ fn what_jax_rejects_in_nested_shard_maps_is_an_error() {
     let e = g.call(&w).unwrap_err().to_string();
     assert!(e.contains("'y'") && e.contains("not manual"), "{e}");
 }
+
+#[test]
+fn grad_through_a_fori_loop_over_a_shard_map_step() {
+    init();
+    let mesh = make_mesh(&[2, 4], &["x", "y"]).unwrap();
+    let step = sharded_step(&mesh);
+    let loss = |w: &Array| {
+        let w = lax::fori_loop(0, 2, |_, w: &Array| step.call(w).unwrap(), w).unwrap();
+        np::sum(&(&w * &w), None, false)
+    };
+    let w = data(&[8, 8], 9);
+    let g = values(&systolic::grad(loss).call(&w).unwrap());
+    // Central differences of the host loss at a few elements.
+    let host_loss = |v: &[f32]| -> f64 {
+        step_on_host(&step_on_host(v))
+            .iter()
+            .map(|x| (*x as f64) * (*x as f64))
+            .sum()
+    };
+    let base = values(&w);
+    for k in [0usize, 9, 37, 63] {
+        let (mut plus, mut minus) = (base.clone(), base.clone());
+        plus[k] += 1e-2;
+        minus[k] -= 1e-2;
+        let numeric = (host_loss(&plus) - host_loss(&minus)) / 2e-2;
+        assert!(
+            (g[k] as f64 - numeric).abs() <= 2e-2 + 2e-2 * numeric.abs(),
+            "element {k}: {} vs {numeric}",
+            g[k]
+        );
+    }
+}
+
+#[test]
+fn grad_through_nested_shard_maps() {
+    init();
+    let mesh = make_mesh(&[2, 4], &["x", "y"]).unwrap();
+    let outer = nested(&mesh);
+    let loss = |w: &Array| {
+        let y = outer.call(w).unwrap();
+        np::sum(&(&y * &y), None, false)
+    };
+    let w = data(&[8, 8], 10);
+    let grad = systolic::grad(loss);
+    let g = values(&jit(|w: &Array| grad.call(w).unwrap()).call(&w).unwrap());
+    let host_loss = |v: &[f32]| -> f64 {
+        nested_on_host(v)
+            .iter()
+            .map(|x| (*x as f64) * (*x as f64))
+            .sum()
+    };
+    let base = values(&w);
+    for k in [0usize, 12, 40, 63] {
+        let (mut plus, mut minus) = (base.clone(), base.clone());
+        plus[k] += 1e-2;
+        minus[k] -= 1e-2;
+        let numeric = (host_loss(&plus) - host_loss(&minus)) / 2e-2;
+        assert!(
+            (g[k] as f64 - numeric).abs() <= 2e-2 + 2e-2 * numeric.abs(),
+            "element {k}: {} vs {numeric}",
+            g[k]
+        );
+    }
+}
