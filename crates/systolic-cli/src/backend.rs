@@ -75,7 +75,7 @@ impl Backend {
                 module, entry, file, options,
             )?)),
             Backend::Interp => {
-                no_dump_dir_for_interpreter(options)?;
+                no_compiler_options_for_interpreter(options)?;
                 Ok(Box::new(InterpExecutable {
                     module,
                     entry: entry.to_string(),
@@ -261,11 +261,20 @@ impl Executable for CpuExecutable {
     }
 }
 
-/// `--dump-dir` asks for the compiler's passes, which the interpreter does not run.
-pub(crate) fn no_dump_dir_for_interpreter(options: &PrepareOptions) -> Result<(), CliError> {
+/// `--dump-dir` asks for the compiler's passes and `--cache-dir` for its cache, neither of
+/// which the interpreter has: both are refused alike rather than one ignored.
+pub(crate) fn no_compiler_options_for_interpreter(
+    options: &PrepareOptions,
+) -> Result<(), CliError> {
     if options.dump_dir.is_some() {
         return Err(CliError::msg(
             "--dump-dir needs a compiling backend (--backend cpu); the interpreter runs no passes",
+        ));
+    }
+    if options.cache_dir.is_some() {
+        return Err(CliError::msg(
+            "--cache-dir needs a compiling backend (--backend cpu); the interpreter compiles \
+             nothing to cache",
         ));
     }
     Ok(())

@@ -7,9 +7,35 @@ use systolic_ir::{Func, Module};
 /// Reads, parses and verifies an MLIR file. Errors name the file and, for diagnostics, the line.
 pub fn load_module(path: &Path) -> Result<Module, CliError> {
     let name = path.display().to_string();
-    let src = std::fs::read_to_string(path)
-        .map_err(|e| CliError::msg(format!("cannot read {name}: {e}")))?;
+    let src = read_source(path)?;
     parse_and_verify(&src, &name)
+}
+
+/// The text of a program file; a file that is not UTF-8 is an error naming the first byte
+/// that is not and where it is (line and column), like a parse error.
+pub fn read_source(path: &Path) -> Result<String, CliError> {
+    let name = path.display().to_string();
+    let bytes =
+        std::fs::read(path).map_err(|e| CliError::msg(format!("cannot read {name}: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let before = &bytes[..at];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        // Columns count characters, as the parser's do.
+        let column = String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count()
+            + 1;
+        CliError::located(format!(
+            "{name}:{line}:{column}: error: the file is not UTF-8 text (byte 0x{:02X})",
+            bytes[at]
+        ))
+    })
 }
 
 /// Parses and verifies MLIR text; `name` names it in errors.

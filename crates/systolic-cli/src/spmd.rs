@@ -39,7 +39,7 @@
 //!   shardings as Shardy's and partitions them as above.
 
 use crate::backend::{
-    located_error, no_dump_dir_for_interpreter, Backend, Executable, PrepareOptions,
+    located_error, no_compiler_options_for_interpreter, Backend, Executable, PrepareOptions,
 };
 use crate::error::CliError;
 use std::collections::HashMap;
@@ -778,7 +778,7 @@ pub fn prepare(
             }))
         }
         Backend::Interp => {
-            no_dump_dir_for_interpreter(options)?;
+            no_compiler_options_for_interpreter(options)?;
             Ok(Box::new(SpmdInterp {
                 plan,
                 file: file.to_string(),

@@ -405,3 +405,48 @@ fn outputs_are_written_whole_in_place_of_symlinks_without_stale_files() {
         &["cannot write outputs to", "sub"],
     );
 }
+
+/// Issue 20, item 12: unclear or inconsistent answers — `--cache-dir FILE` said "File
+/// exists", `simulate --cost-only` ignored `--input`/`--out-dir`, the interpreter ignored
+/// `--cache-dir` but refused `--dump-dir`, and invalid UTF-8 had no position.
+#[test]
+fn unclear_option_combinations_and_encodings_get_clear_errors() {
+    let (dir, p) = program_file(
+        "func.func @main() -> tensor<2xf32> {\n    %0 = stablehlo.iota dim = 0 : tensor<2xf32>\n    return %0 : tensor<2xf32>\n}\n",
+    );
+    assert_fails(
+        &["run", &p, "--cache-dir", &p],
+        1,
+        &["--cache-dir", "is not a directory"],
+    );
+    let out = dir.path().join("out").display().to_string();
+    assert_fails(
+        &[
+            "simulate",
+            &p,
+            "--chip",
+            "v5e",
+            "--cost-only",
+            "--out-dir",
+            &out,
+        ],
+        2,
+        &["--cost-only", "--out-dir"],
+    );
+    let cache = dir.path().join("cache").display().to_string();
+    assert_fails(
+        &["run", &p, "--backend", "interp", "--cache-dir", &cache],
+        1,
+        &["--cache-dir needs a compiling backend"],
+    );
+    let bad = dir.path().join("latin1.mlir");
+    std::fs::write(&bad, b"func.func @main() {\n  return \xff\n}\n").unwrap();
+    let bad = bad.display().to_string();
+    for command in ["run", "check"] {
+        assert_fails(
+            &[command, &bad],
+            1,
+            &[&format!("{bad}:2:10:"), "not UTF-8", "0xFF"],
+        );
+    }
+}

@@ -19,8 +19,7 @@ pub fn run(args: &CheckArgs) -> Result<bool, CliError> {
     let mut reports = Vec::with_capacity(args.files.len());
     for path in &args.files {
         let name = path.display().to_string();
-        let src = std::fs::read_to_string(path)
-            .map_err(|e| CliError::msg(format!("cannot read {name}: {e}")))?;
+        let src = crate::program::read_source(path)?;
         reports.push(run_check_source(&src, &name));
     }
     for report in &reports {

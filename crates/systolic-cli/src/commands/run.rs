@@ -91,6 +91,16 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     if let Some(dir) = &args.out_dir {
         crate::outputs::check_out_dir(dir)?;
     }
+    if let Some(dir) = args
+        .cache_dir
+        .as_ref()
+        .filter(|d| d.exists() && !d.is_dir())
+    {
+        return Err(CliError::msg(format!(
+            "--cache-dir {} is not a directory",
+            dir.display()
+        )));
+    }
     let func = entry_func(&module, entry, &file)?;
     let options = PrepareOptions {
         dump_dir: args.dump_dir.clone(),

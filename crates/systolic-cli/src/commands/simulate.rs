@@ -49,11 +49,13 @@ pub struct SimulateArgs {
     /// Show only the N slowest kernels in the table (the totals and JSON keep them all).
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
-    /// An input `.npy` file for a numerical run; give one per parameter, in order.
-    #[arg(long = "input", value_name = "FILE.npy")]
+    /// An input `.npy` file for a numerical run; give one per parameter, in order (not with
+    /// `--cost-only`, which computes nothing).
+    #[arg(long = "input", value_name = "FILE.npy", conflicts_with = "cost_only")]
     pub inputs: Vec<PathBuf>,
-    /// Write the outputs of a numerical run here as out0.npy, out1.npy, …
-    #[arg(long, value_name = "DIR")]
+    /// Write the outputs of a numerical run here as out0.npy, out1.npy, … (not with
+    /// `--cost-only`).
+    #[arg(long, value_name = "DIR", conflicts_with = "cost_only")]
     pub out_dir: Option<PathBuf>,
     /// Print the report as JSON on the last line.
     #[arg(long)]
