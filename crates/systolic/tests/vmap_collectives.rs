@@ -138,6 +138,14 @@ fn unmapped_operands_are_the_same_in_every_example() {
             .unwrap();
         close(&y, &c["outputs"][0], &format!("unmapped {name}"));
     }
+    // A psum is the same in every example, so it can leave the vmap unbatched.
+    let x = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2]);
+    let y = vmap(|x: &Array| lax::psum(x, "b"))
+        .axis_name("b")
+        .out_axes(None)
+        .call(&x)
+        .unwrap();
+    assert_eq!(y.to_vec::<f32>().unwrap(), vec![9.0, 12.0]);
 }
 
 /// `vmap(grad(loss))`: per-example gradients whose collectives are transposed per example.
