@@ -94,3 +94,27 @@ fn axis_index_and_a_gather_over_the_manual_axis_in_a_body_split_over_the_free_on
     );
     assert!(spmd.warnings.is_empty(), "{:?}", spmd.warnings);
 }
+
+/// A nested manual computation over an axis the outer one already made manual is an error
+/// of the partitioner too (JAX refuses to trace it), naming the axis.
+#[test]
+fn an_inner_manual_computation_over_an_outer_manual_axis_is_an_error() {
+    let text = r#"module {
+  sdy.mesh @mesh = <["x"=2, "y"=4]>
+  func.func public @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> tensor<8x8xf32> {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}, {}]>] out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x"} (%a: tensor<4x8xf32>) {
+      %1 = sdy.manual_computation(%a) in_shardings=[<@mesh, [{}, {"x"}]>] out_shardings=[<@mesh, [{}, {"x"}]>] manual_axes={"x"} (%b: tensor<4x4xf32>) {
+        sdy.return %b : tensor<4x4xf32>
+      } : (tensor<4x8xf32>) -> tensor<4x8xf32>
+      sdy.return %1 : tensor<4x8xf32>
+    } : (tensor<8x8xf32>) -> tensor<8x8xf32>
+    return %0 : tensor<8x8xf32>
+  }
+}"#;
+    let m = systolic_ir::text::parse_module(text, "t.mlir").unwrap();
+    let e = match systolic_compiler::passes::partition(&m, "main") {
+        Ok(_) => panic!("partitioned a shard_map nested over its parent's axis"),
+        Err(e) => e,
+    };
+    assert!(e.contains("\"x\"") && e.contains("already"), "{e}");
+}

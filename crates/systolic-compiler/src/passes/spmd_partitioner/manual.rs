@@ -44,6 +44,19 @@ impl<'a> Partitioner<'a> {
             .first()
             .and_then(|r| r.blocks.first())
             .ok_or_else(|| located(op, "sdy.manual_computation has no body"))?;
+        if let Some(axis) = attrs
+            .manual_axes
+            .iter()
+            .find(|a| self.manual_axes.contains(a))
+        {
+            return Err(located(
+                op,
+                &format!(
+                    "manual over \"{axis}\", which an enclosing manual computation already \
+                     made manual (a nested shard_map takes axes its parent leaves free)"
+                ),
+            ));
+        }
         let manual: Vec<String> = self
             .manual_axes
             .iter()
@@ -58,6 +71,9 @@ impl<'a> Partitioner<'a> {
         if free {
             match self.split_body(op, attrs, body, manual) {
                 Ok(()) => return Ok(()),
+                // A body with manual computations inside cannot run whole: its error is the
+                // answer.
+                Err(why) if has_nested_manual(body) => return Err(why),
                 Err(why) => self.warnings.push(format!(
                     "{}: the body runs whole along the mesh axes it leaves free ({why})",
                     located(op, "sdy.manual_computation")
@@ -288,16 +304,7 @@ impl<'a> Partitioner<'a> {
         attrs: &ManualComputationAttrs,
         body: &'a Block,
     ) -> Result<(), String> {
-        let mut nested = false;
-        for inner in &body.ops {
-            for r in &inner.regions {
-                walk_ops(r, &mut |o, _| {
-                    nested |= matches!(o.kind, OpKind::ManualComputation(_))
-                });
-            }
-            nested |= matches!(inner.kind, OpKind::ManualComputation(_));
-        }
-        if nested {
+        if has_nested_manual(body) {
             return Err(located(
                 op,
                 "a manual computation inside a manual computation whose body runs whole is \
@@ -357,6 +364,20 @@ impl<'a> Partitioner<'a> {
         }
         Ok(())
     }
+}
+
+/// Whether a manual computation's body holds another one, at any depth.
+fn has_nested_manual(body: &Block) -> bool {
+    let mut nested = false;
+    for inner in &body.ops {
+        for r in &inner.regions {
+            walk_ops(r, &mut |o, _| {
+                nested |= matches!(o.kind, OpKind::ManualComputation(_))
+            });
+        }
+        nested |= matches!(inner.kind, OpKind::ManualComputation(_));
+    }
+    nested
 }
 
 /// Per dimension, the axes of `major` then those of `minor`.
