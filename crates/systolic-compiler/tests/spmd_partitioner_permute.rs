@@ -196,6 +196,50 @@ fn random_pairs_of_layouts_convert_exactly() {
 }
 
 #[test]
+fn sub_axes_convert_exactly() {
+    // A part of "x" on one dimension, all of "x" wanted on another (and the like): no axis
+    // may be taken twice on the way.
+    for (from, to) in [
+        (r#"[{}, {"x":(2)2}]"#, r#"[{"x"}, {}]"#),
+        (r#"[{}, {"x":(1)2}]"#, r#"[{"x"}, {}]"#),
+        (r#"[{"x":(1)2}, {"x":(2)2}]"#, r#"[{"x"}, {}]"#),
+        (r#"[{"x"}, {}]"#, r#"[{"x":(2)2}, {"x":(1)2}]"#),
+        (r#"[{"x":(2)2}, {"y"}]"#, r#"[{"y"}, {"x"}]"#),
+    ] {
+        let text = reshard(r#""x"=4, "y"=2"#, "tensor<8x8xf32>", from, to);
+        check(&text, &[data(vec![8, 8], 21)]);
+    }
+    // Random pairs where "x" is whole or in halves placed independently.
+    let mut rng = Rng::new(31);
+    let random = |rng: &mut Rng| {
+        let halves = [r#""x":(1)2"#, r#""x":(2)2"#];
+        let mut atoms = vec![r#""y""#];
+        if rng.below(2) == 0 {
+            atoms.push(r#""x""#);
+        } else {
+            atoms.extend(halves);
+        }
+        let mut dims: Vec<Vec<&str>> = vec![vec![]; 3];
+        for a in atoms {
+            let k = rng.below(4);
+            if k < 3 {
+                dims[k].push(a);
+            }
+        }
+        let dims: Vec<String> = dims
+            .iter()
+            .map(|d| format!("{{{}}}", d.join(", ")))
+            .collect();
+        format!("[{}]", dims.join(", "))
+    };
+    for case in 0..40 {
+        let (from, to) = (random(&mut rng), random(&mut rng));
+        let text = reshard(r#""x"=4, "y"=2"#, "tensor<8x8x6xf32>", &from, &to);
+        check(&text, &[data(vec![8, 8, 6], 50 + case)]);
+    }
+}
+
+#[test]
 fn a_reverse_along_a_split_dimension_permutes_mirrored_pieces() {
     for (mesh, held) in [
         (r#""x"=4"#, r#"[{"x"}, {}]"#),

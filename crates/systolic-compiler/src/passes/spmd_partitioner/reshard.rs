@@ -68,14 +68,15 @@ impl Partitioner<'_> {
             let n = global.shape[d];
             even.push(!self.uneven(n, &cur[d])? && !self.uneven(n, &to[d])?);
         }
-        // Axes a dimension gains without dropping any, free to take: sliced now.
+        // Axes a dimension gains without dropping any, free to take (no part of their mesh
+        // axis held anywhere): sliced now.
         let mut sliced = cur.clone();
         for d in 0..cur.len() {
             if !even[d] || cur[d].iter().any(|a| !to[d].contains(a)) {
                 continue;
             }
             for a in &to[d] {
-                if !sliced.iter().flatten().any(|b| b == a) {
+                if !sliced.iter().flatten().any(|b| b.name == a.name) {
                     sliced[d].push(a.clone());
                 }
             }
