@@ -697,3 +697,37 @@ fn a_mesh_with_its_devices_reordered_is_a_different_program() {
         }
     }
 }
+
+/// A partly manual shard_map (manual over "model" only) stages open shardings, as JAX writes
+/// them (`[{?}, {"model", ?}]`), so the partitioner may split its body over "data" too; the
+/// answer is the host's.
+#[test]
+fn a_partly_manual_shard_map_stages_open_shardings() {
+    init();
+    let mesh = mesh();
+    let x = grid([16, 8], 5, 1, 7, 3, 4.0);
+    let w = grid([8, 8], 3, 5, 13, 6, 32.0);
+    let block = systolic::shard_map(
+        |(x, w): &(Array, Array)| lax::psum(&np::matmul(x, w), "model"),
+        &mesh,
+        vec![P!(None, "model"), P!("model", None)],
+        P!(),
+    )
+    .axis_names(&["model"]);
+    let f = |(x, w): &(Array, Array)| np::tanh(&block.call(&(x.clone(), w.clone())).unwrap());
+    let jf = jit(f).in_shardings(vec![Some(ns(P!("data"))), Some(ns(P!("model")))]);
+    let text = jf.lower(&(x.clone(), w.clone())).unwrap().as_text();
+    assert!(
+        text.contains(
+            r#"in_shardings=[<@mesh, [{?}, {"model", ?}]>, <@mesh, [{"model", ?}, {?}]>]"#
+        ),
+        "{text}"
+    );
+    let want = values(&np::tanh(&np::matmul(&x, &w)));
+    close(
+        &values(&jf.call(&(x, w)).unwrap()),
+        &want,
+        1e-5,
+        "partly manual",
+    );
+}

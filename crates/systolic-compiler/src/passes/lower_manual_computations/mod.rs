@@ -518,8 +518,9 @@ impl Lowering {
         });
         if !free.is_empty() && !nests {
             return Err(format!(
-                "sdy.manual_computation{at} leaves mesh axes {} automatic; automatic axes need \
-                 the SPMD partitioner, which Systolic does not have yet",
+                "sdy.manual_computation{at} leaves mesh axes {} automatic: this lowering takes \
+                 programs manual over every axis (per_device_program sends the others to the \
+                 SPMD partitioner)",
                 free.join(", ")
             ));
         }

@@ -528,16 +528,27 @@ fn stage_manual_computation(
     let (id, device) =
         trace::current().ok_or_else(|| Error::Trace("shard_map outside a trace".into()))?;
     let symbol = spmd::mesh_symbol(mesh);
+    // Shardings of a shard_map that leaves mesh axes to the compiler (partly manual, or a
+    // level of a nest) are open, as JAX writes them (`[{?}, {"y", ?}]`): the partitioner may
+    // then split the body over the other axes too. Over every axis they are closed.
+    let open = mesh.axis_names().iter().any(|a| !manual.contains(a));
+    let annotate = |s: &NamedSharding, rank: usize| {
+        let mut sdy = s.to_sdy_on(&symbol, rank);
+        if open {
+            sdy.dims.iter_mut().for_each(|d| d.closed = false);
+        }
+        sdy
+    };
     let attrs = ManualComputationAttrs {
         in_shardings: operands
             .iter()
             .zip(in_shardings)
-            .map(|(a, s)| s.to_sdy_on(&symbol, a.ndim()))
+            .map(|(a, s)| annotate(s, a.ndim()))
             .collect(),
         out_shardings: global_types
             .iter()
             .zip(out_shardings)
-            .map(|(t, s)| s.to_sdy_on(&symbol, t.shape.len()))
+            .map(|(t, s)| annotate(s, t.shape.len()))
             .collect(),
         manual_axes: manual.to_vec(),
     };

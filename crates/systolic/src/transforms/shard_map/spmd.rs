@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::sharding::{from_pieces, Mesh, NamedSharding, PartitionSpec};
 use std::collections::HashMap;
 use std::sync::Mutex;
-use systolic_compiler::passes::{lower_manual_computations, per_device_program, SpmdModule};
+use systolic_compiler::passes::{per_device_program, SpmdModule};
 use systolic_ir::{
     Attribute, Func, Module, NamedAttr, Op, OpKind, SdySharding, ShardLayout, TensorType, Type,
     ValueId,
@@ -196,7 +196,6 @@ pub(crate) struct Annotated {
     /// Per result, the sharding settled before partitioning (asked for, or a manual
     /// computation's out-sharding).
     outs: Vec<Option<NamedSharding>>,
-    manual: bool,
 }
 
 /// The mesh `func` runs on, from its ops, then the shardings asked for, then the sharded
@@ -300,11 +299,9 @@ pub(crate) fn annotate(
     }
     // Results made by a manual computation keep its out-sharding.
     let mut made_by: HashMap<ValueId, SdySharding> = HashMap::new();
-    let mut manual = false;
     if let Some(b) = entry.body.blocks.first() {
         for op in &b.ops {
             if let OpKind::ManualComputation(m) = &op.kind {
-                manual = true;
                 for (r, s) in op.results.iter().zip(&m.out_shardings) {
                     made_by.insert(*r, s.clone());
                 }
@@ -363,23 +360,16 @@ pub(crate) fn annotate(
         funcs: vec![entry],
         ..Module::default()
     };
-    Ok(Some(Annotated {
-        module,
-        mesh,
-        outs,
-        manual,
-    }))
+    Ok(Some(Annotated { module, mesh, outs }))
 }
 
 /// The per-device program of an annotated module: manual computations lowered, or the
 /// program partitioned; on a mesh of one device, the program itself.
 fn per_device(a: &Annotated, label: &str) -> Result<SpmdModule> {
     let fail = |e: String| Error::op(label, e);
-    let spmd = if a.manual {
-        Some(lower_manual_computations(&a.module, "main").map_err(fail)?)
-    } else {
-        per_device_program(&a.module, "main").map_err(fail)?
-    };
+    // `per_device_program` chooses: all-manual shard_maps are lowered, partly manual ones
+    // (`axis_names`) and jit shardings partitioned.
+    let spmd = per_device_program(&a.module, "main").map_err(fail)?;
     if let Some(spmd) = spmd {
         return Ok(spmd);
     }
