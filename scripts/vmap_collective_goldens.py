@@ -240,6 +240,18 @@ cases.append(
     {"name": "int32", "kind": "int", "inputs": [enc(xi)], "outputs": [enc(y) for y in yi]}
 )
 
+# A collective over the vmap axis inside a cond whose predicate and operand are unmapped.
+def in_cond(x, w):
+    def branch(w):
+        return w + lax.axis_index("b").astype(jnp.float32) + lax.psum(w, "b")
+
+    return x + lax.cond(w > 0, branch, lambda w: w, w)
+
+
+xc, wc = arr((N, 3)), np.float32(1.5)
+yc = jax.vmap(in_cond, in_axes=(0, None), axis_name="b")(xc, wc)
+cases.append({"name": "cond", "kind": "cond", "inputs": [enc(xc), enc(wc)], "outputs": [enc(yc)]})
+
 out = os.path.join(
     os.path.dirname(__file__), "..", "crates", "systolic", "tests", "data",
     "vmap_collectives_jax0.10.2.json",

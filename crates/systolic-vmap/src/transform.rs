@@ -283,12 +283,18 @@ impl Cx<'_> {
         Ok(Region { blocks })
     }
 
-    /// True when an op's regions use a batched value defined outside them.
+    /// True when an op's regions use a batched value defined outside them, or hold a
+    /// collective over this vmap's axis.
     fn regions_capture_batched(&self, op: &Op) -> bool {
         let mut defined = HashSet::new();
         let mut used = vec![];
+        // A collective over this vmap's axis inside makes the regions depend on the batch
+        // even when nothing they capture does (`axis_index` under an unbatched `cond`).
+        let mut named_collective = false;
         for r in &op.regions {
             walk_ops(r, &mut |o, _| {
+                named_collective |= systolic_ir::batch_collective::read(&o.kind)
+                    .is_some_and(|m| self.axis_name.as_deref() == Some(m.axis_name.as_str()));
                 defined.extend(o.results.iter().copied());
                 for reg in &o.regions {
                     for b in &reg.blocks {
@@ -301,8 +307,10 @@ impl Cx<'_> {
                 defined.extend(b.args.iter().copied());
             }
         }
-        used.iter()
-            .filter(|v| !defined.contains(v))
-            .any(|v| self.map.get(v).is_some_and(BVal::batched))
+        named_collective
+            || used
+                .iter()
+                .filter(|v| !defined.contains(v))
+                .any(|v| self.map.get(v).is_some_and(BVal::batched))
     }
 }

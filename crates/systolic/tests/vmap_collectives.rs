@@ -529,3 +529,25 @@ fn integer_reductions_over_a_vmap_axis() {
         close(&np::astype(&y, DType::F32), &case["outputs"][k], what);
     }
 }
+
+/// A collective over the vmap axis inside a `cond` whose predicate and operand are the same in
+/// every example: the branches still depend on the batch (`axis_index`).
+#[test]
+fn collectives_inside_an_unbatched_cond() {
+    let case = cases("cond").remove(0);
+    let (x, w) = (array(&case["inputs"][0]), array(&case["inputs"][1]));
+    let f = |(x, w): &(Array, Array)| {
+        let branch = |w: &Array| {
+            let index = np::astype(&lax::axis_index("b"), DType::F32);
+            &(w + &index) + &lax::psum(w, "b")
+        };
+        let p = np::greater(w, &Array::scalar(0.0f32));
+        x + &lax::cond(&p, branch, |w: &Array| w.clone(), w).unwrap()
+    };
+    let y = vmap(f)
+        .in_axes([Some(0), None])
+        .axis_name("b")
+        .call(&(x, w))
+        .unwrap();
+    close(&y, &case["outputs"][0], "cond");
+}
