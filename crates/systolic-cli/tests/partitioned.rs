@@ -292,29 +292,34 @@ fn an_unannotated_argument_is_split_as_propagated() {
     assert!(per_device.contains("%arg2: tensor<8x"), "{per_device}");
 }
 
-/// When the partitioner must gather a large sharded array whole onto every device, `systolic
-/// run` warns, naming the op and where it is (XLA's "involuntary full rematerialization",
-/// with the source location): here 2 MiB of rows split over `data`, reversed along them.
+/// A value that must be gathered whole to proceed (here 2 MiB sorted along its only
+/// dimension, split over `data`: no other dimension can take the split) makes `systolic
+/// run` warn, naming the op and where it is (XLA's "involuntary full rematerialization",
+/// with the source location).
 #[test]
 fn a_large_array_gathered_whole_is_warned_of_with_its_op() {
     let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("reverse.mlir");
+    let file = tmp.path().join("sort.mlir");
     std::fs::write(
         &file,
         r#"module @jit_f attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
   sdy.mesh @mesh = <["data"=4, "model"=2]>
-  func.func public @main(%x: tensor<2048x256xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}) -> (tensor<2048x256xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}) {
-    %0 = stablehlo.reverse %x, dims = [0] : tensor<2048x256xf32>
-    return %0 : tensor<2048x256xf32>
+  func.func public @main(%x: tensor<524288xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}]>}) -> (tensor<524288xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}]>}) {
+    %0 = "stablehlo.sort"(%x) <{dimension = 0 : i64, is_stable = false}> ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %1 = stablehlo.compare GT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %1 : tensor<i1>
+    }) : (tensor<524288xf32>) -> tensor<524288xf32>
+    return %0 : tensor<524288xf32>
   }
 }"#,
     )
     .unwrap();
     let input = tmp.path().join("x.npy");
-    let x: Vec<f32> = (0..2048 * 256).map(|i| i as f32).collect();
+    let x: Vec<f32> = (0..524288).map(|i| i as f32).collect();
     systolic_npy::write(
         &input,
-        &systolic_ir::Tensor::from_f32(vec![2048, 256], x.clone()),
+        &systolic_ir::Tensor::from_f32(vec![524288], x.clone()),
     )
     .unwrap();
     let out_dir = tmp.path().join("out");
@@ -331,14 +336,11 @@ fn a_large_array_gathered_whole_is_warned_of_with_its_op() {
     assert!(
         stderr.contains("warning: ")
             && stderr.contains("involuntary full rematerialization")
-            && stderr.contains("stablehlo.reverse at 4:"),
+            && stderr.contains("stablehlo.sort at 4:"),
         "{stderr}"
     );
-    // And the rows come out reversed all the same.
+    // And the values come out sorted, largest first, all the same.
     let got = systolic_npy::read(&out_dir.join("out0.npy"), None).unwrap();
-    let want: Vec<f32> = (0..2048)
-        .rev()
-        .flat_map(|r| x[r * 256..(r + 1) * 256].to_vec())
-        .collect();
-    assert_eq!(got, systolic_ir::Tensor::from_f32(vec![2048, 256], want));
+    let want: Vec<f32> = x.iter().rev().copied().collect();
+    assert_eq!(got, systolic_ir::Tensor::from_f32(vec![524288], want));
 }

@@ -251,13 +251,22 @@ fn every_partitioned_golden_costs_on_a_slice_with_the_global_programs_flops_as_m
         assert!(out.status.success(), "{name}: {stderr}");
         let global = last_line_json(&stdout);
         assert_eq!(f(&r["model_flops"]), f(&global["flops"]), "{name}");
-        // Every chip does its share at least (replicated work repeats), so MFU <= HFU.
+        // Every chip does its share at least (replicated work repeats), so MFU <= HFU —
+        // except where partitioning changes the algorithm: a cumulative reduce_window (a
+        // cumsum) counts window × outputs FLOPs (XLA's count), quadratic in the dimension,
+        // and its pieces' windows are shorter, so the chips together do less than the
+        // global count.
+        let cumulative = std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("stablehlo.reduce_window");
         let executed = f(&r["flops"]) * chips as f64;
-        assert!(
-            executed >= f(&r["model_flops"]) * (1.0 - 1e-9),
-            "{name}: {r}"
-        );
-        assert!(f(&r["mfu"]) <= f(&r["hfu"]) * (1.0 + 1e-9), "{name}");
+        if !cumulative {
+            assert!(
+                executed >= f(&r["model_flops"]) * (1.0 - 1e-9),
+                "{name}: {r}"
+            );
+            assert!(f(&r["mfu"]) <= f(&r["hfu"]) * (1.0 + 1e-9), "{name}");
+        }
         let time = f(&r["time_s"]);
         let parts = f(&r["compute_s"]) + f(&r["collective_s"]) + f(&r["wait_s"]);
         assert!((time - parts).abs() <= 1e-9 * time, "{name}");
