@@ -252,6 +252,18 @@ xc, wc = arr((N, 3)), np.float32(1.5)
 yc = jax.vmap(in_cond, in_axes=(0, None), axis_name="b")(xc, wc)
 cases.append({"name": "cond", "kind": "cond", "inputs": [enc(xc), enc(wc)], "outputs": [enc(yc)]})
 
+# Gradients through a loop whose body holds a psum over the vmap axis, in both orders.
+def loop_loss(x):
+    y = lax.fori_loop(0, 3, lambda i, v: jnp.sin(lax.psum(v, "b")) * 0.5, x)
+    return jnp.sum(y * x)
+
+
+xl = arr((N, 3))
+vgl = jax.vmap(jax.grad(loop_loss), axis_name="b")(xl)
+gvl = jax.grad(lambda x: jax.vmap(loop_loss, axis_name="b")(x).sum())(xl)
+np.testing.assert_allclose(vgl, gvl, rtol=1e-5, atol=1e-6)
+cases.append({"name": "loop", "kind": "loop", "inputs": [enc(xl)], "outputs": [enc(vgl), enc(gvl)]})
+
 out = os.path.join(
     os.path.dirname(__file__), "..", "crates", "systolic", "tests", "data",
     "vmap_collectives_jax0.10.2.json",

@@ -551,3 +551,27 @@ fn collectives_inside_an_unbatched_cond() {
         .unwrap();
     close(&y, &case["outputs"][0], "cond");
 }
+
+/// Both orders of `grad` through a `fori_loop` whose body holds a psum over the vmap axis
+/// (reverse mode recomputes the loop, markers and all, before vmap lowers them).
+#[test]
+fn gradients_through_a_loop_with_a_psum() {
+    let case = cases("loop").remove(0);
+    let x = array(&case["inputs"][0]);
+    let loss = |x: &Array| {
+        let body = |_i: &Array, v: &Array| np::sin(&lax::psum(v, "b")) * 0.5;
+        let y = lax::fori_loop(0, 3, body, x).unwrap();
+        np::sum(&(&y * x), None, false)
+    };
+    let vg = vmap(move |x: &Array| grad(loss).call(x).unwrap())
+        .axis_name("b")
+        .call(&x)
+        .unwrap();
+    close(&vg, &case["outputs"][0], "vmap(grad) through fori_loop");
+    let total = move |x: &Array| {
+        let per = vmap(loss).axis_name("b").call(x).unwrap();
+        np::sum(&per, None, false)
+    };
+    let gv = grad(total).call(&x).unwrap();
+    close(&gv, &case["outputs"][1], "grad(vmap) through fori_loop");
+}
