@@ -450,3 +450,45 @@ fn unclear_option_combinations_and_encodings_get_clear_errors() {
         );
     }
 }
+
+/// Issue 20, item 5: a call DAG where each function calls the next twice inlined
+/// exponentially (out of memory), and `simulate --cost-only --no-compile` hung walking it.
+/// Both now refuse it at once, saying calls repeat their callees.
+#[test]
+fn a_call_dag_that_doubles_per_level_is_refused_not_expanded() {
+    let depth = 40;
+    let mut text = String::from(
+        "module {\n  func.func @main(%x: tensor<f32>) -> tensor<f32> {\n    %0 = func.call @f0(%x) : (tensor<f32>) -> tensor<f32>\n    return %0 : tensor<f32>\n  }\n",
+    );
+    for k in 0..depth {
+        if k + 1 < depth {
+            text += &format!(
+                "  func.func private @f{k}(%x: tensor<f32>) -> tensor<f32> {{\n    %0 = func.call @f{n}(%x) : (tensor<f32>) -> tensor<f32>\n    %1 = func.call @f{n}(%0) : (tensor<f32>) -> tensor<f32>\n    return %1 : tensor<f32>\n  }}\n",
+                n = k + 1
+            );
+        } else {
+            text += &format!(
+                "  func.func private @f{k}(%x: tensor<f32>) -> tensor<f32> {{\n    %0 = stablehlo.negate %x : tensor<f32>\n    return %0 : tensor<f32>\n  }}\n"
+            );
+        }
+    }
+    text += "}\n";
+    let (_dir, p) = program_file(&text);
+    assert_fails(
+        &["simulate", &p, "--chip", "v5e", "--cost-only"],
+        1,
+        &["inline", "repeat their callees"],
+    );
+    assert_fails(
+        &[
+            "simulate",
+            &p,
+            "--chip",
+            "v5e",
+            "--cost-only",
+            "--no-compile",
+        ],
+        1,
+        &["calls expanded", "repeat their callees"],
+    );
+}

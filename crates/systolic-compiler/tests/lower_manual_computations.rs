@@ -223,7 +223,7 @@ fn unsupported_forms_are_errors_naming_the_reason() {
         .replace("tensor<4x1xf32>", "tensor<4x4xf32>");
     let e = lower(&free);
     assert!(
-        e.contains("\"y\"") && e.contains("automatic axes need the SPMD partitioner"),
+        e.contains("\"y\"") && e.contains("automatic: this lowering takes"),
         "{e}"
     );
     let uneven = r#"module {

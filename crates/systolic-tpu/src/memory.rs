@@ -14,6 +14,7 @@ use crate::error::NamedBuffer;
 use crate::layout::padded_bytes;
 use crate::loop_buffers::join_loop_buffers;
 use crate::work::tensor_of;
+use std::collections::HashMap;
 use systolic_compiler::passes::buffer_assignment::heap::{self, Request};
 use systolic_compiler::passes::buffer_assignment::liveness::Liveness;
 use systolic_compiler::passes::buffer_assignment::{assign_buffers, Placement};
@@ -54,7 +55,7 @@ fn named(func: &Func, v: ValueId, prefix: &str) -> Option<NamedBuffer> {
 
 /// Peak HBM use of `func` (a function of `module`).
 pub fn function_peak(module: &Module, func: &Func) -> MemoryPeak {
-    peak_of(module, func, "", 0, true)
+    peak_of(module, func, "", 0, true, &mut HashMap::new())
 }
 
 /// What to call a buffer the compiler shares between `values`: the first value's name (with
@@ -92,6 +93,7 @@ fn peak_of(
     prefix: &str,
     depth: usize,
     with_params: bool,
+    callee_bytes: &mut HashMap<String, u64>,
 ) -> MemoryPeak {
     let assignment = assign_buffers(func);
     let live = Liveness::of(func);
@@ -173,18 +175,28 @@ fn peak_of(
             let Some(f) = module.func(callee) else {
                 continue;
             };
-            let inner = peak_of(module, f, &format!("{prefix}@{callee}/"), depth + 1, false);
-            if inner.bytes > 0 {
+            // A callee's peak is the same at every call site: computed once (a call DAG
+            // would otherwise be walked once per path).
+            let bytes = match callee_bytes.get(callee) {
+                Some(&b) => b,
+                None => {
+                    let prefix = format!("{prefix}@{callee}/");
+                    let b = peak_of(module, f, &prefix, depth + 1, false, callee_bytes).bytes;
+                    callee_bytes.insert(callee.clone(), b);
+                    b
+                }
+            };
+            if bytes > 0 {
                 placed.push(Placed {
                     request: Request {
-                        size: heap::align(inner.bytes as usize),
+                        size: heap::align(bytes as usize),
                         start: pos,
                         end: pos,
                     },
                     label: NamedBuffer {
                         name: format!("{prefix}@{callee} temporaries"),
                         ty: "(callee buffers)".into(),
-                        bytes: inner.bytes,
+                        bytes,
                     },
                 });
             }

@@ -28,6 +28,11 @@ pub const FUSION_OP_NAME: &str = "systolic.fusion";
 /// Calls deeper than this are taken as recursion, which StableHLO does not allow.
 const MAX_CALL_DEPTH: usize = 64;
 
+/// The most ops the schedule walks with calls expanded at each call site: calls that repeat
+/// their callees (each function calling the next twice) multiply the walk, and past this the
+/// program is refused rather than walked for hours.
+const MAX_WALKED_OPS: u64 = 1 << 22;
+
 /// The kernels of a function and what the model had to assume on the way.
 #[derive(Clone, Debug, Default)]
 pub struct Schedule {
@@ -163,6 +168,7 @@ pub fn schedule_function(
         schedule: Schedule::default(),
         frames: vec![vec![]],
         depth: 0,
+        walked: 0,
     };
     if let Some(block) = func.body.entry() {
         walker.walk_block(func, block, 1.0, "")?;
@@ -198,6 +204,8 @@ struct Walker<'a> {
     /// The timeline being built: the function's, then one per loop body or branch entered.
     frames: Vec<Vec<Step>>,
     depth: usize,
+    /// Ops walked so far, every call site's callee counted again ([`MAX_WALKED_OPS`]).
+    walked: u64,
 }
 
 /// `%name` of an op's first result, or the op name when it has none.
@@ -302,6 +310,18 @@ impl Walker<'_> {
         prefix: &str,
     ) -> Result<(), TpuError> {
         for op in &block.ops {
+            self.walked += 1;
+            if self.walked > MAX_WALKED_OPS {
+                return Err(TpuError::Unsupported {
+                    op: op.kind.name(),
+                    place: self.place(op),
+                    message: format!(
+                        "the program has more than {MAX_WALKED_OPS} ops with its calls \
+                         expanded (calls repeat their callees); inline first (without \
+                         --no-compile) to have the compiler refuse or reduce it"
+                    ),
+                });
+            }
             if is_free(func, op) {
                 continue;
             }

@@ -1,7 +1,10 @@
 //! Inlining (XLA's `CallInliner`): every `func.call` is replaced by a copy of the callee's body,
 //! its parameters bound to the call's operands and its results to the values the callee
 //! returns. Callees are inlined into one another first (callees before callers), so one copy
-//! per call site is enough. Private functions no longer reached are then removed.
+//! per call site is enough. Private functions no longer reached are then removed. A module
+//! whose kept functions would exceed [`MAX_INLINED_OPS`] once inlined (calls repeating their
+//! callees multiply them: a DAG where each function calls the next twice doubles per level)
+//! is refused before anything is copied.
 //!
 //! Recursion (a cycle of calls) cannot be inlined; it is reported naming the cycle.
 //! `stablehlo.composite` decompositions and custom-call computations stay as they are.
@@ -11,10 +14,10 @@
 
 use crate::pass::Pass;
 use crate::passes::dce::remove_unreachable_private_functions;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use systolic_ir::inline::Inliner;
 use systolic_ir::walk::walk_ops;
-use systolic_ir::{Diagnostic, Func, Module, OpKind};
+use systolic_ir::{Diagnostic, Func, Module, OpKind, Visibility};
 
 /// The inlining pass.
 #[derive(Clone, Copy, Debug, Default)]
@@ -27,9 +30,12 @@ impl Pass for Inline {
 
     fn run(&self, module: &mut Module) -> Result<bool, Diagnostic> {
         let order = callees_first(module)?;
+        let kept = kept_functions(module);
+        check_inlined_size(module, &order, &kept)?;
         let mut changed = false;
         for index in order {
-            // Every callee of this function is already call-free.
+            // Every callee of this function is already call-free (callees come first, so the
+            // inliner never recurses deeply, however deep the call chain).
             let mut func = std::mem::replace(&mut module.funcs[index], Func::new(""));
             let result = Inliner::new(module).inline_into(&mut func);
             module.funcs[index] = func;
@@ -41,6 +47,85 @@ impl Pass for Inline {
         }
         Ok(changed)
     }
+}
+
+/// The most ops inlining may make, over every function it rewrites: calls that repeat
+/// callees multiply their bodies (a DAG where each function calls the next twice doubles at
+/// every level), and past this the program would not fit in memory anyway.
+pub const MAX_INLINED_OPS: u64 = 1 << 24;
+
+/// Refuses, before copying anything, a module whose inlined functions would hold more than
+/// [`MAX_INLINED_OPS`] ops: each function's size once inlined is its own ops plus its
+/// callees' inlined sizes per call (`order` lists callees first), counted saturating.
+fn check_inlined_size(module: &Module, order: &[usize], kept: &[bool]) -> Result<(), Diagnostic> {
+    let index: HashMap<&str, usize> = module
+        .funcs
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.name.as_str(), i))
+        .collect();
+    let mut size = vec![0u64; module.funcs.len()];
+    let mut total = 0u64;
+    for &f in order {
+        let mut n = 0u64;
+        walk_ops(&module.funcs[f].body, &mut |op, _| {
+            n = n.saturating_add(match &op.kind {
+                OpKind::Call { callee } => index.get(callee.as_str()).map_or(1, |&c| size[c]),
+                _ => 1,
+            });
+        });
+        size[f] = n;
+        if kept[f] {
+            total = total.saturating_add(n);
+        }
+        if total > MAX_INLINED_OPS || n > MAX_INLINED_OPS {
+            let name = &module.funcs[f].name;
+            return Err(Diagnostic::new(format!(
+                "inlining the calls would make more than {MAX_INLINED_OPS} ops (@{name} alone \
+                 {}): its calls repeat their callees' bodies",
+                if n == u64::MAX {
+                    "overflows a 64-bit count".to_string()
+                } else {
+                    format!("would be {n} ops")
+                }
+            ))
+            .in_op("func.call")
+            .at(module.funcs[f].span));
+        }
+    }
+    Ok(())
+}
+
+/// Per function, whether it stays after inlining: public, or named by something other than
+/// a `func.call` (a composite's decomposition, a custom call's computation), or called by
+/// nothing.
+fn kept_functions(module: &Module) -> Vec<bool> {
+    let mut called = HashSet::new();
+    let mut named = HashSet::new();
+    for f in &module.funcs {
+        walk_ops(&f.body, &mut |op, _| match &op.kind {
+            OpKind::Call { callee } => {
+                called.insert(callee.clone());
+            }
+            OpKind::Composite { decomposition, .. } => {
+                named.insert(decomposition.clone());
+            }
+            OpKind::CustomCall {
+                called_computations,
+                ..
+            } => named.extend(called_computations.iter().cloned()),
+            _ => {}
+        });
+    }
+    module
+        .funcs
+        .iter()
+        .map(|f| {
+            f.visibility == Visibility::Public
+                || named.contains(&f.name)
+                || !called.contains(&f.name)
+        })
+        .collect()
 }
 
 /// The direct callees (by `func.call`) of a function.
