@@ -342,7 +342,10 @@ pub fn op_steps(op: &Op, func: &Func, top_level: bool) -> Result<Vec<Step>, Stri
         }
         AllGather { all_gather_dim, .. } => {
             let rank = operand_shape(0).len() as i64;
-            touched((0..rank).map(|d| d != *all_gather_dim).collect(), OpClass::Other)
+            touched(
+                (0..rank).map(|d| d != *all_gather_dim).collect(),
+                OpClass::Other,
+            )
         }
         ReduceScatter {
             scatter_dimension, ..
