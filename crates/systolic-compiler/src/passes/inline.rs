@@ -58,12 +58,7 @@ pub const MAX_INLINED_OPS: u64 = 1 << 24;
 /// [`MAX_INLINED_OPS`] ops: each function's size once inlined is its own ops plus its
 /// callees' inlined sizes per call (`order` lists callees first), counted saturating.
 fn check_inlined_size(module: &Module, order: &[usize], kept: &[bool]) -> Result<(), Diagnostic> {
-    let index: HashMap<&str, usize> = module
-        .funcs
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.name.as_str(), i))
-        .collect();
+    let index = function_index(module);
     let mut size = vec![0u64; module.funcs.len()];
     let mut total = 0u64;
     for &f in order {
@@ -128,6 +123,16 @@ fn kept_functions(module: &Module) -> Vec<bool> {
         .collect()
 }
 
+/// Each function's position in the module, by name.
+fn function_index(module: &Module) -> HashMap<&str, usize> {
+    module
+        .funcs
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.name.as_str(), i))
+        .collect()
+}
+
 /// The direct callees (by `func.call`) of a function.
 fn direct_callees(func: &Func) -> Vec<String> {
     let mut out = vec![];
@@ -142,12 +147,7 @@ fn direct_callees(func: &Func) -> Vec<String> {
 /// Function indices ordered so that callees come before their callers; an error names a call
 /// cycle or an unknown callee.
 fn callees_first(module: &Module) -> Result<Vec<usize>, Diagnostic> {
-    let index: HashMap<&str, usize> = module
-        .funcs
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.name.as_str(), i))
-        .collect();
+    let index = function_index(module);
     let edges: Vec<Vec<String>> = module.funcs.iter().map(direct_callees).collect();
     #[derive(Clone, Copy, PartialEq)]
     enum Mark {

@@ -395,13 +395,7 @@ impl<'a> Partitioner<'a> {
                 ));
             }
         }
-        let mut regions = vec![];
-        for r in &op.regions {
-            let mut map = ValueMap::new();
-            let region = clone_region(self.src, r, &mut self.dst, &mut map)
-                .map_err(|e| located(op, &e.message))?;
-            regions.push(region);
-        }
+        let regions = self.copy_regions(op)?;
         let mut new = op.clone();
         new.kind = kind;
         new.operands = operands;
@@ -422,6 +416,19 @@ impl<'a> Partitioner<'a> {
             );
         }
         Ok(())
+    }
+
+    /// `op`'s regions copied unchanged into the per-device program (reducers, comparators,
+    /// bodies of ops that run on pieces as they are).
+    fn copy_regions(&mut self, op: &Op) -> Result<Vec<Region>, String> {
+        let mut regions = vec![];
+        for r in &op.regions {
+            let mut map = ValueMap::new();
+            let region = clone_region(self.src, r, &mut self.dst, &mut map)
+                .map_err(|e| located(op, &e.message))?;
+            regions.push(region);
+        }
+        Ok(regions)
     }
 
     /// How partial results of `op` combine across devices: a sum for dots; for `reduce`, its

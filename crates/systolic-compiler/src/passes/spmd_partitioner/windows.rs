@@ -36,8 +36,8 @@
 use super::{located, reducer_op, unhandled, Held, Local, OpPlan, Partitioner};
 use systolic_ir::walk::{clone_region, ValueMap};
 use systolic_ir::{
-    AxisRef, BinaryOp, ChannelHandle, ComparisonDirection, DType, Op, OpKind, Tensor, TensorType,
-    Type, ValueId, WindowDim,
+    AxisRef, BinaryOp, ComparisonDirection, DType, Op, OpKind, Tensor, TensorType, Type, ValueId,
+    WindowDim,
 };
 
 /// One spatial dimension of a windowed op: where it is in the data operands and results, and
@@ -222,13 +222,7 @@ impl<'a> Partitioner<'a> {
             let ty = Type::Tensor(TensorType::new(shape, global.dtype));
             results.push(self.dst.new_value(ty, None));
         }
-        let mut regions = vec![];
-        for r in &op.regions {
-            let mut map = ValueMap::new();
-            let region = clone_region(self.src, r, &mut self.dst, &mut map)
-                .map_err(|e| located(op, &e.message))?;
-            regions.push(region);
-        }
+        let regions = self.copy_regions(op)?;
         let mut new = op.clone();
         new.kind = kind;
         new.operands = operands.clone();
@@ -478,14 +472,14 @@ impl<'a> Partitioner<'a> {
         if before > 0 {
             let rows = self.rows(x, d, p - before, p)?;
             let pairs = neighbour_pairs(&groups, false);
-            let halo = self.send(rows, pairs)?;
+            let halo = self.collective_permute(rows, pairs)?;
             parts.push(self.edge_fill(halo, axes, 0, fill)?);
         }
         parts.push(x);
         if after > 0 {
             let rows = self.rows(x, d, 0, after)?;
             let pairs = neighbour_pairs(&groups, true);
-            let halo = self.send(rows, pairs)?;
+            let halo = self.collective_permute(rows, pairs)?;
             parts.push(self.edge_fill(halo, axes, t - 1, fill)?);
         }
         if parts.len() == 1 {
@@ -522,18 +516,6 @@ impl<'a> Partitioner<'a> {
             Type::Tensor(TensorType::new(shape, t.dtype)),
             vec![],
         ))
-    }
-
-    /// `collective_permute` of `x` over `pairs` (devices no pair sends to receive zeros).
-    fn send(&mut self, x: ValueId, pairs: Vec<(i64, i64)>) -> Result<ValueId, String> {
-        let t = self.local_type(x)?;
-        let handle = self.next_channel;
-        self.next_channel += 1;
-        let kind = OpKind::CollectivePermute {
-            source_target_pairs: pairs,
-            channel_handle: Some(ChannelHandle { handle, kind: 1 }),
-        };
-        Ok(self.emit(kind, vec![x], Type::Tensor(t), vec![]))
     }
 
     /// `x` on the devices holding tile `edge` of the dimension split over `axes` replaced by
