@@ -186,7 +186,9 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Vmap<A, R, F> {
     /// Names the mapped axis (JAX's `axis_name`), so that collectives inside the function
     /// run across the examples: `lax::psum(x, name)` is the sum over the batch,
     /// `lax::axis_index(name)` each example's position, `lax::all_gather(x, name, …)` the
-    /// whole batch (also `pmean`, `pmax`, `pmin`).
+    /// whole batch (also `pmean`, `pmax`, `pmin`, `axis_size`, and `psum_scatter`,
+    /// `ppermute` and `all_to_all`, which exchange parts between examples as JAX's batching
+    /// rules do); all of them under `grad` and `jit` too.
     ///
     /// ```
     /// use systolic::{lax, vmap, Array};
