@@ -129,7 +129,10 @@ pub fn check_out_dir(dir: &Path) -> Result<(), CliError> {
 /// as they were. `outN.npy` files of an earlier run with more outputs are removed, so the
 /// directory holds this run's outputs alone.
 pub fn write_outputs(dir: &Path, outputs: &[CpuBuffer]) -> Result<Vec<String>, CliError> {
-    check_out_dir(dir)?;
+    // The directory was checked before the run (`check_out_dir`); it is made again in case it
+    // went away since, and a write that fails names its file.
+    std::fs::create_dir_all(dir)
+        .map_err(|e| CliError::msg(format!("cannot write outputs to {}: {e}", dir.display())))?;
     let mut staged = vec![];
     for (i, b) in outputs.iter().enumerate() {
         let path = dir.join(format!("out{i}.npy"));

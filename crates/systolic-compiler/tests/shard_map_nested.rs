@@ -77,22 +77,27 @@ fn the_while(spmd: &systolic_compiler::passes::SpmdModule) -> Op {
     found.expect("a while loop")
 }
 
+/// The types the program's loop carries.
+fn carried_types(spmd: &systolic_compiler::passes::SpmdModule) -> Vec<String> {
+    let w = the_while(spmd);
+    let f = spmd.module.func("main").unwrap();
+    w.results
+        .iter()
+        .map(|&r| f.value_type(r).to_string())
+        .collect()
+}
+
 #[test]
 fn a_fori_loop_over_a_shard_map_step_carries_the_pieces() {
     let spmd = check("fori_loop");
     no_shardy_left(&spmd);
     // The loop carries the step's 4x2 pieces; the only gather is of the result, after it.
-    let w = the_while(&spmd);
-    let f = spmd.module.func("main").unwrap();
-    let carried: Vec<String> = w
-        .results
-        .iter()
-        .map(|&r| f.value_type(r).to_string())
-        .collect();
+    let carried = carried_types(&spmd);
     assert!(
         carried.contains(&"tensor<4x2xf32>".to_string()),
         "{carried:?}"
     );
+    let w = the_while(&spmd);
     let mut gathers_in_loop = 0;
     for r in &w.regions {
         walk_ops(r, &mut |o, _| {
@@ -116,13 +121,7 @@ fn a_fori_loop_under_jit_shardings_starts_from_the_split_argument() {
 fn a_scan_over_a_shard_map_step() {
     let spmd = check("scan");
     no_shardy_left(&spmd);
-    let w = the_while(&spmd);
-    let f = spmd.module.func("main").unwrap();
-    let carried: Vec<String> = w
-        .results
-        .iter()
-        .map(|&r| f.value_type(r).to_string())
-        .collect();
+    let carried = carried_types(&spmd);
     assert!(
         carried.contains(&"tensor<4x2xf32>".to_string()),
         "{carried:?}"

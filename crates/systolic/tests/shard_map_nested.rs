@@ -305,24 +305,8 @@ fn grad_through_a_fori_loop_over_a_shard_map_step() {
     let w = data(&[8, 8], 9);
     let g = values(&systolic::grad(loss).call(&w).unwrap());
     // Central differences of the host loss at a few elements.
-    let host_loss = |v: &[f32]| -> f64 {
-        step_on_host(&step_on_host(v))
-            .iter()
-            .map(|x| (*x as f64) * (*x as f64))
-            .sum()
-    };
-    let base = values(&w);
-    for k in [0usize, 9, 37, 63] {
-        let (mut plus, mut minus) = (base.clone(), base.clone());
-        plus[k] += 1e-2;
-        minus[k] -= 1e-2;
-        let numeric = (host_loss(&plus) - host_loss(&minus)) / 2e-2;
-        assert!(
-            (g[k] as f64 - numeric).abs() <= 2e-2 + 2e-2 * numeric.abs(),
-            "element {k}: {} vs {numeric}",
-            g[k]
-        );
-    }
+    let host_loss = |v: &[f32]| -> f64 { sum_of_squares(&step_on_host(&step_on_host(v))) };
+    check_central_differences(&g, &values(&w), host_loss, &[0, 9, 37, 63]);
 }
 
 #[test]
@@ -337,20 +321,25 @@ fn grad_through_nested_shard_maps() {
     let w = data(&[8, 8], 10);
     let grad = systolic::grad(loss);
     let g = values(&jit(|w: &Array| grad.call(w).unwrap()).call(&w).unwrap());
-    let host_loss = |v: &[f32]| -> f64 {
-        nested_on_host(v)
-            .iter()
-            .map(|x| (*x as f64) * (*x as f64))
-            .sum()
-    };
-    let base = values(&w);
-    for k in [0usize, 12, 40, 63] {
-        let (mut plus, mut minus) = (base.clone(), base.clone());
+    let host_loss = |v: &[f32]| -> f64 { sum_of_squares(&nested_on_host(v)) };
+    check_central_differences(&g, &values(&w), host_loss, &[0, 12, 40, 63]);
+}
+
+/// Σ x² in f64.
+fn sum_of_squares(v: &[f32]) -> f64 {
+    v.iter().map(|&x| f64::from(x) * f64::from(x)).sum()
+}
+
+/// `g` (the gradient at `base`) agrees at elements `ks` with central differences of
+/// `loss`.
+fn check_central_differences(g: &[f32], base: &[f32], loss: impl Fn(&[f32]) -> f64, ks: &[usize]) {
+    for &k in ks {
+        let (mut plus, mut minus) = (base.to_vec(), base.to_vec());
         plus[k] += 1e-2;
         minus[k] -= 1e-2;
-        let numeric = (host_loss(&plus) - host_loss(&minus)) / 2e-2;
+        let numeric = (loss(&plus) - loss(&minus)) / 2e-2;
         assert!(
-            (g[k] as f64 - numeric).abs() <= 2e-2 + 2e-2 * numeric.abs(),
+            (f64::from(g[k]) - numeric).abs() <= 2e-2 + 2e-2 * numeric.abs(),
             "element {k}: {} vs {numeric}",
             g[k]
         );

@@ -50,6 +50,9 @@ fn constrain(x: &Array, sharding: &NamedSharding) -> Result<Array> {
     if crate::core::trace::current().is_none() {
         // Outside a trace there is no compiler to choose: unconstrained dimensions stay
         // whole (JAX places the array likewise).
+        if !sharding.spec().has_unconstrained() {
+            return crate::device_put(x, sharding);
+        }
         let placed = NamedSharding::new(sharding.mesh(), sharding.spec().constrained())?;
         return crate::device_put(x, &placed);
     }

@@ -25,7 +25,7 @@
 use super::axes;
 use super::project::Projected;
 use super::propagate::{compatible, tensor, State};
-use super::rules::{FactorKind, OpClass, OpRule, Site, Step, TensorRef};
+use super::rules::{Factor, FactorKind, OpClass, OpRule, Site, Step, TensorRef};
 use systolic_ir::text::sharding_per_value_attr;
 use systolic_ir::walk::walk_ops_mut;
 use systolic_ir::{
@@ -403,6 +403,11 @@ fn required(
     }
 }
 
+/// Elements of a tensor made of `dims` (per dimension, its factors).
+fn elements(factors: &[Factor], dims: &[Vec<usize>]) -> i64 {
+    dims.iter().flatten().map(|&f| factors[f].size).product()
+}
+
 /// A result-side factor that takes the minor-most axis an operand's reduction factor is
 /// split over leaves it to the reduction when that moves less data: the op then computes
 /// partial results, completed by a reduce-scatter onto the result's sharding (moving about
@@ -417,12 +422,7 @@ fn yield_to_reductions(
     chosen: &mut [Option<Vec<AxisRef>>],
 ) {
     let factors = &step.rule.factors;
-    let size = |dims: &[Vec<usize>]| -> i64 {
-        dims.iter()
-            .flatten()
-            .map(|&f| factors[f].size)
-            .product::<i64>()
-    };
+    let size = |dims: &[Vec<usize>]| elements(factors, dims);
     let results: i64 = step.rule.results.iter().map(|t| size(t)).sum();
     // The operands whose factor `f` is split over an axis overlapping `a`, by size.
     let holding = |f: usize, a: &AxisRef| -> i64 {
@@ -504,12 +504,7 @@ fn yield_to_operands(
     chosen: &mut [Option<Vec<AxisRef>>],
 ) {
     let factors = &step.rule.factors;
-    let size = |dims: &[Vec<usize>]| -> i64 {
-        dims.iter()
-            .flatten()
-            .map(|&f| factors[f].size)
-            .product::<i64>()
-    };
+    let size = |dims: &[Vec<usize>]| elements(factors, dims);
     // Per-device elements of each operand as it is held, of the results as now chosen.
     let local = |dims: &[Vec<usize>], axes_of: &dyn Fn(usize) -> Vec<AxisRef>| -> i64 {
         let tiles: i64 = dims

@@ -686,34 +686,33 @@ fn neighbour_pairs(groups: &[Vec<i64>], backward: bool) -> Vec<(i64, i64)> {
 /// Changes window dimension `i` of a convolution or `reduce_window` (filling in absent
 /// attributes with their defaults first).
 fn set_window(kind: &mut OpKind, i: usize, change: impl FnOnce(&mut WindowDim)) {
-    match kind {
+    // A convolution's window size is its kernel's shape, not an attribute to set.
+    let (padding, size, rank) = match kind {
         OpKind::Convolution(attrs) => {
             let rank = attrs.dimension_numbers.input_spatial_dimensions.len();
-            let padding = attrs.padding.get_or_insert_with(|| vec![(0, 0); rank]);
-            let mut w = WindowDim {
-                size: 0,
-                stride: 1,
-                base_dilation: 1,
-                window_dilation: 1,
-                padding: padding[i],
-            };
-            change(&mut w);
-            padding[i] = w.padding;
+            (&mut attrs.padding, None, rank)
         }
         OpKind::ReduceWindow { window } | OpKind::SelectAndScatter { window } => {
             let rank = window.window_dimensions.len();
-            let padding = window.padding.get_or_insert_with(|| vec![(0, 0); rank]);
-            let mut w = WindowDim {
-                size: window.window_dimensions[i],
-                stride: 1,
-                base_dilation: 1,
-                window_dilation: 1,
-                padding: padding[i],
-            };
-            change(&mut w);
-            padding[i] = w.padding;
-            window.window_dimensions[i] = w.size;
+            (
+                &mut window.padding,
+                window.window_dimensions.get_mut(i),
+                rank,
+            )
         }
-        _ => {}
+        _ => return,
+    };
+    let padding = padding.get_or_insert_with(|| vec![(0, 0); rank]);
+    let mut w = WindowDim {
+        size: size.as_deref().copied().unwrap_or(0),
+        stride: 1,
+        base_dilation: 1,
+        window_dilation: 1,
+        padding: padding[i],
+    };
+    change(&mut w);
+    padding[i] = w.padding;
+    if let Some(size) = size {
+        *size = w.size;
     }
 }
