@@ -12,7 +12,7 @@ pub use crate::ops::control::{cond, fori_loop, scan, switch, while_loop};
 pub use crate::ops::conv::{conv_general_dilated, conv_transpose, ConvDimensions};
 pub use crate::ops::creation::iota;
 pub use crate::ops::indexing::{gather, scatter, scatter_with, GatherScatterMode, ScatterOp};
-pub use crate::ops::linalg::dot_general;
+pub use crate::ops::linalg::{dot_general, dot_general_with};
 pub use crate::ops::pad::lax_pad as pad;
 pub use crate::ops::region::{RegionBuilder, Var};
 pub use crate::ops::shape::{dynamic_slice, dynamic_update_slice, reshape, rev, slice, transpose};

@@ -25,8 +25,10 @@
 extern crate self as systolic;
 
 mod array;
+pub mod config;
 mod core;
 mod device;
+mod display;
 mod element;
 mod error;
 pub mod lax;
@@ -44,6 +46,14 @@ pub use crate::core::promote;
 pub use array::Array;
 pub use device::{client, default_device, device, devices, set_cpu_devices, set_tpus};
 pub use element::Element;
+pub use operators::WeakScalar;
+pub use ops::linalg::DotOptions;
+/// The IR's types a user of the front end touches (dtypes, host tensors, the `lax` dimension
+/// numbers and windows), so `systolic` is the one crate to depend on.
+pub use systolic_ir::{
+    DType, DTypeKind, DotDimensionNumbers, GatherDimensionNumbers, Precision,
+    ScatterDimensionNumbers, Tensor, TensorType, Window,
+};
 pub use error::{Error, Result};
 pub use ops::elementwise::{weak_float, weak_int};
 pub use sharding::{

@@ -12,16 +12,17 @@
 //! ```
 
 pub use crate::ops::creation::{arange, arange_f, eye, full, linspace, ones, zeros, zeros_like};
-pub use crate::ops::einsum::einsum;
+pub use crate::ops::einsum::{einsum, einsum_with};
 pub use crate::ops::elementwise::{
     abs, add, astype, ceil, clip, cos, divide, equal, erf, exp, expm1, floor, greater,
     greater_equal, is_finite, less, less_equal, log, log1p, maximum, minimum, multiply, negative,
     not_equal, power, round, rsqrt, sigmoid, sign, sin, sqrt, square, subtract, tanh, where_,
 };
 pub use crate::ops::indexing::{at, index, take, take_along_axis, At, Idx, TakeMode};
-pub use crate::ops::linalg::{dot, matmul};
+pub use crate::ops::linalg::{dot, dot_with, matmul, matmul_with};
 pub use crate::ops::matrix::{
-    diag, diagonal, inner, kron, outer, ravel, tensordot, trace, tril, triu, TensorAxes,
+    diag, diagonal, inner, kron, outer, ravel, tensordot, tensordot_with, trace, tril, triu,
+    TensorAxes,
 };
 pub use crate::ops::pad::{pad, PadMode};
 pub use crate::ops::reduce::{

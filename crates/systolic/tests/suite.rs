@@ -4,9 +4,11 @@
 //! which shortens a clean `cargo test --workspace`; run one file's tests with
 //! `cargo test -p systolic --test suite FILE::`.
 
+mod api_semantics;
 mod constructs_golden;
 mod control_flow;
 mod conv_transpose;
+mod display_golden;
 mod golden_util;
 mod grad;
 mod grad_perf;

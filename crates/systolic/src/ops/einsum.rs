@@ -9,7 +9,7 @@ use crate::array::{describe, Array};
 use crate::error::{Error, Result};
 use crate::ops::creation::iota;
 use crate::ops::elementwise::{broadcast_to_shape, compare, select};
-use crate::ops::linalg::dot_general;
+use crate::ops::linalg::{dot_general_with, DotOptions};
 use crate::ops::reduce::reduce;
 use crate::ops::shape::transpose;
 use std::collections::BTreeMap;
@@ -86,10 +86,24 @@ fn parse_term(term: &str, rank: Option<usize>, max_ell: &mut usize) -> Result<Ve
 /// assert!(np::einsum("ij,jk->iq", &[&a, &b]).check().unwrap_err().to_string().contains("einsum"));
 /// ```
 pub fn einsum(subscripts: &str, operands: &[&Array]) -> Array {
-    einsum_impl(subscripts, operands).unwrap_or_else(Array::failed)
+    einsum_with(subscripts, operands, DotOptions::new())
 }
 
-fn einsum_impl(subscripts: &str, operands: &[&Array]) -> Result<Array> {
+/// `jnp.einsum(subscripts, *operands, precision=, preferred_element_type=)`: every pairwise
+/// product takes the options; the result has the preferred dtype also when no product runs.
+///
+/// ```
+/// use systolic::{numpy as np, Array, DType, DotOptions};
+/// let a = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2]);
+/// let opts = DotOptions::new().preferred_element_type(DType::F64);
+/// assert_eq!(np::einsum_with("ij,jk->ik", &[&a, &a], opts).dtype(), DType::F64);
+/// assert_eq!(np::einsum_with("ij->j", &[&a], opts).dtype(), DType::F64);
+/// ```
+pub fn einsum_with(subscripts: &str, operands: &[&Array], opts: DotOptions) -> Array {
+    einsum_impl(subscripts, operands, opts).unwrap_or_else(Array::failed)
+}
+
+fn einsum_impl(subscripts: &str, operands: &[&Array], opts: DotOptions) -> Result<Array> {
     for o in operands {
         o.check()?;
     }
@@ -215,7 +229,7 @@ fn einsum_impl(subscripts: &str, operands: &[&Array]) -> Result<Array> {
             lhs_contracting_dimensions: contract.iter().map(|l| pos(&acc_l, l)).collect(),
             rhs_contracting_dimensions: contract.iter().map(|l| pos(&b_l, l)).collect(),
         };
-        let r = dot_general(&acc2, &b2, dims, None);
+        let r = dot_general_with(&acc2, &b2, dims, opts);
         r.check()?;
         let mut r_l = batch.clone();
         r_l.extend(acc_l.iter().filter(|l| !shared.contains(l)));
@@ -254,6 +268,10 @@ fn einsum_impl(subscripts: &str, operands: &[&Array]) -> Result<Array> {
     // A size-1 ellipsis dim that met a larger one only in the output.
     let shape: Vec<i64> = out_labels.iter().map(|l| sizes[l]).collect();
     let r = broadcast_to_shape("einsum", &r, &shape);
+    let r = match opts.preferred_element_type {
+        Some(dt) if dt != r.dtype() => crate::ops::elementwise::convert("einsum", &r, dt, false),
+        _ => r,
+    };
     r.check()?;
     Ok(r)
 }

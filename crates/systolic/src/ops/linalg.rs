@@ -1,10 +1,62 @@
-//! Products: `lax.dot_general` and numpy's `matmul`/`dot`.
+//! Products: `lax.dot_general` and numpy's `matmul`/`dot`, each with JAX's `precision` and
+//! `preferred_element_type` options ([`DotOptions`]).
 
 use crate::array::{describe, Array};
 use crate::core::bind::bind1;
 use crate::error::Error;
 use crate::ops::shape::{broadcast_to, reshape};
-use systolic_ir::{DType, DotDimensionNumbers, OpKind, TensorType};
+use systolic_ir::{DType, DotDimensionNumbers, OpKind, Precision, TensorType};
+
+/// JAX's keyword arguments of every product (`precision=`, `preferred_element_type=`).
+///
+/// `precision` is how many bf16 passes a TPU spends on an f32 product (the simulated TPU
+/// costs it; CPUs compute f32 products in full either way); unset, a product takes
+/// [`config::default_matmul_precision`](crate::config::default_matmul_precision).
+/// `preferred_element_type` is the result's dtype, the accumulation type on hardware that
+/// accumulates wider (`int8 x int8 -> int32`, `bf16 x bf16 -> f32`).
+///
+/// ```
+/// use systolic::{numpy as np, Array, DType, DotOptions, Precision};
+/// let a = Array::from_vec(vec![100i8, 100], &[1, 2]);
+/// let b = Array::from_vec(vec![100i8, 100], &[2, 1]);
+/// let opts = DotOptions::new().preferred_element_type(DType::I32).precision(Precision::Highest);
+/// let c = np::matmul_with(&a, &b, opts);
+/// assert_eq!((c.dtype(), c.to_vec::<i32>().unwrap()), (DType::I32, vec![20000]));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DotOptions {
+    /// Passes per operand (`None`: the configured default).
+    pub precision: Option<Precision>,
+    /// The result dtype (`None`: the operands' promoted dtype).
+    pub preferred_element_type: Option<DType>,
+}
+
+impl DotOptions {
+    /// No options: the operands' dtype and the default precision.
+    pub fn new() -> DotOptions {
+        DotOptions::default()
+    }
+
+    /// Sets `precision` (both operands).
+    pub fn precision(mut self, precision: Precision) -> DotOptions {
+        self.precision = Some(precision);
+        self
+    }
+
+    /// Sets `preferred_element_type`.
+    pub fn preferred_element_type(mut self, dtype: DType) -> DotOptions {
+        self.preferred_element_type = Some(dtype);
+        self
+    }
+
+    /// The IR's per-operand precision list: the explicit one, else the configured default,
+    /// else none.
+    fn precision_config(&self) -> Vec<Precision> {
+        self.precision
+            .or_else(crate::config::default_matmul_precision)
+            .map_or(vec![], |p| vec![p, p])
+    }
+}
 
 /// `lax.dot_general(lhs, rhs, dimension_numbers, preferred_element_type)`; operands are
 /// promoted to a common dtype first (as `jnp` does), the result has `preferred` or that dtype.
@@ -14,6 +66,34 @@ pub fn dot_general(
     dims: DotDimensionNumbers,
     preferred: Option<DType>,
 ) -> Array {
+    let opts = DotOptions {
+        precision: None,
+        preferred_element_type: preferred,
+    };
+    dot_general_with(lhs, rhs, dims, opts)
+}
+
+/// `lax.dot_general(lhs, rhs, dimension_numbers, precision=, preferred_element_type=)`.
+///
+/// ```
+/// use systolic::{lax, Array, DotDimensionNumbers, DotOptions, Precision};
+/// let a = Array::from_vec(vec![1.0f32, 2.0], &[2]);
+/// let dims = DotDimensionNumbers {
+///     lhs_batching_dimensions: vec![],
+///     rhs_batching_dimensions: vec![],
+///     lhs_contracting_dimensions: vec![0],
+///     rhs_contracting_dimensions: vec![0],
+/// };
+/// let d = lax::dot_general_with(&a, &a, dims, DotOptions::new().precision(Precision::High));
+/// assert_eq!(d.to_vec::<f32>().unwrap(), vec![5.0]);
+/// ```
+pub fn dot_general_with(
+    lhs: &Array,
+    rhs: &Array,
+    dims: DotDimensionNumbers,
+    opts: DotOptions,
+) -> Array {
+    let preferred = opts.preferred_element_type;
     let (dtype, weak) = crate::core::promote::result_type(&[
         (lhs.dtype(), lhs.weak_type()),
         (rhs.dtype(), rhs.weak_type()),
@@ -50,7 +130,7 @@ pub fn dot_general(
         "dot_general",
         OpKind::DotGeneral {
             dimension_numbers: dims,
-            precision_config: vec![],
+            precision_config: opts.precision_config(),
             algorithm: None,
         },
         &[&l, &r],
@@ -76,6 +156,11 @@ pub fn dot_general(
 /// assert!(err.to_string().contains("matmul"), "{err}");
 /// ```
 pub fn matmul(a: &Array, b: &Array) -> Array {
+    matmul_with(a, b, DotOptions::new())
+}
+
+/// `jnp.matmul(a, b, precision=, preferred_element_type=)`.
+pub fn matmul_with(a: &Array, b: &Array, opts: DotOptions) -> Array {
     if let Err(e) = a.check().and(b.check()) {
         return Array::failed(e);
     }
@@ -124,7 +209,7 @@ pub fn matmul(a: &Array, b: &Array) -> Array {
             lhs_contracting_dimensions: vec![ra as i64 - 1],
             rhs_contracting_dimensions: vec![0],
         };
-        (dot_general(&a2, &b2, dims, None), batch_a.to_vec())
+        (dot_general_with(&a2, &b2, dims, opts), batch_a.to_vec())
     } else {
         // Batch dimensions broadcast against each other as numpy's do.
         let Some(batch) = broadcast_batch(batch_a, batch_b) else {
@@ -140,7 +225,7 @@ pub fn matmul(a: &Array, b: &Array) -> Array {
             lhs_contracting_dimensions: vec![nb + 1],
             rhs_contracting_dimensions: vec![nb],
         };
-        (dot_general(&a3, &b3, dims, None), batch)
+        (dot_general_with(&a3, &b3, dims, opts), batch)
     };
     let mut shape = batch;
     if a.ndim() > 1 {
@@ -166,23 +251,55 @@ fn broadcast_batch(a: &[i64], b: &[i64]) -> Option<Vec<i64>> {
         .collect()
 }
 
-/// `jnp.dot(a, b)` for operands of rank 1 or 2 (where it equals `matmul`).
+/// `jnp.dot(a, b)`: a product of scalars when either is 0-d, else the last axis of `a`
+/// contracted with the second-to-last of `b` (its only one when `b` is a vector); the result
+/// has `a`'s other axes then `b`'s (numpy's N-D `dot`, unlike `matmul` no batch axes).
 ///
 /// ```
 /// use systolic::{numpy as np, Array};
 /// let v = Array::from_vec(vec![1.0f32, 2.0], &[2]);
 /// assert_eq!(np::dot(&v, &v).to_vec::<f32>().unwrap(), vec![5.0]);
+/// let a = Array::from_vec(vec![1.0f32; 24], &[2, 3, 4]);
+/// let b = Array::from_vec(vec![1.0f32; 40], &[5, 4, 2]);
+/// assert_eq!(np::dot(&a, &b).shape(), &[2, 3, 5, 2]);
 /// ```
 pub fn dot(a: &Array, b: &Array) -> Array {
-    if a.ndim() > 2 || b.ndim() > 2 {
+    dot_with(a, b, DotOptions::new())
+}
+
+/// `jnp.dot(a, b, precision=, preferred_element_type=)`.
+pub fn dot_with(a: &Array, b: &Array, opts: DotOptions) -> Array {
+    if let Err(e) = a.check().and(b.check()) {
+        return Array::failed(e);
+    }
+    if a.ndim() == 0 || b.ndim() == 0 {
+        let p = crate::numpy::multiply(a, b);
+        return match opts.preferred_element_type {
+            Some(dt) => crate::ops::elementwise::convert("dot", &p, dt, false),
+            None => p,
+        };
+    }
+    let ca = a.ndim() as i64 - 1;
+    let cb = if b.ndim() == 1 {
+        0
+    } else {
+        b.ndim() as i64 - 2
+    };
+    if a.shape()[ca as usize] != b.shape()[cb as usize] {
         return Array::failed(Error::op(
             "dot",
             format!(
-                "operands of rank > 2 are not supported yet ({} . {}); use matmul or einsum",
+                "the last axis of {} and axis {cb} of {} differ in length",
                 describe(a.ty()),
                 describe(b.ty())
             ),
         ));
     }
-    matmul(a, b)
+    let dims = DotDimensionNumbers {
+        lhs_batching_dimensions: vec![],
+        rhs_batching_dimensions: vec![],
+        lhs_contracting_dimensions: vec![ca],
+        rhs_contracting_dimensions: vec![cb],
+    };
+    dot_general_with(a, b, dims, opts)
 }

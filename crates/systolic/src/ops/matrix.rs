@@ -225,6 +225,16 @@ pub enum TensorAxes {
 /// assert_eq!(c.to_vec::<f32>().unwrap(), vec![6.0]);
 /// ```
 pub fn tensordot(a: &Array, b: &Array, axes: TensorAxes) -> Array {
+    tensordot_with(a, b, axes, crate::ops::linalg::DotOptions::new())
+}
+
+/// `jnp.tensordot(a, b, axes, precision=, preferred_element_type=)`.
+pub fn tensordot_with(
+    a: &Array,
+    b: &Array,
+    axes: TensorAxes,
+    opts: crate::ops::linalg::DotOptions,
+) -> Array {
     or_fail((|| {
         a.check()?;
         b.check()?;
@@ -282,7 +292,7 @@ pub fn tensordot(a: &Array, b: &Array, axes: TensorAxes) -> Array {
             lhs_contracting_dimensions: la,
             rhs_contracting_dimensions: lb,
         };
-        Ok(lax::dot_general(a, b, dims, None))
+        Ok(crate::ops::linalg::dot_general_with(a, b, dims, opts))
     })())
 }
 

@@ -91,9 +91,15 @@ impl Signature {
     }
 
     /// The cache key: the structure's text (static values included), the leaves' abstract
-    /// values and the device.
+    /// values, the device and the settings that change a trace (`config`).
     fn key(&self) -> String {
-        format!("{} | {} | {}", self.def, self.avals.join(" "), self.device)
+        format!(
+            "{} | {} | {}{}",
+            self.def,
+            self.avals.join(" "),
+            self.device,
+            crate::config::trace_context()
+        )
     }
 
     /// How `now` differs from `self`: the total size of the differences (a static value or a
