@@ -26,5 +26,6 @@ pub use crate::ops::window::{
     reduce_window_with, Padding, Window,
 };
 pub use crate::sharding::with_sharding_constraint;
+pub use crate::transforms::stop_gradient::stop_gradient;
 pub use systolic_ir::DotDimensionNumbers;
 pub use systolic_ir::{GatherDimensionNumbers, ScatterDimensionNumbers};

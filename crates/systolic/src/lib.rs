@@ -75,9 +75,10 @@ pub use sharding::{
 /// ```
 pub use systolic_derive::Tree;
 pub use transforms::grad::{
-    checkpoint, grad, jvp, value_and_grad, value_and_grad_with_aux, vjp, Checkpoint, Grad,
-    ValueAndGrad, ValueAndGradAux, Vjp,
+    checkpoint, grad, jvp, value_and_grad, value_and_grad_with_aux, vjp, Arg, ArgNums, Checkpoint,
+    Grad, GradArgnums, ValueAndGrad, ValueAndGradAux, Vjp,
 };
+pub use transforms::jac::{hessian, jacfwd, jacrev, linearize, Hessian, Jacobian, Linearized};
 pub use transforms::jit::{jit, Jit, Lowered};
 pub use transforms::shard_map::{pmap, shard_map, CompiledSpmd, Pmap, ShardMap, Specs};
 pub use transforms::vmap::{vmap, Axes, Vmap};

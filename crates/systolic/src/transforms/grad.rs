@@ -19,18 +19,18 @@ use std::marker::PhantomData;
 use std::sync::atomic::{AtomicI64, Ordering};
 use systolic_ir::{Scalar, Tensor, TensorType};
 
-fn ad_err(what: &str, e: systolic_autodiff::Error) -> Error {
+pub(crate) fn ad_err(what: &str, e: systolic_autodiff::Error) -> Error {
     Error::op(what, e.message)
 }
 
-fn leaves_of<T: Tree>(t: &T) -> Vec<Array> {
+pub(crate) fn leaves_of<T: Tree>(t: &T) -> Vec<Array> {
     let mut v = vec![];
     t.leaves(&mut v);
     v
 }
 
 /// A constant `x` of `ty` (staged under a trace, else on the default device).
-fn filled(ty: &TensorType, x: f64) -> Result<Array> {
+pub(crate) fn filled(ty: &TensorType, x: f64) -> Result<Array> {
     let s = if ty.dtype.is_float() {
         Scalar::Float(x)
     } else if ty.dtype.is_bool() {
@@ -50,7 +50,7 @@ fn filled(ty: &TensorType, x: f64) -> Result<Array> {
 }
 
 /// Stages `f` on the leaves of `args`; the closure's own errors are returned.
-fn stage_tree<A: Tree>(
+pub(crate) fn stage_tree<A: Tree>(
     name: &str,
     args: &A,
     f: impl FnOnce(&A) -> Result<Vec<Array>>,
@@ -76,14 +76,64 @@ fn stage_tree<A: Tree>(
     Ok((staged, leaves))
 }
 
+/// Which input leaves a reverse-mode transformation differentiates, and whether integer and
+/// boolean ones may be among them.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Wrt {
+    /// Leaf positions (in [`Tree::leaves`] order); `None`: every leaf.
+    pub(crate) leaves: Option<Vec<usize>>,
+    /// JAX's `allow_int`: integer leaves get a zero gradient instead of an error.
+    pub(crate) allow_int: bool,
+}
+
+impl Wrt {
+    /// The leaf positions to differentiate among `leaves`, after checking their dtypes: an
+    /// integer or boolean one is an error naming its path (JAX's TypeError) unless
+    /// `allow_int`.
+    pub(crate) fn resolve<A: Tree>(
+        &self,
+        what: &str,
+        args: &A,
+        leaves: &[Array],
+    ) -> Result<Vec<usize>> {
+        let wrt = match &self.leaves {
+            Some(w) => w.clone(),
+            None => (0..leaves.len()).collect(),
+        };
+        if let Some(&bad) = wrt.iter().find(|&&i| i >= leaves.len()) {
+            return Err(Error::op(
+                what,
+                format!("leaf {bad} is selected but there are {} leaves", leaves.len()),
+            ));
+        }
+        if !self.allow_int
+            && let Some(&i) = wrt.iter().find(|&&i| !leaves[i].dtype().is_float())
+        {
+            let path = args.def().paths().get(i).cloned().unwrap_or_default();
+            return Err(Error::op(
+                what,
+                format!(
+                    "{what} requires real-valued inputs (a floating dtype, JAX's np.inexact), \
+                     but got {} at `args{path}`; to differentiate with respect to integer or \
+                     boolean inputs use vjp or set allow_int(true)",
+                    leaves[i].dtype().numpy_name()
+                ),
+            ));
+        }
+        Ok(wrt)
+    }
+}
+
 /// Reverse mode of `f` (a scalar first output, then auxiliary outputs with zero cotangent) at
-/// `args`: the outputs and the gradient leaves.
+/// `args`: the outputs and the gradients of the leaves `wrt` selects, in its order.
 fn value_and_grad_leaves<A: Tree>(
     what: &str,
     args: &A,
+    wrt: &Wrt,
     f: impl FnOnce(&A) -> Result<Vec<Array>>,
 ) -> Result<(Vec<Array>, Vec<Array>)> {
     let (staged, leaves) = stage_tree(what, args, f)?;
+    let wrt = wrt.resolve(what, args, &leaves)?;
     let out_ty = staged
         .func
         .result_types
@@ -100,8 +150,6 @@ fn value_and_grad_leaves<A: Tree>(
             ),
         ));
     }
-    let n = leaves.len();
-    let wrt: Vec<usize> = (0..n).collect();
     let df = systolic_autodiff::vjp(&staged.func, &wrt).map_err(|e| ad_err(what, e))?;
     let mut call_args = leaves.clone();
     call_args.extend(staged.captures.iter().cloned());
@@ -114,7 +162,7 @@ fn value_and_grad_leaves<A: Tree>(
     }
     let nout = staged.func.result_types.len();
     let mut weak = staged.out_weak.clone();
-    weak.extend(leaves.iter().map(Array::weak_type));
+    weak.extend(wrt.iter().map(|&i| leaves[i].weak_type()));
     let mut outs = call_func(&df, &call_args, &weak)?;
     let grads = outs.split_off(nout);
     Ok((outs, grads))
@@ -123,6 +171,7 @@ fn value_and_grad_leaves<A: Tree>(
 /// The gradient of a scalar function. Made by [`grad`].
 pub struct Grad<A, F> {
     f: F,
+    wrt: Wrt,
     _a: PhantomData<fn(&A)>,
 }
 
@@ -140,20 +189,198 @@ pub struct Grad<A, F> {
 /// assert_eq!(d2.call(&Array::scalar(2.0f32)).unwrap().to_vec::<f32>().unwrap(), vec![12.0]);
 /// ```
 pub fn grad<A: Tree, F: Fn(&A) -> Array>(f: F) -> Grad<A, F> {
-    Grad { f, _a: PhantomData }
+    Grad {
+        f,
+        wrt: Wrt::default(),
+        _a: PhantomData,
+    }
 }
 
 impl<A: Tree, F: Fn(&A) -> Array> Grad<A, F> {
     /// The gradient at `args` (eagerly, or staged into the active trace).
+    ///
+    /// An integer or boolean leaf is an error (JAX's TypeError), unless
+    /// [`allow_int`](Grad::allow_int):
+    ///
+    /// ```
+    /// use systolic::{grad, Array};
+    /// let g = grad(|(x, n): &(Array, Array)| x * &systolic::numpy::astype(n, systolic_ir::DType::F32));
+    /// let args = (Array::scalar(2.0f32), Array::scalar(3i32));
+    /// let err = g.call(&args).unwrap_err().to_string();
+    /// assert!(err.contains("requires real-valued inputs") && err.contains("int32"), "{err}");
+    /// assert!(err.contains("`args[1]`"), "{err}");
+    /// ```
     pub fn call(&self, args: &A) -> Result<A> {
-        let (_, grads) = value_and_grad_leaves("grad", args, |a| Ok(vec![(self.f)(a)]))?;
+        let (_, grads) =
+            value_and_grad_leaves("grad", args, &self.wrt, |a| Ok(vec![(self.f)(a)]))?;
         args.rebuild(&mut grads.into_iter())
     }
+
+    /// JAX's `allow_int=True`: integer and boolean leaves are accepted and get a zero gradient
+    /// (of their own dtype; JAX's is `float0`).
+    ///
+    /// ```
+    /// use systolic::{grad, Array};
+    /// let g = grad(|(x, n): &(Array, Array)| x * &systolic::numpy::astype(n, systolic_ir::DType::F32)).allow_int(true);
+    /// let (dx, dn) = g.call(&(Array::scalar(2.0f32), Array::scalar(3i32))).unwrap();
+    /// assert_eq!(dx.to_vec::<f32>().unwrap(), vec![3.0]);
+    /// assert_eq!(dn.to_vec::<i32>().unwrap(), vec![0]);
+    /// ```
+    pub fn allow_int(mut self, allow: bool) -> Self {
+        self.wrt.allow_int = allow;
+        self
+    }
+
+    /// JAX's `argnums`: differentiate only the selected elements of a tuple argument, and
+    /// return only their gradients. `Arg::<1>` selects one (the result is that element's
+    /// type); a tuple of them, `(Arg::<0>, Arg::<2>)`, several (the result is the tuple of
+    /// their types). The other elements are held fixed and may be integers.
+    ///
+    /// ```
+    /// use systolic::{grad, numpy as np, Arg, Array};
+    /// // loss(w, b, x) = sum((x·w + b)²), differentiated in w and b only: JAX's argnums=(0, 1).
+    /// let loss = |(w, b, x): &(Array, Array, Array)| {
+    ///     let r = &(x * w) + b;
+    ///     np::sum(&(&r * &r), None, false)
+    /// };
+    /// let args = (Array::scalar(2.0f32), Array::scalar(1.0f32), Array::from_vec(vec![1.0f32, -1.0], &[2]));
+    /// let (dw, db) = grad(loss).argnums((Arg::<0>, Arg::<1>)).call(&args).unwrap();
+    /// // r = [3, -1]: d/dw = 2 Σ r x = 8, d/db = 2 Σ r = 4
+    /// assert_eq!(dw.to_vec::<f32>().unwrap(), vec![8.0]);
+    /// assert_eq!(db.to_vec::<f32>().unwrap(), vec![4.0]);
+    /// let dx = grad(loss).argnums(Arg::<2>).call(&args).unwrap();
+    /// assert_eq!(dx.to_vec::<f32>().unwrap(), vec![12.0, -4.0]);
+    /// ```
+    pub fn argnums<S: ArgNums<A>>(self, select: S) -> GradArgnums<A, S, F> {
+        GradArgnums {
+            f: self.f,
+            allow_int: self.wrt.allow_int,
+            select,
+            _a: PhantomData,
+        }
+    }
 }
+
+/// The gradient with respect to selected elements of a tuple argument. Made by
+/// [`Grad::argnums`] and [`ValueAndGrad::argnums`].
+pub struct GradArgnums<A, S, F> {
+    f: F,
+    allow_int: bool,
+    select: S,
+    _a: PhantomData<fn(&A)>,
+}
+
+impl<A: Tree, S: ArgNums<A>, F: Fn(&A) -> Array> GradArgnums<A, S, F> {
+    /// The selected gradients at `args`.
+    pub fn call(&self, args: &A) -> Result<S::Out> {
+        Ok(self.value_and_grad(args)?.1)
+    }
+
+    /// `(f(args), the selected gradients)`, from one forward and one backward sweep.
+    ///
+    /// ```
+    /// use systolic::{grad, Arg, Array};
+    /// let f = grad(|(x, y): &(Array, Array)| x * y).argnums(Arg::<1>);
+    /// let (v, dy) = f.value_and_grad(&(Array::scalar(3.0f32), Array::scalar(4.0f32))).unwrap();
+    /// assert_eq!((v.to_vec::<f32>().unwrap(), dy.to_vec::<f32>().unwrap()), (vec![12.0], vec![3.0]));
+    /// ```
+    pub fn value_and_grad(&self, args: &A) -> Result<(Array, S::Out)> {
+        let wrt = Wrt {
+            leaves: Some(self.select.positions(args)),
+            allow_int: self.allow_int,
+        };
+        let (mut outs, grads) =
+            value_and_grad_leaves("grad", args, &wrt, |a| Ok(vec![(self.f)(a)]))?;
+        let picked = self.select.pick(args, &mut grads.into_iter())?;
+        Ok((outs.remove(0), picked))
+    }
+}
+
+/// Selects elements of a tuple argument for [`Grad::argnums`]: [`Arg<N>`] for one, a tuple of
+/// `Arg`s for several.
+pub trait ArgNums<A> {
+    /// The gradients' type: the selected element's, or a tuple of them.
+    type Out: Tree;
+    /// The positions of the selected leaves among all of `args`' leaves, in selection order.
+    fn positions(&self, args: &A) -> Vec<usize>;
+    /// The gradients, structured as the selection, from `grads` (in [`positions`] order).
+    ///
+    /// [`positions`]: ArgNums::positions
+    fn pick(&self, args: &A, grads: &mut dyn Iterator<Item = Array>) -> Result<Self::Out>;
+}
+
+/// Element `N` of a tuple argument, for [`Grad::argnums`] (JAX's `argnums=N`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Arg<const N: usize>;
+
+macro_rules! arg_of_tuple {
+    ($k:tt, $out:ident; $($name:ident $idx:tt),+) => {
+        impl<$($name: Tree),+> ArgNums<($($name,)+)> for Arg<$k> {
+            type Out = $out;
+            fn positions(&self, args: &($($name,)+)) -> Vec<usize> {
+                let mut start = 0;
+                let mut picked = vec![];
+                $(
+                    let n = leaves_of(&args.$idx).len();
+                    if $idx == $k {
+                        picked.extend(start..start + n);
+                    }
+                    start += n;
+                )+
+                let _ = start;
+                picked
+            }
+            fn pick(
+                &self,
+                args: &($($name,)+),
+                grads: &mut dyn Iterator<Item = Array>,
+            ) -> Result<$out> {
+                args.$k.rebuild(grads)
+            }
+        }
+    };
+}
+
+arg_of_tuple!(0, A0; A0 0);
+arg_of_tuple!(0, A0; A0 0, A1 1);
+arg_of_tuple!(1, A1; A0 0, A1 1);
+arg_of_tuple!(0, A0; A0 0, A1 1, A2 2);
+arg_of_tuple!(1, A1; A0 0, A1 1, A2 2);
+arg_of_tuple!(2, A2; A0 0, A1 1, A2 2);
+arg_of_tuple!(0, A0; A0 0, A1 1, A2 2, A3 3);
+arg_of_tuple!(1, A1; A0 0, A1 1, A2 2, A3 3);
+arg_of_tuple!(2, A2; A0 0, A1 1, A2 2, A3 3);
+arg_of_tuple!(3, A3; A0 0, A1 1, A2 2, A3 3);
+arg_of_tuple!(0, A0; A0 0, A1 1, A2 2, A3 3, A4 4);
+arg_of_tuple!(1, A1; A0 0, A1 1, A2 2, A3 3, A4 4);
+arg_of_tuple!(2, A2; A0 0, A1 1, A2 2, A3 3, A4 4);
+arg_of_tuple!(3, A3; A0 0, A1 1, A2 2, A3 3, A4 4);
+arg_of_tuple!(4, A4; A0 0, A1 1, A2 2, A3 3, A4 4);
+
+macro_rules! args_tuple {
+    ($($s:ident $i:tt),+) => {
+        impl<A, $($s: ArgNums<A>),+> ArgNums<A> for ($($s,)+) {
+            type Out = ($($s::Out,)+);
+            fn positions(&self, args: &A) -> Vec<usize> {
+                let mut v = vec![];
+                $(v.extend(self.$i.positions(args));)+
+                v
+            }
+            fn pick(&self, args: &A, grads: &mut dyn Iterator<Item = Array>) -> Result<Self::Out> {
+                Ok(($(self.$i.pick(args, grads)?,)+))
+            }
+        }
+    };
+}
+
+args_tuple!(S0 0, S1 1);
+args_tuple!(S0 0, S1 1, S2 2);
+args_tuple!(S0 0, S1 1, S2 2, S3 3);
 
 /// The value and gradient of a scalar function. Made by [`value_and_grad`].
 pub struct ValueAndGrad<A, F> {
     f: F,
+    wrt: Wrt,
     _a: PhantomData<fn(&A)>,
 }
 
@@ -182,15 +409,44 @@ pub struct ValueAndGrad<A, F> {
 /// assert!((w2[0] - 0.62).abs() < 1e-6 && (w2[1] + 0.32).abs() < 1e-6, "{w2:?}");
 /// ```
 pub fn value_and_grad<A: Tree, F: Fn(&A) -> Array>(f: F) -> ValueAndGrad<A, F> {
-    ValueAndGrad { f, _a: PhantomData }
+    ValueAndGrad {
+        f,
+        wrt: Wrt::default(),
+        _a: PhantomData,
+    }
 }
 
 impl<A: Tree, F: Fn(&A) -> Array> ValueAndGrad<A, F> {
     /// `(f(args), ∇f(args))`.
     pub fn call(&self, args: &A) -> Result<(Array, A)> {
         let (mut outs, grads) =
-            value_and_grad_leaves("value_and_grad", args, |a| Ok(vec![(self.f)(a)]))?;
+            value_and_grad_leaves("value_and_grad", args, &self.wrt, |a| {
+                Ok(vec![(self.f)(a)])
+            })?;
         Ok((outs.remove(0), args.rebuild(&mut grads.into_iter())?))
+    }
+
+    /// As [`Grad::allow_int`].
+    pub fn allow_int(mut self, allow: bool) -> Self {
+        self.wrt.allow_int = allow;
+        self
+    }
+
+    /// As [`Grad::argnums`]; call [`GradArgnums::value_and_grad`] for the value too.
+    ///
+    /// ```
+    /// use systolic::{value_and_grad, Arg, Array};
+    /// let f = value_and_grad(|(x, y): &(Array, Array)| x * y).argnums(Arg::<0>);
+    /// let (v, dx) = f.value_and_grad(&(Array::scalar(3.0f32), Array::scalar(4.0f32))).unwrap();
+    /// assert_eq!((v.to_vec::<f32>().unwrap(), dx.to_vec::<f32>().unwrap()), (vec![12.0], vec![4.0]));
+    /// ```
+    pub fn argnums<S: ArgNums<A>>(self, select: S) -> GradArgnums<A, S, F> {
+        GradArgnums {
+            f: self.f,
+            allow_int: self.wrt.allow_int,
+            select,
+            _a: PhantomData,
+        }
     }
 }
 
@@ -225,7 +481,7 @@ impl<A: Tree, X: Tree, F: Fn(&A) -> (Array, X)> ValueAndGradAux<A, X, F> {
     /// `((f(args).0, aux), ∇f(args).0)`.
     pub fn call(&self, args: &A) -> Result<((Array, X), A)> {
         let template: RefCell<Option<X>> = RefCell::new(None);
-        let (mut outs, grads) = value_and_grad_leaves("value_and_grad", args, |a| {
+        let (mut outs, grads) = value_and_grad_leaves("value_and_grad", args, &Wrt::default(), |a| {
             let (v, aux) = (self.f)(a);
             let mut out = vec![v];
             aux.leaves(&mut out);

@@ -12,6 +12,8 @@
 //!   collectives between them.
 
 pub(crate) mod grad;
+pub(crate) mod jac;
 pub(crate) mod jit;
 pub(crate) mod shard_map;
+pub(crate) mod stop_gradient;
 pub(crate) mod vmap;

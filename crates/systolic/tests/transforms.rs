@@ -1,0 +1,5 @@
+//! The transformation tests of issue 18, one module per file (`transforms_*.rs`), in one test
+//! binary; run one file's tests with `cargo test -p systolic --test transforms FILE::`.
+
+mod transforms_grad;
+mod transforms_jac;
