@@ -26,6 +26,7 @@ mod goldens;
 mod indexing;
 mod jax_fixtures;
 mod linalg;
+mod linalg_custom_calls;
 mod math_accuracy;
 mod region_kernels;
 mod rng;

@@ -220,6 +220,11 @@ impl<'m> Interpreter<'m> {
                 &mut self.checks,
             );
         }
+        // JAX's LAPACK custom calls carry their flags in the op's attributes.
+        if let Some(call) = systolic_ir::lapack::LapackCall::from_op(op) {
+            let call = call.map_err(crate::error::InterpError::new)?;
+            return ops::lapack::eval(&call, &args, &result_types);
+        }
         let mut regions = OpRegions {
             interp: self,
             func,

@@ -21,6 +21,7 @@ pub mod collective_groups;
 pub mod diag;
 pub mod dtype;
 pub mod inline;
+pub mod lapack;
 pub mod module;
 pub mod numerics;
 pub mod op_properties;

@@ -408,7 +408,7 @@ impl Walker<'_> {
                 }
                 OpKind::CustomCall {
                     call_target_name, ..
-                } => {
+                } if !systolic_ir::lapack::LapackCall::is_lapack_target(call_target_name) => {
                     self.schedule.assumptions.insert(format!(
                         "{}: custom_call @{call_target_name} is costed as its memory traffic only",
                         self.place(op)

@@ -343,6 +343,24 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
                 matmuls: vec![],
             }
         }
+        // JAX's CPU LAPACK calls (`systolic_ir::lapack`): LAPACK's operation counts, on the
+        // VPU (a TPU program would hold XLA's own decompositions instead).
+        CustomCall { .. } if systolic_ir::lapack::LapackCall::from_op(op).is_some() => {
+            let operands: Vec<TensorType> = op
+                .operands
+                .iter()
+                .filter_map(|&v| tensor_of(func, v).cloned())
+                .collect();
+            let f = match systolic_ir::lapack::LapackCall::from_op(op) {
+                Some(Ok(call)) => call.flops(&operands),
+                _ => 0.0,
+            };
+            Work {
+                flops: f,
+                vpu_ops: f,
+                matmuls: vec![],
+            }
+        }
         Fft { fft_length, .. } => {
             let len: f64 = fft_length.iter().map(|&d| d.max(1) as f64).product();
             let f = 5.0 * out_elems * len.log2().max(1.0);

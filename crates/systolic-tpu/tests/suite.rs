@@ -6,6 +6,7 @@
 
 mod collectives;
 mod fusion;
+mod lapack;
 mod loop_memory;
 mod programs;
 mod roofline;

@@ -18,6 +18,7 @@ pub mod dot;
 pub mod fallback;
 pub mod fusion;
 pub mod indexing;
+pub mod lapack;
 pub mod linalg;
 pub mod math;
 pub mod region;
@@ -44,8 +45,13 @@ pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> 
         | ChloUnary(_)
         | ChloBinary(_)
         | Reduce { .. }
-        | Composite { .. }
-        | CustomCall { .. } => fusion::lower(op, ctx),
+        | Composite { .. } => fusion::lower(op, ctx),
+        CustomCall {
+            call_target_name, ..
+        } if systolic_ir::lapack::LapackCall::is_lapack_target(call_target_name) => {
+            lapack::lower(op, ctx)
+        }
+        CustomCall { .. } => fusion::lower(op, ctx),
         Fusion {
             kind: FusionKind::Product,
             ..

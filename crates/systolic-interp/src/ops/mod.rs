@@ -7,6 +7,7 @@ pub mod collective;
 pub mod control;
 pub mod elementwise;
 pub mod indexing;
+pub mod lapack;
 pub mod linalg;
 pub mod reduce;
 pub mod rng;

@@ -321,6 +321,12 @@ impl<'a> FuncVerifier<'a> {
                         self.error(op.span, name, msg);
                     }
                 }
+                // JAX's LAPACK calls have known result types (`crate::lapack`).
+                if let Some(call) = crate::lapack::LapackCall::from_op(op) {
+                    if let Err(msg) = call.and_then(|c| c.check(&operands, &declared)) {
+                        self.error(op.span, name, msg);
+                    }
+                }
             }
             _ => {}
         }

@@ -1,0 +1,97 @@
+//! JAX's LAPACK custom calls (`lapack_{s,d}*_ffi`, [`systolic_ir::lapack`]) as kernels: the
+//! interpreter's implementation ([`systolic_interp::ops::lapack::driver`]) run on the buffers'
+//! slices, with a batch's matrices in parallel (or faer's parallel algorithms for one matrix).
+//! A call that cannot be read (complex, an unknown routine or layout) is an error at compile
+//! time naming the target, as the interpreter would report it at run time.
+
+use crate::buffer::CpuBuffer;
+use crate::error::{CpuError, Result};
+use crate::kernel::{Arg, Kernel};
+use crate::kernels::shape::elem::{elems, Elem};
+use crate::lower_ctx::LowerCtx;
+use systolic_interp::ops::lapack::driver::{self, Exec, LapackOut, Real};
+use systolic_ir::lapack::LapackCall;
+use systolic_ir::{DType, Op, TensorType, Type};
+
+/// A kernel for `op` when it is a LAPACK custom call; `None` for any other op.
+pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
+    let Some(call) = LapackCall::from_op(op) else {
+        return Ok(None);
+    };
+    let call = call.map_err(CpuError::new)?;
+    let operands: Vec<TensorType> = ctx.operand_types(op)?.into_iter().cloned().collect();
+    let results: Vec<TensorType> = ctx.result_types(op)?.into_iter().cloned().collect();
+    let operand_types: Vec<Type> = operands.iter().cloned().map(Type::Tensor).collect();
+    let result_types: Vec<Type> = results.iter().cloned().map(Type::Tensor).collect();
+    call.check(&operand_types, &result_types)
+        .map_err(CpuError::new)?;
+    Ok(Some(Box::new(LapackKernel {
+        call,
+        operands,
+        results,
+        result_types,
+    })))
+}
+
+/// A compiled LAPACK call.
+#[derive(Debug)]
+pub struct LapackKernel {
+    call: LapackCall,
+    operands: Vec<TensorType>,
+    results: Vec<TensorType>,
+    result_types: Vec<Type>,
+}
+
+impl LapackKernel {
+    fn run_typed<T: Real + Elem>(&self, args: &[Arg<'_>]) -> Result<Vec<CpuBuffer>> {
+        let name = &self.call.target;
+        let slices = args
+            .iter()
+            .map(|a| elems::<T>(a.buffer(), name))
+            .collect::<Result<Vec<_>>>()?;
+        let operands: Vec<(&[i64], &[T])> = self
+            .operands
+            .iter()
+            .zip(slices)
+            .map(|(t, s)| (t.shape.as_slice(), s))
+            .collect();
+        let outs = driver::run(&self.call, &operands, &self.result_types, Exec::Parallel)
+            .map_err(CpuError::new)?;
+        outs.into_iter()
+            .zip(&self.results)
+            .map(|(out, ty)| {
+                let storage = match out {
+                    LapackOut::Float(v) => T::wrap(v),
+                    LapackOut::Int(v) => i32::wrap(v),
+                };
+                CpuBuffer::new(ty.clone(), storage)
+                    .map_err(|e| CpuError::new(format!("{name}: {e}")))
+            })
+            .collect()
+    }
+}
+
+impl Kernel for LapackKernel {
+    fn name(&self) -> String {
+        format!("{} {}", self.call.target, self.operands[0])
+    }
+
+    fn run(&self, args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>> {
+        if args.len() != self.operands.len() {
+            return Err(CpuError::new(format!(
+                "{} expects {} operands, got {}",
+                self.call.target,
+                self.operands.len(),
+                args.len()
+            )));
+        }
+        match self.call.dtype {
+            DType::F32 => self.run_typed::<f32>(&args),
+            DType::F64 => self.run_typed::<f64>(&args),
+            other => Err(CpuError::new(format!(
+                "{}: element type {other} is not supported",
+                self.call.target
+            ))),
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! The one implementation of the LAPACK calls both backends run: typed slices in, typed vectors
+//! out. The interpreter calls [`run`] with [`Exec::Sequential`]; the CPU backend's kernel calls
+//! it on its buffers with [`Exec::Parallel`] (matrices of a batch on rayon's pool, or faer's
+//! own parallelism inside one large matrix). The arithmetic is the same either way.
+
+use super::{factor, householder, spectral};
+use systolic_ir::lapack::{LapackCall, Routine};
+use systolic_ir::{DType, TensorType, Type};
+
+/// A float element type LAPACK has routines for (`s` and `d`).
+pub trait Real: faer::traits::RealField + Copy + Send + Sync + Default + 'static {
+    /// The element type.
+    const DTYPE: DType;
+    /// The value, exactly.
+    fn to_f64(self) -> f64;
+    /// `x` rounded to this type.
+    fn from_f64(x: f64) -> Self;
+}
+
+impl Real for f32 {
+    const DTYPE: DType = DType::F32;
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+}
+
+impl Real for f64 {
+    const DTYPE: DType = DType::F64;
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn from_f64(x: f64) -> Self {
+        x
+    }
+}
+
+/// One result of a call, row-major like its declared type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LapackOut<T> {
+    /// A float result (factors, vectors, values).
+    Float(Vec<T>),
+    /// An `i32` result (`ipiv`, `info`).
+    Int(Vec<i32>),
+}
+
+/// How to schedule a call's work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exec {
+    /// One matrix after another, faer sequential: the interpreter's.
+    Sequential,
+    /// Matrices of a batch in parallel; one matrix alone uses faer's parallel algorithms.
+    Parallel,
+}
+
+impl Exec {
+    /// Maps `f` over the batch's matrices, in order.
+    pub(super) fn per_matrix<R: Send>(
+        self,
+        batch: usize,
+        f: impl Fn(usize) -> R + Sync + Send,
+    ) -> Vec<R> {
+        use rayon::prelude::*;
+        match self {
+            Exec::Parallel if batch > 1 => (0..batch).into_par_iter().map(f).collect(),
+            _ => (0..batch).map(f).collect(),
+        }
+    }
+
+    /// faer's parallelism for one matrix of a batch of `batch`.
+    pub(super) fn inner(self, batch: usize) -> faer::Par {
+        match self {
+            Exec::Parallel if batch <= 1 => faer::Par::rayon(0),
+            _ => faer::Par::Seq,
+        }
+    }
+}
+
+/// A matrix operand: its batch count, rows, columns and row-major data.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Matrices<'a, T> {
+    pub batch: usize,
+    pub rows: usize,
+    pub cols: usize,
+    pub data: &'a [T],
+}
+
+impl<'a, T: Copy> Matrices<'a, T> {
+    fn new(shape: &[i64], data: &'a [T]) -> Result<Self, String> {
+        let r = shape.len();
+        if r < 2 || shape.iter().any(|&d| d < 0) {
+            return Err(format!("expected a batch of matrices, got shape {shape:?}"));
+        }
+        let batch = shape[..r - 2].iter().product::<i64>() as usize;
+        let (rows, cols) = (shape[r - 2] as usize, shape[r - 1] as usize);
+        if data.len() != batch * rows * cols {
+            return Err(format!(
+                "shape {shape:?} needs {} elements, got {}",
+                batch * rows * cols,
+                data.len()
+            ));
+        }
+        Ok(Matrices {
+            batch,
+            rows,
+            cols,
+            data,
+        })
+    }
+
+    /// Matrix `b` of the batch.
+    pub fn get(&self, b: usize) -> &'a [T] {
+        let size = self.rows * self.cols;
+        &self.data[b * size..(b + 1) * size]
+    }
+}
+
+/// Runs `call` on `operands` (each a shape and its row-major data), giving results of
+/// `result_types` (checked against the call's own result types first).
+pub fn run<T: Real>(
+    call: &LapackCall,
+    operands: &[(&[i64], &[T])],
+    result_types: &[Type],
+    exec: Exec,
+) -> Result<Vec<LapackOut<T>>, String> {
+    if call.dtype != T::DTYPE {
+        return Err(format!(
+            "{} works on {}, not {}",
+            call.target,
+            call.dtype,
+            T::DTYPE
+        ));
+    }
+    let operand_types: Vec<Type> = operands
+        .iter()
+        .map(|(s, _)| Type::Tensor(TensorType::new(s.to_vec(), T::DTYPE)))
+        .collect();
+    call.check(&operand_types, result_types)?;
+    let matrices = |i: usize| {
+        let (shape, data) = operands[i];
+        Matrices::new(shape, data).map_err(|e| format!("{}: {e}", call.target))
+    };
+    let a = matrices(0)?;
+    Ok(match call.routine {
+        Routine::Getrf => factor::getrf(a, exec),
+        Routine::Potrf => factor::potrf(call.lower, a, exec),
+        Routine::Trsm => factor::trsm(call, a, matrices(1)?, exec),
+        Routine::Geqrf => householder::geqrf(a, exec),
+        Routine::Orgqr => householder::orgqr(a, operands[1].1, exec),
+        Routine::Syevd => spectral::syevd(call, a, exec),
+        Routine::Gesdd => {
+            let shape = |i: usize| match &result_types[i] {
+                Type::Tensor(t) => t.num_elements() / a.batch.max(1),
+                _ => 0,
+            };
+            spectral::gesdd(call, a, (shape(2), shape(3)), exec)
+        }
+    })
+}
+
+/// Concatenates per-matrix pieces into one result.
+pub(super) fn concat<E: Clone>(pieces: impl Iterator<Item = Vec<E>>) -> Vec<E> {
+    let mut out = Vec::new();
+    for p in pieces {
+        out.extend(p);
+    }
+    out
+}
+
+/// A column-major faer copy of the row-major `rows`×`cols` matrix `a`.
+pub(super) fn to_faer<T: Real>(rows: usize, cols: usize, a: &[T]) -> faer::Mat<T> {
+    faer::Mat::from_fn(rows, cols, |i, j| a[i * cols + j])
+}
+
+/// The row-major data of `m`.
+pub(super) fn from_faer<T: Real>(m: faer::MatRef<'_, T>) -> Vec<T> {
+    let (rows, cols) = (m.nrows(), m.ncols());
+    let mut out = Vec::with_capacity(rows * cols);
+    for i in 0..rows {
+        for j in 0..cols {
+            out.push(m[(i, j)]);
+        }
+    }
+    out
+}

@@ -1,0 +1,559 @@
+//! The LAPACK custom calls JAX emits on CPU: `stablehlo.custom_call @lapack_<t><routine>_ffi`
+//! (XLA's typed FFI, `api_version = 4`), which `jnp.linalg`, `jax.scipy.linalg` and
+//! `jax.lax.linalg` lower to. This module reads one into a [`LapackCall`] (routine, element
+//! type, the `mhlo.backend_config` flags) and states the result types it must have; the
+//! interpreter and the CPU backend run it, the TPU cost model costs it ([`LapackCall::flops`]).
+//!
+//! The calls' conventions, as JAX 0.10.2 emits them (batch dimensions lead, the last two
+//! dimensions are one matrix):
+//!
+//! | target | operands | results | flags |
+//! | --- | --- | --- | --- |
+//! | `getrf` | `a[…,m,n]` | `lu`, `ipiv[…,min(m,n)]:i32` (1-based row swaps), `info[…]:i32` | |
+//! | `potrf` | `a[…,n,n]` | `a` (the `uplo` triangle holds the factor), `info[…]` | `uplo` |
+//! | `geqrf` | `a[…,m,n]` | `a` (R and the Householder vectors), `tau[…,min(m,n)]` | |
+//! | `orgqr` | `a[…,m,n]`, `tau[…,k]` | `q[…,m,n]` | |
+//! | `syevd` | `a[…,n,n]` | `v[…,n,n]`, `w[…,n]` (ascending), `info[…]` | `mode` (`V`/`N`), `uplo` |
+//! | `gesdd` | `a[…,m,n]` | `a`, `s[…,k]`, `u[…,m,·]`, `vt[…,·,n]`, `info[…]` | `mode` (`A`/`S`/`N`) |
+//! | `trsm` | `a[…,k,k]`, `b[…,m,n]` | `x[…,m,n]` | `side`, `uplo`, `trans_x`, `diag` |
+//!
+//! Flags are ASCII codes in `ui8` attributes (`uplo = 76` is `'L'`). JAX asks for each matrix
+//! in column-major order (`operand_layouts`/`result_layouts` `[r-2, r-1, r-3, …, 0]`) because
+//! LAPACK reads Fortran arrays; the logical values do not depend on the layout, so the
+//! implementations work on the logical (row-major) matrices, and any other layout is refused
+//! rather than misread. Complex targets (`c`/`z`) are refused by name until the IR has complex
+//! element types.
+
+use crate::{Attribute, DType, NamedAttr, Op, OpKind, TensorType, Type};
+
+/// A LAPACK routine JAX calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Routine {
+    /// LU factorisation with partial pivoting.
+    Getrf,
+    /// Cholesky factorisation.
+    Potrf,
+    /// Householder QR factorisation.
+    Geqrf,
+    /// The orthogonal factor from `geqrf`'s reflectors.
+    Orgqr,
+    /// Symmetric eigendecomposition (divide and conquer).
+    Syevd,
+    /// Singular value decomposition (divide and conquer).
+    Gesdd,
+    /// Triangular solve with many right-hand sides.
+    Trsm,
+}
+
+impl Routine {
+    /// The LAPACK name without the type letter, e.g. `getrf`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Routine::Getrf => "getrf",
+            Routine::Potrf => "potrf",
+            Routine::Geqrf => "geqrf",
+            Routine::Orgqr => "orgqr",
+            Routine::Syevd => "syevd",
+            Routine::Gesdd => "gesdd",
+            Routine::Trsm => "trsm",
+        }
+    }
+
+    /// Which operands and results are matrices (the others are vectors or scalars).
+    fn matrix_slots(self) -> (&'static [usize], &'static [usize]) {
+        match self {
+            Routine::Trsm => (&[0, 1], &[0]),
+            Routine::Gesdd => (&[0], &[0, 2, 3]),
+            _ => (&[0], &[0]),
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Routine> {
+        Some(match name {
+            "getrf" => Routine::Getrf,
+            "potrf" => Routine::Potrf,
+            "geqrf" => Routine::Geqrf,
+            "orgqr" | "ungqr" => Routine::Orgqr,
+            "syevd" | "heevd" => Routine::Syevd,
+            "gesdd" => Routine::Gesdd,
+            "trsm" => Routine::Trsm,
+            _ => return None,
+        })
+    }
+}
+
+/// Which singular vectors `gesdd` computes (its `mode`, LAPACK's `jobz`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SvdVectors {
+    /// `A`: all of `U` (m×m) and `Vᵀ` (n×n).
+    Full,
+    /// `S`: the first min(m, n) of each.
+    Thin,
+    /// `N`: none (`u` and `vt` are left as zeros).
+    None,
+}
+
+/// One LAPACK custom call, read from its op.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LapackCall {
+    /// The custom call target, e.g. `lapack_sgetrf_ffi`.
+    pub target: String,
+    /// The routine.
+    pub routine: Routine,
+    /// The element type (`f32` or `f64`).
+    pub dtype: DType,
+    /// `uplo = 'L'` (`potrf`, `syevd`, `trsm`): the lower triangle is read (or is `a`'s).
+    pub lower: bool,
+    /// `side = 'L'` (`trsm`): solve `op(a)·x = b`; otherwise `x·op(a) = b`.
+    pub left_side: bool,
+    /// `trans_x` is `'T'` or `'C'` (`trsm`): `op(a) = aᵀ`.
+    pub transpose_a: bool,
+    /// `diag = 'U'` (`trsm`): `a`'s diagonal is taken as ones.
+    pub unit_diagonal: bool,
+    /// `mode = 'V'` (`syevd`): eigenvectors are computed.
+    pub eigenvectors: bool,
+    /// `mode` of `gesdd`.
+    pub svd_vectors: SvdVectors,
+}
+
+/// The key of the dictionary that holds an FFI call's flags.
+const BACKEND_CONFIG: &str = "mhlo.backend_config";
+
+impl LapackCall {
+    /// Reads `op` as a LAPACK call: `None` when it is not a `lapack_*` custom call, an error
+    /// (naming the target) when it is one that cannot be run: a complex or unknown routine, a
+    /// flag with an unexpected value, a layout other than JAX's column-major one.
+    pub fn from_op(op: &Op) -> Option<Result<LapackCall, String>> {
+        let OpKind::CustomCall {
+            call_target_name, ..
+        } = &op.kind
+        else {
+            return None;
+        };
+        let rest = call_target_name.strip_prefix("lapack_")?;
+        Some(Self::parse(call_target_name, rest, &op.attrs))
+    }
+
+    /// Whether `target` names a LAPACK FFI custom call (whether or not it is supported).
+    pub fn is_lapack_target(target: &str) -> bool {
+        target.starts_with("lapack_")
+    }
+
+    fn parse(target: &str, rest: &str, attrs: &[NamedAttr]) -> Result<LapackCall, String> {
+        let err = |what: String| format!("custom_call target '{target}': {what}");
+        let body = rest.strip_suffix("_ffi").ok_or_else(|| {
+            err("only the typed-FFI LAPACK targets (`lapack_*_ffi`) are supported".into())
+        })?;
+        let mut chars = body.chars();
+        let letter = chars.next().unwrap_or(' ');
+        let routine = Routine::from_name(chars.as_str()).ok_or_else(|| {
+            err(format!(
+                "the LAPACK routine '{}' is not supported (getrf, potrf, geqrf, orgqr, syevd, \
+                 gesdd and trsm are)",
+                chars.as_str()
+            ))
+        })?;
+        let dtype = match letter {
+            's' => DType::F32,
+            'd' => DType::F64,
+            'c' | 'z' => {
+                return Err(err(
+                    "complex element types are not supported yet (real s/d targets are)".into(),
+                ))
+            }
+            other => return Err(err(format!("unknown type letter '{other}'"))),
+        };
+        let config = attrs
+            .iter()
+            .find(|a| a.name == BACKEND_CONFIG)
+            .map(|a| &a.value);
+        let flag = |key: &str, default: u8, allowed: &[u8]| -> Result<u8, String> {
+            let value = match config {
+                Some(Attribute::Dict(entries)) => entries.iter().find(|e| e.name == key),
+                _ => None,
+            };
+            let code = match value.map(|e| &e.value) {
+                None => default,
+                Some(Attribute::Int(v, _)) if (0..=255).contains(v) => *v as u8,
+                Some(other) => {
+                    return Err(err(format!("flag {key} must be a ui8 code, got {other:?}")))
+                }
+            };
+            if allowed.contains(&code) {
+                Ok(code)
+            } else {
+                Err(err(format!(
+                    "flag {key} = {code} ('{}') is not one of {}",
+                    code as char,
+                    allowed
+                        .iter()
+                        .map(|c| format!("'{}'", *c as char))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )))
+            }
+        };
+        let mut call = LapackCall {
+            target: target.to_string(),
+            routine,
+            dtype,
+            lower: true,
+            left_side: true,
+            transpose_a: false,
+            unit_diagonal: false,
+            eigenvectors: true,
+            svd_vectors: SvdVectors::Full,
+        };
+        match routine {
+            Routine::Potrf => call.lower = flag("uplo", b'L', b"LU")? == b'L',
+            Routine::Syevd => {
+                call.lower = flag("uplo", b'L', b"LU")? == b'L';
+                call.eigenvectors = flag("mode", b'V', b"VN")? == b'V';
+            }
+            Routine::Gesdd => {
+                call.svd_vectors = match flag("mode", b'A', b"ASN")? {
+                    b'A' => SvdVectors::Full,
+                    b'S' => SvdVectors::Thin,
+                    _ => SvdVectors::None,
+                }
+            }
+            Routine::Trsm => {
+                call.lower = flag("uplo", b'L', b"LU")? == b'L';
+                call.left_side = flag("side", b'L', b"LR")? == b'L';
+                call.transpose_a = flag("trans_x", b'N', b"NTC")? != b'N';
+                call.unit_diagonal = flag("diag", b'N', b"NU")? == b'U';
+            }
+            Routine::Getrf | Routine::Geqrf | Routine::Orgqr => {}
+        }
+        let (matrix_operands, matrix_results) = routine.matrix_slots();
+        for (key, matrices) in [
+            ("operand_layouts", matrix_operands),
+            ("result_layouts", matrix_results),
+        ] {
+            if let Some(a) = attrs.iter().find(|a| a.name == key) {
+                check_layouts(&a.value, matrices).map_err(|e| err(format!("{key}: {e}")))?;
+            }
+        }
+        Ok(call)
+    }
+
+    /// The result types of this call on operands of `operands`' types, or why the operands do
+    /// not fit (wrong count, rank, element type, or mismatched batch or matrix sizes).
+    pub fn result_types(&self, operands: &[Type]) -> Result<Vec<TensorType>, String> {
+        let name = &self.target;
+        let tensors: Vec<&TensorType> = operands
+            .iter()
+            .map(|t| match t {
+                Type::Tensor(t) => Ok(t),
+                other => Err(format!("{name}: operands must be tensors, got {other}")),
+            })
+            .collect::<Result<_, _>>()?;
+        let arity = if matches!(self.routine, Routine::Orgqr | Routine::Trsm) {
+            2
+        } else {
+            1
+        };
+        if tensors.len() != arity {
+            return Err(format!(
+                "{name} takes {arity} operand(s), got {}",
+                tensors.len()
+            ));
+        }
+        for t in &tensors {
+            if t.dtype != self.dtype {
+                return Err(format!(
+                    "{name} works on {}, got an operand of type {t}",
+                    self.dtype
+                ));
+            }
+        }
+        let a = tensors[0];
+        let r = a.rank();
+        if r < 2 || a.shape.iter().any(|&d| d < 0) {
+            return Err(format!(
+                "{name}: the operand must be a (batch of) matrices, got {a}"
+            ));
+        }
+        let batch = &a.shape[..r - 2];
+        let (m, n) = (a.shape[r - 2], a.shape[r - 1]);
+        let k = m.min(n);
+        let with = |tail: &[i64], dtype: DType| {
+            TensorType::new(batch.iter().chain(tail).copied().collect(), dtype)
+        };
+        let info = || with(&[], DType::I32);
+        let square = || {
+            if m == n {
+                Ok(())
+            } else {
+                Err(format!("{name}: the matrix must be square, got {a}"))
+            }
+        };
+        Ok(match self.routine {
+            Routine::Getrf => vec![a.clone(), with(&[k], DType::I32), info()],
+            Routine::Potrf => {
+                square()?;
+                vec![a.clone(), info()]
+            }
+            Routine::Geqrf => vec![a.clone(), with(&[k], self.dtype)],
+            Routine::Orgqr => {
+                let tau = tensors[1];
+                let fits =
+                    tau.rank() == r - 1 && tau.shape[..r - 2] == *batch && tau.shape[r - 2] <= k;
+                if !fits {
+                    return Err(format!(
+                        "{name}: tau must be {}x<k ≤ {k}>, got {tau}",
+                        batch_text(batch)
+                    ));
+                }
+                vec![a.clone()]
+            }
+            Routine::Syevd => {
+                square()?;
+                vec![a.clone(), with(&[n], self.dtype), info()]
+            }
+            Routine::Gesdd => {
+                let (u_cols, vt_rows) = match self.svd_vectors {
+                    SvdVectors::Thin => (k, k),
+                    SvdVectors::Full | SvdVectors::None => (m, n),
+                };
+                vec![
+                    a.clone(),
+                    with(&[k], self.dtype),
+                    with(&[m, u_cols], self.dtype),
+                    with(&[vt_rows, n], self.dtype),
+                    info(),
+                ]
+            }
+            Routine::Trsm => {
+                square()?;
+                let b = tensors[1];
+                let solved = if self.left_side {
+                    b.shape.get(r - 2)
+                } else {
+                    b.shape.get(r - 1)
+                };
+                if b.rank() != r || b.shape[..r - 2] != *batch || solved != Some(&m) {
+                    return Err(format!(
+                        "{name}: b must have a's batch dimensions and {m} {}, got a {a} and b {b}",
+                        if self.left_side { "rows" } else { "columns" }
+                    ));
+                }
+                vec![b.clone()]
+            }
+        })
+    }
+
+    /// Checks `declared` result types against [`LapackCall::result_types`]. Gesdd with
+    /// `mode = 'N'` may declare `u`/`vt` of any matrix shape (JAX declares them full, unused).
+    pub fn check(&self, operands: &[Type], declared: &[Type]) -> Result<(), String> {
+        let want = self.result_types(operands)?;
+        let fits = want.len() == declared.len()
+            && want.iter().zip(declared).enumerate().all(|(i, (w, d))| {
+                let skip = self.routine == Routine::Gesdd
+                    && self.svd_vectors == SvdVectors::None
+                    && (i == 2 || i == 3);
+                match d {
+                    Type::Tensor(d) => d == w || (skip && d.rank() == w.rank()),
+                    _ => false,
+                }
+            });
+        if fits {
+            Ok(())
+        } else {
+            Err(format!(
+                "{} on ({}) must return ({}), declares ({})",
+                self.target,
+                join(operands),
+                join(&want.into_iter().map(Type::Tensor).collect::<Vec<_>>()),
+                join(declared)
+            ))
+        }
+    }
+
+    /// Floating-point operations of one call on operands of these types (LAPACK's operation
+    /// counts, leading terms): LU `mn² − n³/3`, Cholesky `n³/3`, QR `2mn² − 2n³/3` (and as
+    /// much again to form Q), symmetric eigensolver `4n³/3` without and `9n³` with vectors,
+    /// SVD `4mn² − 4n³/3` without and `≈ 4m²n + 22n³` with vectors, triangular solve `m²n`.
+    pub fn flops(&self, operands: &[TensorType]) -> f64 {
+        let Some(a) = operands.first() else {
+            return 0.0;
+        };
+        let r = a.rank();
+        if r < 2 {
+            return 0.0;
+        }
+        let batch: f64 = a.shape[..r - 2].iter().map(|&d| d.max(0) as f64).product();
+        let (m, n) = (a.shape[r - 2].max(0) as f64, a.shape[r - 1].max(0) as f64);
+        let (big, small) = (m.max(n), m.min(n));
+        let one = match self.routine {
+            Routine::Getrf => big * small * small - small.powi(3) / 3.0,
+            Routine::Potrf => n.powi(3) / 3.0,
+            Routine::Geqrf | Routine::Orgqr => {
+                2.0 * big * small * small - 2.0 * small.powi(3) / 3.0
+            }
+            Routine::Syevd if self.eigenvectors => 9.0 * n.powi(3),
+            Routine::Syevd => 4.0 * n.powi(3) / 3.0,
+            Routine::Gesdd => match self.svd_vectors {
+                SvdVectors::None => 4.0 * big * small * small - 4.0 * small.powi(3) / 3.0,
+                _ => 4.0 * big * big * small + 22.0 * small.powi(3),
+            },
+            Routine::Trsm => {
+                let b = operands
+                    .get(1)
+                    .map_or(0.0, |b| b.num_elements() as f64 / batch.max(1.0));
+                m * b
+            }
+        };
+        batch * one
+    }
+}
+
+fn batch_text(batch: &[i64]) -> String {
+    batch
+        .iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join("x")
+}
+
+fn join(types: &[Type]) -> String {
+    types
+        .iter()
+        .map(|t| t.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Each layout must be JAX's: a matrix (the slots in `matrices`) column-major in its last two
+/// dimensions with the batch dimensions outermost (`[r-2, r-1, r-3, …, 0]`), so that LAPACK
+/// reads it as a Fortran array; vectors and scalars row-major. A matrix in another layout
+/// would be read transposed, so it is refused.
+fn check_layouts(attr: &Attribute, matrices: &[usize]) -> Result<(), String> {
+    let Attribute::Array(items) = attr else {
+        return Err(format!("expected a list of layouts, got {attr:?}"));
+    };
+    for (i, item) in items.iter().enumerate() {
+        let layout = layout_values(item)?;
+        let r = layout.len() as i64;
+        let mut want: Vec<i64> = (0..r).rev().collect();
+        if matrices.contains(&i) && r >= 2 {
+            want.swap(0, 1);
+        }
+        if layout != want {
+            let what = if matrices.contains(&i) {
+                "a matrix must be column-major (a row-major matrix layout is not supported)"
+            } else {
+                "a vector must be row-major"
+            };
+            return Err(format!(
+                "layout {layout:?} of value {i}: {what}, as {want:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The minor-to-major list of a `dense<[…]> : tensor<Nxindex>` attribute.
+fn layout_values(attr: &Attribute) -> Result<Vec<i64>, String> {
+    match attr {
+        Attribute::Dense(t) => match t.data() {
+            crate::Data::Int(v) => Ok(v.clone()),
+            crate::Data::UInt(v) => Ok(v.iter().map(|&x| x as i64).collect()),
+            _ => Err(format!("a layout must hold integers, got {}", t.ty())),
+        },
+        Attribute::Opaque(text) => {
+            let inner = text
+                .strip_prefix("dense<")
+                .and_then(|s| s.split_once('>'))
+                .map(|(body, _)| body)
+                .ok_or_else(|| format!("unreadable layout {text}"))?;
+            let digits = inner.trim_matches(|c| c == '[' || c == ']');
+            if digits.trim().is_empty() {
+                return Ok(vec![]);
+            }
+            digits
+                .split(',')
+                .map(|s| {
+                    s.trim()
+                        .parse::<i64>()
+                        .map_err(|_| format!("unreadable layout {text}"))
+                })
+                .collect()
+        }
+        other => Err(format!("unreadable layout {other:?}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call_in(text: &str) -> Result<LapackCall, String> {
+        let module = crate::text::parse_module(text, "test").expect("parses");
+        let op = module.funcs[0].body.blocks[0]
+            .ops
+            .iter()
+            .find(|op| matches!(op.kind, OpKind::CustomCall { .. }))
+            .expect("a custom call");
+        LapackCall::from_op(op).expect("a lapack call")
+    }
+
+    fn module(call: &str, ty: &str) -> String {
+        format!("func.func @main(%a: {ty}, %b: {ty}) -> {ty} {{\n  {call}\n  return %a : {ty}\n}}")
+    }
+
+    #[test]
+    fn reads_trsm_flags_and_layouts() {
+        let text = module(
+            "%0 = stablehlo.custom_call @lapack_dtrsm_ffi(%a, %b) {mhlo.backend_config = \
+             {diag = 85 : ui8, side = 82 : ui8, trans_x = 84 : ui8, uplo = 85 : ui8}, \
+             operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 2, 0]> : \
+             tensor<3xindex>], result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>]} : \
+             (tensor<2x3x3xf64>, tensor<2x3x3xf64>) -> tensor<2x3x3xf64>",
+            "tensor<2x3x3xf64>",
+        );
+        let call = call_in(&text).unwrap();
+        assert_eq!(call.routine, Routine::Trsm);
+        assert_eq!(call.dtype, DType::F64);
+        assert!(!call.lower && !call.left_side && call.transpose_a && call.unit_diagonal);
+    }
+
+    #[test]
+    fn refuses_complex_and_row_major_matrices() {
+        let ty = "tensor<3x3xf32>";
+        let complex = module(
+            &format!("%0:3 = stablehlo.custom_call @lapack_cgetrf_ffi(%a) : ({ty}) -> ({ty}, tensor<3xi32>, tensor<i32>)"),
+            ty,
+        );
+        assert!(call_in(&complex).unwrap_err().contains("complex"));
+        let row_major = module(
+            &format!(
+                "%0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) {{operand_layouts = \
+                 [dense<[1, 0]> : tensor<2xindex>]}} : ({ty}) -> ({ty}, tensor<3xi32>, tensor<i32>)"
+            ),
+            ty,
+        );
+        assert!(call_in(&row_major).unwrap_err().contains("row-major"));
+    }
+
+    #[test]
+    fn result_types_follow_the_routine() {
+        let ty = "tensor<2x5x3xf32>";
+        let text = module(
+            &format!("%0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {{mhlo.backend_config = {{mode = 83 : ui8}}}} : ({ty}) -> ({ty}, tensor<2x3xf32>, tensor<2x5x3xf32>, tensor<2x3x3xf32>, tensor<2xi32>)"),
+            ty,
+        );
+        let call = call_in(&text).unwrap();
+        let a = Type::Tensor(TensorType::new(vec![2, 5, 3], DType::F32));
+        let got = call.result_types(std::slice::from_ref(&a)).unwrap();
+        assert_eq!(got[2].shape, vec![2, 5, 3]);
+        assert_eq!(got[3].shape, vec![2, 3, 3]);
+        assert_eq!(got[4].shape, vec![2]);
+        let f64_operand = Type::Tensor(TensorType::new(vec![2, 5, 3], DType::F64));
+        assert!(call
+            .result_types(&[f64_operand])
+            .unwrap_err()
+            .contains("works on f32"));
+        assert!(call.flops(&[TensorType::new(vec![2, 5, 3], DType::F32)]) > 0.0);
+    }
+}
