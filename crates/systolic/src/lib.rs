@@ -34,12 +34,13 @@ mod error;
 pub mod lax;
 pub mod nn;
 pub mod numpy;
+pub mod optim;
 mod operators;
 mod ops;
 pub mod random;
 mod sharding;
 mod transforms;
-mod tree;
+pub mod tree;
 
 pub use crate::core::eager::eager_cache_len;
 pub use crate::core::promote;
@@ -82,4 +83,8 @@ pub use transforms::jac::{hessian, jacfwd, jacrev, linearize, Hessian, Jacobian,
 pub use transforms::jit::{jit, Jit, Lowered};
 pub use transforms::shard_map::{pmap, shard_map, CompiledSpmd, Pmap, ShardMap, Specs};
 pub use transforms::vmap::{vmap, Axes, Vmap};
-pub use tree::{tree_leaves, tree_map, Static, Tree, TreeDef};
+pub use tree::{
+    tree_flatten, tree_flatten_with_path, tree_leaves, tree_map, tree_map2, tree_map3, tree_map_n,
+    tree_map_with_path, tree_reduce, tree_structure, tree_transpose, tree_unflatten,
+    tree_unflatten_as, DynTree, KeyPath, PathKey, Static, Tree, TreeDef,
+};

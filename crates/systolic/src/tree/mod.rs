@@ -9,6 +9,38 @@
 //! Implementations exist for [`Array`], `()`, tuples up to 12, `Vec`, `[T; N]`, `Option`,
 //! `Box`/`Rc`/`Arc`, `BTreeMap` and `HashMap` (keys in sorted order), `PhantomData` and
 //! [`Static`]; `#[derive(Tree)]` writes them for structs and enums.
+//!
+//! This module is also `jax.tree`: its functions under JAX's short names (`tree::map`,
+//! `tree::leaves`, `tree::structure`, …), also re-exported at the crate root with the
+//! `tree_` prefix of `jax.tree_util` (`systolic::tree_map`).
+//!
+//! ```
+//! use systolic::{tree, Array};
+//! let params = (Array::scalar(1.0f32), vec![Array::scalar(2.0f32)]);
+//! let grads = (Array::scalar(0.5f32), vec![Array::scalar(0.5f32)]);
+//! let new = tree::map2(&params, &grads, |p, g| p - g).unwrap();
+//! assert_eq!(tree::structure(&new).to_string(), "(*,[*])");
+//! assert_eq!(tree::leaves(&new)[1].to_vec::<f32>().unwrap(), vec![1.5]);
+//! ```
+
+mod dynamic;
+mod functions;
+mod path;
+
+pub use dynamic::DynTree;
+pub(crate) use functions::check_same;
+pub use functions::{
+    tree_flatten, tree_flatten_with_path, tree_leaves, tree_map, tree_map2, tree_map3, tree_map_n,
+    tree_map_with_path, tree_reduce, tree_structure, tree_transpose, tree_unflatten,
+    tree_unflatten_as,
+};
+pub use functions::{
+    tree_flatten as flatten, tree_flatten_with_path as flatten_with_path, tree_leaves as leaves,
+    tree_map as map, tree_map2 as map2, tree_map3 as map3, tree_map_n as map_n,
+    tree_map_with_path as map_with_path, tree_reduce as reduce, tree_structure as structure,
+    tree_transpose as transpose, tree_unflatten as unflatten, tree_unflatten_as as unflatten_as,
+};
+pub use path::{KeyPath, PathKey};
 
 use crate::array::Array;
 use crate::error::{Error, Result};
@@ -143,8 +175,23 @@ impl TreeDef {
         }
     }
 
-    /// The children with the key each adds to a path.
+    /// The children with the key each adds to a path (the map keys as their `Debug` text).
     fn children(&self) -> Vec<(String, &TreeDef)> {
+        self.keyed_children()
+            .into_iter()
+            .map(|(k, d)| {
+                let key = match k {
+                    PathKey::Index(i) => format!("[{i}]"),
+                    PathKey::Field(name) => format!(".{name}"),
+                    PathKey::Key(text) => format!("[{text}]"),
+                };
+                (key, d)
+            })
+            .collect()
+    }
+
+    /// The children with the [`PathKey`] of each.
+    fn keyed_children(&self) -> Vec<(PathKey, &TreeDef)> {
         match self {
             TreeDef::Leaf | TreeDef::Static(_) => vec![],
             TreeDef::Tuple(name, c) => c
@@ -152,9 +199,9 @@ impl TreeDef {
                 .enumerate()
                 .map(|(i, d)| {
                     let key = if name.is_empty() {
-                        format!("[{i}]")
+                        PathKey::Index(i)
                     } else {
-                        format!(".{i}")
+                        PathKey::Field(i.to_string())
                     };
                     (key, d)
                 })
@@ -162,10 +209,65 @@ impl TreeDef {
             TreeDef::List(c) => c
                 .iter()
                 .enumerate()
-                .map(|(i, d)| (format!("[{i}]"), d))
+                .map(|(i, d)| (PathKey::Index(i), d))
                 .collect(),
-            TreeDef::Struct(_, c) => c.iter().map(|(k, d)| (format!(".{k}"), d)).collect(),
-            TreeDef::Map(c) => c.iter().map(|(k, d)| (format!("[{k}]"), d)).collect(),
+            TreeDef::Struct(_, c) => c
+                .iter()
+                .map(|(k, d)| (PathKey::Field(k.clone()), d))
+                .collect(),
+            TreeDef::Map(c) => c
+                .iter()
+                .map(|(k, d)| (PathKey::Key(k.clone()), d))
+                .collect(),
+        }
+    }
+
+    /// The [`KeyPath`] of every leaf, in leaf order; printed as JAX's `keystr` (`['w'][0]`).
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use systolic::{Array, Tree};
+    /// let m = BTreeMap::from([("w", vec![Array::scalar(1.0f32)])]);
+    /// assert_eq!(m.def().key_paths()[0].to_string(), "['w'][0]");
+    /// ```
+    pub fn key_paths(&self) -> Vec<KeyPath> {
+        let mut out = vec![];
+        self.key_paths_into(&KeyPath::default(), &mut out);
+        out
+    }
+
+    fn key_paths_into(&self, path: &KeyPath, out: &mut Vec<KeyPath>) {
+        if matches!(self, TreeDef::Leaf) {
+            out.push(path.clone());
+        }
+        for (key, child) in self.keyed_children() {
+            child.key_paths_into(&path.child(key), out);
+        }
+    }
+
+    /// This structure with `inner` in place of every leaf (`PyTreeDef.compose`).
+    ///
+    /// ```
+    /// use systolic::{Array, Tree};
+    /// let outer = vec![Array::scalar(1.0f32); 2].def();
+    /// let inner = (Array::scalar(1.0f32), Array::scalar(1.0f32)).def();
+    /// assert_eq!(outer.compose(&inner).to_string(), "[(*,*),(*,*)]");
+    /// ```
+    pub fn compose(&self, inner: &TreeDef) -> TreeDef {
+        let keyed = |c: &[(String, TreeDef)]| {
+            c.iter()
+                .map(|(k, d)| (k.clone(), d.compose(inner)))
+                .collect()
+        };
+        match self {
+            TreeDef::Leaf => inner.clone(),
+            TreeDef::Static(_) => self.clone(),
+            TreeDef::Tuple(n, c) => {
+                TreeDef::Tuple(n.clone(), c.iter().map(|d| d.compose(inner)).collect())
+            }
+            TreeDef::List(c) => TreeDef::List(c.iter().map(|d| d.compose(inner)).collect()),
+            TreeDef::Struct(n, c) => TreeDef::Struct(n.clone(), keyed(c)),
+            TreeDef::Map(c) => TreeDef::Map(keyed(c)),
         }
     }
 
@@ -470,42 +572,6 @@ tuple_tree!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
 tuple_tree!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
 tuple_tree!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
 tuple_tree!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
-
-/// The leaves of `tree`, in order (`jax.tree_util.tree_leaves`).
-///
-/// ```
-/// use systolic::{tree_leaves, Array, Static};
-/// let leaves = tree_leaves(&(Array::scalar(1.0f32), Static("x"), vec![Array::scalar(2.0f32)]));
-/// assert_eq!(leaves.len(), 2);
-/// ```
-pub fn tree_leaves<T: Tree>(tree: &T) -> Vec<Array> {
-    let mut out = vec![];
-    tree.leaves(&mut out);
-    out
-}
-
-/// `tree` with `f` applied to every leaf (`jax.tree_util.tree_map`); static parts are kept.
-///
-/// ```
-/// use systolic::{tree_map, Array, Static};
-/// let params = (Array::scalar(1.0f32), Static(7u8));
-/// let scaled = tree_map(&params, |a| a * 3.0).unwrap();
-/// assert_eq!(scaled.0.to_vec::<f32>().unwrap(), vec![3.0]);
-/// assert_eq!(*scaled.1, 7);
-/// ```
-pub fn tree_map<T: Tree>(tree: &T, f: impl FnMut(&Array) -> Array) -> Result<T> {
-    let leaves = tree_leaves(tree);
-    let mapped: Vec<Array> = leaves.iter().map(f).collect();
-    let n = mapped.len();
-    let mut it = mapped.into_iter();
-    let out = tree.rebuild(&mut it)?;
-    if it.next().is_some() {
-        return Err(Error::Trace(format!(
-            "tree_map: the tree took fewer than its {n} leaves back"
-        )));
-    }
-    Ok(out)
-}
 
 #[cfg(test)]
 mod tests {
