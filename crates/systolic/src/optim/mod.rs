@@ -57,7 +57,7 @@ pub use transform::{
 
 use crate::array::Array;
 use crate::error::{Error, Result};
-use crate::tree::{check_same, tree_leaves, tree_map2, DynTree, Tree, TreeDef};
+use crate::tree::{check_same_as, tree_leaves, tree_map2, DynTree, Tree, TreeDef};
 use std::sync::Arc;
 
 /// An optimizer's state: a pytree whose structure the optimizer's `init` chose.
@@ -151,7 +151,7 @@ impl GradientTransformation {
         params: &P,
     ) -> Result<(P, OptState)> {
         let def = params.def();
-        check_same("optim.update", &def, &grads.def(), 1)?;
+        check_same_as("optim.update", ("params", &def), ("grads", &grads.def()))?;
         let leaves = tree_leaves(params);
         let flat = Flat {
             def: &def,

@@ -99,6 +99,15 @@ pub fn tree_map<T: Tree>(tree: &T, f: impl FnMut(&Array) -> Array) -> Result<T> 
 /// The error when the trees given to a multi-tree function differ in structure, naming both
 /// structures and the first place they differ.
 pub(crate) fn check_same(op: &str, first: &TreeDef, other: &TreeDef, index: usize) -> Result<()> {
+    check_same_as(op, ("tree 0", first), (&format!("tree {index}"), other))
+}
+
+/// [`check_same`] with the trees' names (`("params", def)`, `("grads", def)`).
+pub(crate) fn check_same_as(
+    op: &str,
+    (first_name, first): (&str, &TreeDef),
+    (other_name, other): (&str, &TreeDef),
+) -> Result<()> {
     if first == other {
         return Ok(());
     }
@@ -109,7 +118,8 @@ pub(crate) fn check_same(op: &str, first: &TreeDef, other: &TreeDef, index: usiz
         .next()
         .unwrap_or_default();
     Err(Error::Trace(format!(
-        "{op}: tree {index} has structure {other}, tree 0 has {first}; they must be equal{at}"
+        "{op}: {other_name} has structure {other}, {first_name} has {first}; they must be \
+         equal{at}"
     )))
 }
 

@@ -28,7 +28,7 @@ mod functions;
 mod path;
 
 pub use dynamic::DynTree;
-pub(crate) use functions::check_same;
+pub(crate) use functions::check_same_as;
 pub use functions::{
     tree_flatten, tree_flatten_with_path, tree_leaves, tree_map, tree_map2, tree_map3, tree_map_n,
     tree_map_with_path, tree_reduce, tree_structure, tree_transpose, tree_unflatten,
