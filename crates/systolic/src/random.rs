@@ -46,5 +46,5 @@ pub use crate::ops::random::{
     generalized_normal, geometric, gumbel, key, laplace, loggamma, logistic, lognormal, maxwell,
     multinomial, normal, pareto, permutation, permutation_array, poisson, rademacher, randint,
     rayleigh, split, split_array, student_t, triangular, truncated_normal, uniform, wald,
-    weibull_min, Param,
+    weibull_min, FoldInData, Param,
 };

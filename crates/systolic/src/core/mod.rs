@@ -9,6 +9,8 @@
 //! - `staging`: stage a user function into an IR function, and call an IR function on arrays
 //!   (compile and run, or inline into the enclosing trace): what the transformations share.
 //! - `eager`: single-op executables, compiled once per op signature and cached.
+//! - `composite`: many-op front-end functions (the PRNG hash) run eagerly as one cached
+//!   executable.
 //! - `dispatch`: the asynchronous dispatch queue that eager ops and compiled calls run on.
 //! - `body`: region bodies (reducers, comparators) as data, built the same traced or eager.
 //! - [`promote`]: JAX's type promotion lattice with weak types (public as
@@ -16,6 +18,7 @@
 
 pub(crate) mod bind;
 pub(crate) mod body;
+pub(crate) mod composite;
 pub(crate) mod dispatch;
 pub(crate) mod eager;
 pub mod promote;

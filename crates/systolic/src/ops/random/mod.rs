@@ -84,22 +84,82 @@ pub fn split(key: &Array, n: i64) -> Vec<Array> {
         .collect()
 }
 
-/// `jax.random.fold_in(key, data)`: a new key from `key` and a 32-bit integer.
+/// The `data` of [`fold_in`]: a Rust integer or a traced integer scalar (a loop counter, a
+/// step number), as JAX's `fold_in` takes either. JAX folds in `uint32(data)`: the low 32 bits
+/// (a negative or 64-bit integer wraps).
+#[derive(Clone, Debug)]
+pub enum FoldInData {
+    /// A concrete integer's low 32 bits.
+    Int(u32),
+    /// An integer scalar array, possibly traced.
+    Array(Array),
+}
+
+macro_rules! fold_in_ints {
+    ($($t:ty),*) => {$(
+        impl From<$t> for FoldInData {
+            fn from(v: $t) -> Self {
+                FoldInData::Int(v as u32)
+            }
+        }
+    )*};
+}
+
+fold_in_ints!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+
+impl From<&Array> for FoldInData {
+    fn from(a: &Array) -> Self {
+        FoldInData::Array(a.clone())
+    }
+}
+
+impl From<Array> for FoldInData {
+    fn from(a: Array) -> Self {
+        FoldInData::Array(a)
+    }
+}
+
+/// `jax.random.fold_in(key, data)`: a new key from `key` and an integer, concrete or traced.
 ///
 /// ```
-/// let k = systolic::random::fold_in(&systolic::random::key(0), 7);
+/// use systolic::{jit, random, Array};
+/// let k = random::fold_in(&random::key(0), 7);
 /// assert_eq!(k.to_vec::<u32>().unwrap(), vec![2716826189, 292468403]);
+/// // A traced step counter, as in a training loop under `jit`.
+/// let f = jit(|(key, step): &(Array, Array)| random::fold_in(key, step));
+/// let traced = f.call(&(random::key(0), Array::scalar(7i32))).unwrap();
+/// assert_eq!(traced.to_vec::<u32>().unwrap(), k.to_vec::<u32>().unwrap());
 /// ```
-pub fn fold_in(key: &Array, data: u32) -> Array {
-    match key_words("random.fold_in", key) {
-        Ok((k0, k1)) => {
+pub fn fold_in(key: &Array, data: impl Into<FoldInData>) -> Array {
+    let op = "random.fold_in";
+    let lo = match data.into() {
+        FoldInData::Int(v) => Ok(Array::from_vec(vec![v], &[1])),
+        FoldInData::Array(d) => fold_in_word(op, &d),
+    };
+    match lo.and_then(|lo| key_words(op, key).map(|k| (k, lo))) {
+        Ok(((k0, k1), lo)) => {
             let hi = np::zeros(&[1], DType::U32);
-            let lo = Array::from_vec(vec![data], &[1]);
             let (b1, b2) = threefry2x32(&k0, &k1, &hi, &lo);
             np::concatenate(&[&b1, &b2], 0)
         }
         Err(e) => Array::failed(e),
     }
+}
+
+/// An integer scalar array as the `uint32[1]` word `fold_in` hashes.
+fn fold_in_word(op: &str, d: &Array) -> Result<Array, Error> {
+    d.check()?;
+    let integer = matches!(
+        d.dtype().kind(),
+        systolic_ir::DTypeKind::Signed | systolic_ir::DTypeKind::Unsigned
+    );
+    if d.ndim() != 0 || !integer {
+        return Err(Error::op(
+            op,
+            format!("data must be an integer scalar, got {}", describe(d.ty())),
+        ));
+    }
+    Ok(lax::reshape(&convert(op, d, DType::U32, false), &[1]))
 }
 
 /// `jax.random.bits(key, shape, dtype)` for `uint8`, `uint16` or `uint32`.

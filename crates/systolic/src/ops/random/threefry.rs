@@ -24,8 +24,22 @@ fn rotl(x: &Array, r: i64) -> Array {
 }
 
 /// Hashes counters `(x0, x1)` (uint32 arrays of one shape) with the key `(k0, k1)` (uint32
-/// scalars); returns the two output words.
+/// scalars); returns the two output words. Eagerly, one cached executable per shape.
 pub(crate) fn threefry2x32(k0: &Array, k1: &Array, x0: &Array, x1: &Array) -> (Array, Array) {
+    let out = crate::core::composite::composite("threefry2x32", &[k0, k1, x0, x1], |a| {
+        let (y0, y1) = threefry2x32_ops(&a[0], &a[1], &a[2], &a[3]);
+        vec![y0, y1]
+    });
+    let mut words = out.into_iter();
+    match (words.next(), words.next()) {
+        (Some(y0), Some(y1)) => (y0, y1),
+        // The body returns two words; kept total rather than indexing.
+        _ => threefry2x32_ops(k0, k1, x0, x1),
+    }
+}
+
+/// The hash as array ops.
+fn threefry2x32_ops(k0: &Array, k1: &Array, x0: &Array, x1: &Array) -> (Array, Array) {
     let k2 = binary(
         "threefry2x32",
         BinaryOp::Xor,
