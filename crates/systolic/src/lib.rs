@@ -25,6 +25,7 @@
 extern crate self as systolic;
 
 mod array;
+pub mod checkpoint;
 pub mod config;
 mod core;
 mod device;
