@@ -115,9 +115,26 @@ impl<'s> Ad<'s> {
 
     /// Processes source ops in order (the terminator, if any, is skipped).
     pub(crate) fn run_ops(&mut self, ops: &[Op]) -> Res<()> {
+        // A function with a custom rule being skipped: its id and what the rule computed.
+        let mut custom: Option<(i64, crate::custom::Applied)> = None;
         for op in ops {
             if op.kind.is_terminator() {
                 continue;
+            }
+            if let Some((id, _)) = &custom {
+                if crate::custom::closes(op, *id) {
+                    if let Some((_, applied)) = custom.take() {
+                        crate::custom::finish(self, op, applied)?;
+                    }
+                }
+                continue;
+            }
+            if let Some(id) = crate::custom::opens(op) {
+                let n = crate::custom::nargs(id)?.min(op.operands.len());
+                if op.operands[..n].iter().any(|v| self.tangent.contains_key(v)) {
+                    custom = Some((id, crate::custom::apply(self, op, id)?));
+                    continue;
+                }
             }
             let start = self.b.ops.len();
             self.op(op)?;
@@ -130,6 +147,11 @@ impl<'s> Ad<'s> {
                 self.remat_tags.resize(start, None);
                 self.remat_tags.resize(self.b.ops.len(), tag);
             }
+        }
+        if custom.is_some() {
+            return Err(Error::new(
+                "a function with a custom rule is not closed in its block",
+            ));
         }
         Ok(())
     }

@@ -35,6 +35,12 @@
 //! cotangent of an integer input is zero (of its own dtype, where JAX would use `float0`), and
 //! cotangents passed for integer outputs are ignored.
 //!
+//! Custom rules (`custom.rs`, JAX's `custom_jvp`/`custom_vjp`): a function staged between two
+//! `optimization_barrier`s tagged [`CUSTOM_RULE_ATTR`]/[`CUSTOM_RULE_END_ATTR`] is
+//! differentiated by the rule registered under the tag ([`register_custom_rule`]) instead of
+//! through its ops: a JVP rule is inlined in both modes (transposed in reverse mode), a VJP
+//! rule's forward function is inlined and its backward function runs at transposition.
+//!
 //! Rematerialisation ([`REMAT_ATTR`]): ops carrying the attribute `systolic.remat = <group>`
 //! (or calls to a function carrying it, when differentiating a module) are recomputed in the
 //! backward sweep from their inputs, passed through an `optimization_barrier` so CSE cannot
@@ -59,11 +65,13 @@
 
 mod ad;
 mod builder;
+mod custom;
 mod dce;
 mod inline;
 mod rules;
 mod vjp;
 
+pub use custom::{register_custom_rule, CustomRule, CUSTOM_RULE_ATTR, CUSTOM_RULE_END_ATTR};
 pub use dce::dce;
 pub use inline::inline_calls;
 

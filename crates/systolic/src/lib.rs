@@ -80,8 +80,11 @@ pub use transforms::grad::{
     checkpoint, grad, jvp, value_and_grad, value_and_grad_with_aux, vjp, Arg, ArgNums, Checkpoint,
     Grad, GradArgnums, ValueAndGrad, ValueAndGradAux, Vjp,
 };
+pub use transforms::custom::{custom_jvp, custom_vjp, CustomJvp, CustomVjp};
+pub use transforms::fallible::{jit_fallible, JitFallible};
 pub use transforms::jac::{hessian, jacfwd, jacrev, linearize, Hessian, Jacobian, Linearized};
 pub use transforms::jit::{jit, Jit, Lowered};
+pub use transforms::remat::{checkpoint_name, RematPolicy};
 pub use transforms::shard_map::{pmap, shard_map, CompiledSpmd, Pmap, ShardMap, Specs};
 pub use transforms::vmap::{vmap, Axes, Vmap};
 pub use tree::{

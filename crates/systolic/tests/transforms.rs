@@ -3,3 +3,6 @@
 
 mod transforms_grad;
 mod transforms_jac;
+mod transforms_custom;
+mod transforms_remat;
+mod transforms_fallible;

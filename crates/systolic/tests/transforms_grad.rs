@@ -1,7 +1,7 @@
 //! `stop_gradient`, `argnums` and the integer-input check of `grad` (issue 18), each eagerly,
 //! under `jit` and under `vmap`, against hand-derived derivatives and central differences.
 
-use systolic::{grad, jit, jvp, lax, numpy as np, value_and_grad, vmap, Arg, Array, Tree};
+use systolic::{grad, jit, jvp, lax, numpy as np, value_and_grad, vmap, Arg, Array, Axes, Tree};
 use systolic_ir::DType;
 
 fn v(a: &Array) -> Vec<f32> {
@@ -92,7 +92,11 @@ fn integer_leaves_are_a_type_error_naming_the_leaf() {
         "{err}"
     );
     // Under jit the same error reaches the caller through the traced function's panic-free path.
-    let err = value_and_grad(loss).call(&p).err().expect("an error").to_string();
+    let err = value_and_grad(loss)
+        .call(&p)
+        .err()
+        .expect("an error")
+        .to_string();
     assert!(
         err.contains("value_and_grad requires real-valued inputs"),
         "{err}"
@@ -197,4 +201,62 @@ fn argnums_gradients_match_central_differences() {
         assert!((ga.to_vec::<f64>().unwrap()[i] - da).abs() < 1e-6);
         assert!((gc.to_vec::<f64>().unwrap()[i] - dc).abs() < 1e-6);
     }
+}
+
+#[test]
+fn vmap_in_axes_as_a_tree_prefix_over_params_and_a_batch() {
+    #[derive(Tree, Clone)]
+    struct Params {
+        w: Array,
+        b: Array,
+    }
+    let p = Params {
+        w: Array::from_vec(vec![1.0f32, -1.0, 0.5], &[3]),
+        b: Array::scalar(0.25f32),
+    };
+    let xs = Array::from_vec(vec![1.0f32, 2.0, 3.0, 0.0, 1.0, 0.0], &[2, 3]);
+    let ys = Array::from_vec(vec![1.0f32, -1.0], &[2]);
+    // Per-example gradients of a squared error: JAX's vmap(grad(loss), in_axes=(None, 0, 0)).
+    let loss = |(p, x, y): &(Params, Array, Array)| {
+        let r = &(&np::sum(&(&p.w * x), None, false) + &p.b) - y;
+        &r * &r
+    };
+    let per = vmap(|a: &(Params, Array, Array)| grad(loss).argnums(Arg::<0>).call(a).unwrap())
+        .in_axes((None, 0, 0));
+    let g = per.call(&(p.clone(), xs.clone(), ys.clone())).unwrap();
+    assert_eq!(g.w.shape(), &[2, 3]);
+    assert_eq!(g.b.shape(), &[2]);
+    // By hand: r0 = 1-2+1.5+.25-1 = -0.25, r1 = -1+.25+1 = 0.25; dw = 2 r x, db = 2 r.
+    assert_eq!(v(&g.w), vec![-0.5, -1.0, -1.5, 0.0, 0.5, 0.0]);
+    assert_eq!(v(&g.b), vec![-0.5, 0.5]);
+    // Nested prefixes, and out_axes as a prefix of the output tree.
+    let f = vmap(|(p, x): &(Params, Array)| (&p.w * x, p.b.clone()))
+        .in_axes((
+            Axes::Prefix(vec![Axes::All(Some(0)), Axes::All(None)]),
+            Some(0),
+        ))
+        .out_axes((Some(1), None));
+    let ws = Array::from_vec(vec![1.0f32; 6], &[2, 3]);
+    let (wx, b) = f
+        .call(&(
+            Params {
+                w: ws,
+                b: Array::scalar(2.0f32),
+            },
+            xs.clone(),
+        ))
+        .unwrap();
+    assert_eq!(wx.shape(), &[3, 2]);
+    assert_eq!(v(&b), vec![2.0]);
+    // A prefix of the wrong length names the tree.
+    let err = vmap(|(_, x, _): &(Params, Array, Array)| x.clone())
+        .in_axes((None, 0))
+        .call(&(p, xs, ys))
+        .err()
+        .expect("an error")
+        .to_string();
+    assert!(
+        err.contains("in_axes is a prefix of 2 entries") && err.contains("3 children"),
+        "{err}"
+    );
 }

@@ -103,7 +103,10 @@ impl Wrt {
         if let Some(&bad) = wrt.iter().find(|&&i| i >= leaves.len()) {
             return Err(Error::op(
                 what,
-                format!("leaf {bad} is selected but there are {} leaves", leaves.len()),
+                format!(
+                    "leaf {bad} is selected but there are {} leaves",
+                    leaves.len()
+                ),
             ));
         }
         if !self.allow_int
@@ -211,8 +214,7 @@ impl<A: Tree, F: Fn(&A) -> Array> Grad<A, F> {
     /// assert!(err.contains("`args[1]`"), "{err}");
     /// ```
     pub fn call(&self, args: &A) -> Result<A> {
-        let (_, grads) =
-            value_and_grad_leaves("grad", args, &self.wrt, |a| Ok(vec![(self.f)(a)]))?;
+        let (_, grads) = value_and_grad_leaves("grad", args, &self.wrt, |a| Ok(vec![(self.f)(a)]))?;
         args.rebuild(&mut grads.into_iter())
     }
 
@@ -420,9 +422,7 @@ impl<A: Tree, F: Fn(&A) -> Array> ValueAndGrad<A, F> {
     /// `(f(args), ∇f(args))`.
     pub fn call(&self, args: &A) -> Result<(Array, A)> {
         let (mut outs, grads) =
-            value_and_grad_leaves("value_and_grad", args, &self.wrt, |a| {
-                Ok(vec![(self.f)(a)])
-            })?;
+            value_and_grad_leaves("value_and_grad", args, &self.wrt, |a| Ok(vec![(self.f)(a)]))?;
         Ok((outs.remove(0), args.rebuild(&mut grads.into_iter())?))
     }
 
@@ -481,13 +481,14 @@ impl<A: Tree, X: Tree, F: Fn(&A) -> (Array, X)> ValueAndGradAux<A, X, F> {
     /// `((f(args).0, aux), ∇f(args).0)`.
     pub fn call(&self, args: &A) -> Result<((Array, X), A)> {
         let template: RefCell<Option<X>> = RefCell::new(None);
-        let (mut outs, grads) = value_and_grad_leaves("value_and_grad", args, &Wrt::default(), |a| {
-            let (v, aux) = (self.f)(a);
-            let mut out = vec![v];
-            aux.leaves(&mut out);
-            *template.borrow_mut() = Some(aux);
-            Ok(out)
-        })?;
+        let (mut outs, grads) =
+            value_and_grad_leaves("value_and_grad", args, &Wrt::default(), |a| {
+                let (v, aux) = (self.f)(a);
+                let mut out = vec![v];
+                aux.leaves(&mut out);
+                *template.borrow_mut() = Some(aux);
+                Ok(out)
+            })?;
         let value = outs.remove(0);
         let aux = template
             .into_inner()
@@ -636,6 +637,7 @@ impl<A: Tree, R: Tree> Vjp<A, R> {
 /// kept. Made by [`checkpoint`].
 pub struct Checkpoint<A, R, F> {
     f: F,
+    policy: crate::transforms::remat::RematPolicy,
     _t: PhantomData<fn(&A) -> R>,
 }
 
@@ -656,10 +658,36 @@ static REMAT_GROUP: AtomicI64 = AtomicI64::new(1);
 /// assert!((got - want).abs() < 1e-6, "{got} {want}");
 /// ```
 pub fn checkpoint<A: Tree, R: Tree, F: Fn(&A) -> R>(f: F) -> Checkpoint<A, R, F> {
-    Checkpoint { f, _t: PhantomData }
+    Checkpoint {
+        f,
+        policy: Default::default(),
+        _t: PhantomData,
+    }
 }
 
 impl<A: Tree, R: Tree, F: Fn(&A) -> R> Checkpoint<A, R, F> {
+    /// What the backward pass may read saved instead of recomputing (JAX's `policy=`;
+    /// default [`RematPolicy::NothingSaveable`](crate::RematPolicy::NothingSaveable)).
+    ///
+    /// ```
+    /// use systolic::{checkpoint, grad, jit, numpy as np, Array, RematPolicy};
+    /// let mlp = |(w, x): &(Array, Array)| np::tanh(&np::matmul(&np::tanh(&np::matmul(x, w)), w));
+    /// let dots_in_backward = |policy: RematPolicy| {
+    ///     let block = checkpoint(mlp).policy(policy);
+    ///     let g = move |a: &(Array, Array)| {
+    ///         grad(|a: &(Array, Array)| np::sum(&block.call(a).unwrap(), None, false)).call(a).unwrap()
+    ///     };
+    ///     let a = (Array::from_vec(vec![0.1f32; 4], &[2, 2]), Array::from_vec(vec![1.0f32; 4], &[2, 2]));
+    ///     jit(g).lower(&a).unwrap().as_text().matches("stablehlo.dot_general").count()
+    /// };
+    /// // Saving the products spares recomputing them in the backward pass.
+    /// assert!(dots_in_backward(RematPolicy::NothingSaveable) > dots_in_backward(RematPolicy::DotsSaveable));
+    /// ```
+    pub fn policy(mut self, policy: crate::transforms::remat::RematPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
     /// `f(args)`, marked for rematerialisation.
     pub fn call(&self, args: &A) -> Result<R> {
         let template: RefCell<Option<R>> = RefCell::new(None);
@@ -670,7 +698,8 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Checkpoint<A, R, F> {
             Ok(out)
         })?;
         let mut func = staged.func;
-        systolic_autodiff::mark_remat(&mut func, REMAT_GROUP.fetch_add(1, Ordering::Relaxed));
+        self.policy
+            .mark(&mut func, REMAT_GROUP.fetch_add(1, Ordering::Relaxed));
         let mut call_args = leaves;
         call_args.extend(staged.captures.iter().cloned());
         let outs = call_func(&func, &call_args, &staged.out_weak)?;

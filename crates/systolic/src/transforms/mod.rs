@@ -11,9 +11,12 @@
 //! - `shard_map`: `shard_map` and `pmap`, a function run on every device of a mesh with
 //!   collectives between them.
 
+pub(crate) mod custom;
+pub(crate) mod fallible;
 pub(crate) mod grad;
 pub(crate) mod jac;
 pub(crate) mod jit;
+pub(crate) mod remat;
 pub(crate) mod shard_map;
 pub(crate) mod stop_gradient;
 pub(crate) mod vmap;

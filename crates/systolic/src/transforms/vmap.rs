@@ -9,18 +9,24 @@
 use crate::array::{Array, Repr};
 use crate::core::staging::{call_func, stage};
 use crate::error::{Error, Result};
-use crate::tree::Tree;
+use crate::tree::{Tree, TreeDef};
 use std::marker::PhantomData;
 use systolic_ir::{Func, ValueId};
 
-/// Which axis of each input (or output) leaf is mapped: one for every leaf, or one per leaf in
-/// the order [`Tree::leaves`] lists them. `None` means not mapped (the same for every example).
+/// Which axis of each input (or output) leaf is mapped: one for every leaf, one per leaf in
+/// the order [`Tree::leaves`] lists them, or a tree prefix (JAX's `in_axes=(None, 0, 0)`): one
+/// entry per child of the tree's top node, each applying to that whole child. `None` means not
+/// mapped (the same for every example).
 ///
 /// ```
 /// use systolic::Axes;
 /// assert_eq!(Axes::from(0), Axes::All(Some(0)));
 /// assert_eq!(Axes::from(None), Axes::All(None));
 /// assert_eq!(Axes::from([Some(1), None]), Axes::Leaves(vec![Some(1), None]));
+/// assert_eq!(
+///     Axes::from((None, 0, 0)),
+///     Axes::Prefix(vec![Axes::All(None), Axes::All(Some(0)), Axes::All(Some(0))])
+/// );
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Axes {
@@ -28,6 +34,33 @@ pub enum Axes {
     All(Option<usize>),
     /// One axis per leaf.
     Leaves(Vec<Option<usize>>),
+    /// One entry per child of the top node (tuple elements, struct fields in order, list
+    /// items, map entries in key order), each resolved against that child.
+    Prefix(Vec<Axes>),
+}
+
+macro_rules! axes_prefix_tuple {
+    ($($t:ident $i:tt),+) => {
+        impl<$($t: Into<Axes>),+> From<($($t,)+)> for Axes {
+            fn from(t: ($($t,)+)) -> Self {
+                Axes::Prefix(vec![$(t.$i.into()),+])
+            }
+        }
+    };
+}
+
+axes_prefix_tuple!(T0 0, T1 1);
+axes_prefix_tuple!(T0 0, T1 1, T2 2);
+axes_prefix_tuple!(T0 0, T1 1, T2 2, T3 3);
+axes_prefix_tuple!(T0 0, T1 1, T2 2, T3 3, T4 4);
+
+/// The children of a tree node, in leaf order.
+fn children(def: &TreeDef) -> Vec<&TreeDef> {
+    match def {
+        TreeDef::Leaf | TreeDef::Static(_) => vec![],
+        TreeDef::Tuple(_, c) | TreeDef::List(c) => c.iter().collect(),
+        TreeDef::Struct(_, c) | TreeDef::Map(c) => c.iter().map(|(_, d)| d).collect(),
+    }
 }
 
 impl From<usize> for Axes {
@@ -61,12 +94,9 @@ impl<const N: usize> From<[Option<usize>; N]> for Axes {
 }
 
 impl Axes {
-    fn per_leaf(&self, n: usize, what: &str) -> Result<Vec<Option<usize>>> {
-        self.per_leaf_of("vmap", n, what)
-    }
-
     /// One axis per leaf of `n`; an error of `op` (`vmap`, `pmap`) naming `what` when a
-    /// per-leaf list has another length.
+    /// per-leaf list has another length, or for a tree prefix (which needs the tree:
+    /// [`Axes::per_leaf_of_tree`]).
     pub(crate) fn per_leaf_of(&self, op: &str, n: usize, what: &str) -> Result<Vec<Option<usize>>> {
         match self {
             Axes::All(a) => Ok(vec![*a; n]),
@@ -75,7 +105,52 @@ impl Axes {
                 op,
                 format!("{what} has {} entries but there are {n} leaves", v.len()),
             )),
+            Axes::Prefix(_) => Err(Error::op(
+                op,
+                format!("{what} is a tree prefix, which is not accepted here"),
+            )),
         }
+    }
+
+    /// One axis per leaf of the tree `def`, a prefix resolved child by child; errors name
+    /// the path where the prefix and the tree disagree.
+    pub(crate) fn per_leaf_of_tree(
+        &self,
+        op: &str,
+        def: &TreeDef,
+        what: &str,
+    ) -> Result<Vec<Option<usize>>> {
+        let mut out = vec![];
+        self.resolve(op, def, what, &mut out)?;
+        Ok(out)
+    }
+
+    fn resolve(
+        &self,
+        op: &str,
+        def: &TreeDef,
+        what: &str,
+        out: &mut Vec<Option<usize>>,
+    ) -> Result<()> {
+        let Axes::Prefix(entries) = self else {
+            out.extend(self.per_leaf_of(op, def.num_leaves(), what)?);
+            return Ok(());
+        };
+        let kids = children(def);
+        if kids.len() != entries.len() {
+            return Err(Error::op(
+                op,
+                format!(
+                    "{what} is a prefix of {} entries but the tree {def} has {} children",
+                    entries.len(),
+                    kids.len()
+                ),
+            ));
+        }
+        for (i, (e, d)) in entries.iter().zip(kids).enumerate() {
+            e.resolve(op, d, &format!("{what}[{i}]"), out)?;
+        }
+        Ok(())
     }
 }
 
@@ -239,7 +314,9 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Vmap<A, R, F> {
         for l in &leaves {
             l.check()?;
         }
-        let in_axes = self.in_axes.per_leaf(leaves.len(), "in_axes")?;
+        let in_axes = self
+            .in_axes
+            .per_leaf_of_tree("vmap", &args.def(), "in_axes")?;
         let mut size = self.axis_size;
         for (i, (l, a)) in leaves.iter().zip(&in_axes).enumerate() {
             let Some(a) = *a else { continue };
@@ -298,8 +375,9 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Vmap<A, R, F> {
         })?;
         let template =
             template.ok_or_else(|| Error::Trace("vmap: the function was not traced".into()))?;
-        let n_out = staged.func.result_types.len();
-        let out_axes = self.out_axes.per_leaf(n_out, "out_axes")?;
+        let out_axes = self
+            .out_axes
+            .per_leaf_of_tree("vmap", &template.def(), "out_axes")?;
         let mut func_axes = in_axes;
         func_axes.extend(std::iter::repeat_n(None, staged.captures.len()));
         let func = systolic_vmap::vmap_named(

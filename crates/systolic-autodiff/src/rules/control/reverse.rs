@@ -29,6 +29,54 @@ pub(crate) struct Custom {
     stacks: Vec<ValueId>,
     trip: i64,
     counter: usize,
+    /// For a function with a custom VJP (`crate::custom`): its backward rule and what it
+    /// reads.
+    pub(crate) rule: Option<RuleState>,
+}
+
+/// A custom VJP applied while linearizing: the backward function and the built values it
+/// reads (residuals, the primal outputs for their types, the captured arrays).
+#[derive(Clone, Debug)]
+pub(crate) struct RuleState {
+    pub(crate) bwd: systolic_ir::Func,
+    pub(crate) residuals: Vec<ValueId>,
+    pub(crate) primals: Vec<ValueId>,
+    pub(crate) captures: Vec<ValueId>,
+}
+
+impl Custom {
+    /// The record of a custom VJP placeholder (`op` is the function's opening barrier).
+    pub(crate) fn rule(
+        op: Op,
+        inputs: Vec<ValueId>,
+        in_pos: Vec<Option<usize>>,
+        state: RuleState,
+    ) -> Custom {
+        Custom {
+            op,
+            inputs,
+            in_pos,
+            stacks: vec![],
+            trip: 0,
+            counter: 0,
+            rule: Some(state),
+        }
+    }
+}
+
+/// The placeholder op standing for record `k` of `ad.customs` in the linear program.
+pub(crate) fn placeholder(k: usize, lin_in: Vec<ValueId>, lin_out: Vec<ValueId>) -> Op {
+    Op::new(
+        OpKind::CustomCall {
+            call_target_name: CUSTOM.into(),
+            has_side_effect: false,
+            backend_config: Some(Attribute::Int(k as i64, None)),
+            api_version: 0,
+            called_computations: vec![],
+        },
+        lin_in,
+        lin_out,
+    )
 }
 
 pub(crate) fn custom_index(op: &Op) -> Option<usize> {
@@ -68,6 +116,7 @@ pub(crate) fn linearize_control(ad: &mut Ad, op: &Op) -> Res<()> {
         stacks: vec![],
         trip: 0,
         counter: 0,
+        rule: None,
     };
     if matches!(op.kind, OpKind::While) {
         forward_while(ad, op, &mut custom)?;
@@ -86,17 +135,7 @@ pub(crate) fn linearize_control(ad: &mut Ad, op: &Op) -> Res<()> {
     }
     let k = ad.customs.len();
     ad.customs.push(custom);
-    ad.b.ops.push(Op::new(
-        OpKind::CustomCall {
-            call_target_name: CUSTOM.into(),
-            has_side_effect: false,
-            backend_config: Some(Attribute::Int(k as i64, None)),
-            api_version: 0,
-            called_computations: vec![],
-        },
-        lin_in,
-        lin_out,
-    ));
+    ad.b.ops.push(placeholder(k, lin_in, lin_out));
     Ok(())
 }
 
@@ -106,6 +145,9 @@ pub(crate) fn custom_backward(
     cts_out: &[Option<ValueId>],
 ) -> Res<Vec<Option<ValueId>>> {
     let c = ad.customs[k].clone();
+    if let Some(state) = &c.rule {
+        return crate::custom::backward(ad, &c, state, cts_out);
+    }
     match c.op.kind {
         OpKind::If | OpKind::Case => branch_backward(ad, &c, cts_out),
         OpKind::While => while_backward(ad, &c, cts_out),

@@ -1,0 +1,84 @@
+//! [`jit_fallible`]: `jit` of a function that may fail while it is traced, returning
+//! `Result<R>`; the error reaches the caller of `call` with its message.
+//!
+//! The traced function's result type is the tree it returns, and a failure has no tree to
+//! return, so the error leaves the trace by unwinding: `std::panic::resume_unwind` with a
+//! private payload (which, unlike `panic!`, runs no panic hook and prints nothing), caught by
+//! [`JitFallible::call`] and turned back into the `Err`. Every trace on the way is popped by
+//! its guard as the stack unwinds, so the `jit` (and any enclosing trace) stays usable. Other
+//! panics pass through unchanged.
+
+use crate::error::{Error, Result};
+use crate::transforms::jit::{jit, Jit};
+use crate::tree::Tree;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
+/// The payload that carries a traced function's error out of its trace.
+struct Raised(Error);
+
+/// The boxed function a [`JitFallible`] traces.
+type Raising<'f, A, R> = Box<dyn Fn(&A) -> R + 'f>;
+
+/// A jitted function that may fail. Made by [`jit_fallible`].
+pub struct JitFallible<'f, A, R> {
+    jit: Jit<A, R, Raising<'f, A, R>>,
+}
+
+/// `jit` of `f: Fn(&A) -> Result<R>`: the first error `f` returns while it is traced (a
+/// failed op found by `check()?`, a shape the function refuses, …) is the error of
+/// [`JitFallible::call`], with its message.
+///
+/// ```
+/// use systolic::{jit_fallible, numpy as np, Array, Error};
+/// let f = jit_fallible(|x: &Array| {
+///     let y = np::reshape(x, &[2, 2]);
+///     y.check()?; // the reshape's own error, not a later one
+///     if x.dtype() != systolic_ir::DType::F32 {
+///         return Err(Error::Host(format!("expected float32, got {}", x.dtype().numpy_name())));
+///     }
+///     Ok(&y * 2.0)
+/// });
+/// let err = f.call(&Array::from_vec(vec![1.0f32; 6], &[6])).unwrap_err().to_string();
+/// assert!(err.contains("reshape") && err.contains("[2, 2]"), "{err}");
+/// let err = f.call(&Array::from_vec(vec![1i32; 4], &[4])).unwrap_err().to_string();
+/// assert!(err.contains("expected float32, got int32"), "{err}");
+/// // It still runs what does not fail.
+/// let y = f.call(&Array::from_vec(vec![1.0f32; 4], &[4])).unwrap();
+/// assert_eq!(y.to_vec::<f32>().unwrap(), vec![2.0; 4]);
+/// ```
+pub fn jit_fallible<'f, A: Tree, R: Tree, F: Fn(&A) -> Result<R> + 'f>(
+    f: F,
+) -> JitFallible<'f, A, R> {
+    let raising: Raising<'f, A, R> = Box::new(move |a: &A| match f(a) {
+        Ok(r) => r,
+        Err(e) => resume_unwind(Box::new(Raised(e))),
+    });
+    JitFallible { jit: jit(raising) }
+}
+
+impl<A: Tree, R: Tree> JitFallible<'_, A, R> {
+    /// Names the function, as [`Jit::named`].
+    pub fn named(self, name: &str) -> Self {
+        JitFallible {
+            jit: self.jit.named(name),
+        }
+    }
+
+    /// The result, or the error the function (or the tracing, compiling or running of it)
+    /// returned.
+    pub fn call(&self, args: &A) -> Result<R> {
+        match catch_unwind(AssertUnwindSafe(|| self.jit.call(args))) {
+            Ok(r) => r,
+            Err(payload) => match payload.downcast::<Raised>() {
+                Ok(raised) => Err(raised.0),
+                Err(other) => resume_unwind(other),
+            },
+        }
+    }
+
+    /// How many times the function was traced to the end (as [`Jit::trace_count`]; a trace
+    /// that failed is not counted, and the next call traces again).
+    pub fn trace_count(&self) -> usize {
+        self.jit.trace_count()
+    }
+}
