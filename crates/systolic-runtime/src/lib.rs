@@ -47,7 +47,9 @@ pub mod spmd_executable;
 pub mod transfer;
 
 pub use buffer::Buffer;
-pub use client::{CacheStats, Client, CPU_DEVICES_ENV, TPUS_ENV};
+pub use client::{
+    CacheStats, Client, SerializedExecutable, CPU_DEVICES_ENV, EXECUTABLE_FORMAT, TPUS_ENV,
+};
 pub use device::{Device, DeviceKind};
 pub use disk_cache::{DiskCache, CACHE_DIR_ENV};
 pub use error::{Result, RuntimeError};

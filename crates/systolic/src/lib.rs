@@ -83,6 +83,7 @@ pub use transforms::grad::{
 pub use transforms::custom::{custom_jvp, custom_vjp, CustomJvp, CustomVjp};
 pub use transforms::fallible::{jit_fallible, JitFallible};
 pub use transforms::jac::{hessian, jacfwd, jacrev, linearize, Hessian, Jacobian, Linearized};
+pub use transforms::aot::Compiled;
 pub use transforms::jit::{jit, Jit, Lowered};
 pub use transforms::remat::{checkpoint_name, RematPolicy};
 pub use transforms::shard_map::{pmap, shard_map, CompiledSpmd, Pmap, ShardMap, Specs};

@@ -8,9 +8,11 @@
 //! `SYSTOLIC_TPUS` (`devices.rs`). `spmd.rs` compiles SPMD programs for several devices.
 
 mod devices;
+mod serialized;
 mod spmd;
 
 pub use devices::{CPU_DEVICES_ENV, TPUS_ENV};
+pub use serialized::{SerializedExecutable, EXECUTABLE_FORMAT};
 
 use crate::buffer::Buffer;
 use crate::cache_key::CacheKey;

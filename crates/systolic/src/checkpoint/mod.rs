@@ -71,6 +71,7 @@ use crate::device::client;
 use crate::error::{Error, Result};
 use crate::sharding::device_put;
 use crate::tree::{tree_leaves, Tree};
+pub(crate) use file::write_file;
 use std::path::Path;
 use stored::{Contents, Stored};
 use systolic_cpu::CpuBuffer;

@@ -21,6 +21,7 @@ use crate::core::trace;
 use crate::device::{client, default_device};
 use crate::error::{Error, Result};
 use crate::sharding::{with_sharding_constraint, Shardings};
+use crate::transforms::aot::{Compiled as AotCompiled, LoweredArgs};
 use crate::transforms::shard_map::spmd::{
     annotate, check_committed, program_mesh, Boundary, SpmdProgram,
 };
@@ -45,6 +46,8 @@ pub struct Lowered<R> {
     pub module: Module,
     template: R,
     out_weak: Vec<bool>,
+    /// What it was traced for, for [`Lowered::compile`].
+    args: LoweredArgs,
 }
 
 impl<R> Lowered<R> {
@@ -58,6 +61,25 @@ impl<R> Lowered<R> {
     /// ```
     pub fn as_text(&self) -> String {
         systolic_ir::text::print_module(&self.module)
+    }
+}
+
+impl<R: Tree> Lowered<R> {
+    /// Compiles the lowered program for the device its arguments were on, ahead of time (JAX's
+    /// `jit(f).lower(x).compile()`): a [`Compiled`](crate::Compiled) function for this one
+    /// signature, which runs without tracing and can be serialised and loaded by another
+    /// process of the same build. Programs with shardings are not supported yet ([`Jit::compile`] plans them).
+    ///
+    /// ```
+    /// use systolic::{jit, Array};
+    /// let x = Array::from_vec(vec![1.0f32, 2.0], &[2]);
+    /// let compiled = jit(|x: &Array| x * x).lower(&x).unwrap().compile().unwrap();
+    /// assert_eq!(compiled.call(&x).unwrap().to_vec::<f32>().unwrap(), vec![1.0, 4.0]);
+    /// let bytes = compiled.serialize(); // for `Compiled::deserialize` in another process
+    /// assert!(bytes.starts_with(b"systolic-executable"));
+    /// ```
+    pub fn compile(&self) -> Result<AotCompiled<R>> {
+        AotCompiled::compile(&self.module, &self.args, &self.template, &self.out_weak)
     }
 }
 
@@ -496,6 +518,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
             },
             template,
             out_weak: staged.out_weak,
+            args: LoweredArgs::new(&self.name, args, leaves),
         };
         Ok((lowered, staged.captures))
     }

@@ -11,6 +11,7 @@
 //! - `shard_map`: `shard_map` and `pmap`, a function run on every device of a mesh with
 //!   collectives between them.
 
+pub(crate) mod aot;
 pub(crate) mod custom;
 pub(crate) mod fallible;
 pub(crate) mod grad;
