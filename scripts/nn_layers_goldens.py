@@ -186,6 +186,16 @@ def layer_cases():
          {"x": normal(18, (2, 5, 8))},
          lambda m, p, i: m.apply(p, i["x"], causal)),
         ("mlp", MLP(hidden=16, out=6), {"x": normal(19, (3, 8))}, None),
+        ("mha_normalize_qk", nn.MultiHeadDotProductAttention(num_heads=2, normalize_qk=True),
+         {"x": normal(20, (2, 4, 8))}, None),
+        ("dense_bf16", nn.Dense(4, dtype=jnp.bfloat16), {"x": normal(21, (3, 5))}, None),
+        ("layer_norm_bf16_input", nn.LayerNorm(), {"x": normal(22, (2, 8), jnp.bfloat16)}, None),
+        ("conv_transpose_same", nn.ConvTranspose(3, (3, 3), strides=(2, 2)), {"x": normal(23, (1, 4, 4, 2))}, None),
+        ("conv_transpose_valid_dilated", nn.ConvTranspose(2, (2, 3), strides=(1, 2), padding="VALID",
+                                                          kernel_dilation=(2, 1)),
+         {"x": normal(24, (2, 3, 4, 3))}, None),
+        ("conv_transpose_kernel", nn.ConvTranspose(4, (3,), strides=(2,), padding=((1, 2),),
+                                                   transpose_kernel=True), {"x": normal(25, (2, 5, 3))}, None),
     ]
 
 

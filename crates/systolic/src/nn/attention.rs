@@ -9,6 +9,7 @@
 use super::dense::{DenseGeneral, DenseParams};
 use super::dtypes::{or_failed, promote};
 use super::initializers::{self, Initializer};
+use super::norm::{LayerNorm, LayerNormParams};
 use crate::array::{describe, Array};
 use crate::error::{Error, Result};
 use crate::lax;
@@ -30,6 +31,10 @@ pub struct AttentionParams {
     pub value: DenseParams,
     /// `[heads, head_dim, out_features]`.
     pub out: DenseParams,
+    /// With `normalize_qk`: the query's LayerNorm (a `[head_dim]` scale, no bias).
+    pub query_ln: Option<LayerNormParams>,
+    /// With `normalize_qk`: the key's LayerNorm.
+    pub key_ln: Option<LayerNormParams>,
 }
 
 /// `flax.linen.MultiHeadDotProductAttention(num_heads)`.
@@ -40,8 +45,8 @@ pub struct AttentionParams {
 /// `[..., heads, T, S]`. `num_kv_heads` (not in flax) gives grouped-query attention: key and
 /// value have that many heads, each shared by `num_heads / num_kv_heads` consecutive query
 /// heads (what `jnp.repeat(k, G, axis=-2)` before flax's attention computes); `None` is
-/// flax's layer. `init` draws query, key, value and out from `random::split(key, 4)` in that
-/// order.
+/// flax's layer. `init` draws query, key, value, out (and with `normalize_qk` query_ln and
+/// key_ln) from `random::split(key, 6)` in that order.
 ///
 /// ```
 /// use systolic::{nn::{self, MultiHeadDotProductAttention}, random, Array};
@@ -89,6 +94,9 @@ pub struct MultiHeadDotProductAttention {
     pub bias_init: Initializer,
     /// The output bias's initializer (`None`: `bias_init`).
     pub out_bias_init: Option<Initializer>,
+    /// QK normalisation (arXiv 2302.05442): a bias-free LayerNorm over the head dimension of
+    /// the projected queries and keys (flax's `query_ln`/`key_ln`).
+    pub normalize_qk: bool,
 }
 
 const OP: &str = "nn.MultiHeadDotProductAttention";
@@ -110,6 +118,7 @@ impl MultiHeadDotProductAttention {
             out_kernel_init: None,
             bias_init: initializers::zeros(),
             out_bias_init: None,
+            normalize_qk: false,
         }
     }
 
@@ -154,6 +163,17 @@ impl MultiHeadDotProductAttention {
         }
     }
 
+    /// The QK-normalisation LayerNorm (flax's `LayerNorm(use_bias=False)` in the layer's
+    /// dtypes).
+    fn qk_norm(&self) -> LayerNorm {
+        LayerNorm {
+            use_bias: false,
+            dtype: self.dtype,
+            param_dtype: self.param_dtype,
+            ..LayerNorm::new()
+        }
+    }
+
     fn output(&self, features: i64) -> DenseGeneral {
         DenseGeneral {
             features: vec![features],
@@ -185,10 +205,20 @@ impl MultiHeadDotProductAttention {
         };
         let kv_shape = inputs_kv_shape.unwrap_or(inputs_q_shape);
         let (hd, kv, out) = self.sizes(dq)?;
-        let keys = random::split(key, 4);
+        let keys = random::split(key, 6);
         let mut out_shape = inputs_q_shape[..inputs_q_shape.len() - 1].to_vec();
         out_shape.extend([self.num_heads, hd]);
+        let (query_ln, key_ln) = if self.normalize_qk {
+            (
+                Some(self.qk_norm().init(&keys[4], &out_shape)?),
+                Some(self.qk_norm().init(&keys[5], &out_shape)?),
+            )
+        } else {
+            (None, None)
+        };
         Ok(AttentionParams {
+            query_ln,
+            key_ln,
             query: self
                 .projection(self.num_heads, hd)
                 .init(&keys[0], inputs_q_shape)?,
@@ -241,6 +271,17 @@ impl MultiHeadDotProductAttention {
             .apply(&p.query, inputs_q);
         let k = self.projection(kv, hd).apply(&p.key, inputs_k);
         let v = self.projection(kv, hd).apply(&p.value, inputs_v);
+        let (q, k) = if self.normalize_qk {
+            let (Some(qp), Some(kp)) = (&p.query_ln, &p.key_ln) else {
+                return Err(Error::op(
+                    OP,
+                    "normalize_qk needs the query_ln and key_ln parameters".to_string(),
+                ));
+            };
+            (self.qk_norm().apply(qp, &q), self.qk_norm().apply(kp, &k))
+        } else {
+            (q, k)
+        };
         let g = self.num_heads / kv;
         let (k, v) = (repeat_heads(&k, g)?, repeat_heads(&v, g)?);
         let dropout = match dropout_rng {

@@ -35,6 +35,7 @@
 
 mod attention;
 mod conv;
+mod conv_transpose;
 mod dense;
 mod dropout;
 mod dtypes;
@@ -56,6 +57,7 @@ pub use crate::ops::softmax::{
 };
 pub use attention::{AttentionParams, MultiHeadDotProductAttention};
 pub use conv::{Conv, ConvPadding, ConvParams};
+pub use conv_transpose::ConvTranspose;
 pub use dense::{Dense, DenseGeneral, DenseGeneralParams, DenseParams};
 pub use dropout::Dropout;
 pub use embed::{Embed, EmbedParams};
