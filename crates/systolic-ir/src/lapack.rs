@@ -125,13 +125,85 @@ impl LapackCall {
     /// flag with an unexpected value, a layout other than JAX's column-major one.
     pub fn from_op(op: &Op) -> Option<Result<LapackCall, String>> {
         let OpKind::CustomCall {
-            call_target_name, ..
+            call_target_name,
+            backend_config,
+            ..
         } = &op.kind
         else {
             return None;
         };
         let rest = call_target_name.strip_prefix("lapack_")?;
-        Some(Self::parse(call_target_name, rest, &op.attrs))
+        Some(Self::parse(
+            call_target_name,
+            rest,
+            &op.attrs,
+            backend_config.as_ref(),
+        ))
+    }
+
+    /// The `custom_call` op kind for this call, flags in its own dictionary `backend_config`
+    /// (`api_version = 4`), as a front end stages it ([`LapackCall::from_op`] reads the flags
+    /// from there when the op has no `mhlo.backend_config`, JAX's place for them).
+    pub fn op_kind(&self) -> OpKind {
+        let code = |key: &str, c: u8| NamedAttr {
+            name: key.to_string(),
+            value: Attribute::Int(
+                i64::from(c),
+                Some(Type::Tensor(TensorType::new(vec![], DType::U8))),
+            ),
+        };
+        let uplo = code("uplo", if self.lower { b'L' } else { b'U' });
+        let config = match self.routine {
+            Routine::Potrf => vec![uplo],
+            Routine::Syevd => vec![
+                code("mode", if self.eigenvectors { b'V' } else { b'N' }),
+                uplo,
+            ],
+            Routine::Gesdd => vec![code(
+                "mode",
+                match self.svd_vectors {
+                    SvdVectors::Full => b'A',
+                    SvdVectors::Thin => b'S',
+                    SvdVectors::None => b'N',
+                },
+            )],
+            Routine::Trsm => vec![
+                code("diag", if self.unit_diagonal { b'U' } else { b'N' }),
+                code("side", if self.left_side { b'L' } else { b'R' }),
+                code("trans_x", if self.transpose_a { b'T' } else { b'N' }),
+                uplo,
+            ],
+            Routine::Getrf | Routine::Geqrf | Routine::Orgqr => vec![],
+        };
+        OpKind::CustomCall {
+            call_target_name: self.target.clone(),
+            has_side_effect: false,
+            backend_config: Some(Attribute::Dict(config)),
+            api_version: 4,
+            called_computations: vec![],
+        }
+    }
+
+    /// A call of `routine` on `dtype` (`f32` or `f64`) with LAPACK's default flags (lower
+    /// triangle, left side, no transpose, non-unit diagonal, vectors computed in full); `None`
+    /// for another element type. Set the public fields to change the flags.
+    pub fn new(routine: Routine, dtype: DType) -> Option<LapackCall> {
+        let letter = match dtype {
+            DType::F32 => 's',
+            DType::F64 => 'd',
+            _ => return None,
+        };
+        Some(LapackCall {
+            target: format!("lapack_{letter}{}_ffi", routine.name()),
+            routine,
+            dtype,
+            lower: true,
+            left_side: true,
+            transpose_a: false,
+            unit_diagonal: false,
+            eigenvectors: true,
+            svd_vectors: SvdVectors::Full,
+        })
     }
 
     /// Whether `target` names a LAPACK FFI custom call (whether or not it is supported).
@@ -139,7 +211,12 @@ impl LapackCall {
         target.starts_with("lapack_")
     }
 
-    fn parse(target: &str, rest: &str, attrs: &[NamedAttr]) -> Result<LapackCall, String> {
+    fn parse(
+        target: &str,
+        rest: &str,
+        attrs: &[NamedAttr],
+        own_config: Option<&Attribute>,
+    ) -> Result<LapackCall, String> {
         let err = |what: String| format!("custom_call target '{target}': {what}");
         let body = rest.strip_suffix("_ffi").ok_or_else(|| {
             err("only the typed-FFI LAPACK targets (`lapack_*_ffi`) are supported".into())
@@ -166,7 +243,8 @@ impl LapackCall {
         let config = attrs
             .iter()
             .find(|a| a.name == BACKEND_CONFIG)
-            .map(|a| &a.value);
+            .map(|a| &a.value)
+            .or(own_config.filter(|c| matches!(c, Attribute::Dict(_))));
         let flag = |key: &str, default: u8, allowed: &[u8]| -> Result<u8, String> {
             let value = match config {
                 Some(Attribute::Dict(entries)) => entries.iter().find(|e| e.name == key),
@@ -534,6 +612,21 @@ mod tests {
             ty,
         );
         assert!(call_in(&row_major).unwrap_err().contains("row-major"));
+    }
+
+    #[test]
+    fn op_kind_round_trips_the_flags() {
+        let mut call = LapackCall::new(Routine::Trsm, DType::F32).unwrap();
+        call.lower = false;
+        call.left_side = false;
+        call.unit_diagonal = true;
+        let op = Op::new(call.op_kind(), vec![], vec![]);
+        assert_eq!(LapackCall::from_op(&op).unwrap().unwrap(), call);
+        let mut svd = LapackCall::new(Routine::Gesdd, DType::F64).unwrap();
+        svd.svd_vectors = SvdVectors::Thin;
+        let op = Op::new(svd.op_kind(), vec![], vec![]);
+        assert_eq!(LapackCall::from_op(&op).unwrap().unwrap(), svd);
+        assert!(LapackCall::new(Routine::Getrf, DType::BF16).is_none());
     }
 
     #[test]
