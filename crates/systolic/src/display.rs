@@ -379,7 +379,7 @@ impl FloatFormat {
             }
         }
         if finite.len() != shown.len() {
-            let neg_inf = shown.iter().any(|&x| x == f64::NEG_INFINITY) as usize;
+            let neg_inf = shown.contains(&f64::NEG_INFINITY) as usize;
             let offset = format.pad_right + 1;
             format.pad_left = format
                 .pad_left

@@ -182,19 +182,33 @@ fn fold_in_takes_traced_counters_as_jax_does() {
     let key = random::key(0);
     let words = |a: Array| a.to_vec::<u32>().unwrap();
     // JAX 0.10.2 (x64 on for the 64-bit data): fold_in folds the low 32 bits.
-    assert_eq!(words(random::fold_in(&key, 2u64.pow(40) + 5)), vec![1524306142, 1887795613]);
-    assert_eq!(words(random::fold_in(&key, -3i64)), vec![2313591868, 3981651893]);
+    assert_eq!(
+        words(random::fold_in(&key, 2u64.pow(40) + 5)),
+        vec![1524306142, 1887795613]
+    );
+    assert_eq!(
+        words(random::fold_in(&key, -3i64)),
+        vec![2313591868, 3981651893]
+    );
     let f = jit(|(k, s): &(Array, Array)| random::fold_in(k, s));
     for step in [-3i32, 0, 5, i32::MAX] {
         let traced = words(f.call(&(key.clone(), Array::scalar(step))).unwrap());
         assert_eq!(traced, words(random::fold_in(&key, step)), "step {step}");
     }
     let steps = Array::from_vec(vec![0i32, 1, 2], &[3]);
-    let batched = vmap(|s: &Array| random::fold_in(&random::key(1), s)).call(&steps).unwrap();
+    let batched = vmap(|s: &Array| random::fold_in(&random::key(1), s))
+        .call(&steps)
+        .unwrap();
     assert_eq!(
         words(batched),
         vec![507451445, 1853169794, 1948878966, 4237131848, 2441914641, 3819641963]
     );
-    let err = random::fold_in(&key, &Array::scalar(1.5f32)).check().unwrap_err().to_string();
-    assert!(err.contains("random.fold_in") && err.contains("integer scalar"), "{err}");
+    let err = random::fold_in(&key, Array::scalar(1.5f32))
+        .check()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("random.fold_in") && err.contains("integer scalar"),
+        "{err}"
+    );
 }

@@ -15,7 +15,8 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 type Body = fn(&[Array]) -> Vec<Array>;
-type CompositeJit = Jit<Vec<Array>, Vec<Array>, Box<dyn Fn(&Vec<Array>) -> Vec<Array>>>;
+type BoxedBody = Box<dyn Fn(&Vec<Array>) -> Vec<Array>>;
+type CompositeJit = Jit<Vec<Array>, Vec<Array>, BoxedBody>;
 
 thread_local! {
     /// One `jit` per composite name (it caches per input signature itself).
@@ -39,7 +40,7 @@ pub(crate) fn composite(name: &'static str, inputs: &[&Array], body: Body) -> Ve
         c.borrow_mut()
             .entry(name)
             .or_insert_with(|| {
-                let f: Box<dyn Fn(&Vec<Array>) -> Vec<Array>> = Box::new(move |a| body(a));
+                let f: BoxedBody = Box::new(move |a| body(a));
                 Rc::new(jit(f).named(name))
             })
             .clone()
