@@ -51,7 +51,7 @@ pub enum CustomRule {
         /// Arrays the primal reads from outside.
         primal_captures: usize,
         /// The rule.
-        jvp: Func,
+        jvp: Box<Func>,
     },
     /// `fwd(primals…, captures…) -> (outputs…, residuals…)` and
     /// `bwd(residuals…, output cotangents…, captures…) -> argument cotangents…`.
@@ -65,9 +65,9 @@ pub enum CustomRule {
         /// The function's outputs (the forward function's first results; residuals follow).
         nout: usize,
         /// The forward function.
-        fwd: Func,
+        fwd: Box<Func>,
         /// The backward function.
-        bwd: Func,
+        bwd: Box<Func>,
     },
 }
 
@@ -260,7 +260,7 @@ pub(crate) fn apply(ad: &mut Ad, open: &Op, id: i64) -> Res<Applied> {
                 live,
                 in_pos,
                 crate::rules::control::reverse::RuleState {
-                    bwd,
+                    bwd: *bwd,
                     residuals: residuals.to_vec(),
                     primals: primals.to_vec(),
                     captures,

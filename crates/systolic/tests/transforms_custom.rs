@@ -143,8 +143,7 @@ fn custom_vjp_clip_gradient_under_jit_and_vmap() {
     assert_eq!(v32(&per.call(&x).unwrap()), vec![1.0, 1.0]);
     // Forward mode is refused, as in JAX.
     let err = jvp(|x: &Array| clip.call(x).unwrap(), &x, &x)
-        .err()
-        .expect("an error")
+        .expect_err("an error")
         .to_string();
     assert!(
         err.contains("custom_vjp") && err.contains("forward mode"),

@@ -15,8 +15,7 @@ fn the_first_error_reaches_the_caller_and_the_function_stays_usable() {
     let bad_w = Array::from_vec(vec![1.0f32; 4], &[2, 2]);
     let err = f
         .call(&(x.clone(), bad_w))
-        .err()
-        .expect("a shape error")
+        .expect_err("a shape error")
         .to_string();
     assert!(
         err.contains("matmul") && err.contains("float32[2,3]") && err.contains("float32[2,2]"),
@@ -47,12 +46,11 @@ fn errors_from_nested_transformations_and_user_checks() {
                 .call(x)
                 .unwrap()
         });
-        Ok(per.call(xs)?)
+        per.call(xs)
     });
     let err = f
         .call(&Array::from_vec(vec![1.0f32; 3], &[3]))
-        .err()
-        .expect("an error")
+        .expect_err("an error")
         .to_string();
     assert!(
         err.contains("expected a batch of vectors, got shape [3]"),
@@ -88,7 +86,7 @@ fn other_panics_are_not_swallowed() {
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         f.call(&Array::scalar(1.0f32))
     }));
-    let payload = r.err().expect("the panic passes through");
+    let payload = r.expect_err("the panic passes through");
     let msg = payload
         .downcast_ref::<String>()
         .cloned()

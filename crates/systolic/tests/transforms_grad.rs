@@ -252,8 +252,7 @@ fn vmap_in_axes_as_a_tree_prefix_over_params_and_a_batch() {
     let err = vmap(|(_, x, _): &(Params, Array, Array)| x.clone())
         .in_axes((None, 0))
         .call(&(p, xs, ys))
-        .err()
-        .expect("an error")
+        .expect_err("an error")
         .to_string();
     assert!(
         err.contains("in_axes is a prefix of 2 entries") && err.contains("3 children"),

@@ -218,7 +218,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R, J: Fn(&A, &A) -> (R, R)> CustomJvp<A, R, 
         let id = systolic_autodiff::register_custom_rule(CustomRule::Jvp {
             nargs: n,
             primal_captures: primal.captures.len(),
-            jvp: rule.func,
+            jvp: Box::new(rule.func),
         });
         let outs = call_primal("custom_jvp", &primal, &leaves, &rule.captures, id)?;
         template
@@ -233,8 +233,11 @@ pub struct CustomVjp<A, R, X, F, Fw, Bw> {
     f: F,
     fwd: Fw,
     bwd: Bw,
-    _t: PhantomData<fn(&A) -> (R, X)>,
+    _t: PhantomData<Signature<A, R, X>>,
 }
+
+/// The types a [`CustomVjp`] maps between: arguments to outputs and residuals.
+type Signature<A, R, X> = fn(&A) -> (R, X);
 
 /// `jax.custom_vjp`: `f` whose reverse-mode derivative is given by `fwd(args) -> (outputs,
 /// residuals)` and `bwd(residuals, output cotangents) -> argument cotangents` (structured as
@@ -351,8 +354,8 @@ where
             primal_captures: primal.captures.len(),
             fwd_captures: fwd.captures.len(),
             nout: m,
-            fwd: fwd.func,
-            bwd: bwd.func,
+            fwd: Box::new(fwd.func),
+            bwd: Box::new(bwd.func),
         });
         let mut rule_captures = fwd.captures.clone();
         rule_captures.extend(bwd.captures.iter().cloned());
