@@ -212,3 +212,12 @@ fn fold_in_takes_traced_counters_as_jax_does() {
         "{err}"
     );
 }
+
+#[test]
+fn weak_scalars_take_a_float64_arrays_dtype() {
+    let x = Array::from_vec(vec![0.5f64, 1.0], &[2]);
+    assert_eq!((&x + 1.0).dtype(), DType::F64);
+    assert_eq!((&np::exp(&x) + 1.0).dtype(), DType::F64);
+    assert_eq!((1.0 - &x).dtype(), DType::F64);
+    assert_eq!((&x * 2i32).dtype(), DType::F64);
+}

@@ -9,8 +9,10 @@
 //!        i* → i8 → i16 → i32 → i64 → f*     u8 → i16, u16 → i32, u32 → i64
 //! ```
 //!
-//! where `i*` and `f*` are the weak integer and float nodes; 64-bit results are then
-//! canonicalised to 32 bits as JAX does without x64 (`i32 + u32 → i64 → i32`).
+//! where `i*` and `f*` are the weak integer and float nodes; 64-bit results made from narrower
+//! operands are then canonicalised to 32 bits as JAX does without x64 (`i32 + u32 → i64 →
+//! i32`). An operand that is itself 64-bit (Systolic has float64 and int64 arrays, which JAX
+//! has only with x64 on) keeps its dtype: `f64 + 1.0 → f64`, `f64 + f32 → f64`, as with x64.
 
 use systolic_ir::DType;
 
@@ -90,6 +92,10 @@ pub fn canonicalize(dtype: DType) -> DType {
 /// assert_eq!(result_type(&[(DType::I32, false), (DType::F32, true)]), (DType::F32, true));
 /// // A weak scalar takes the array's dtype when it can.
 /// assert_eq!(result_type(&[(DType::F16, false), (DType::F32, true)]), (DType::F16, false));
+/// // 64 bits made from 32 are canonicalised; an operand's own 64 bits are kept.
+/// assert_eq!(result_type(&[(DType::I32, false), (DType::U32, false)]), (DType::I32, false));
+/// assert_eq!(result_type(&[(DType::F64, false), (DType::F32, true)]), (DType::F64, false));
+/// assert_eq!(result_type(&[(DType::F64, false), (DType::F32, false)]), (DType::F64, false));
 /// ```
 pub fn result_type(operands: &[(DType, bool)]) -> (DType, bool) {
     let Some(&first) = operands.first() else {
@@ -115,6 +121,10 @@ pub fn result_type(operands: &[(DType, bool)]) -> (DType, bool) {
         })
         .unwrap_or(Node::Strong(DType::F64));
     match lub {
+        // A 64-bit join made from narrower dtypes is canonicalised (JAX without x64); one that
+        // is an operand's own dtype stays: an explicitly 64-bit array keeps its precision with
+        // weak scalars and narrower arrays, as JAX computes it with x64 on.
+        Node::Strong(d) if operands.iter().any(|&(o, weak)| !weak && o == d) => (d, false),
         Node::Strong(d) => (canonicalize(d), false),
         Node::WeakInt => {
             // Only weak ints and bools met here: the widest weak dtype given, or i32.
