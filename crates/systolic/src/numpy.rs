@@ -47,8 +47,10 @@ pub use crate::ops::ufuncs::{
 };
 pub use crate::ops::window::{cumprod, cumsum};
 
-/// `jnp.linalg`: norms, Cholesky factorisation and triangular solves (what the IR has
-/// natively; LU, QR, SVD and eigendecompositions are not available yet).
+/// `jnp.linalg`: norms, Cholesky factorisation and triangular solves (ops the IR has), and
+/// det, slogdet, solve, inv, qr, eigh, eigvalsh, svd and pinv (staged as JAX's CPU LAPACK
+/// custom calls; no differentiation rules yet).
 pub mod linalg {
+    pub use crate::ops::np_decomp::{det, eigh, eigvalsh, inv, pinv, qr, slogdet, solve, svd};
     pub use crate::ops::np_linalg::{cholesky, norm, solve_triangular, triangular_solve, NormOrd};
 }

@@ -16,6 +16,7 @@ mod jit_async;
 mod jit_lower;
 mod linalg_golden;
 mod nn_golden;
+mod np_decomp;
 mod ops_golden;
 mod ops_golden_ops2;
 mod porting_mlp;
