@@ -170,6 +170,32 @@ def transformer_train_step():
     return f, [x, target] + params
 
 
+def spd_batch(rng, batch, n):
+    """Well-conditioned general matrices: random plus a dominant diagonal."""
+    a = normal(rng, (batch, n, n), 1.0 / np.sqrt(n))
+    return a + 2.0 * np.eye(n, dtype=np.float32)
+
+
+def solve_batched():
+    rng = np.random.default_rng(7)
+    a, b = spd_batch(rng, 32, 256), normal(rng, (32, 256))
+    return (lambda a, b: jnp.linalg.solve(a, b[..., None])[..., 0]), [a, b]
+
+
+# Eigenvectors and singular vectors are unique only up to sign (and rotation within close
+# values), so these return the values alone; the vectors are still computed (jnp.linalg.eigh and
+# svd with compute_uv ask LAPACK for them, and so do our programs' custom calls).
+def eigh_512():
+    rng = np.random.default_rng(8)
+    a = normal(rng, (512, 512))
+    return (lambda a: jnp.linalg.eigh((a + a.T) / 2)[0]), [a]
+
+
+def svd_1024x256():
+    rng = np.random.default_rng(9)
+    return (lambda a: jnp.linalg.svd(a, full_matrices=False)[1]), [normal(rng, (1024, 256))]
+
+
 PROGRAMS = {
     "mlp_forward": mlp_forward,
     "mlp_train_step": mlp_train_step,
@@ -179,6 +205,9 @@ PROGRAMS = {
     "softmax_xent": softmax_xent,
     "transformer_forward": transformer_forward,
     "transformer_train_step": transformer_train_step,
+    "solve_batched_32x256": solve_batched,
+    "eigh_512": eigh_512,
+    "svd_1024x256": svd_1024x256,
 }
 
 
