@@ -131,7 +131,10 @@ impl<'s> Ad<'s> {
             }
             if let Some(id) = crate::custom::opens(op) {
                 let n = crate::custom::nargs(id)?.min(op.operands.len());
-                if op.operands[..n].iter().any(|v| self.tangent.contains_key(v)) {
+                if op.operands[..n]
+                    .iter()
+                    .any(|v| self.tangent.contains_key(v))
+                {
                     custom = Some((id, crate::custom::apply(self, op, id)?));
                     continue;
                 }

@@ -35,9 +35,9 @@ mod error;
 pub mod lax;
 pub mod nn;
 pub mod numpy;
-pub mod optim;
 mod operators;
 mod ops;
+pub mod optim;
 pub mod random;
 mod sharding;
 mod transforms;
@@ -48,16 +48,10 @@ pub use crate::core::promote;
 pub use array::Array;
 pub use device::{client, default_device, device, devices, set_cpu_devices, set_tpus};
 pub use element::Element;
-pub use operators::WeakScalar;
-pub use ops::linalg::DotOptions;
-/// The IR's types a user of the front end touches (dtypes, host tensors, the `lax` dimension
-/// numbers and windows), so `systolic` is the one crate to depend on.
-pub use systolic_ir::{
-    DType, DTypeKind, DotDimensionNumbers, GatherDimensionNumbers, Precision,
-    ScatterDimensionNumbers, Tensor, TensorType, Window,
-};
 pub use error::{Error, Result};
+pub use operators::WeakScalar;
 pub use ops::elementwise::{weak_float, weak_int};
+pub use ops::linalg::DotOptions;
 pub use sharding::{
     device_put, make_mesh, make_mesh_of, visualize_sharding, DimSpec, Mesh, NamedSharding,
     PartitionSpec, Placement, Shard, Shardings, Unconstrained,
@@ -76,14 +70,20 @@ pub use sharding::{
 /// assert_eq!(f.call(&layer).unwrap().to_vec::<f32>().unwrap(), vec![3.0]);
 /// ```
 pub use systolic_derive::Tree;
+/// The IR's types a user of the front end touches (dtypes, host tensors, the `lax` dimension
+/// numbers and windows), so `systolic` is the one crate to depend on.
+pub use systolic_ir::{
+    DType, DTypeKind, DotDimensionNumbers, GatherDimensionNumbers, Precision,
+    ScatterDimensionNumbers, Tensor, TensorType, Window,
+};
+pub use transforms::aot::Compiled;
+pub use transforms::custom::{custom_jvp, custom_vjp, CustomJvp, CustomVjp};
+pub use transforms::fallible::{jit_fallible, JitFallible};
 pub use transforms::grad::{
     checkpoint, grad, jvp, value_and_grad, value_and_grad_with_aux, vjp, Arg, ArgNums, Checkpoint,
     Grad, GradArgnums, ValueAndGrad, ValueAndGradAux, Vjp,
 };
-pub use transforms::custom::{custom_jvp, custom_vjp, CustomJvp, CustomVjp};
-pub use transforms::fallible::{jit_fallible, JitFallible};
 pub use transforms::jac::{hessian, jacfwd, jacrev, linearize, Hessian, Jacobian, Linearized};
-pub use transforms::aot::Compiled;
 pub use transforms::jit::{jit, Jit, Lowered};
 pub use transforms::remat::{checkpoint_name, RematPolicy};
 pub use transforms::shard_map::{pmap, shard_map, CompiledSpmd, Pmap, ShardMap, Specs};
