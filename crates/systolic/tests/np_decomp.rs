@@ -100,7 +100,8 @@ fn unique_outputs_match_jax_eagerly_and_under_jit() {
                 for (i, g) in got.iter().enumerate() {
                     let want = npy(&case, &format!("out{i}.npy"));
                     let err = rel_err(g, &want);
-                    if !(err <= tol(want.dtype())) {
+                    // A NaN error fails too.
+                    if err.is_nan() || err > tol(want.dtype()) {
                         failures.push(format!("{case} ({mode}) out{i}: relative error {err:e}"));
                     }
                 }
