@@ -153,15 +153,12 @@ impl Conv {
             .kernel_init
             .init(&keys[0], &self.kernel_shape(c)?, self.param_dtype);
         kernel.check()?;
-        let bias = if self.use_bias {
-            let b = self
-                .bias_init
-                .init(&keys[1], &[self.features], self.param_dtype);
-            b.check()?;
-            Some(b)
-        } else {
-            None
-        };
+        let bias = self.bias_init.init_param(
+            self.use_bias,
+            &keys[1],
+            &[self.features],
+            self.param_dtype,
+        )?;
         Ok(ConvParams { kernel, bias })
     }
 

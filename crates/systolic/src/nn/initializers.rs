@@ -254,6 +254,23 @@ impl Initializer {
         }
     }
 
+    /// A layer's parameter, drawn when the layer has it (`use_bias`, `use_scale`): `None` when
+    /// `on` is false, else [`init`](Self::init)'s draw with its failure as an error.
+    pub(crate) fn init_param(
+        &self,
+        on: bool,
+        key: &Array,
+        shape: &[i64],
+        dtype: DType,
+    ) -> Result<Option<Array>, Error> {
+        if !on {
+            return Ok(None);
+        }
+        let p = self.init(key, shape, dtype);
+        p.check()?;
+        Ok(Some(p))
+    }
+
     /// Draws a parameter of `shape` and `dtype` from `key` (a failed array on bad input,
     /// naming the initializer).
     pub fn init(&self, key: &Array, shape: &[i64], dtype: DType) -> Array {

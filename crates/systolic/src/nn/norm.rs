@@ -139,13 +139,8 @@ impl LayerNorm {
             &self.feature_axes,
         )?;
         let keys = random::split(key, 2);
-        let draw = |on: bool, init: &Initializer, k: &Array| -> Result<Option<Array>> {
-            if !on {
-                return Ok(None);
-            }
-            let p = init.init(k, &axes.param_shape, self.param_dtype);
-            p.check()?;
-            Ok(Some(p))
+        let draw = |on: bool, init: &Initializer, k: &Array| {
+            init.init_param(on, k, &axes.param_shape, self.param_dtype)
         };
         Ok(LayerNormParams {
             scale: draw(self.use_scale, &self.scale_init, &keys[0])?,

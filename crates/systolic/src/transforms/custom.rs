@@ -42,6 +42,26 @@ fn aval(ty: &TensorType) -> Array {
     )
 }
 
+/// Stages the function itself on `args`: the staged primal, the argument leaves, and the output
+/// tree (traced leaves) whose structure the rule's results are rebuilt into.
+fn stage_primal<A: Tree, R: Tree>(
+    op: &str,
+    args: &A,
+    f: impl Fn(&A) -> R,
+) -> Result<(Staged, Vec<Array>, R)> {
+    let template: RefCell<Option<R>> = RefCell::new(None);
+    let (primal, leaves) = stage_tree(op, args, |a| {
+        let r = f(a);
+        let out = leaves_of(&r);
+        *template.borrow_mut() = Some(r);
+        Ok(out)
+    })?;
+    let template = template
+        .into_inner()
+        .ok_or_else(|| Error::op(op, "no output"))?;
+    Ok((primal, leaves, template))
+}
+
 fn types(staged: &Staged) -> Result<Vec<TensorType>> {
     staged
         .func
@@ -172,13 +192,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R, J: Fn(&A, &A) -> (R, R)> CustomJvp<A, R, 
         if trace::current().is_none() {
             return Ok((self.f)(args));
         }
-        let template: RefCell<Option<R>> = RefCell::new(None);
-        let (primal, leaves) = stage_tree("custom_jvp", args, |a| {
-            let r = (self.f)(a);
-            let out = leaves_of(&r);
-            *template.borrow_mut() = Some(r);
-            Ok(out)
-        })?;
+        let (primal, leaves, template) = stage_primal("custom_jvp", args, &self.f)?;
         let out_types = types(&primal)?;
         let n = leaves.len();
         let mut avals = leaves.clone();
@@ -221,10 +235,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R, J: Fn(&A, &A) -> (R, R)> CustomJvp<A, R, 
             jvp: Box::new(rule.func),
         });
         let outs = call_primal("custom_jvp", &primal, &leaves, &rule.captures, id)?;
-        template
-            .into_inner()
-            .ok_or_else(|| Error::op("custom_jvp", "no output"))?
-            .rebuild(&mut outs.into_iter())
+        template.rebuild(&mut outs.into_iter())
     }
 }
 
@@ -288,13 +299,7 @@ where
         if trace::current().is_none() {
             return Ok((self.f)(args));
         }
-        let template: RefCell<Option<R>> = RefCell::new(None);
-        let (primal, leaves) = stage_tree("custom_vjp", args, |a| {
-            let r = (self.f)(a);
-            let out = leaves_of(&r);
-            *template.borrow_mut() = Some(r);
-            Ok(out)
-        })?;
+        let (primal, leaves, template) = stage_primal("custom_vjp", args, &self.f)?;
         let out_types = types(&primal)?;
         let templates: RefCell<Option<(R, X)>> = RefCell::new(None);
         let (fwd, _) = stage_tree("custom_vjp", args, |a| {
@@ -360,9 +365,6 @@ where
         let mut rule_captures = fwd.captures.clone();
         rule_captures.extend(bwd.captures.iter().cloned());
         let outs = call_primal("custom_vjp", &primal, &leaves, &rule_captures, id)?;
-        template
-            .into_inner()
-            .ok_or_else(|| Error::op("custom_vjp", "no output"))?
-            .rebuild(&mut outs.into_iter())
+        template.rebuild(&mut outs.into_iter())
     }
 }
