@@ -67,7 +67,7 @@ def leaves(sub_byte):
     for name, v in dtype_leaves(sub_byte).items():
         # A BTreeMap<String, _> key's path is its Debug text in brackets: ["int8"].
         out[f'.dtypes["{name}"]'] = v
-    out[".scale.0"] = np.array(2.0, dtype=np.float32)  # Option's Some is a one-field tuple
+    out[".scale"] = np.array(2.0, dtype=np.float32)  # Some(x) adds nothing to the path, as in JAX
     return out
 
 

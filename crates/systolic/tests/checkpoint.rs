@@ -300,7 +300,7 @@ fn restores_into_a_mismatched_template_name_the_leaf_and_both_types() {
         extra_leaf.layers[1].b = Some(np::zeros(&[2], DType::F32));
         let e = restore_error(&path, &extra_leaf);
         assert!(
-            e.contains("no tensor for the leaf `.layers[1].b.0` (float32[2])"),
+            e.contains("no tensor for the leaf `.layers[1].b` (float32[2])"),
             "{e}"
         );
 
@@ -558,7 +558,7 @@ fn reads_a_safetensors_file_written_by_python_safetensors() {
     let mut other = zeroed(&want);
     other.scale = None;
     let e = restore_error(&golden_path("python.safetensors"), &other);
-    assert!(e.contains("`.scale.0`"), "{e}");
+    assert!(e.contains("`.scale`"), "{e}");
 }
 
 // ---- A resumed training run continues exactly as the uninterrupted one ----

@@ -86,7 +86,8 @@ fn key_paths_print_as_jax_keystr() {
     let paths: Vec<String> = pairs.iter().map(|(p, _)| p.to_string()).collect();
     assert_eq!(
         paths,
-        ["[0]['dense'][0].w", "[0]['dense'][0].b", "[1]", "[3].0"]
+        // `Some(x)` is `x` in the path, as an optional value is in JAX.
+        ["[0]['dense'][0].w", "[0]['dense'][0].b", "[1]", "[3]"]
     );
     assert_eq!(def.num_leaves(), 4);
     assert_eq!(

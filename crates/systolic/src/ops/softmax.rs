@@ -1,9 +1,12 @@
 //! `jax.nn`'s softmax family: `softmax`, `log_softmax` and `logsumexp`, over one axis or
 //! several, each shifted by the maximum (as JAX computes them) so that large logits do not
-//! overflow.
+//! overflow. As in JAX, the shift is held fixed under differentiation (`stop_gradient`): the
+//! results do not depend on it, so its derivative (a mask of where each maximum is) would be
+//! zero after a whole backward pass of work.
 
 use crate::array::Array;
 use crate::numpy as np;
+use crate::transforms::stop_gradient::stop_gradient;
 
 /// `softmax(x, axis)` = `exp(x - max) / sum(exp(x - max))` along `axis`.
 ///
@@ -25,7 +28,7 @@ pub fn softmax(x: &Array, axis: i64) -> Array {
 /// assert_eq!(s, vec![0.25; 4]);
 /// ```
 pub fn softmax_axes(x: &Array, axes: Option<&[i64]>) -> Array {
-    let m = np::max(x, axes, true);
+    let m = stop_gradient(&np::max(x, axes, true));
     let e = np::exp(&(x - &m));
     let s = np::sum(&e, axes, true);
     &e / &s
@@ -50,7 +53,7 @@ pub fn log_softmax(x: &Array, axis: i64) -> Array {
 /// assert!(s.iter().all(|v| (v + 4f32.ln()).abs() < 1e-6));
 /// ```
 pub fn log_softmax_axes(x: &Array, axes: Option<&[i64]>) -> Array {
-    let shifted = x - &np::max(x, axes, true);
+    let shifted = x - &stop_gradient(&np::max(x, axes, true));
     let lse = np::log(&np::sum(&np::exp(&shifted), axes, true));
     &shifted - &lse
 }
@@ -79,7 +82,7 @@ pub fn logsumexp(x: &Array, axis: i64) -> Array {
 pub fn logsumexp_axes(x: &Array, axes: Option<&[i64]>, keepdims: bool) -> Array {
     let x = &crate::ops::elementwise::to_inexact("logsumexp", x);
     let m = np::max(x, axes, true);
-    let finite = np::where_(&np::is_finite(&m), &m, &np::zeros_like(&m));
+    let finite = stop_gradient(&np::where_(&np::is_finite(&m), &m, &np::zeros_like(&m)));
     let s = np::sum(&np::exp(&(x - &finite)), axes, true);
     let r = &np::log(&s) + &finite;
     if keepdims {

@@ -9,12 +9,23 @@
 //! panics pass through unchanged.
 
 use crate::error::{Error, Result};
-use crate::transforms::jit::{jit, Jit};
+use crate::transforms::jit::{jit, Jit, Lowered};
 use crate::tree::Tree;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 /// The payload that carries a traced function's error out of its trace.
 struct Raised(Error);
+
+/// `run()`, with an error raised out of a trace turned back into its `Err`.
+fn caught<T>(run: impl FnOnce() -> Result<T>) -> Result<T> {
+    match catch_unwind(AssertUnwindSafe(run)) {
+        Ok(r) => r,
+        Err(payload) => match payload.downcast::<Raised>() {
+            Ok(raised) => Err(raised.0),
+            Err(other) => resume_unwind(other),
+        },
+    }
+}
 
 /// The boxed function a [`JitFallible`] traces.
 type Raising<'f, A, R> = Box<dyn Fn(&A) -> R + 'f>;
@@ -67,13 +78,20 @@ impl<A: Tree, R: Tree> JitFallible<'_, A, R> {
     /// The result, or the error the function (or the tracing, compiling or running of it)
     /// returned.
     pub fn call(&self, args: &A) -> Result<R> {
-        match catch_unwind(AssertUnwindSafe(|| self.jit.call(args))) {
-            Ok(r) => r,
-            Err(payload) => match payload.downcast::<Raised>() {
-                Ok(raised) => Err(raised.0),
-                Err(other) => resume_unwind(other),
-            },
-        }
+        caught(|| self.jit.call(args))
+    }
+
+    /// The function traced and lowered for `args` (as [`Jit::lower`]), or the error the
+    /// function returned while it was traced.
+    ///
+    /// ```
+    /// use systolic::{jit_fallible, Array};
+    /// let f = jit_fallible(|x: &Array| Ok(x * 2.0));
+    /// let text = f.lower(&Array::scalar(1.0f32)).unwrap().as_text();
+    /// assert!(text.contains("stablehlo.multiply"), "{text}");
+    /// ```
+    pub fn lower(&self, args: &A) -> Result<Lowered<R>> {
+        caught(|| self.jit.lower(args))
     }
 
     /// How many times the function was traced to the end (as [`Jit::trace_count`]; a trace

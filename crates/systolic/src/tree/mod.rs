@@ -169,6 +169,9 @@ impl TreeDef {
 
     /// Calls `f` on every node with its key path, parents first.
     fn walk(&self, path: &str, f: &mut dyn FnMut(&str, &TreeDef)) {
+        if let Some(inner) = self.transparent() {
+            return inner.walk(path, f);
+        }
         f(path, self);
         for (key, child) in self.children() {
             child.walk(&format!("{path}{key}"), f);
@@ -188,6 +191,15 @@ impl TreeDef {
                 (key, d)
             })
             .collect()
+    }
+
+    /// What a `Some(t)` holds: it adds nothing to key paths, as an optional attribute of a
+    /// flax module or an optax state is just its value in JAX (`.bias`, not `.bias.0`).
+    fn transparent(&self) -> Option<&TreeDef> {
+        match self {
+            TreeDef::Tuple(name, c) if name == "Some" && c.len() == 1 => c.first(),
+            _ => None,
+        }
     }
 
     /// The children with the [`PathKey`] of each.
@@ -237,6 +249,9 @@ impl TreeDef {
     }
 
     fn key_paths_into(&self, path: &KeyPath, out: &mut Vec<KeyPath>) {
+        if let Some(inner) = self.transparent() {
+            return inner.key_paths_into(path, out);
+        }
         if matches!(self, TreeDef::Leaf) {
             out.push(path.clone());
         }
