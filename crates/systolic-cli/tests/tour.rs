@@ -11,7 +11,7 @@ fn tour_runs_and_agrees_with_jax() {
     assert!(stdout.contains("logits: tensor<8x10xf32>"), "{stdout}");
     assert!(stdout.contains("agrees"), "{stdout}");
     // The bundled golden stages: every output checked against JAX's.
-    assert!(stdout.contains("[5/12]"), "{stdout}");
+    assert!(stdout.contains("[5/13]"), "{stdout}");
     // The many-devices stage: a JAX shard_map step on 8 devices, compiled and interpreted,
     // checked against JAX (the stage fails the tour otherwise), then costed on a slice.
     assert!(
@@ -87,4 +87,12 @@ fn tour_runs_and_agrees_with_jax() {
     // The front-end stages: training and per-example gradients, each checked against JAX.
     assert!(stdout.contains("steady step: median"), "{stdout}");
     assert_eq!(stdout.matches("matches JAX").count(), 2, "{stdout}");
+    // The language model: its first bf16 losses equal flax/optax's (the stage fails
+    // otherwise), it learns, and its full-size step is costed on a v5e chip.
+    assert!(
+        stdout.contains("the first 10 losses agree with JAX's"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("validation loss"), "{stdout}");
+    assert!(stdout.contains("on a simulated v5e chip: step"), "{stdout}");
 }

@@ -38,16 +38,16 @@ const TEXT: &str = include_str!("../../../data/kjv_genesis_exodus.txt");
 #[command(about = "Train a character-level GPT on Genesis and Exodus (KJV)")]
 struct Args {
     /// Training steps (in total, counting the steps of a resumed checkpoint).
-    #[arg(long, default_value_t = 1500)]
+    #[arg(long, default_value_t = 800)]
     steps: i64,
     /// Windows per step.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 16)]
     batch: i64,
     /// Peak learning rate.
     #[arg(long, default_value_t = 2e-3)]
     lr: f64,
     /// Linear warmup steps (at most a fifth of `--steps`).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 80)]
     warmup: i64,
     /// Compute dtype: bf16 or f32 (parameters and optimizer state are f32 either way).
     #[arg(long, default_value = "bf16")]
@@ -59,7 +59,7 @@ struct Args {
     #[arg(long, default_value_t = 0)]
     seed: i64,
     /// Evaluate the validation loss every this many steps (and at the end).
-    #[arg(long, default_value_t = 250)]
+    #[arg(long, default_value_t = 200)]
     eval_every: i64,
     /// Validation batches per evaluation.
     #[arg(long, default_value_t = 16)]
@@ -68,11 +68,15 @@ struct Args {
     #[arg(long)]
     checkpoint_dir: Option<PathBuf>,
     /// Save a checkpoint every this many steps (and at the end) when `--checkpoint-dir` is set.
-    #[arg(long, default_value_t = 250)]
+    #[arg(long, default_value_t = 200)]
     checkpoint_every: i64,
     /// Continue from `--checkpoint-dir`'s checkpoint.
     #[arg(long)]
     resume: bool,
+    /// Stop after this step, as an interrupted run would (the schedule is still `--steps`'s;
+    /// a checkpoint is written there): `--resume` then continues it.
+    #[arg(long)]
+    stop_at: Option<i64>,
     /// Characters to sample at the end.
     #[arg(long, default_value_t = 400)]
     sample: usize,
@@ -218,6 +222,8 @@ fn main() -> systolic::Result<()> {
             args.steps
         )));
     }
+    // A device that does not exist is an error now, not after the training.
+    let tpu_device = args.device.as_deref().map(systolic::device).transpose()?;
     let opt = gpt::optimizer(args.lr, args.warmup.min(args.steps / 5), args.steps);
     let params = gpt::init(&cfg, &random::key(args.seed))?;
     let opt_state = opt.init(&params)?;
@@ -247,7 +253,10 @@ fn main() -> systolic::Result<()> {
     let eval = |a: &(Params, Array, Array)| eval.call(a);
     let data_key = random::key(args.seed + 1);
 
-    let bar = ProgressBar::new((args.steps - first_step).max(0) as u64);
+    let last = args
+        .stop_at
+        .map_or(args.steps, |s| s.clamp(first_step, args.steps));
+    let bar = ProgressBar::new((last - first_step) as u64);
     bar.set_style(
         ProgressStyle::with_template(
             "{bar:30} {pos}/{len} [{elapsed_precise}<{eta_precise}] {msg}",
@@ -260,7 +269,7 @@ fn main() -> systolic::Result<()> {
     let mut val_loss = None;
     let tokens = (cfg.batch * cfg.context) as f64;
     let started = Instant::now();
-    for i in first_step..args.steps {
+    for i in first_step..last {
         let starts = gpt::batch_starts(&cfg, &data_key, i, train.len())?;
         let (x, y) = gpt::batch(&cfg, train, &starts);
         let t0 = Instant::now();
@@ -283,13 +292,13 @@ fn main() -> systolic::Result<()> {
         };
         bar.set_message(format!("loss {loss:.4}  {rate:.0} tokens/s"));
         let done = i + 1;
-        if done % args.eval_every == 0 || done == args.steps {
+        if done % args.eval_every == 0 || done == last {
             let v = validation_loss(&eval, &state.0, &cfg, val, args.eval_batches)?;
             bar.suspend(|| eprintln!("step {done}: train loss {loss:.4}, validation loss {v:.4}"));
             val_loss = Some(v);
         }
         if let Some(path) = &ckpt_path {
-            if done % args.checkpoint_every == 0 || done == args.steps {
+            if done % args.checkpoint_every == 0 || done == last {
                 checkpoint::save(path, &(state.clone(), Array::scalar(done)))?;
             }
         }
@@ -343,7 +352,12 @@ fn main() -> systolic::Result<()> {
         for (op, ms, n) in profile.by_op().into_iter().take(8) {
             println!("  {ms:9.2} ms {:5.1}%  {op} ×{n}", 100.0 * ms / total);
         }
-        for k in profile.slowest(25) {
+        for k in profile.slowest(
+            std::env::var("TRAIN_LM_PROFILE_ROWS")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(25),
+        ) {
             println!(
                 "  {:9.2} ms {:5.1}%  {}",
                 k.ms,
@@ -354,8 +368,7 @@ fn main() -> systolic::Result<()> {
     }
 
     let mut tpu = None;
-    if let Some(name) = &args.device {
-        let device = systolic::device(name)?;
+    if let (Some(name), Some(device)) = (&args.device, tpu_device) {
         let starts = gpt::batch_starts(&cfg, &data_key, 0, train.len())?;
         let (x, y) = gpt::batch(&cfg, train, &starts);
         let lowered = step.lower(&(state.clone(), x, y))?;

@@ -8,6 +8,7 @@
 mod compiled_mlp;
 mod golden;
 mod inputs;
+mod language_model;
 mod many_devices;
 mod mlp;
 mod mlp_training;
@@ -43,6 +44,7 @@ fn stages() -> Vec<Box<dyn Stage>> {
     stages.push(Box::new(many_devices::ManyDevices));
     stages.push(Box::new(pmap_training::PmapTraining));
     stages.push(Box::new(sharded_transformer::ShardedTransformer));
+    stages.push(Box::new(language_model::LanguageModel));
     stages
 }
 
