@@ -78,6 +78,14 @@ def init_cases():
         ("normal_bf16", {"init": "normal", "stddev": 0.5}, I.normal(0.5), (3, 5), bf16, 20),
         ("glorot_uniform_f16", {"init": "glorot_uniform"}, I.glorot_uniform(), (4, 6), f16, 21),
         ("uniform_f16", {"init": "uniform", "scale": 3.0}, I.uniform(3.0), (4, 6), f16, 22),
+        ("orthogonal", {"init": "orthogonal", "scale": 1.0, "column_axis": -1},
+         I.orthogonal(), (6, 4), f32, 23),
+        ("orthogonal_wide", {"init": "orthogonal", "scale": 2.0, "column_axis": -1},
+         I.orthogonal(2.0), (3, 5), f32, 24),
+        ("orthogonal_conv", {"init": "orthogonal", "scale": 1.0, "column_axis": -1},
+         I.orthogonal(), (3, 3, 4, 8), f32, 25),
+        ("orthogonal_axis0", {"init": "orthogonal", "scale": 0.5, "column_axis": 0},
+         I.orthogonal(0.5, column_axis=0), (5, 2, 3), f32, 26),
     ]
     os.makedirs(os.path.join(OUT, "init"), exist_ok=True)
     out = []

@@ -122,18 +122,16 @@ fn validation_loss(
     Ok(sum / n as f64)
 }
 
-/// `n` characters sampled after `prompt`, one forward pass over the last `context` characters
-/// per character (the window is left-padded with the prompt's first character and the
-/// prediction is read at the last real position).
+/// `--sample` characters drawn after `--prompt` at `--temperature`: one forward pass per
+/// character over the last `context` characters, padded on the right to the context (the model
+/// is causal, so the padding does not change the prediction read at the last real position)
+/// and so compiled once.
 fn sample(
     params: &Params,
     cfg: &Config,
     corpus: &Corpus,
     compute: DType,
-    prompt: &str,
-    n: usize,
-    temperature: f64,
-    seed: i64,
+    args: &Args,
 ) -> systolic::Result<String> {
     let t = cfg.context as usize;
     let next = jit(|(p, window, pos, key): &(Params, Array, Array, Array)| {
@@ -144,14 +142,14 @@ fn sample(
             Some(0),
             np::TakeMode::Clip,
         );
-        random::categorical(key, &(&row / temperature), -1, None)
+        random::categorical(key, &(&row / args.temperature), -1, None)
     });
-    let mut ids = corpus.encode(prompt);
+    let mut ids = corpus.encode(&args.prompt);
     if ids.is_empty() {
         ids.push(0);
     }
-    let key = random::key(seed);
-    for i in 0..n {
+    let key = random::key(args.seed);
+    for i in 0..args.sample {
         let tail = &ids[ids.len().saturating_sub(t)..];
         let mut window = tail.to_vec();
         window.resize(t, tail[tail.len() - 1]);
@@ -292,15 +290,19 @@ fn main() -> systolic::Result<()> {
         };
         bar.set_message(format!("loss {loss:.4}  {rate:.0} tokens/s"));
         let done = i + 1;
+        if bar.is_hidden() && done % 50 == 0 {
+            // No terminal to draw the bar on (a log file): a line now and then instead.
+            eprintln!("step {done}/{last}: loss {loss:.4}, {rate:.0} tokens/s");
+        }
         if done % args.eval_every == 0 || done == last {
             let v = validation_loss(&eval, &state.0, &cfg, val, args.eval_batches)?;
             bar.suspend(|| eprintln!("step {done}: train loss {loss:.4}, validation loss {v:.4}"));
             val_loss = Some(v);
         }
-        if let Some(path) = &ckpt_path {
-            if done % args.checkpoint_every == 0 || done == last {
-                checkpoint::save(path, &(state.clone(), Array::scalar(done)))?;
-            }
+        if let Some(path) = &ckpt_path
+            && (done % args.checkpoint_every == 0 || done == last)
+        {
+            checkpoint::save(path, &(state.clone(), Array::scalar(done)))?;
         }
     }
     bar.finish();
@@ -318,16 +320,7 @@ fn main() -> systolic::Result<()> {
         cfg.step_flops() / step_ms * 1e-6
     );
 
-    let text = sample(
-        &state.0,
-        &cfg,
-        &corpus,
-        compute,
-        &args.prompt,
-        args.sample,
-        args.temperature,
-        args.seed,
-    )?;
+    let text = sample(&state.0, &cfg, &corpus, compute, &args)?;
     println!("--- sample ---\n{text}\n---");
 
     if args.profile {

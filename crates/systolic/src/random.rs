@@ -44,7 +44,7 @@ pub use crate::ops::random::{
     bernoulli, beta, binomial, bits, categorical, categorical_without_replacement, cauchy,
     chisquare, choice, dirichlet, double_sided_maxwell, exponential, f, fold_in, gamma,
     generalized_normal, geometric, gumbel, key, laplace, loggamma, logistic, lognormal, maxwell,
-    multinomial, normal, pareto, permutation, permutation_array, poisson, rademacher, randint,
-    rayleigh, split, split_array, student_t, triangular, truncated_normal, uniform, wald,
+    multinomial, normal, orthogonal, pareto, permutation, permutation_array, poisson, rademacher,
+    randint, rayleigh, split, split_array, student_t, triangular, truncated_normal, uniform, wald,
     weibull_min, FoldInData, Param,
 };

@@ -8,8 +8,9 @@
 //! `scale / fan` is computed in f64 (Python floats) and rounded to `dtype` once; its square root
 //! and the truncated-normal correction are computed in `dtype`, as `jnp` does.
 //!
-//! `orthogonal` and `delta_orthogonal` need a QR decomposition, which Systolic does not have
-//! yet; they are not here.
+//! `orthogonal` draws with [`random::orthogonal`] (a QR decomposition, LAPACK's as JAX's on
+//! CPU), so it equals JAX's up to the rounding of the decomposition. `delta_orthogonal` is not
+//! here yet.
 
 use std::fmt;
 use std::sync::Arc;
@@ -118,6 +119,15 @@ pub enum Initializer {
     },
     /// `variance_scaling(...)` and its named cases (lecun, glorot, he).
     VarianceScaling(VarianceScaling),
+    /// `orthogonal(scale, column_axis)`: `scale` times a uniformly distributed matrix with
+    /// orthonormal columns (or rows, whichever are fewer), the columns along `column_axis` and
+    /// every other axis flattened into the rows.
+    Orthogonal {
+        /// The multiplier.
+        scale: f64,
+        /// The axis of the columns (negative counts from the end).
+        column_axis: i64,
+    },
     /// Any function of `(key, shape, dtype)`.
     Custom(Arc<InitFn>),
 }
@@ -136,6 +146,9 @@ impl fmt::Debug for Initializer {
                 upper,
             } => write!(f, "truncated_normal({stddev}, {lower}, {upper})"),
             Initializer::VarianceScaling(v) => write!(f, "{v:?}"),
+            Initializer::Orthogonal { scale, column_axis } => {
+                write!(f, "orthogonal({scale}, column_axis={column_axis})")
+            }
             Initializer::Custom(_) => write!(f, "custom"),
         }
     }
@@ -226,6 +239,26 @@ pub fn he_normal() -> Initializer {
 /// `he_uniform()` (`kaiming_uniform`): `variance_scaling(2, fan_in, uniform)`.
 pub fn he_uniform() -> Initializer {
     variance_scaling(2.0, FanMode::FanIn, Distribution::Uniform)
+}
+
+/// `orthogonal(scale, column_axis)` (JAX's defaults: 1 and -1): a kernel whose columns (the
+/// `column_axis` slices, every other axis flattened into rows) are orthonormal, times `scale`;
+/// when there are more columns than rows, the rows are orthonormal instead. float32 (the QR
+/// decomposition's type); at least two dimensions.
+///
+/// ```
+/// use systolic::{nn::initializers::orthogonal, numpy as np, random};
+/// use systolic_ir::DType;
+/// let w = orthogonal(1.0, -1).init(&random::key(0), &[6, 4], DType::F32);
+/// assert_eq!(w.shape(), &[6, 4]);
+/// let wtw = np::matmul(&np::transpose(&w, None), &w).to_vec::<f32>().unwrap();
+/// assert!((wtw[0] - 1.0).abs() < 1e-5 && wtw[1].abs() < 1e-5);
+/// // A vector has no columns to make orthogonal.
+/// let err = orthogonal(1.0, -1).init(&random::key(0), &[4], DType::F32);
+/// assert!(err.check().unwrap_err().to_string().contains("at least 2 dimensions"));
+/// ```
+pub fn orthogonal(scale: f64, column_axis: i64) -> Initializer {
+    Initializer::Orthogonal { scale, column_axis }
 }
 
 pub use glorot_normal as xavier_normal;
@@ -319,6 +352,9 @@ impl Initializer {
                     Err(e) => Array::failed(e),
                 }
             }
+            Initializer::Orthogonal { scale, column_axis } => {
+                orthogonal_init(key, shape, dtype, *scale, *column_axis)
+            }
             Initializer::Custom(f) => f(key, shape, dtype),
         }
     }
@@ -401,4 +437,46 @@ impl VarianceScaling {
             }
         }
     }
+}
+
+/// JAX's `orthogonal` initializer: `random::orthogonal(key, rows, [], dtype, cols)` with the
+/// columns along `column_axis` and the other axes flattened into the rows (in order), reshaped
+/// to the shape with the column axis last and moved into place, times `scale`.
+fn orthogonal_init(
+    key: &Array,
+    shape: &[i64],
+    dtype: DType,
+    scale: f64,
+    column_axis: i64,
+) -> Array {
+    const OP: &str = "nn.initializers.orthogonal";
+    let rank = shape.len() as i64;
+    if rank < 2 {
+        return Array::failed(Error::op(
+            OP,
+            format!("the shape must have at least 2 dimensions, got {shape:?}"),
+        ));
+    }
+    let axis = if column_axis < 0 {
+        column_axis + rank
+    } else {
+        column_axis
+    };
+    if !(0..rank).contains(&axis) {
+        return Array::failed(Error::op(
+            OP,
+            format!("column_axis {column_axis} is out of range for shape {shape:?}"),
+        ));
+    }
+    if shape.contains(&0) {
+        return np::zeros(shape, dtype);
+    }
+    let cols = shape[axis as usize];
+    let rows = shape.iter().product::<i64>() / cols;
+    let q = random::orthogonal(key, rows, &[], dtype, Some(cols));
+    let mut last: Vec<i64> = shape.to_vec();
+    last.remove(axis as usize);
+    last.push(cols);
+    let q = np::moveaxis(&np::reshape(&q, &last), -1, axis);
+    &np::full(&[], scale, dtype) * &q
 }

@@ -9,6 +9,7 @@ mod discrete;
 mod gamma;
 mod helpers;
 mod keys;
+mod orthogonal;
 mod param;
 mod poisson;
 mod threefry;
@@ -23,6 +24,7 @@ pub use discrete::{
     permutation_array, rademacher, randint,
 };
 pub use gamma::{beta, chisquare, dirichlet, f, gamma, generalized_normal, loggamma, student_t};
+pub use orthogonal::orthogonal;
 pub use param::Param;
 pub use poisson::poisson;
 
