@@ -492,3 +492,47 @@ fn a_call_dag_that_doubles_per_level_is_refused_not_expanded() {
         &["calls expanded", "repeat their callees"],
     );
 }
+
+/// Issue 20, item 10: a `while` that never ends ran until Ctrl-C. `--timeout SECONDS` stops
+/// the run (on the compiled CPU program and on the interpreter) with an error that names the
+/// limit and how many iterations the loop had run; a limit that is not a positive number of
+/// seconds is a usage error.
+#[test]
+fn timeout_stops_an_endless_while_loop_and_says_how_far_it_got() {
+    let (dir, p) = program_file(
+        "func.func @main(%x: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.while(%i = %x) : tensor<f32>\n  cond {\n    %t = stablehlo.constant dense<true> : tensor<i1>\n    stablehlo.return %t : tensor<i1>\n  } do {\n    %one = stablehlo.constant dense<1.0> : tensor<f32>\n    %n = stablehlo.add %i, %one : tensor<f32>\n    stablehlo.return %n : tensor<f32>\n  }\n  return %0 : tensor<f32>\n}\n",
+    );
+    let x = dir.path().join("x.npy");
+    systolic_npy::write(&x, &Tensor::from_f32(vec![], vec![0.0])).unwrap();
+    let x = x.display().to_string();
+    for backend in ["cpu", "interp"] {
+        let started = std::time::Instant::now();
+        let out = systolic(&[
+            "run",
+            &p,
+            "--input",
+            &x,
+            "--backend",
+            backend,
+            "--timeout",
+            "0.5",
+        ]);
+        let (_, stderr) = texts(&out);
+        assert_eq!(out.status.code(), Some(1), "{backend}: {stderr}");
+        assert!(
+            stderr.contains("time limit of 500 ms") && stderr.contains("iterations"),
+            "{backend}: {stderr}"
+        );
+        assert!(stderr.contains("stablehlo.while"), "{backend}: {stderr}");
+        // It stopped (a generous bound: the limit is half a second).
+        assert!(started.elapsed().as_secs() < 60, "{backend}");
+    }
+    for bad in [
+        "--timeout=0",
+        "--timeout=-1",
+        "--timeout=soon",
+        "--timeout=1e12",
+    ] {
+        assert_fails(&["run", &p, "--input", &x, bad], 2, &["--timeout"]);
+    }
+}

@@ -430,6 +430,8 @@ impl Program {
         let mut k = 0;
         while k < self.steps.len() {
             let step = &self.steps[k];
+            // A run past its time limit stops between kernels (`systolic run --timeout`).
+            systolic_ir::deadline::check().map_err(|e| CpuError::new(e.to_string()))?;
             if self.with_next[k] {
                 let other = &self.steps[k + 1];
                 let (a, b) = if on_process_thread {

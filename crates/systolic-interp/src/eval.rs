@@ -158,6 +158,9 @@ impl<'m> Interpreter<'m> {
                     .map(|&v| lookup(env, v, func, op))
                     .collect();
             }
+            // A run past its time limit stops between ops (`systolic run --timeout`).
+            systolic_ir::deadline::check()
+                .map_err(|e| locate(InterpError::new(e.to_string()), func, op))?;
             let results = self
                 .eval_op(func, op, env)
                 .map_err(|e| locate(e, func, op))?;

@@ -18,6 +18,7 @@ pub mod attrs;
 pub mod batch_collective;
 pub mod builder;
 pub mod collective_groups;
+pub mod deadline;
 pub mod diag;
 pub mod dtype;
 pub mod inline;

@@ -45,6 +45,10 @@ pub struct RunArgs {
     /// the time went (`cpu` only): `--repeat` rounds (at least 3), the median per step.
     #[arg(long)]
     pub profile: bool,
+    /// Stop the command when it has run this many seconds (compiling included): a clear
+    /// error naming how far a `while` loop got, instead of running on without end.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
+    pub timeout: Option<std::time::Duration>,
     /// Print the timing report as JSON on the last line.
     #[arg(long)]
     pub json: bool,
@@ -83,6 +87,8 @@ struct Report<'a> {
 /// Runs the command, printing summaries (and the JSON report) to stdout.
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
     keep_freed_memory();
+    // The whole command, compiling included, must end within the limit.
+    systolic_ir::deadline::set_timeout(args.timeout);
     let backend = Backend::from_name(&args.backend)?;
     let file = args.file.display().to_string();
     let entry = args.entry.as_str();
@@ -271,5 +277,15 @@ fn keep_freed_memory() {
             mallopt(M_MMAP_MAX, 0);
             mallopt(M_TRIM_THRESHOLD, 1 << 30);
         }
+    }
+}
+
+/// `--timeout SECONDS`: a positive number of seconds (fractions allowed), at most a year.
+fn parse_timeout(text: &str) -> Result<std::time::Duration, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s > 0.0 && s <= 365.0 * 86400.0 => Ok(std::time::Duration::from_secs_f64(s)),
+        _ => Err(format!(
+            "expected a positive number of seconds (at most a year), got {text:?}"
+        )),
     }
 }

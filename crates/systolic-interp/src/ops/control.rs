@@ -97,8 +97,27 @@ fn run_while(mut values: Vec<Value>, regions: &mut dyn Regions) -> Result<Vec<Va
         );
     }
     let mut iterations = 0u64;
+    // A run stopped by its time limit says how far this loop got.
+    let stopped = |e: crate::error::InterpError, iterations: u64| {
+        if systolic_ir::deadline::check().is_err() {
+            crate::error::InterpError::new(format!(
+                "{}; a while loop had run {iterations} iterations",
+                e.message
+            ))
+        } else {
+            e
+        }
+    };
     loop {
-        let cond = regions.run(0, values.clone())?;
+        if let Err(e) = systolic_ir::deadline::check() {
+            return Err(stopped(
+                crate::error::InterpError::new(e.to_string()),
+                iterations,
+            ));
+        }
+        let cond = regions
+            .run(0, values.clone())
+            .map_err(|e| stopped(e, iterations))?;
         let keep_going = match cond.as_slice() {
             [Value::Tensor(t)] if t.dtype() == DType::Bool && t.shape().is_empty() => {
                 scalar_int(t, "condition")? != 0
@@ -116,7 +135,7 @@ fn run_while(mut values: Vec<Value>, regions: &mut dyn Regions) -> Result<Vec<Va
             crate::bail!("ran more than {MAX_WHILE_ITERATIONS} iterations (an endless loop?)");
         }
         // The next condition call checks that the body returned as many values as it took.
-        values = regions.run(1, values)?;
+        values = regions.run(1, values).map_err(|e| stopped(e, iterations))?;
     }
 }
 

@@ -96,6 +96,39 @@ impl Client {
         }
     }
 
+    /// Executions started from now on must end within `limit` (`None`: no limit); one past it
+    /// stops between kernels (or between iterations of a `while`) with an error saying how
+    /// far it got. The limit is process-wide ([`systolic_ir::deadline`]), shared by every
+    /// client and thread.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use systolic_runtime::{Client, CompileOptions};
+    /// let module = systolic_ir::text::parse_module(
+    ///     "func.func @main(%x: tensor<f32>) -> tensor<f32> {
+    ///        %0 = stablehlo.while(%i = %x) : tensor<f32>
+    ///        cond {
+    ///          %t = stablehlo.constant dense<true> : tensor<i1>
+    ///          stablehlo.return %t : tensor<i1>
+    ///        } do {
+    ///          stablehlo.return %i : tensor<f32>
+    ///        }
+    ///        return %0 : tensor<f32>
+    ///      }",
+    ///     "forever",
+    /// ).unwrap();
+    /// let client = Client::cpu();
+    /// let exe = client.compile(&module, &CompileOptions::no_disk_cache()).unwrap();
+    /// let x = client.buffer_from_tensor(systolic_ir::Tensor::from_f32(vec![], vec![0.0]), exe.device()).unwrap();
+    /// client.set_timeout(Some(Duration::from_millis(50)));
+    /// let err = exe.execute(&[&x]).and_then(|outs| Ok(outs[0].to_tensor()?)).unwrap_err().to_string();
+    /// client.set_timeout(None);
+    /// assert!(err.contains("time limit of 50 ms") && err.contains("iterations"), "{err}");
+    /// ```
+    pub fn set_timeout(&self, limit: Option<std::time::Duration>) {
+        systolic_ir::deadline::set_timeout(limit);
+    }
+
     /// The devices, in index order.
     pub fn devices(&self) -> &[Device] {
         &self.inner.devices

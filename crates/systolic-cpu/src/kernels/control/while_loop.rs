@@ -38,13 +38,30 @@ impl ValueKernel for WhileKernel {
         }
         let captures = args.split_off(self.num_carried);
         let mut carried: Vec<RtValue> = args.into_iter().map(ValueArg::into_owned).collect();
+        // Iterations finished, for the message of a run stopped by its time limit.
+        let mut iterations = 0u64;
+        let stopped = |e: CpuError, iterations: u64| {
+            if systolic_ir::deadline::check().is_err() {
+                CpuError::new(format!(
+                    "{}; a while loop had run {iterations} iterations",
+                    e.message
+                ))
+            } else {
+                e
+            }
+        };
         loop {
+            // Checked here too: a body with no kernels never reaches a program's own check.
+            if let Err(e) = systolic_ir::deadline::check() {
+                return Err(stopped(CpuError::new(e.to_string()), iterations));
+            }
             let inputs = carried
                 .iter()
                 .map(ValueArg::Value)
                 .chain(captures.iter().map(ValueArg::reborrow))
                 .collect();
-            if !predicate(&self.cond.run(inputs)?, "while condition")? {
+            let cond = self.cond.run(inputs).map_err(|e| stopped(e, iterations))?;
+            if !predicate(&cond, "while condition")? {
                 return Ok(carried);
             }
             let inputs = carried
@@ -52,7 +69,8 @@ impl ValueKernel for WhileKernel {
                 .map(ValueArg::Owned)
                 .chain(captures.iter().map(ValueArg::reborrow))
                 .collect();
-            carried = self.body.run(inputs)?;
+            carried = self.body.run(inputs).map_err(|e| stopped(e, iterations))?;
+            iterations += 1;
         }
     }
 }
