@@ -536,3 +536,50 @@ fn timeout_stops_an_endless_while_loop_and_says_how_far_it_got() {
         assert_fails(&["run", &p, "--input", &x, bad], 2, &["--timeout"]);
     }
 }
+
+/// Issue 20, item 4: an iota of 10^12 f32 aborted the process ("memory allocation … failed")
+/// on the CPU and grew without bound in the interpreter. Both now refuse it before allocating,
+/// with a RESOURCE_EXHAUSTED error naming the op, the type and the bytes against the host
+/// memory budget, which `SYSTOLIC_MEMORY_LIMIT` sets.
+#[test]
+fn a_program_larger_than_the_memory_budget_is_refused_before_it_allocates() {
+    let (_dir, p) = program_file(
+        "func.func @main() -> tensor<1000000000000xf32> {\n  %0 = stablehlo.iota dim = 0 : tensor<1000000000000xf32>\n  return %0 : tensor<1000000000000xf32>\n}\n",
+    );
+    for backend in ["cpu", "interp"] {
+        let out = systolic(&["run", &p, "--backend", backend]);
+        let (_, stderr) = texts(&out);
+        assert_eq!(out.status.code(), Some(1), "{backend}: {stderr}");
+        for part in [
+            "RESOURCE_EXHAUSTED",
+            "stablehlo.iota",
+            "tensor<1000000000000xf32>",
+            "3.64 TiB",
+        ] {
+            assert!(stderr.contains(part), "{backend}: {part}: {stderr}");
+        }
+    }
+    // A 4 KiB program under a 1 KiB budget is refused; under 1 MiB it runs.
+    let (_dir, small) = program_file(
+        "func.func @main() -> tensor<1024xf32> {\n  %0 = stablehlo.iota dim = 0 : tensor<1024xf32>\n  return %0 : tensor<1024xf32>\n}\n",
+    );
+    let run = |limit: &str, backend: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_systolic"))
+            .args(["run", &small, "--backend", backend])
+            .env("SYSTOLIC_MEMORY_LIMIT", limit)
+            .output()
+            .unwrap()
+    };
+    for backend in ["cpu", "interp"] {
+        let out = run("1K", backend);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{backend}: {stderr}");
+        assert!(
+            stderr.contains(
+                "needs 4.00 KiB but the memory budget is 1.00 KiB (SYSTOLIC_MEMORY_LIMIT)"
+            ),
+            "{backend}: {stderr}"
+        );
+        assert!(run("1M", backend).status.success(), "{backend}");
+    }
+}

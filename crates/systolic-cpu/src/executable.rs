@@ -63,13 +63,47 @@ pub fn lower_optimized(optimized: &Module, entry: &str) -> Result<CpuExecutable>
     let program = lowerer.lower_function(entry)?;
     let fallback_ops = lowerer.finish();
     let func = optimized.func(entry);
+    let peak = func.map_or(0, peak_memory_bytes);
+    if let Some(func) = func {
+        check_memory_budget(func, peak)?;
+    }
     Ok(CpuExecutable {
         entry: entry.to_string(),
         program,
         result_types: func.map(|f| f.result_types.clone()).unwrap_or_default(),
         fallback_ops,
-        peak_memory_bytes: func.map_or(0, peak_memory_bytes),
+        peak_memory_bytes: peak,
     })
+}
+
+/// Refuses a program whose planned peak (temporaries and results) exceeds the host memory
+/// budget ([`systolic_ir::memory_budget`]) before it allocates anything, naming its largest
+/// value: the CPU's `RESOURCE_EXHAUSTED`.
+fn check_memory_budget(func: &systolic_ir::Func, peak: u64) -> Result<()> {
+    systolic_ir::memory_budget::check(peak, || {
+        let largest = func
+            .body
+            .blocks
+            .iter()
+            .flat_map(|b| &b.ops)
+            .flat_map(|op| op.results.iter().map(move |&r| (op, r)))
+            .filter_map(|(op, r)| {
+                let ty = func.value_type(r).as_tensor()?;
+                Some((ty.byte_size(), op, ty))
+            })
+            .max_by_key(|(bytes, _, _)| *bytes);
+        let Some((bytes, op, ty)) = largest else {
+            return format!("@{} (its temporaries and results as planned)", func.name);
+        };
+        let at = op.span.map_or(String::new(), |s| format!(" at {s}"));
+        format!(
+            "@{} (its temporaries and results as planned; the largest is {} of {ty}, {}{at})",
+            func.name,
+            op.kind.name(),
+            systolic_ir::memory_budget::human_bytes(bytes as u64)
+        )
+    })
+    .map_err(|e| CpuError::new(e.to_string()))
 }
 
 impl CpuExecutable {

@@ -196,6 +196,16 @@ impl<'m> Interpreter<'m> {
             .iter()
             .map(|&r| func.value_type(r).clone())
             .collect();
+        // The results' memory, within the host budget, before anything is computed.
+        let result_bytes = result_types
+            .iter()
+            .filter_map(Type::as_tensor)
+            .fold(0u64, |n, t| n.saturating_add(t.byte_size() as u64));
+        systolic_ir::memory_budget::check(result_bytes, || {
+            let tys: Vec<String> = result_types.iter().map(Type::to_string).collect();
+            format!("the result {}", tys.join(", "))
+        })
+        .map_err(|e| InterpError::new(e.to_string()))?;
         if let OpKind::Check(check) = &op.kind {
             let failure = ops::check::eval(check, &args)?;
             self.checks.push(CheckOutcome {

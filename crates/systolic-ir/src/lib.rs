@@ -23,6 +23,7 @@ pub mod diag;
 pub mod dtype;
 pub mod inline;
 pub mod lapack;
+pub mod memory_budget;
 pub mod module;
 pub mod numerics;
 pub mod op_properties;
