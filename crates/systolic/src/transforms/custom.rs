@@ -114,7 +114,14 @@ fn tagged_barrier(what: &str, xs: &[Array], attr: &str, id: i64) -> Result<Vec<A
     Ok(outs
         .into_iter()
         .zip(xs)
-        .map(|(o, x)| Array::make(o.ty().clone(), x.weak_type(), device, o.inner.repr.clone()))
+        .map(|(o, x)| {
+            Array::make(
+                o.aval().clone(),
+                x.weak_type(),
+                device,
+                o.inner.repr.clone(),
+            )
+        })
         .collect())
 }
 
@@ -344,7 +351,7 @@ where
         if let Some(e) = failure.into_inner() {
             return Err(e);
         }
-        let in_types: Vec<TensorType> = leaves.iter().map(|l| l.ty().clone()).collect();
+        let in_types: Vec<TensorType> = leaves.iter().map(|l| l.aval().clone()).collect();
         let bwd_types = types(&bwd)?;
         if bwd_types != in_types {
             return Err(Error::op(
