@@ -213,6 +213,26 @@ fn chains_of_ops_on_a_failed_array_keep_the_first_error() {
             Box::new(|a| np::index(a, &[np::Idx::from(1i64), np::Idx::from(0i64)])),
         ),
         ("gelu", Box::new(|a| nn::gelu(a, true))),
+        ("one_hot", Box::new(|a| nn::one_hot(a, 4, DType::F32))),
+        (
+            "random.normal",
+            Box::new(|k| systolic::random::normal(k, &[2], DType::F32)),
+        ),
+        (
+            "random.split",
+            Box::new(|k| systolic::random::split_array(k, 3)),
+        ),
+        (
+            "random.fold_in",
+            Box::new(|k| systolic::random::fold_in(k, 7)),
+        ),
+        (
+            "dot_product_attention",
+            Box::new(|a| {
+                let q = Array::from_vec(vec![1.0f32; 8], &[1, 2, 1, 4]);
+                nn::dot_product_attention(&q, a, &q, None, None, None, true)
+            }),
+        ),
     ];
     let mut wrong = vec![];
     for (name, op) in &ops {
