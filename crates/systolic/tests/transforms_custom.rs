@@ -225,6 +225,20 @@ fn custom_jvp_rule_survives_vmap_inside_grad() {
     assert_eq!(outer[1], 1.0);
     assert_eq!(outer, per);
     assert_eq!(jitted, per);
+    // Nested vmaps batch the already batched rule again.
+    let x2 = Array::from_vec(vec![0.0f32, 100.0, -3.0, 50.0, 80.0, 1.0], &[2, 3]);
+    let twice = v32(&grad(|x: &Array| {
+        let inner = |r: &Array| vmap(|e: &Array| f.call(e).unwrap()).call(r).unwrap();
+        np::sum(&vmap(inner).call(x).unwrap(), None, false)
+    })
+    .call(&x2)
+    .unwrap());
+    let per2 = v32(
+        &vmap(|e: &Array| grad(|y: &Array| f.call(y).unwrap()).call(e).unwrap())
+            .call(&np::reshape(&x2, &[6]))
+            .unwrap(),
+    );
+    assert_eq!(twice, per2);
     // The chain rule through the primal (what grad(vmap(f)) computed before) is nan there.
     let naive = v32(
         &grad(|x: &Array| np::sum(&vmap(softplus).call(x).unwrap(), None, false))
