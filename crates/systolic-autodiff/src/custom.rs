@@ -4,7 +4,8 @@
 //! `optimization_barrier`s: the first, tagged [`CUSTOM_RULE_ATTR`] `= id`, takes the
 //! function's inputs (its arguments, then the arrays its primal and its rules read from
 //! outside); the second, tagged [`CUSTOM_RULE_END_ATTR`] `= id`, takes its outputs. Compilers
-//! and `vmap` see ordinary ops, so an undifferentiated call costs nothing but the barriers.
+//! see ordinary ops, so an undifferentiated call costs nothing but the barriers; `vmap` batches
+//! the rule along with the ops and retags the barriers with the batched rule's id.
 //! The rule itself is IR registered under `id` ([`register_custom_rule`]), because the ops
 //! cannot hold functions.
 //!
@@ -81,12 +82,40 @@ pub fn register_custom_rule(rule: CustomRule) -> i64 {
     (rules.len() - 1) as i64
 }
 
-fn rule(id: i64) -> Res<CustomRule> {
+/// The rule registered under `id`, if any (a copy: transformations that rewrite a function
+/// with custom rules, as `vmap` does, register the rewritten rule under a new id).
+pub fn custom_rule(id: i64) -> Option<CustomRule> {
     let rules = RULES.lock().unwrap_or_else(|e| e.into_inner());
-    usize::try_from(id)
-        .ok()
-        .and_then(|i| rules.get(i).cloned())
-        .ok_or_else(|| Error::new(format!("custom rule {id} is not registered")))
+    usize::try_from(id).ok().and_then(|i| rules.get(i).cloned())
+}
+
+fn rule(id: i64) -> Res<CustomRule> {
+    custom_rule(id).ok_or_else(|| Error::new(format!("custom rule {id} is not registered")))
+}
+
+impl CustomRule {
+    /// The number of the function's arguments (the first operands of its opening barrier).
+    pub fn nargs(&self) -> usize {
+        match self {
+            CustomRule::Jvp { nargs, .. } | CustomRule::Vjp { nargs, .. } => *nargs,
+        }
+    }
+
+    /// The number of operands of the opening barrier before the rule's own captures.
+    pub fn first_rule_capture(&self) -> usize {
+        match self {
+            CustomRule::Jvp {
+                nargs,
+                primal_captures,
+                ..
+            }
+            | CustomRule::Vjp {
+                nargs,
+                primal_captures,
+                ..
+            } => nargs + primal_captures,
+        }
+    }
 }
 
 fn tag(op: &Op, attr: &str) -> Option<i64> {
@@ -118,9 +147,7 @@ pub(crate) struct Applied {
 
 /// The number of arguments of rule `id`, to decide whether the call is active.
 pub(crate) fn nargs(id: i64) -> Res<usize> {
-    Ok(match rule(id)? {
-        CustomRule::Jvp { nargs, .. } | CustomRule::Vjp { nargs, .. } => nargs,
-    })
+    Ok(rule(id)?.nargs())
 }
 
 /// Inlines `f`'s body into the built function with its parameters bound to `args`; returns
@@ -140,9 +167,8 @@ fn inline(ad: &mut Ad, what: &str, f: &Func, args: &[ValueId]) -> Res<Vec<ValueI
         let got = ad.b.func.value_type(a);
         if want != got {
             return Err(Error::new(format!(
-                "{what}: the rule was traced for {want} but argument {i} is {got} (a custom \
-                 rule cannot be applied to a function batched by vmap inside grad; put vmap \
-                 outside)"
+                "{what}: the rule was traced for {want} but argument {i} is {got} (the \
+                 function's operands were rewritten without its rule)"
             )));
         }
         map.insert(p, a);

@@ -40,6 +40,8 @@
 //! differentiated by the rule registered under the tag ([`register_custom_rule`]) instead of
 //! through its ops: a JVP rule is inlined in both modes (transposed in reverse mode), a VJP
 //! rule's forward function is inlined and its backward function runs at transposition.
+//! `systolic_vmap` batches such a function's rule with it and registers the batched rule under
+//! a new id ([`custom_rule`] reads a registered rule), so `grad` of a `vmap` applies it too.
 //!
 //! Rematerialisation ([`REMAT_ATTR`]): ops carrying the attribute `systolic.remat = <group>`
 //! (or calls to a function carrying it, when differentiating a module) are recomputed in the
@@ -71,7 +73,9 @@ mod inline;
 mod rules;
 mod vjp;
 
-pub use custom::{register_custom_rule, CustomRule, CUSTOM_RULE_ATTR, CUSTOM_RULE_END_ATTR};
+pub use custom::{
+    custom_rule, register_custom_rule, CustomRule, CUSTOM_RULE_ATTR, CUSTOM_RULE_END_ATTR,
+};
 pub use dce::dce;
 pub use inline::inline_calls;
 

@@ -50,6 +50,9 @@ pub(crate) struct Cx<'a> {
     pub size: i64,
     /// The name collectives use for the axis being batched (JAX's `vmap(axis_name=…)`), if any.
     pub axis_name: Option<String>,
+    /// The ids of the custom differentiation rules batched so far: the source function's id
+    /// to the batched rule's (`rules/custom_rule.rs`).
+    pub custom_rules: HashMap<i64, i64>,
 }
 
 impl Deref for Cx<'_> {
@@ -94,6 +97,7 @@ impl<'a> Cx<'a> {
             map: HashMap::new(),
             size,
             axis_name: None,
+            custom_rules: HashMap::new(),
         }
     }
 

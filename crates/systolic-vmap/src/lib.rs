@@ -24,6 +24,7 @@
 //! | `rng` | rng_bit_generator | as JAX: one generator on the first example's state draws every example's bits; only that state advances |
 //! | `collective` | all_reduce, all_gather, reduce_scatter, all_to_all, collective_permute, collective_broadcast, `custom_call @systolic.pvary` | the same collective on the batched arrays, batch dim at 0, dimension attributes shifted; unbatched operands broadcast; batched broadcast roots: error (replica_id/partition_id stay unbatched) |
 //! | `shardy` | sharding_constraint, manual_computation | the constraint with an open batch dimension; a manual computation over the batched body, batch dimensions unsharded (an empty dimension sharding at their position) |
+//! | `custom_rule` | optimization_barriers tagged with a custom differentiation rule (`systolic_autodiff::CUSTOM_RULE_ATTR`) | the rule's IR functions batched too and registered under a new id that tags the batched barriers; values crossing the barriers batched at 0 |
 //! | `custom` | custom_call | annotations (Sharding, placement, layout) pass through; other targets: error |
 //!
 //! Which op has which rule is decided in one place, the router in `rules/mod.rs`: an exhaustive

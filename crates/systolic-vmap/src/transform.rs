@@ -213,7 +213,12 @@ impl Cx<'_> {
         // A collective over the named axis depends on the batch even when its operands do not
         // (`axis_index`, a psum of an unmapped value).
         let named_collective = systolic_ir::batch_collective::read(&op.kind).is_some();
-        let results = if args.iter().all(|a| !a.batched()) && !captures_batched && !named_collective
+        // A function with a custom rule whose opening barrier was batched closes batched.
+        let custom_close = rules::closes_batched(self, op);
+        let results = if args.iter().all(|a| !a.batched())
+            && !captures_batched
+            && !named_collective
+            && !custom_close
         {
             self.copy_op(op, &args)?
         } else {

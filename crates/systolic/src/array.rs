@@ -60,6 +60,15 @@ pub(crate) struct Inner {
 /// Cloning is cheap (a reference count). Arithmetic follows numpy broadcasting and JAX's type
 /// promotion; Rust scalars are weakly typed as JAX's Python scalars are.
 ///
+/// An op that fails (shapes that do not broadcast, a bad axis, …) returns a *failed* array
+/// that carries the error, so that operator syntax stays light; ops given a failed array
+/// return one carrying the first error, and the next call that returns a `Result` (`to_vec`,
+/// `jit(…).call`, [`check`](Array::check)) reports it. A failed array has no shape or dtype:
+/// [`shape`](Array::shape), [`ndim`](Array::ndim), [`size`](Array::size),
+/// [`dtype`](Array::dtype) and [`ty`](Array::ty) raise its error where JAX would have raised
+/// at the op (out of the traced function under `jit`/`grad`/`vmap`, whose `call` returns it;
+/// a panic with the error outside a trace). Call `.check()?` to handle it.
+///
 /// ```
 /// use systolic::Array;
 /// let a = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
@@ -70,6 +79,16 @@ pub(crate) struct Inner {
 /// let d = (&a * 2.0) - 1.0; // weak scalars keep f32
 /// assert_eq!(d.dtype(), systolic_ir::DType::F32);
 /// assert_eq!(d.to_vec::<f32>().unwrap()[..3], [1.0, 3.0, 5.0]);
+/// // A failed op: its error, not a made-up shape.
+/// let bad = &a + &Array::from_vec(vec![1.0f32; 4], &[4]);
+/// assert!(bad.check().unwrap_err().to_string().contains("add"));
+/// let f = systolic::jit(|x: &Array| {
+///     let y = x + &Array::from_vec(vec![1.0f32; 4], &[4]);
+///     // shape() raises the add's error: this line never indexes a made-up shape.
+///     systolic::numpy::reshape(&y, &[y.shape()[0], -1])
+/// });
+/// let err = f.call(&a).unwrap_err().to_string();
+/// assert!(err.contains("add") && err.contains("float32[2,3]"), "{err}");
 /// ```
 #[derive(Clone)]
 pub struct Array {
@@ -104,7 +123,7 @@ impl std::fmt::Debug for Array {
 pub(crate) fn abstract_value(a: &Array) -> String {
     format!(
         "{}{}{}",
-        describe(a.ty()),
+        describe(a.aval()),
         if a.weak_type() { "~" } else { "" },
         a.sharding().map_or(String::new(), |s| format!(" {s}"))
     )
@@ -221,35 +240,95 @@ impl Array {
         }
     }
 
+    /// The type, for the public accessors: a failed array has none, so its error is raised
+    /// (under a trace) or panics (outside one); `accessor` names the method in the panic.
+    fn known(&self, accessor: &str) -> &TensorType {
+        if let Repr::Failed(e) = &self.inner.repr {
+            failed_metadata(accessor, e);
+        }
+        &self.inner.ty
+    }
+
+    /// The type the crate's own code reads: never unwinds, so that an op given a failed
+    /// operand returns a failed array carrying the first error (for a failed array it is a
+    /// placeholder, `f32[]`, that no result ever reports).
+    pub(crate) fn aval(&self) -> &TensorType {
+        &self.inner.ty
+    }
+
+    /// [`Array::shape`] for the crate's own code (see [`Array::aval`]).
+    pub(crate) fn dims(&self) -> &[i64] {
+        &self.inner.ty.shape
+    }
+
+    /// [`Array::ndim`] for the crate's own code (see [`Array::aval`]).
+    pub(crate) fn rank(&self) -> usize {
+        self.inner.ty.shape.len()
+    }
+
+    /// [`Array::size`] for the crate's own code (see [`Array::aval`]).
+    pub(crate) fn num_elements(&self) -> usize {
+        self.inner.ty.num_elements()
+    }
+
+    /// [`Array::dtype`] for the crate's own code (see [`Array::aval`]).
+    pub(crate) fn element_type(&self) -> DType {
+        self.inner.ty.dtype
+    }
+
     /// The shape.
+    ///
+    /// Of a failed array (an op that failed, see [`Array::check`]) there is no the shape: under
+    /// a trace (`jit`, `grad`, `vmap`, …) reading it leaves the traced function with the
+    /// array's error, which the transformation's `call` returns as `Err`; outside a trace it
+    /// panics with that error, as an uncaught JAX exception ends a program. Call `.check()?`
+    /// first to handle the error.
     ///
     /// ```
     /// assert_eq!(systolic::Array::from_vec(vec![0i8; 6], &[2, 3]).shape(), &[2, 3]);
     /// ```
     pub fn shape(&self) -> &[i64] {
-        &self.inner.ty.shape
+        &self.known("shape").shape
     }
 
     /// The number of dimensions.
+    ///
+    /// Of a failed array (an op that failed, see [`Array::check`]) there is no number of dimensions: under
+    /// a trace (`jit`, `grad`, `vmap`, …) reading it leaves the traced function with the
+    /// array's error, which the transformation's `call` returns as `Err`; outside a trace it
+    /// panics with that error, as an uncaught JAX exception ends a program. Call `.check()?`
+    /// first to handle the error.
     ///
     /// ```
     /// assert_eq!(systolic::Array::from_vec(vec![0i8; 6], &[2, 3]).ndim(), 2);
     /// assert_eq!(systolic::Array::scalar(1u8).ndim(), 0);
     /// ```
     pub fn ndim(&self) -> usize {
-        self.inner.ty.shape.len()
+        self.known("ndim").shape.len()
     }
 
     /// The number of elements.
+    ///
+    /// Of a failed array (an op that failed, see [`Array::check`]) there is no number of elements: under
+    /// a trace (`jit`, `grad`, `vmap`, …) reading it leaves the traced function with the
+    /// array's error, which the transformation's `call` returns as `Err`; outside a trace it
+    /// panics with that error, as an uncaught JAX exception ends a program. Call `.check()?`
+    /// first to handle the error.
     ///
     /// ```
     /// assert_eq!(systolic::Array::from_vec(vec![0i8; 6], &[2, 3]).size(), 6);
     /// ```
     pub fn size(&self) -> usize {
-        self.inner.ty.num_elements()
+        self.known("size").num_elements()
     }
 
     /// The element type.
+    ///
+    /// Of a failed array (an op that failed, see [`Array::check`]) there is no element type: under
+    /// a trace (`jit`, `grad`, `vmap`, …) reading it leaves the traced function with the
+    /// array's error, which the transformation's `call` returns as `Err`; outside a trace it
+    /// panics with that error, as an uncaught JAX exception ends a program. Call `.check()?`
+    /// first to handle the error.
     ///
     /// ```
     /// use systolic::Array;
@@ -257,17 +336,23 @@ impl Array {
     /// assert_eq!((&Array::scalar(1i32) + 0.5).dtype(), systolic_ir::DType::F32); // JAX promotion
     /// ```
     pub fn dtype(&self) -> DType {
-        self.inner.ty.dtype
+        self.known("dtype").dtype
     }
 
     /// The shape and element type.
+    ///
+    /// Of a failed array (an op that failed, see [`Array::check`]) there is no type: under
+    /// a trace (`jit`, `grad`, `vmap`, …) reading it leaves the traced function with the
+    /// array's error, which the transformation's `call` returns as `Err`; outside a trace it
+    /// panics with that error, as an uncaught JAX exception ends a program. Call `.check()?`
+    /// first to handle the error.
     ///
     /// ```
     /// let a = systolic::Array::from_vec(vec![1u32, 2], &[2]);
     /// assert_eq!(a.ty(), &systolic_ir::TensorType::new(vec![2], systolic_ir::DType::U32));
     /// ```
     pub fn ty(&self) -> &TensorType {
-        &self.inner.ty
+        self.known("ty")
     }
 
     /// True for weakly typed arrays (from Rust scalars), which take the dtype of the strongly
@@ -457,4 +542,14 @@ impl Array {
             Repr::Concrete(b),
         ))
     }
+}
+
+/// What reading the metadata of a failed array does: raise its error out of the traced
+/// function under a trace, panic with it outside one.
+#[cold]
+fn failed_metadata(accessor: &str, error: &Error) -> ! {
+    if crate::core::trace::current().is_some() {
+        crate::core::raise::raise(error.clone());
+    }
+    panic!("{error} (read by `{accessor}()` of the failed array; call `.check()?` to handle it)")
 }

@@ -37,7 +37,7 @@ impl fmt::Display for Array {
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.inner.repr {
-            Repr::Traced { .. } => write!(f, "Traced<{}>", describe(self.ty())),
+            Repr::Traced { .. } => write!(f, "Traced<{}>", describe(self.aval())),
             Repr::Failed(e) => write!(f, "<failed array: {e}>"),
             _ => match self.to_tensor() {
                 Ok(t) => f.write_str(&array_str(&t)),

@@ -9,6 +9,7 @@ mod constructs_golden;
 mod control_flow;
 mod conv_transpose;
 mod display_golden;
+mod failed_arrays;
 mod golden_util;
 mod grad;
 mod grad_perf;

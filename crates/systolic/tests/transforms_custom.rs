@@ -1,6 +1,6 @@
 //! `custom_jvp` and `custom_vjp` (issue 18, item 3): the classic examples, rules checked
 //! against central differences of the function they stand for, and the rules used under
-//! `jit`, `vmap` (outside `grad`) and for second derivatives.
+//! `jit`, `vmap` (outside and inside `grad`) and for second derivatives.
 
 use systolic::{custom_jvp, custom_vjp, grad, jacfwd, jacrev, jit, jvp, numpy as np, vmap, Array};
 use systolic_ir::DType;
@@ -198,4 +198,129 @@ fn custom_vjp_with_residuals_and_two_arguments_matches_numerical_gradients() {
         err.contains("backward rule") && err.contains("float64"),
         "{err}"
     );
+}
+
+#[test]
+fn custom_jvp_rule_survives_vmap_inside_grad() {
+    // grad(vmap(f)): the batched function carries the batched rule, so large x stays finite.
+    let f = custom_jvp(softplus, log1pexp_rule);
+    let x = Array::from_vec(vec![0.0f32, 100.0, -3.0, 50.0], &[4]);
+    let loss = |x: &Array| {
+        np::sum(
+            &vmap(|e: &Array| f.call(e).unwrap()).call(x).unwrap(),
+            None,
+            false,
+        )
+    };
+    let outer = v32(&grad(loss).call(&x).unwrap());
+    let per = v32(
+        &vmap(|e: &Array| grad(|y: &Array| f.call(y).unwrap()).call(e).unwrap())
+            .call(&x)
+            .unwrap(),
+    );
+    let jitted = v32(&jit(move |x: &Array| grad(loss).call(x).unwrap())
+        .call(&x)
+        .unwrap());
+    assert!(outer.iter().all(|g| g.is_finite()), "{outer:?}");
+    assert_eq!(outer[1], 1.0);
+    assert_eq!(outer, per);
+    assert_eq!(jitted, per);
+    // Nested vmaps batch the already batched rule again.
+    let x2 = Array::from_vec(vec![0.0f32, 100.0, -3.0, 50.0, 80.0, 1.0], &[2, 3]);
+    let twice = v32(&grad(|x: &Array| {
+        let inner = |r: &Array| vmap(|e: &Array| f.call(e).unwrap()).call(r).unwrap();
+        np::sum(&vmap(inner).call(x).unwrap(), None, false)
+    })
+    .call(&x2)
+    .unwrap());
+    let per2 = v32(
+        &vmap(|e: &Array| grad(|y: &Array| f.call(y).unwrap()).call(e).unwrap())
+            .call(&np::reshape(&x2, &[6]))
+            .unwrap(),
+    );
+    assert_eq!(twice, per2);
+    // The chain rule through the primal (what grad(vmap(f)) computed before) is nan there.
+    let naive = v32(
+        &grad(|x: &Array| np::sum(&vmap(softplus).call(x).unwrap(), None, false))
+            .call(&x)
+            .unwrap(),
+    );
+    assert!(naive[1].is_nan(), "{naive:?}");
+}
+
+#[test]
+fn custom_vjp_clip_gradient_survives_vmap_inside_grad() {
+    let clip = custom_vjp(
+        |x: &Array| x.clone(),
+        |x: &Array| (x.clone(), ()),
+        |_: &(), g: &Array| np::clip(g, &Array::scalar(-1.0f32), &Array::scalar(1.0f32)),
+    );
+    let x = Array::from_vec(vec![2.0f32, -5.0, 0.5], &[3]);
+    let loss = |x: &Array| {
+        np::sum(
+            &vmap(|e: &Array| &clip.call(e).unwrap() * 4.0)
+                .call(x)
+                .unwrap(),
+            None,
+            false,
+        )
+    };
+    let outer = v32(&grad(loss).call(&x).unwrap());
+    assert_eq!(outer, vec![1.0, 1.0, 1.0]); // 4 clipped to 1
+    let per = v32(&vmap(|e: &Array| {
+        grad(|y: &Array| &clip.call(y).unwrap() * 4.0)
+            .call(e)
+            .unwrap()
+    })
+    .call(&x)
+    .unwrap());
+    assert_eq!(outer, per);
+    let jitted = v32(&jit(move |x: &Array| grad(loss).call(x).unwrap())
+        .call(&x)
+        .unwrap());
+    assert_eq!(jitted, per);
+    // The value is the primal's.
+    assert_eq!(
+        v32(&vmap(|e: &Array| clip.call(e).unwrap()).call(&x).unwrap()),
+        vec![2.0, -5.0, 0.5]
+    );
+}
+
+#[test]
+fn custom_vjp_under_vmap_inside_grad_sums_an_unmapped_argument() {
+    // f(a, b) = sin(a)·b mapped over a's rows with b shared (in_axes (0, None)): b's gradient
+    // sums the examples' cotangents; both equal central differences of the primal.
+    let f = custom_vjp(
+        |(a, b): &(Array, Array)| &np::sin(a) * b,
+        |(a, b): &(Array, Array)| (&np::sin(a) * b, (np::cos(a), np::sin(a), b.clone())),
+        |(cos_a, sin_a, b): &(Array, Array, Array), g: &Array| (&(g * b) * cos_a, g * sin_a),
+    );
+    // A captured array, read by the backward rule: held fixed and left unbatched.
+    let scale = Array::from_vec(vec![2.0f64], &[]);
+    let loss = |(a, b): &(Array, Array)| {
+        let y = vmap(|ab: &(Array, Array)| f.call(ab).unwrap())
+            .in_axes((0, None))
+            .call(&(a.clone(), b.clone()))
+            .unwrap();
+        np::sum(&np::square(&(&y * &scale)), None, false)
+    };
+    let (av, bv) = ([0.4, -1.1, 2.0, 0.7, -0.2, 1.3], [1.5, 0.3, -0.7]);
+    let a = Array::from_vec(av.to_vec(), &[2, 3]);
+    let b = Array::from_vec(bv.to_vec(), &[3]);
+    let (ga, gb) = grad(loss).call(&(a.clone(), b.clone())).unwrap();
+    assert_eq!(ga.shape(), &[2, 3]);
+    assert_eq!(gb.shape(), &[3]);
+    let exact = |a: &Array, b: &Array| {
+        v64(&np::sum(
+            &np::square(&(&(&np::sin(a) * b) * 2.0)),
+            None,
+            false,
+        ))[0]
+    };
+    let reshape = |a: &Array| np::reshape(a, &[2, 3]);
+    let wa = numeric_grad(|a| exact(&reshape(a), &b), &av);
+    let wb = numeric_grad(|b| exact(&a, b), &bv);
+    for (g, w) in v64(&ga).iter().zip(&wa).chain(v64(&gb).iter().zip(&wb)) {
+        assert!((g - w).abs() < 1e-6, "{g} vs {w}");
+    }
 }

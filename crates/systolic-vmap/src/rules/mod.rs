@@ -6,6 +6,7 @@ mod collective;
 mod control;
 mod conv;
 mod custom;
+mod custom_rule;
 mod dot;
 mod elementwise;
 mod indexing;
@@ -17,6 +18,7 @@ mod shardy;
 
 use crate::builder::{BVal, Cx};
 use crate::Result;
+pub(crate) use custom_rule::closes_batched;
 use systolic_ir::{Op, OpKind};
 
 /// Routes an op to its rule.
@@ -93,7 +95,9 @@ pub(crate) fn batch(cx: &mut Cx, op: &Op, args: &[BVal], captures: bool) -> Resu
         }
         While => control::while_loop(cx, op, args),
         If | Case => control::branch(cx, op, args),
-        OptimizationBarrier => control::barrier(cx, args),
+        OptimizationBarrier => {
+            custom_rule::barrier(cx, op, args).unwrap_or_else(|| control::barrier(cx, args))
+        }
         RngBitGenerator { .. } => rng::rng_bit_generator(cx, op, args),
         CustomCall { .. } if systolic_ir::pvary::is_pvary(&op.kind) => {
             collective::collective(cx, op, args)

@@ -203,7 +203,7 @@ fn restore_leaves<T: Tree>(
         if let Some(e) = leaf.error() {
             return Err(format!("the template's leaf `{name}` failed: {e}"));
         }
-        let want = leaf.ty();
+        let want = leaf.aval();
         match contents.tensors.remove(name) {
             None => problems.push(format!(
                 "no tensor for the leaf `{name}` ({})",

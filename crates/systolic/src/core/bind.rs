@@ -14,7 +14,7 @@ use systolic_ir::{OpKind, Tensor, TensorType, Type, ValueId};
 
 /// Describes operand types for error messages: `(float32[2,3], int32[])`.
 pub(crate) fn describe_all(operands: &[&Array]) -> String {
-    let parts: Vec<String> = operands.iter().map(|a| describe(a.ty())).collect();
+    let parts: Vec<String> = operands.iter().map(|a| describe(a.aval())).collect();
     format!("({})", parts.join(", "))
 }
 
@@ -36,7 +36,7 @@ pub(crate) fn bind(
     }
     let operand_types: Vec<Type> = operands
         .iter()
-        .map(|a| Type::Tensor(a.ty().clone()))
+        .map(|a| Type::Tensor(a.aval().clone()))
         .collect();
     let sigs: Vec<_> = bodies.iter().map(Body::signature).collect();
     let declared_types: Option<Vec<Type>> = declared
@@ -89,7 +89,7 @@ pub(crate) fn bind(
         return Err(Error::Trace(format!(
             "{name}: a traced {} was used after its jit trace ended (did it escape through a \
              closure or a global?)",
-            describe(t.ty())
+            describe(t.aval())
         )));
     }
     let inputs: Vec<Array> = operands.iter().map(|a| (*a).clone()).collect();
@@ -183,7 +183,7 @@ pub(crate) fn lift(t: &mut trace::Trace, a: &Array) -> Result<ValueId> {
                 .into(),
         )),
         Repr::Concrete(_) | Repr::Pending(_) | Repr::Sharded(_)
-            if t.capture_concrete && a.size() > trace::SMALL_CONSTANT_ELEMENTS =>
+            if t.capture_concrete && a.num_elements() > trace::SMALL_CONSTANT_ELEMENTS =>
         {
             Ok(t.capture(a))
         }

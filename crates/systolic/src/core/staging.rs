@@ -41,7 +41,8 @@ impl Drop for TraceGuard {
 
 /// Traces `f` on abstract arrays shaped like `inputs` (their data is never read) into a function
 /// named `name`. Arrays from enclosing traces that `f` reads become captured parameters; so do
-/// large concrete arrays. Errors of the traced ops (a failed output) are returned.
+/// large concrete arrays. Errors of the traced ops (a failed output) are returned, and so is an
+/// error raised while `f` runs (`core::raise`).
 #[allow(dead_code)] // grad and vmap call it; they land in the next commits
 pub(crate) fn stage(
     name: &str,
@@ -73,10 +74,10 @@ pub(crate) fn stage_with(
         Ok(inputs
             .iter()
             .map(|a| {
-                let v = t.param(a.ty());
+                let v = t.param(a.aval());
                 vma::inherit(id, v, a);
                 Array::make(
-                    a.ty().clone(),
+                    a.aval().clone(),
                     a.weak_type(),
                     device,
                     Repr::Traced {
@@ -87,14 +88,19 @@ pub(crate) fn stage_with(
             })
             .collect::<Vec<_>>())
     })?;
-    let outs = f(&tracers);
+    // An error raised inside `f` (a failed array's shape read by the user's code) is this
+    // staging's error; the guard pops the trace.
+    let outs = crate::core::raise::catch(|| f(&tracers))?;
     let values = trace::with_trace(id, |t| {
         outs.iter().map(|a| lift(t, a)).collect::<Result<Vec<_>>>()
     })?;
     let t = trace::pop(id).ok_or_else(|| Error::Trace("the trace was lost".into()))?;
     std::mem::forget(guard);
     let mut func = t.func;
-    func.result_types = outs.iter().map(|a| Type::Tensor(a.ty().clone())).collect();
+    func.result_types = outs
+        .iter()
+        .map(|a| Type::Tensor(a.aval().clone()))
+        .collect();
     let mut ops = t.ops;
     ops.push(Op::new(OpKind::Return(ReturnKind::Func), values, vec![]));
     let mut args = t.params;
@@ -143,11 +149,11 @@ pub(crate) fn call_func(func: &Func, args: &[Array], out_weak: &[bool]) -> Resul
         )));
     }
     for (i, (&p, a)) in params.iter().zip(args).enumerate() {
-        if func.value_type(p) != &Type::Tensor(a.ty().clone()) {
+        if func.value_type(p) != &Type::Tensor(a.aval().clone()) {
             return Err(Error::Trace(format!(
                 "@{}: argument {i} is {}, the function takes {}",
                 func.name,
-                describe(a.ty()),
+                describe(a.aval()),
                 func.value_type(p)
             )));
         }

@@ -113,7 +113,7 @@ impl Trace {
         {
             return *v;
         }
-        let v = self.func.new_value(Type::Tensor(a.ty().clone()), None);
+        let v = self.func.new_value(Type::Tensor(a.aval().clone()), None);
         self.captures.push((v, a.clone()));
         vma::inherit(self.id, v, a);
         v

@@ -253,18 +253,18 @@ impl MultiHeadDotProductAttention {
         dropout_rng: Option<&Array>,
     ) -> Result<Array> {
         inputs_q.check()?;
-        if inputs_q.ndim() < 2 {
+        if inputs_q.rank() < 2 {
             return Err(Error::op(
                 OP,
                 format!(
                     "the query input must be [..., T, D], got {}",
-                    describe(inputs_q.ty())
+                    describe(inputs_q.aval())
                 ),
             ));
         }
         let inputs_k = inputs_k.unwrap_or(inputs_q);
         let inputs_v = inputs_v.unwrap_or(inputs_k);
-        let dq = inputs_q.shape()[inputs_q.ndim() - 1];
+        let dq = inputs_q.dims()[inputs_q.rank() - 1];
         let (hd, kv, out) = self.sizes(dq)?;
         let q = self
             .projection(self.num_heads, hd)
@@ -308,7 +308,7 @@ fn repeat_heads(x: &Array, g: i64) -> Result<Array> {
     if g == 1 {
         return Ok(x.clone());
     }
-    let s = x.shape();
+    let s = x.dims();
     let n = s.len();
     let with = |mid: &[i64]| -> Vec<i64> {
         let mut v = s[..n - 2].to_vec();
@@ -344,9 +344,9 @@ pub(crate) fn attention(
 ) -> Result<Array> {
     let v = promote(OP, &[query, key, value], dtype)?;
     let (q, k, val) = (&v[0], &v[1], &v[2]);
-    let dtype = q.dtype();
-    let n = q.ndim();
-    if n < 3 || k.ndim() != n || val.ndim() != n {
+    let dtype = q.element_type();
+    let n = q.rank();
+    if n < 3 || k.rank() != n || val.rank() != n {
         return Err(Error::op(
             OP,
             format!(
@@ -355,16 +355,16 @@ pub(crate) fn attention(
             ),
         ));
     }
-    let (qs, ks, vs) = (q.shape(), k.shape(), val.shape());
+    let (qs, ks, vs) = (q.dims(), k.dims(), val.dims());
     if qs[..n - 3] != ks[..n - 3] || ks != vs || qs[n - 2] != ks[n - 2] || qs[n - 1] != ks[n - 1] {
         return Err(Error::op(
             OP,
             format!(
                 "query {}, key {} and value {} must share batch axes, heads and depth (and key \
                  and value their length)",
-                describe(q.ty()),
-                describe(k.ty()),
-                describe(val.ty())
+                describe(q.aval()),
+                describe(k.aval()),
+                describe(val.aval())
             ),
         ));
     }
@@ -390,7 +390,7 @@ pub(crate) fn attention(
     let mut w = lax::dot_general(&q, k, logits_dims, None);
     if let Some(m) = mask {
         m.check()?;
-        let keep = if m.dtype() == DType::Bool {
+        let keep = if m.element_type() == DType::Bool {
             m.clone()
         } else {
             np::not_equal(m, &weak_int(0))
@@ -402,11 +402,11 @@ pub(crate) fn attention(
     if let Some((rng, rate)) = dropout {
         let keep_prob = 1.0 - rate;
         let shape: Vec<i64> = if broadcast_dropout {
-            let mut s = vec![1; k.ndim() - 2];
-            s.extend_from_slice(&w.shape()[w.ndim() - 2..]);
+            let mut s = vec![1; k.rank() - 2];
+            s.extend_from_slice(&w.dims()[w.rank() - 2..]);
             s
         } else {
-            w.shape().to_vec()
+            w.dims().to_vec()
         };
         let keep = random::bernoulli(rng, keep_prob, Some(&shape));
         let denom = np::full(&[], keep_prob, dtype);

@@ -126,24 +126,24 @@ impl ConvTranspose {
     fn forward(&self, p: &ConvParams, x: &Array) -> Result<Array> {
         x.check()?;
         let ns = self.kernel_size.len();
-        if x.ndim() < ns + 1 {
+        if x.rank() < ns + 1 {
             return Err(Error::op(
                 OP,
                 format!(
                     "a {ns}-D transposed convolution needs an input of rank at least {} \
                      ([*spatial, C]), got {}",
                     ns + 1,
-                    describe(x.ty())
+                    describe(x.aval())
                 ),
             ));
         }
-        let n_batch = x.ndim() - (ns + 1);
-        let batch_shape = &x.shape()[..n_batch];
+        let n_batch = x.rank() - (ns + 1);
+        let batch_shape = &x.dims()[..n_batch];
         let inputs = if n_batch == 1 {
             x.clone()
         } else {
             let mut s = vec![batch_shape.iter().product::<i64>()];
-            s.extend_from_slice(&x.shape()[n_batch..]);
+            s.extend_from_slice(&x.dims()[n_batch..]);
             np::reshape(x, &s)
         };
         let strides = self.per_axis("strides", &self.strides)?;
@@ -162,7 +162,7 @@ impl ConvTranspose {
                 ));
             }
         };
-        let c = inputs.shape()[inputs.ndim() - 1];
+        let c = inputs.dims()[inputs.rank() - 1];
         check_param(OP, "kernel", &p.kernel, &self.kernel_shape(c))?;
         let mut args = vec![&inputs, &p.kernel];
         if let Some(b) = &p.bias {
@@ -182,7 +182,7 @@ impl ConvTranspose {
         y.check()?;
         let mut y = match v.get(2) {
             Some(b) => {
-                let mut s = vec![1; y.ndim() - 1];
+                let mut s = vec![1; y.rank() - 1];
                 s.push(self.features);
                 &y + &np::reshape(b, &s)
             }
@@ -190,7 +190,7 @@ impl ConvTranspose {
         };
         if n_batch != 1 {
             let mut s = batch_shape.to_vec();
-            s.extend_from_slice(&y.shape()[1..]);
+            s.extend_from_slice(&y.dims()[1..]);
             y = np::reshape(&y, &s);
         }
         Ok(y)

@@ -102,16 +102,16 @@ impl Dense {
     fn forward(&self, p: &DenseParams, x: &Array) -> Result<Array> {
         const OP: &str = "nn.Dense";
         x.check()?;
-        if x.ndim() == 0 {
+        if x.rank() == 0 {
             return Err(Error::op(
                 OP,
                 format!(
                     "the input must have at least one axis, got {}",
-                    describe(x.ty())
+                    describe(x.aval())
                 ),
             ));
         }
-        let n_in = x.shape()[x.ndim() - 1];
+        let n_in = x.dims()[x.rank() - 1];
         check_param(OP, "kernel", &p.kernel, &[n_in, self.features])?;
         let mut args = vec![x, &p.kernel];
         if let Some(b) = &p.bias {
@@ -122,13 +122,13 @@ impl Dense {
         let dims = DotDimensionNumbers {
             lhs_batching_dimensions: vec![],
             rhs_batching_dimensions: vec![],
-            lhs_contracting_dimensions: vec![x.ndim() as i64 - 1],
+            lhs_contracting_dimensions: vec![x.rank() as i64 - 1],
             rhs_contracting_dimensions: vec![0],
         };
         let y = lax::dot_general(&v[0], &v[1], dims, None);
         Ok(match v.get(2) {
             Some(b) => {
-                let mut s = vec![1; x.ndim() - 1];
+                let mut s = vec![1; x.rank() - 1];
                 s.push(self.features);
                 &y + &np::reshape(b, &s)
             }
@@ -248,8 +248,8 @@ impl DenseGeneral {
     fn forward(&self, p: &DenseParams, x: &Array) -> Result<Array> {
         const OP: &str = "nn.DenseGeneral";
         x.check()?;
-        let axes = self.axes(x.shape())?;
-        check_param(OP, "kernel", &p.kernel, &self.kernel_shape(x.shape())?)?;
+        let axes = self.axes(x.dims())?;
+        check_param(OP, "kernel", &p.kernel, &self.kernel_shape(x.dims())?)?;
         let mut args = vec![x, &p.kernel];
         if let Some(b) = &p.bias {
             check_param(OP, "bias", b, &self.features)?;
@@ -265,7 +265,7 @@ impl DenseGeneral {
         let y = lax::dot_general(&v[0], &v[1], dims, None);
         Ok(match v.get(2) {
             Some(b) => {
-                let mut s = vec![1; x.ndim() - axes.len()];
+                let mut s = vec![1; x.rank() - axes.len()];
                 s.extend_from_slice(&self.features);
                 &y + &np::reshape(b, &s)
             }

@@ -71,7 +71,7 @@ impl Dropout {
             ));
         };
         let keep = 1.0 - self.rate;
-        let mut shape = x.shape().to_vec();
+        let mut shape = x.dims().to_vec();
         for &d in &self.broadcast_dims {
             let n = shape.len() as i64;
             let r = if d < 0 { d + n } else { d };
@@ -80,14 +80,14 @@ impl Dropout {
                     OP,
                     format!(
                         "broadcast dim {d} is out of range for an input of shape {:?}",
-                        x.shape()
+                        x.dims()
                     ),
                 ));
             }
             shape[r as usize] = 1;
         }
         let mask = random::bernoulli(key, keep, Some(&shape));
-        let mask = np::broadcast_to(&mask, x.shape());
+        let mask = np::broadcast_to(&mask, x.dims());
         let scaled = np::divide(x, &weak_float(keep));
         Ok(lax::select(&mask, &scaled, &np::zeros_like(x)))
     }

@@ -24,7 +24,7 @@ pub(crate) fn canonical_dtype(
     let (mut d, _) = result_type(
         &args
             .iter()
-            .map(|a| (a.dtype(), a.weak_type()))
+            .map(|a| (a.element_type(), a.weak_type()))
             .collect::<Vec<_>>(),
     );
     if inexact && !d.is_float() {
@@ -56,12 +56,12 @@ pub(crate) fn promote(
 /// Checks that a parameter `p` has `shape`, naming the layer and the parameter.
 pub(crate) fn check_param(op: &str, name: &str, p: &Array, shape: &[i64]) -> Result<(), Error> {
     p.check()?;
-    if p.shape() != shape {
+    if p.dims() != shape {
         return Err(Error::op(
             op,
             format!(
                 "parameter `{name}` is {} but the input needs shape {shape:?}",
-                describe(p.ty())
+                describe(p.aval())
             ),
         ));
     }

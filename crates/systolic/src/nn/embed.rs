@@ -89,12 +89,15 @@ impl Embed {
         const OP: &str = "nn.Embed";
         ids.check()?;
         if !matches!(
-            ids.dtype().kind(),
+            ids.element_type().kind(),
             systolic_ir::DTypeKind::Signed | systolic_ir::DTypeKind::Unsigned
         ) {
             return Err(Error::op(
                 OP,
-                format!("ids must have an integer dtype, got {}", describe(ids.ty())),
+                format!(
+                    "ids must have an integer dtype, got {}",
+                    describe(ids.aval())
+                ),
             ));
         }
         let shape = [self.num_embeddings, self.features];
@@ -102,7 +105,7 @@ impl Embed {
         let d = canonical_dtype(OP, &[&p.embedding], self.dtype, false)?;
         let table = convert(OP, &p.embedding, d, false);
         if self.num_embeddings == 1 {
-            let mut s = ids.shape().to_vec();
+            let mut s = ids.dims().to_vec();
             s.push(self.features);
             return Ok(np::broadcast_to(&table, &s));
         }
@@ -123,12 +126,12 @@ impl Embed {
             &p.embedding,
             &[self.num_embeddings, self.features],
         )?;
-        if query.ndim() == 0 || query.shape()[query.ndim() - 1] != self.features {
+        if query.rank() == 0 || query.dims()[query.rank() - 1] != self.features {
             return Err(Error::op(
                 OP,
                 format!(
                     "the query {} must end with the {} features",
-                    describe(query.ty()),
+                    describe(query.aval()),
                     self.features
                 ),
             ));
@@ -137,7 +140,7 @@ impl Embed {
         let dims = DotDimensionNumbers {
             lhs_batching_dimensions: vec![],
             rhs_batching_dimensions: vec![],
-            lhs_contracting_dimensions: vec![query.ndim() as i64 - 1],
+            lhs_contracting_dimensions: vec![query.rank() as i64 - 1],
             rhs_contracting_dimensions: vec![1],
         };
         Ok(lax::dot_general(&v[0], &v[1], dims, None))

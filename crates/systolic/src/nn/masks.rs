@@ -35,7 +35,7 @@ pub fn make_attention_mask(
     if let Err(e) = query_input.check().and(key_input.check()) {
         return Array::failed(e);
     }
-    if query_input.ndim() == 0 || key_input.ndim() == 0 {
+    if query_input.rank() == 0 || key_input.rank() == 0 {
         return Array::failed(Error::op(
             OP,
             format!(
@@ -53,7 +53,7 @@ pub fn make_attention_mask(
     }
     let m = np::expand_dims(&m, -3);
     let mut s = vec![1; extra_batch_dims];
-    s.extend_from_slice(m.shape());
+    s.extend_from_slice(m.dims());
     convert(OP, &np::reshape(&m, &s), dtype, false)
 }
 
@@ -70,17 +70,17 @@ pub fn make_causal_mask(x: &Array, extra_batch_dims: usize, dtype: DType) -> Arr
     if let Err(e) = x.check() {
         return Array::failed(e);
     }
-    if x.ndim() == 0 {
+    if x.rank() == 0 {
         return Array::failed(Error::op(
             "nn.make_causal_mask",
             format!(
                 "the input must have a length axis, got {}",
-                describe(x.ty())
+                describe(x.aval())
             ),
         ));
     }
-    let t = x.shape()[x.ndim() - 1];
-    let idx = np::broadcast_to(&lax::iota(DType::I32, &[t], 0), x.shape());
+    let t = x.dims()[x.rank() - 1];
+    let idx = np::broadcast_to(&lax::iota(DType::I32, &[t], 0), x.dims());
     make_attention_mask(&idx, &idx, np::greater_equal, extra_batch_dims, dtype)
 }
 
@@ -99,7 +99,7 @@ pub fn combine_masks(masks: &[Option<&Array>], dtype: DType) -> Option<Array> {
     const OP: &str = "nn.combine_masks";
     let given: Vec<&Array> = masks.iter().flatten().copied().collect();
     let first = given.first()?;
-    if given.iter().any(|m| m.ndim() != first.ndim()) {
+    if given.iter().any(|m| m.rank() != first.rank()) {
         return Some(Array::failed(Error::op(
             OP,
             format!("masks must have one rank, got {}", describe_all(&given)),

@@ -139,7 +139,7 @@ impl Mlp {
     /// The block on `x`; `dropout_rng` `None` is deterministic.
     pub fn apply(&self, params: &MlpParams, x: &Array, dropout_rng: Option<&Array>) -> Array {
         or_failed((|| {
-            let out = self.out_features(x.shape())?;
+            let out = self.out_features(x.dims())?;
             let h = self.dense(self.hidden_features).apply(&params.hidden, x);
             let h = self.activation.apply(&h);
             let h = Dropout::new(self.dropout_rate).apply(&h, dropout_rng.is_none(), dropout_rng);

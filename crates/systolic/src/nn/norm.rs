@@ -156,7 +156,7 @@ impl LayerNorm {
     fn forward(&self, p: &LayerNormParams, x: &Array) -> Result<Array> {
         const OP: &str = "nn.LayerNorm";
         x.check()?;
-        let axes = resolve(OP, x.shape(), &self.reduction_axes, &self.feature_axes)?;
+        let axes = resolve(OP, x.dims(), &self.reduction_axes, &self.feature_axes)?;
         let scale = param(OP, "scale", self.use_scale, p.scale.as_ref(), &axes)?;
         let bias = param(OP, "bias", self.use_bias, p.bias.as_ref(), &axes)?;
         let y = layer_norm(
@@ -273,7 +273,7 @@ impl RMSNorm {
     fn forward(&self, p: &RMSNormParams, x: &Array) -> Result<Array> {
         const OP: &str = "nn.RMSNorm";
         x.check()?;
-        let axes = resolve(OP, x.shape(), &self.reduction_axes, &self.feature_axes)?;
+        let axes = resolve(OP, x.dims(), &self.reduction_axes, &self.feature_axes)?;
         let scale = param(OP, "scale", self.use_scale, p.scale.as_ref(), &axes)?;
         let y = rms_norm(x, scale.as_ref(), Some(&axes.reduction), self.epsilon);
         Ok(cast(OP, y, self.dtype))

@@ -13,7 +13,7 @@ use crate::ops::elementwise::{convert, weak_float, weak_int};
 /// assert_eq!(systolic::nn::relu(&x).to_vec::<f32>().unwrap(), vec![0.0, 0.5]);
 /// ```
 pub fn relu(x: &Array) -> Array {
-    let zero = convert("relu", &crate::weak_float(0.0), x.dtype(), true);
+    let zero = convert("relu", &crate::weak_float(0.0), x.element_type(), true);
     np::maximum(x, &zero)
 }
 
@@ -182,13 +182,13 @@ pub fn hard_silu(x: &Array) -> Array {
 /// ```
 pub fn glu(x: &Array, axis: i64) -> Array {
     let halves = x.check().and_then(|_| {
-        let a = crate::ops::shape::norm_axis("glu", x, axis, x.ndim())?;
-        if x.shape()[a] % 2 != 0 {
+        let a = crate::ops::shape::norm_axis("glu", x, axis, x.rank())?;
+        if x.dims()[a] % 2 != 0 {
             return Err(crate::Error::op(
                 "glu",
                 format!(
                     "axis {axis} of {} must have an even length",
-                    crate::array::describe(x.ty())
+                    crate::array::describe(x.aval())
                 ),
             ));
         }

@@ -33,58 +33,61 @@ fn check(
         .chain(bias.map(|b| ("bias", b)))
         .chain(mask.map(|m| ("mask", m)))
     {
-        if a.ndim() != 4 {
+        if a.rank() != 4 {
             return Err(err(format!(
                 "{name} must have rank 4 ([B, T, N, H] for query/key/value, broadcastable to \
                  [B, N, T, S] for bias/mask), got {}",
-                describe(a.ty())
+                describe(a.aval())
             )));
         }
     }
-    if !k.dtype().is_float() {
+    if !k.element_type().is_float() {
         return Err(err(format!(
             "key must be floating point, got {}",
-            describe(k.ty())
+            describe(k.aval())
         )));
     }
-    let (b, s, kh, h) = (k.shape()[0], k.shape()[1], k.shape()[2], k.shape()[3]);
-    if v.shape() != k.shape() || v.dtype() != k.dtype() {
+    let (b, s, kh, h) = (k.dims()[0], k.dims()[1], k.dims()[2], k.dims()[3]);
+    if v.dims() != k.dims() || v.element_type() != k.element_type() {
         return Err(err(format!(
             "value {} must match key {}",
-            describe(v.ty()),
-            describe(k.ty())
+            describe(v.aval()),
+            describe(k.aval())
         )));
     }
-    if q.shape()[0] != b || q.shape()[3] != h || q.dtype() != k.dtype() {
+    if q.dims()[0] != b || q.dims()[3] != h || q.element_type() != k.element_type() {
         return Err(err(format!(
             "query {} must have key {}'s batch, head size and dtype",
-            describe(q.ty()),
-            describe(k.ty())
+            describe(q.aval()),
+            describe(k.aval())
         )));
     }
-    if kh == 0 || q.shape()[2] % kh != 0 {
+    if kh == 0 || q.dims()[2] % kh != 0 {
         return Err(err(format!(
             "the number of query heads must be a multiple of the key/value heads: query {} vs key {}",
-            describe(q.ty()),
-            describe(k.ty())
+            describe(q.aval()),
+            describe(k.aval())
         )));
     }
     if let Some(m) = mask
-        && m.dtype() != DType::Bool
+        && m.element_type() != DType::Bool
     {
-        return Err(err(format!("mask must be bool, got {}", describe(m.ty()))));
+        return Err(err(format!(
+            "mask must be bool, got {}",
+            describe(m.aval())
+        )));
     }
-    let logits = [b, q.shape()[2], q.shape()[1], s];
+    let logits = [b, q.dims()[2], q.dims()[1], s];
     for (name, a) in bias
         .map(|x| ("bias", x))
         .into_iter()
         .chain(mask.map(|x| ("mask", x)))
     {
-        let ok = a.shape().iter().zip(logits).all(|(&d, l)| d == 1 || d == l);
+        let ok = a.dims().iter().zip(logits).all(|(&d, l)| d == 1 || d == l);
         if !ok {
             return Err(err(format!(
                 "{name} {} does not broadcast to the logits shape [B, N, T, S] = {logits:?}",
-                describe(a.ty())
+                describe(a.aval())
             )));
         }
     }
@@ -94,7 +97,7 @@ fn check(
 /// A `[B, N, T, S]`-broadcastable bias or mask as `[B, K, G, T, S]` groups (a size-1 head
 /// dimension stays size 1 and broadcasts over both).
 fn grouped(t: &Array, kh: i64, g: i64) -> Array {
-    let s = t.shape();
+    let s = t.dims();
     if s[1] == 1 {
         np::reshape(t, &[s[0], 1, 1, s[2], s[3]])
     } else {
@@ -141,9 +144,9 @@ pub fn dot_product_attention(
             return Array::failed(e);
         }
     }
-    let qkv_rank = [query, key, value].iter().all(|a| a.ndim() == query.ndim())
-        && (query.ndim() == 3 || query.ndim() == 4);
-    let extra_rank = bias.into_iter().chain(mask).all(|a| a.ndim() <= 4);
+    let qkv_rank = [query, key, value].iter().all(|a| a.rank() == query.rank())
+        && (query.rank() == 3 || query.rank() == 4);
+    let extra_rank = bias.into_iter().chain(mask).all(|a| a.rank() <= 4);
     if !qkv_rank || !extra_rank {
         return Array::failed(err(format!(
             "query, key and value must all have rank 3 ([T, N, H]) or 4 ([B, T, N, H]) and \
@@ -158,20 +161,20 @@ pub fn dot_product_attention(
         )));
     }
     let to4 = |x: &Array| {
-        if x.error().is_some() || x.ndim() >= 4 {
+        if x.error().is_some() || x.rank() >= 4 {
             return x.clone();
         }
-        let mut s = vec![1; 4 - x.ndim()];
-        s.extend_from_slice(x.shape());
+        let mut s = vec![1; 4 - x.rank()];
+        s.extend_from_slice(x.dims());
         np::reshape(x, &s)
     };
     let (q4, k4, v4) = (to4(query), to4(key), to4(value));
     let (b4, m4) = (bias.map(to4), mask.map(to4));
     let out = attention4(&q4, &k4, &v4, b4.as_ref(), m4.as_ref(), scale, is_causal);
-    if out.error().is_some() || query.ndim() == 4 {
+    if out.error().is_some() || query.rank() == 4 {
         return out;
     }
-    np::reshape(&out, query.shape())
+    np::reshape(&out, query.dims())
 }
 
 fn attention4(
@@ -187,15 +190,15 @@ fn attention4(
         return Array::failed(e);
     }
     let (b, t, n, h) = (
-        query.shape()[0],
-        query.shape()[1],
-        query.shape()[2],
-        query.shape()[3],
+        query.dims()[0],
+        query.dims()[1],
+        query.dims()[2],
+        query.dims()[3],
     );
-    let (s, kh) = (key.shape()[1], key.shape()[2]);
+    let (s, kh) = (key.dims()[1], key.dims()[2]);
     let g = n / kh;
     let scale = scale.unwrap_or(1.0 / (h as f64).sqrt());
-    let logits_dtype = if query.dtype() == DType::F64 {
+    let logits_dtype = if query.element_type() == DType::F64 {
         DType::F64
     } else {
         DType::F32
@@ -232,7 +235,7 @@ fn attention4(
         logits = np::where_(&keep, &logits, &neg);
     }
     let probs = crate::nn::softmax(&convert(OP, &logits, DType::F32, false), -1);
-    let probs = convert(OP, &probs, key.dtype(), false);
+    let probs = convert(OP, &probs, key.element_type(), false);
     // [B, K, G, T, S] · [B, S, K, H] → [B, K, G, T, H] → [B, T, K, G, H].
     let dims = DotDimensionNumbers {
         lhs_batching_dimensions: vec![0, 1],

@@ -214,7 +214,7 @@ fn all_reduce(op: &str, x: &Array, axes: AxisNames, reducer: BinaryOp) -> Array 
                 collective.clone(),
                 &name,
                 &[&y],
-                y.ty().clone(),
+                y.aval().clone(),
                 y.weak_type(),
             );
         }
@@ -226,13 +226,13 @@ fn all_reduce(op: &str, x: &Array, axes: AxisNames, reducer: BinaryOp) -> Array 
         let kind = OpKind::AllReduce {
             collective: attrs(&mesh, &positions),
         };
-        let body = binary_body(reducer, x.dtype());
+        let body = binary_body(reducer, x.element_type());
         let mut out = bind(
             op,
             kind,
             &[x],
             vec![body],
-            Some(vec![x.ty().clone()]),
+            Some(vec![x.aval().clone()]),
             x.weak_type(),
         )?;
         out.pop().ok_or_else(|| Error::op(op, "no result"))
@@ -250,7 +250,7 @@ fn check_pieces(
     tiled: bool,
     axes: &AxisNames,
 ) -> Result<()> {
-    let size = x.shape()[dim];
+    let size = x.dims()[dim];
     let ok = if tiled {
         size % n as i64 == 0
     } else {
@@ -263,7 +263,7 @@ fn check_pieces(
         op,
         format!(
             "dimension {dim} of {} has size {size}, which {} the {n} {} {}",
-            crate::array::describe(x.ty()),
+            crate::array::describe(x.aval()),
             if tiled {
                 "is not divisible by"
             } else {
@@ -292,7 +292,7 @@ fn check_pieces(
 /// assert!(outside.contains("unbound axis name 'i'"), "{outside}");
 /// ```
 pub fn psum(x: &Array, axes: impl Into<AxisNames>) -> Array {
-    let reducer = if x.dtype() == DType::Bool {
+    let reducer = if x.element_type() == DType::Bool {
         BinaryOp::Or
     } else {
         BinaryOp::Add
@@ -418,30 +418,30 @@ pub fn all_gather(x: &Array, axes: impl Into<AxisNames>, axis: usize, tiled: boo
     let run = || -> Result<Array> {
         x.check()?;
         let (mesh, positions, n) = resolve("all_gather", &axes)?;
-        let limit = if tiled { x.ndim() } else { x.ndim() + 1 };
-        if axis >= limit.max(1) || (tiled && x.ndim() == 0) {
+        let limit = if tiled { x.rank() } else { x.rank() + 1 };
+        if axis >= limit.max(1) || (tiled && x.rank() == 0) {
             return Err(Error::op(
                 "all_gather",
                 format!(
                     "axis {axis} is out of range for {} (tiled = {tiled})",
-                    crate::array::describe(x.ty())
+                    crate::array::describe(x.aval())
                 ),
             ));
         }
         let operand = if tiled {
             x.clone()
         } else {
-            let mut shape = x.shape().to_vec();
+            let mut shape = x.dims().to_vec();
             shape.insert(axis, 1);
             crate::numpy::reshape(x, &shape)
         };
-        let mut out_shape = operand.shape().to_vec();
+        let mut out_shape = operand.dims().to_vec();
         out_shape[axis] *= n as i64;
         let kind = OpKind::AllGather {
             all_gather_dim: axis as i64,
             collective: attrs(&mesh, &positions),
         };
-        let declared = TensorType::new(out_shape, x.dtype());
+        let declared = TensorType::new(out_shape, x.element_type());
         let out = bind1(
             "all_gather",
             kind,
@@ -464,38 +464,41 @@ fn gather_examples(
     axis: usize,
     tiled: bool,
 ) -> Array {
+    if let Err(e) = x.check() {
+        return Array::failed(e);
+    }
     if let Err(e) = one_vmap_kind("all_gather", axes, &batch) {
         return Array::failed(e);
     }
-    if axis > x.ndim() || (tiled && axis >= x.ndim()) {
+    if axis > x.rank() || (tiled && axis >= x.rank()) {
         return Array::failed(Error::op(
             "all_gather",
             format!(
                 "axis {axis} is out of range for {}",
-                crate::array::describe(x.ty())
+                crate::array::describe(x.aval())
             ),
         ));
     }
     let mut stacked = x.clone();
     for (name, n) in batch.iter().rev() {
-        let mut shape = stacked.shape().to_vec();
+        let mut shape = stacked.dims().to_vec();
         shape.insert(axis, *n as i64);
         stacked = batch_marker(
             "all_gather",
             batch_collective::Collective::AllGather(axis as i64),
             name,
             &[&stacked],
-            TensorType::new(shape, x.dtype()),
+            TensorType::new(shape, x.element_type()),
             x.weak_type(),
         );
     }
     let n: usize = batch.iter().map(|(_, n)| n).product();
-    let mut merged = x.shape().to_vec();
+    let mut merged = x.dims().to_vec();
     match tiled {
         true => merged[axis] *= n as i64,
         false => merged.insert(axis, n as i64),
     }
-    match stacked.shape() == merged.as_slice() {
+    match stacked.dims() == merged.as_slice() {
         true => stacked,
         false => crate::numpy::reshape(&stacked, &merged),
     }
@@ -528,12 +531,12 @@ pub fn psum_scatter(
             Some((_, n)) => *n,
             None => resolve("psum_scatter", &axes)?.2,
         };
-        if scatter_dimension >= x.ndim() {
+        if scatter_dimension >= x.rank() {
             return Err(Error::op(
                 "psum_scatter",
                 format!(
                     "scatter_dimension {scatter_dimension} is out of range for {}",
-                    crate::array::describe(x.ty())
+                    crate::array::describe(x.aval())
                 ),
             ));
         }
@@ -543,15 +546,15 @@ pub fn psum_scatter(
             // into (examples, piece).
             let mut operand = x.clone();
             if tiled {
-                let mut shape = x.shape().to_vec();
+                let mut shape = x.dims().to_vec();
                 shape[scatter_dimension] /= n as i64;
                 shape.insert(scatter_dimension, n as i64);
                 operand = crate::numpy::reshape(x, &shape);
             }
-            let mut out = operand.shape().to_vec();
+            let mut out = operand.dims().to_vec();
             out.remove(scatter_dimension);
             let collective = batch_collective::Collective::ReduceScatter(scatter_dimension as i64);
-            let ty = TensorType::new(out, x.dtype());
+            let ty = TensorType::new(out, x.element_type());
             let y = batch_marker(
                 "psum_scatter",
                 collective,
@@ -564,14 +567,14 @@ pub fn psum_scatter(
             return Ok(y);
         }
         let (mesh, positions, _) = resolve("psum_scatter", &axes)?;
-        let mut out_shape = x.shape().to_vec();
+        let mut out_shape = x.dims().to_vec();
         out_shape[scatter_dimension] /= n as i64;
         let kind = OpKind::ReduceScatter {
             scatter_dimension: scatter_dimension as i64,
             collective: attrs(&mesh, &positions),
         };
-        let body = binary_body(BinaryOp::Add, x.dtype());
-        let declared = TensorType::new(out_shape.clone(), x.dtype());
+        let body = binary_body(BinaryOp::Add, x.element_type());
+        let declared = TensorType::new(out_shape.clone(), x.element_type());
         let mut out = bind(
             "psum_scatter",
             kind,
@@ -642,7 +645,7 @@ pub fn ppermute(x: &Array, axis: impl Into<AxisNames>, perm: &[(usize, usize)]) 
                 collective,
                 &name,
                 &[x],
-                x.ty().clone(),
+                x.aval().clone(),
                 x.weak_type(),
             );
             y.check()?;
@@ -659,7 +662,13 @@ pub fn ppermute(x: &Array, axis: impl Into<AxisNames>, perm: &[(usize, usize)]) 
             source_target_pairs: pairs,
             channel_handle: channel(),
         };
-        let out = bind1("ppermute", kind, &[x], Some(x.ty().clone()), x.weak_type());
+        let out = bind1(
+            "ppermute",
+            kind,
+            &[x],
+            Some(x.aval().clone()),
+            x.weak_type(),
+        );
         out.check()?;
         Ok(out)
     };
@@ -688,13 +697,13 @@ pub fn all_to_all(
             Some((_, n)) => *n,
             None => resolve("all_to_all", &axes)?.2,
         };
-        let rank = x.ndim();
+        let rank = x.rank();
         if split_axis >= rank || concat_axis >= rank {
             return Err(Error::op(
                 "all_to_all",
                 format!(
                     "split_axis {split_axis} or concat_axis {concat_axis} is out of range for {}",
-                    crate::array::describe(x.ty())
+                    crate::array::describe(x.aval())
                 ),
             ));
         }
@@ -709,14 +718,14 @@ pub fn all_to_all(
             } else {
                 split += 1;
             }
-            let mut shape = x.shape().to_vec();
+            let mut shape = x.dims().to_vec();
             shape.insert(concat, 1);
             operand = crate::numpy::reshape(x, &shape);
         }
-        let mut out_shape = operand.shape().to_vec();
+        let mut out_shape = operand.dims().to_vec();
         out_shape[split] /= n as i64;
         out_shape[concat] *= n as i64;
-        let declared = TensorType::new(out_shape.clone(), x.dtype());
+        let declared = TensorType::new(out_shape.clone(), x.element_type());
         let out = match vmap {
             Some((name, _)) => {
                 let collective = batch_collective::Collective::AllToAll {

@@ -145,12 +145,12 @@ fn check_like(
     }
     let paths = like_def.paths();
     for (i, (a, t)) in like.iter().zip(out_types).enumerate() {
-        if &Type::Tensor(a.ty().clone()) != t {
+        if &Type::Tensor(a.aval().clone()) != t {
             return Err(Error::Trace(format!(
                 "{what} at {} has type {} but the input has type {}; they must match",
                 paths.get(i).map_or("", String::as_str),
                 show(t),
-                describe(a.ty())
+                describe(a.aval())
             )));
         }
     }
@@ -174,11 +174,11 @@ fn promote_weak_carries(
             let (Some(Type::Tensor(out)), Some(&weak)) = (out_types.get(i), out_weak.get(i)) else {
                 return a.clone();
             };
-            if !a.weak_type() || out.shape != a.shape() || (weak && out.dtype == a.dtype()) {
+            if !a.weak_type() || out.shape != a.dims() || (weak && out.dtype == a.element_type()) {
                 return a.clone();
             }
             let (dtype, _) =
-                crate::core::promote::result_type(&[(a.dtype(), true), (out.dtype, weak)]);
+                crate::core::promote::result_type(&[(a.element_type(), true), (out.dtype, weak)]);
             changed = true;
             crate::ops::elementwise::convert("loop carry", a, dtype, false)
         })
@@ -242,7 +242,7 @@ fn emit_while(init: &[Array], cond: &Staged, body: &Staged) -> Result<Vec<Array>
     Ok(init
         .iter()
         .zip(outs)
-        .map(|(a, v)| traced(a.ty().clone(), a.weak_type(), id, v))
+        .map(|(a, v)| traced(a.aval().clone(), a.weak_type(), id, v))
         .collect())
 }
 
@@ -442,11 +442,11 @@ fn sub(a: &Array, b: &Array) -> Array {
 fn index_leading(x: &Array, i: &Array) -> Array {
     let zero = Array::scalar(0i32);
     let mut starts = vec![i.clone()];
-    starts.extend((1..x.ndim()).map(|_| zero.clone()));
-    let mut sizes = x.shape().to_vec();
+    starts.extend((1..x.rank()).map(|_| zero.clone()));
+    let mut sizes = x.dims().to_vec();
     sizes[0] = 1;
     let s = crate::lax::dynamic_slice(x, &starts, &sizes);
-    crate::lax::reshape(&s, &x.shape()[1..])
+    crate::lax::reshape(&s, &x.dims()[1..])
 }
 
 /// `lax.scan(f, init, xs, length, reverse)`: `f(carry, x) -> (carry, y)` over the leading axis
@@ -477,7 +477,7 @@ pub fn scan<C: Tree, X: Tree, Y: Tree>(
     let mut lens: Vec<i64> = vec![];
     for (a, p) in x_leaves.iter().zip(xs.def().paths()) {
         a.check()?;
-        match a.shape().first() {
+        match a.dims().first() {
             Some(&l) => lens.push(l),
             None => {
                 return Err(Error::Trace(format!(
@@ -563,8 +563,8 @@ pub fn scan<C: Tree, X: Tree, Y: Tree>(
             .iter()
             .map(|l| {
                 let mut s = vec![n];
-                s.extend_from_slice(l.shape());
-                crate::numpy::zeros(&s, l.dtype())
+                s.extend_from_slice(l.dims());
+                crate::numpy::zeros(&s, l.element_type())
             })
             .collect();
         let mut carries = vec![counter.clone()];
@@ -588,7 +588,7 @@ pub fn scan<C: Tree, X: Tree, Y: Tree>(
             r.extend(a[1 + nc..1 + nc + nx].iter().cloned());
             for (buf, yv) in a[1 + nc + nx..].iter().zip(&o[nc..]) {
                 let mut s = vec![1];
-                s.extend_from_slice(yv.shape());
+                s.extend_from_slice(yv.dims());
                 let upd = crate::lax::reshape(yv, &s);
                 let mut starts = vec![idx.clone()];
                 starts.extend((1..s.len()).map(|_| Array::scalar(0i32)));
@@ -752,13 +752,13 @@ pub fn cond<T: Tree, R: Tree>(
     operands: &T,
 ) -> Result<R> {
     pred.check()?;
-    if pred.ndim() != 0 {
+    if pred.rank() != 0 {
         return Err(Error::Trace(format!(
             "cond: pred must be a scalar, got {}",
-            describe(pred.ty())
+            describe(pred.aval())
         )));
     }
-    let pred = match pred.dtype() {
+    let pred = match pred.element_type() {
         DType::Bool => pred.clone(),
         d if d.is_float()
             || !matches!(
@@ -768,7 +768,7 @@ pub fn cond<T: Tree, R: Tree>(
         {
             return Err(Error::Trace(format!(
                 "cond: pred must be a boolean (or integer) scalar, got {}",
-                describe(pred.ty())
+                describe(pred.aval())
             )))
         }
         _ => crate::numpy::not_equal(pred, &crate::weak_int(0)),
@@ -805,15 +805,15 @@ pub fn switch<T: Tree, R: Tree>(
     if branches.is_empty() {
         return Err(Error::Trace("switch: empty branch list".into()));
     }
-    if index.ndim() != 0
+    if index.rank() != 0
         || !matches!(
-            index.dtype().kind(),
+            index.element_type().kind(),
             systolic_ir::DTypeKind::Signed | systolic_ir::DTypeKind::Unsigned
         )
     {
         return Err(Error::Trace(format!(
             "switch: index must be a scalar integer, got {}",
-            describe(index.ty())
+            describe(index.aval())
         )));
     }
     let idx = crate::lax::convert_element_type(index, DType::I32);

@@ -135,9 +135,9 @@ fn conv_impl(
     let ctx = || crate::core::bind::describe_all(&[lhs, rhs]);
     let dn = match dimension_numbers {
         Some(d) => d.clone(),
-        None => ConvDimensions::default_for(lhs.ndim()),
+        None => ConvDimensions::default_for(lhs.rank()),
     }
-    .resolve(lhs.ndim(), rhs.ndim())?;
+    .resolve(lhs.rank(), rhs.rank())?;
     let ones = vec![1i64; nsp];
     let lhs_dil = lhs_dilation.map_or_else(|| ones.clone(), |d| d.to_vec());
     let rhs_dil = rhs_dilation.map_or_else(|| ones.clone(), |d| d.to_vec());
@@ -182,7 +182,7 @@ fn conv_impl(
             let input: Vec<i64> = dn
                 .input_spatial_dimensions
                 .iter()
-                .map(|&d| lhs.shape()[d as usize])
+                .map(|&d| lhs.dims()[d as usize])
                 .collect();
             let window = dilated_kernel_sizes(rhs, &dn, &rhs_dil);
             padding.pads(&input, &window, window_strides)
@@ -207,7 +207,7 @@ fn conv_impl(
         lhs.weak_type() && rhs.weak_type(),
     );
     if let Err(Error::Op { message, .. }) = r.check()
-        && !message.contains(&describe(lhs.ty()))
+        && !message.contains(&describe(lhs.aval()))
     {
         return Err(Error::op(OP, format!("{message} (operands {})", ctx())));
     }
@@ -287,7 +287,7 @@ fn conv_transpose_impl(
             }
         },
     };
-    let dn = dims.resolve(lhs.ndim(), rhs.ndim())?;
+    let dn = dims.resolve(lhs.rank(), rhs.rank())?;
     let rhs_dil = rhs_dilation.map_or_else(|| vec![1; nsp], |d| d.to_vec());
     if strides.len() != nsp || rhs_dil.len() != nsp {
         return Err(Error::op(
@@ -326,7 +326,7 @@ fn conv_transpose_impl(
     };
     let rhs = if transpose_kernel {
         let flipped = crate::ops::shape::rev(rhs, &dn.kernel_spatial_dimensions);
-        let mut perm: Vec<i64> = (0..rhs.ndim() as i64).collect();
+        let mut perm: Vec<i64> = (0..rhs.rank() as i64).collect();
         perm.swap(
             dn.kernel_input_feature_dimension as usize,
             dn.kernel_output_feature_dimension as usize,
@@ -363,7 +363,7 @@ fn dilated_kernel_sizes(rhs: &Array, dn: &ConvDimensionNumbers, rhs_dil: &[i64])
         .iter()
         .zip(rhs_dil)
         .map(|(&d, &r)| {
-            let k = rhs.shape()[d as usize];
+            let k = rhs.dims()[d as usize];
             if k == 0 {
                 0
             } else {
@@ -379,17 +379,17 @@ fn spatial_rank(op: &str, lhs: &Array, rhs: &Array) -> Result<usize> {
     lhs.check()?;
     rhs.check()?;
     let ctx = || crate::core::bind::describe_all(&[lhs, rhs]);
-    if lhs.dtype() != rhs.dtype() {
+    if lhs.element_type() != rhs.element_type() {
         return Err(Error::op(
             op,
             format!("operands must have one dtype, got {}", ctx()),
         ));
     }
-    if lhs.ndim() < 2 || lhs.ndim() != rhs.ndim() {
+    if lhs.rank() < 2 || lhs.rank() != rhs.rank() {
         return Err(Error::op(
             op,
             format!("operands must have one rank >= 2, got {}", ctx()),
         ));
     }
-    Ok(lhs.ndim() - 2)
+    Ok(lhs.rank() - 2)
 }

@@ -155,7 +155,7 @@ pub fn eye(n: i64, m: Option<i64>, k: i64, dtype: DType) -> Array {
 
 /// Zeros with `x`'s shape and dtype.
 pub fn zeros_like(x: &Array) -> Array {
-    zeros(x.shape(), x.dtype())
+    zeros(x.dims(), x.element_type())
 }
 
 /// `one_hot(indices, num_classes, dtype)`: `indices[..., None] == iota(num_classes)`;
@@ -171,9 +171,9 @@ pub fn zeros_like(x: &Array) -> Array {
 /// );
 /// ```
 pub fn one_hot(indices: &Array, num_classes: i64, dtype: systolic_ir::DType) -> Array {
-    let mut shape = indices.shape().to_vec();
+    let mut shape = indices.dims().to_vec();
     shape.push(num_classes);
-    let classes = iota(indices.dtype(), &shape, shape.len() as i64 - 1);
+    let classes = iota(indices.element_type(), &shape, shape.len() as i64 - 1);
     let expanded = crate::numpy::expand_dims(indices, -1);
     convert(
         "one_hot",

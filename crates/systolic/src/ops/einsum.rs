@@ -123,7 +123,7 @@ fn einsum_impl(subscripts: &str, operands: &[&Array], opts: DotOptions) -> Resul
     let mut max_ell = 0;
     let mut inputs: Vec<(Array, Vec<Label>)> = vec![];
     for (t, o) in terms.iter().zip(operands) {
-        inputs.push(((*o).clone(), parse_term(t, Some(o.ndim()), &mut max_ell)?));
+        inputs.push(((*o).clone(), parse_term(t, Some(o.rank()), &mut max_ell)?));
     }
     let out_labels: Vec<Label> = match out {
         Some(o) => {
@@ -164,7 +164,7 @@ fn einsum_impl(subscripts: &str, operands: &[&Array], opts: DotOptions) -> Resul
     let mut sizes: std::collections::BTreeMap<Label, i64> = Default::default();
     for (a, ls) in &inputs {
         for (d, l) in ls.iter().enumerate() {
-            let n = a.shape()[d];
+            let n = a.dims()[d];
             match sizes.get(l) {
                 Some(&m) if m != n && m != 1 && n != 1 => {
                     return Err(err(format!(
@@ -269,7 +269,9 @@ fn einsum_impl(subscripts: &str, operands: &[&Array], opts: DotOptions) -> Resul
     let shape: Vec<i64> = out_labels.iter().map(|l| sizes[l]).collect();
     let r = broadcast_to_shape("einsum", &r, &shape);
     let r = match opts.preferred_element_type {
-        Some(dt) if dt != r.dtype() => crate::ops::elementwise::convert("einsum", &r, dt, false),
+        Some(dt) if dt != r.element_type() => {
+            crate::ops::elementwise::convert("einsum", &r, dt, false)
+        }
         _ => r,
     };
     r.check()?;
@@ -389,10 +391,10 @@ fn stretch(
         .iter()
         .enumerate()
         .map(|(d, l)| {
-            if x.shape()[d] == 1 && o_l.contains(l) {
+            if x.dims()[d] == 1 && o_l.contains(l) {
                 sizes[l]
             } else {
-                x.shape()[d]
+                x.dims()[d]
             }
         })
         .collect();
@@ -408,20 +410,21 @@ fn take_diagonals(mut a: Array, mut ls: Vec<Label>) -> Result<(Array, Vec<Label>
         let Some((i, j)) = dup else {
             return Ok((a, ls));
         };
-        if a.shape()[i] != a.shape()[j] {
+        if a.dims()[i] != a.dims()[j] {
             return Err(err(format!(
                 "repeated subscript {:?} has sizes {} and {} in {}",
                 ls[i],
-                a.shape()[i],
-                a.shape()[j],
-                describe(a.ty())
+                a.dims()[i],
+                a.dims()[j],
+                describe(a.aval())
             )));
         }
-        let ii = iota(DType::I32, a.shape(), i as i64);
-        let jj = iota(DType::I32, a.shape(), j as i64);
+        let ii = iota(DType::I32, a.dims(), i as i64);
+        let jj = iota(DType::I32, a.dims(), j as i64);
         let eq = compare("einsum", ComparisonDirection::Eq, &ii, &jj);
-        let zero = crate::ops::creation::zeros(&[], a.dtype());
-        let zero = crate::ops::elementwise::convert("einsum", &zero, a.dtype(), a.weak_type());
+        let zero = crate::ops::creation::zeros(&[], a.element_type());
+        let zero =
+            crate::ops::elementwise::convert("einsum", &zero, a.element_type(), a.weak_type());
         let masked = select("einsum", &eq, &a, &zero);
         a = reduce("einsum", BinaryOp::Add, &masked, &[j as i64]);
         ls.remove(j);

@@ -41,34 +41,38 @@ pub(crate) fn broadcast_shapes(a: &[i64], b: &[i64]) -> Option<Vec<i64>> {
 
 /// `x` broadcast to `shape` (numpy rules: leading dims added, size-1 dims stretched).
 pub(crate) fn broadcast_to_shape(op: &str, x: &Array, shape: &[i64]) -> Array {
-    if x.error().is_some() || x.shape() == shape {
+    if x.error().is_some() || x.dims() == shape {
         return x.clone();
     }
-    let offset = shape.len().saturating_sub(x.ndim());
-    let ok = x.ndim() <= shape.len()
-        && x.shape()
+    let offset = shape.len().saturating_sub(x.rank());
+    let ok = x.rank() <= shape.len()
+        && x.dims()
             .iter()
             .enumerate()
             .all(|(i, &d)| d == 1 || d == shape[i + offset]);
     if !ok {
         return Array::failed(Error::op(
             op,
-            format!("cannot broadcast {} to shape {:?}", describe(x.ty()), shape),
+            format!(
+                "cannot broadcast {} to shape {:?}",
+                describe(x.aval()),
+                shape
+            ),
         ));
     }
     // Stretched size-1 dims are dropped by a reshape first, so broadcast_in_dim only maps.
-    let keep: Vec<usize> = (0..x.ndim())
-        .filter(|&i| x.shape()[i] == shape[i + offset])
+    let keep: Vec<usize> = (0..x.rank())
+        .filter(|&i| x.dims()[i] == shape[i + offset])
         .collect();
-    let squeezed = if keep.len() == x.ndim() {
+    let squeezed = if keep.len() == x.rank() {
         x.clone()
     } else {
-        let s: Vec<i64> = keep.iter().map(|&i| x.shape()[i]).collect();
+        let s: Vec<i64> = keep.iter().map(|&i| x.dims()[i]).collect();
         bind1(
             op,
             OpKind::Reshape,
             &[x],
-            Some(TensorType::new(s, x.dtype())),
+            Some(TensorType::new(s, x.element_type())),
             x.weak_type(),
         )
     };
@@ -79,24 +83,24 @@ pub(crate) fn broadcast_to_shape(op: &str, x: &Array, shape: &[i64]) -> Array {
             broadcast_dimensions: dims,
         },
         &[&squeezed],
-        Some(TensorType::new(shape.to_vec(), x.dtype())),
+        Some(TensorType::new(shape.to_vec(), x.element_type())),
         x.weak_type(),
     )
 }
 
 /// `x` converted to `dtype`, keeping (or setting) the weak flag.
 pub(crate) fn convert(op: &str, x: &Array, dtype: DType, weak: bool) -> Array {
-    if x.error().is_some() || (x.dtype() == dtype && x.weak_type() == weak) {
+    if x.error().is_some() || (x.element_type() == dtype && x.weak_type() == weak) {
         return x.clone();
     }
-    if x.dtype() == dtype {
-        return crate::array::Array::make(x.ty().clone(), weak, x.device(), x.inner.repr.clone());
+    if x.element_type() == dtype {
+        return crate::array::Array::make(x.aval().clone(), weak, x.device(), x.inner.repr.clone());
     }
     bind1(
         op,
         OpKind::Convert,
         &[x],
-        Some(x.ty().with_dtype(dtype)),
+        Some(x.aval().with_dtype(dtype)),
         weak,
     )
 }
@@ -108,18 +112,18 @@ pub(crate) fn promote_args(op: &str, xs: &[&Array]) -> Result<Vec<Array>, Error>
     }
     let (dtype, weak) = result_type(
         &xs.iter()
-            .map(|x| (x.dtype(), x.weak_type()))
+            .map(|x| (x.element_type(), x.weak_type()))
             .collect::<Vec<_>>(),
     );
     let mut shape: Vec<i64> = vec![];
     for x in xs {
-        shape = broadcast_shapes(&shape, x.shape()).ok_or_else(|| {
+        shape = broadcast_shapes(&shape, x.dims()).ok_or_else(|| {
             Error::op(
                 op,
                 format!(
                     "shapes cannot broadcast together: {}",
                     xs.iter()
-                        .map(|x| describe(x.ty()))
+                        .map(|x| describe(x.aval()))
                         .collect::<Vec<_>>()
                         .join(" and ")
                 ),
@@ -155,7 +159,7 @@ pub(crate) fn chlo_unary(op: &str, kind: ChloUnaryOp, x: &Array) -> Array {
 
 /// Floats stay, everything else becomes f32 (what `jnp.exp` of an int does).
 pub(crate) fn to_inexact(op: &str, x: &Array) -> Array {
-    if x.dtype().is_float() {
+    if x.element_type().is_float() {
         x.clone()
     } else {
         convert(op, x, DType::F32, x.weak_type())
@@ -184,23 +188,23 @@ pub(crate) fn select(op: &str, cond: &Array, x: &Array, y: &Array) -> Array {
     if let Err(e) = cond.check() {
         return Array::failed(e);
     }
-    if cond.dtype() != DType::Bool {
+    if cond.element_type() != DType::Bool {
         return Array::failed(Error::op(
             op,
-            format!("the condition must be bool, got {}", describe(cond.ty())),
+            format!("the condition must be bool, got {}", describe(cond.aval())),
         ));
     }
     let v = match promote_args(op, &[x, y]) {
         Ok(v) => v,
         Err(e) => return Array::failed(e),
     };
-    let Some(shape) = broadcast_shapes(cond.shape(), v[0].shape()) else {
+    let Some(shape) = broadcast_shapes(cond.dims(), v[0].dims()) else {
         return Array::failed(Error::op(
             op,
             format!(
                 "condition {} does not broadcast with {}",
-                describe(cond.ty()),
-                describe(v[0].ty())
+                describe(cond.aval()),
+                describe(v[0].aval())
             ),
         ));
     };
@@ -268,7 +272,10 @@ binary_fn!(
 /// assert_eq!(np::divide(&a, &b).to_vec::<f32>().unwrap(), vec![0.5, 1.0]);
 /// ```
 pub fn divide(a: &Array, b: &Array) -> Array {
-    let (d, _) = result_type(&[(a.dtype(), a.weak_type()), (b.dtype(), b.weak_type())]);
+    let (d, _) = result_type(&[
+        (a.element_type(), a.weak_type()),
+        (b.element_type(), b.weak_type()),
+    ]);
     if d.is_float() {
         binary("divide", BinaryOp::Divide, a, b)
     } else {

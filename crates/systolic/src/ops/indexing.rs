@@ -73,13 +73,13 @@ fn fill_value(dtype: DType) -> Array {
 
 fn check_int_indices(op: &str, indices: &Array) -> Result<Array> {
     indices.check()?;
-    if !indices.dtype().is_integer() {
+    if !indices.element_type().is_integer() {
         return Err(Error::op(
             op,
-            format!("indices must be integers, got {}", describe(indices.ty())),
+            format!("indices must be integers, got {}", describe(indices.aval())),
         ));
     }
-    Ok(if indices.dtype() == DType::I32 {
+    Ok(if indices.element_type() == DType::I32 {
         indices.clone()
     } else {
         convert(op, indices, DType::I32, false)
@@ -160,25 +160,25 @@ fn fill_out_of_bounds(
 ) -> Result<Array> {
     // Index vectors along the last dimension.
     let ivd = dn.index_vector_dim as usize;
-    let idx = if ivd == idx.ndim() {
-        let mut s = idx.shape().to_vec();
+    let idx = if ivd == idx.rank() {
+        let mut s = idx.dims().to_vec();
         s.push(1);
         reshape(idx, &s)
     } else {
         crate::ops::shape::moveaxis(idx, ivd as i64, -1)
     };
-    let k = idx.shape()[idx.ndim() - 1];
+    let k = idx.dims()[idx.rank() - 1];
     let bounds: Vec<i32> = dn
         .start_index_map
         .iter()
-        .map(|&d| (operand.shape()[d as usize] - slice_sizes[d as usize]) as i32)
+        .map(|&d| (operand.dims()[d as usize] - slice_sizes[d as usize]) as i32)
         .collect();
-    let bounds = broadcast_to_shape("gather", &Array::from_vec(bounds, &[k]), idx.shape());
+    let bounds = broadcast_to_shape("gather", &Array::from_vec(bounds, &[k]), idx.dims());
     let lo = compare("gather", ComparisonDirection::Ge, &idx, &i32_scalar(0));
     let hi = compare("gather", ComparisonDirection::Le, &idx, &bounds);
     let ok = binary("gather", BinaryOp::And, &lo, &hi);
-    let mask = reduce("gather", BinaryOp::And, &ok, &[idx.ndim() as i64 - 1]);
-    let out = gathered.shape().to_vec();
+    let mask = reduce("gather", BinaryOp::And, &ok, &[idx.rank() as i64 - 1]);
+    let out = gathered.dims().to_vec();
     let batch_pos: Vec<i64> = (0..out.len() as i64)
         .filter(|d| !dn.offset_dims.contains(d))
         .collect();
@@ -191,7 +191,7 @@ fn fill_out_of_bounds(
         Some(TensorType::new(out.clone(), DType::Bool)),
         false,
     );
-    let fill = broadcast_to_shape("gather", &fill_value(operand.dtype()), &out);
+    let fill = broadcast_to_shape("gather", &fill_value(operand.element_type()), &out);
     let r = bind1(
         "gather",
         OpKind::Select,
@@ -269,13 +269,18 @@ pub fn scatter(
         if mode == GatherScatterMode::Clip {
             idx = clamp_scatter_indices(operand, &idx, updates, &dimension_numbers)?;
         }
-        let u = convert("scatter", updates, operand.dtype(), operand.weak_type());
+        let u = convert(
+            "scatter",
+            updates,
+            operand.element_type(),
+            operand.weak_type(),
+        );
         Ok(scatter_raw(
             operand,
             &idx,
             &u,
             &dimension_numbers,
-            scatter_body(op, operand.dtype())?,
+            scatter_body(op, operand.element_type())?,
         ))
     })())
 }
@@ -304,8 +309,13 @@ pub fn scatter_with(
     or_fail((|| {
         operand.check()?;
         let idx = check_int_indices("scatter", indices)?;
-        let u = convert("scatter", updates, operand.dtype(), operand.weak_type());
-        let d = operand.dtype();
+        let u = convert(
+            "scatter",
+            updates,
+            operand.element_type(),
+            operand.weak_type(),
+        );
+        let d = operand.element_type();
         let body = region::build(&[d, d], body).map_err(|m| Error::op("scatter", m))?;
         Ok(scatter_raw(operand, &idx, &u, &dimension_numbers, body))
     })())
@@ -341,7 +351,7 @@ fn clamp_scatter_indices(
 ) -> Result<Array> {
     // The window size of each operand dimension: 1 where inserted or batching, else the
     // matching update window dimension.
-    let mut window = vec![1i64; operand.ndim()];
+    let mut window = vec![1i64; operand.rank()];
     let mut w = dn.update_window_dims.iter();
     for (d, size) in window.iter_mut().enumerate() {
         let d = d as i64;
@@ -349,25 +359,25 @@ fn clamp_scatter_indices(
             continue;
         }
         if let Some(&u) = w.next() {
-            *size = updates.shape().get(u as usize).copied().unwrap_or(1);
+            *size = updates.dims().get(u as usize).copied().unwrap_or(1);
         }
     }
     let upper: Vec<i32> = dn
         .scatter_dims_to_operand_dims
         .iter()
-        .map(|&d| (operand.shape()[d as usize] - window[d as usize]).max(0) as i32)
+        .map(|&d| (operand.dims()[d as usize] - window[d as usize]).max(0) as i32)
         .collect();
     let ivd = dn.index_vector_dim as usize;
     let k = upper.len() as i64;
-    let mut bshape = vec![1i64; idx.ndim()];
-    let upper = if ivd < idx.ndim() {
+    let mut bshape = vec![1i64; idx.rank()];
+    let upper = if ivd < idx.rank() {
         bshape[ivd] = k;
         reshape(&Array::from_vec(upper, &[k]), &bshape)
     } else {
         reshape(&Array::from_vec(upper, &[k]), &[])
     };
-    let upper = broadcast_to_shape("scatter", &upper, idx.shape());
-    let lo = broadcast_to_shape("scatter", &i32_scalar(0), idx.shape());
+    let upper = broadcast_to_shape("scatter", &upper, idx.dims());
+    let lo = broadcast_to_shape("scatter", &i32_scalar(0), idx.dims());
     let c = bind1("scatter", OpKind::Clamp, &[&lo, idx, &upper], None, false);
     c.check()?;
     Ok(c)
@@ -391,10 +401,10 @@ pub fn take(a: &Array, indices: &Array, axis: Option<i64>, mode: TakeMode) -> Ar
         a.check()?;
         let idx = check_int_indices("take", indices)?;
         let (a, axis) = match axis {
-            None => (reshape(a, &[a.size() as i64]), 0usize),
-            Some(ax) => (a.clone(), norm_axis("take", a, ax, a.ndim())?),
+            None => (reshape(a, &[a.num_elements() as i64]), 0usize),
+            Some(ax) => (a.clone(), norm_axis("take", a, ax, a.rank())?),
         };
-        let n = a.shape()[axis];
+        let n = a.dims()[axis];
         let (idx, gmode) = match mode {
             TakeMode::Fill => (normalize("take", &idx, n), GatherScatterMode::FillOrDrop),
             TakeMode::Clip => (idx, GatherScatterMode::Clip),
@@ -404,7 +414,7 @@ pub fn take(a: &Array, indices: &Array, axis: Option<i64>, mode: TakeMode) -> Ar
                         "take",
                         format!(
                             "cannot wrap indices on an empty axis of {}",
-                            describe(a.ty())
+                            describe(a.aval())
                         ),
                     ));
                 }
@@ -412,13 +422,13 @@ pub fn take(a: &Array, indices: &Array, axis: Option<i64>, mode: TakeMode) -> Ar
                 (normalize("take", &r, n), GatherScatterMode::Clip)
             }
         };
-        let r = idx.ndim() as i64;
-        let rank = a.ndim() as i64;
+        let r = idx.rank() as i64;
+        let rank = a.rank() as i64;
         let ax = axis as i64;
         let offset_dims: Vec<i64> = (0..ax).chain(ax + r..rank + r - 1).collect();
-        let mut slice_sizes = a.shape().to_vec();
+        let mut slice_sizes = a.dims().to_vec();
         slice_sizes[axis] = 1.min(n);
-        let mut s = idx.shape().to_vec();
+        let mut s = idx.dims().to_vec();
         s.push(1);
         let idx = reshape(&idx, &s);
         let dn = GatherDimensionNumbers {
@@ -433,7 +443,7 @@ pub fn take(a: &Array, indices: &Array, axis: Option<i64>, mode: TakeMode) -> Ar
                 "take",
                 format!(
                     "cannot take from an empty axis {axis} of {}",
-                    describe(a.ty())
+                    describe(a.aval())
                 ),
             ));
         }
@@ -456,47 +466,47 @@ pub fn take_along_axis(arr: &Array, indices: &Array, axis: i64) -> Array {
     or_fail((|| {
         arr.check()?;
         let idx = check_int_indices("take_along_axis", indices)?;
-        if idx.ndim() != arr.ndim() {
+        if idx.rank() != arr.rank() {
             return Err(Error::op(
                 "take_along_axis",
                 format!(
                     "indices {} and array {} must have the same rank",
-                    describe(indices.ty()),
-                    describe(arr.ty())
+                    describe(indices.aval()),
+                    describe(arr.aval())
                 ),
             ));
         }
-        let ax = norm_axis("take_along_axis", arr, axis, arr.ndim())?;
-        let mut a_other = arr.shape().to_vec();
+        let ax = norm_axis("take_along_axis", arr, axis, arr.rank())?;
+        let mut a_other = arr.dims().to_vec();
         a_other[ax] = 1;
-        let mut i_other = idx.shape().to_vec();
+        let mut i_other = idx.dims().to_vec();
         i_other[ax] = 1;
         let mut out = broadcast_shapes(&a_other, &i_other).ok_or_else(|| {
             Error::op(
                 "take_along_axis",
                 format!(
                     "indices {} do not broadcast with {} off axis {axis}",
-                    describe(indices.ty()),
-                    describe(arr.ty())
+                    describe(indices.aval()),
+                    describe(arr.aval())
                 ),
             )
         })?;
-        out[ax] = idx.shape()[ax];
-        let n = arr.shape()[ax];
+        out[ax] = idx.dims()[ax];
+        let n = arr.dims()[ax];
         let idx = broadcast_to_shape(
             "take_along_axis",
             &normalize("take_along_axis", &idx, n),
             &{
                 let mut s = out.clone();
-                s[ax] = idx.shape()[ax];
+                s[ax] = idx.dims()[ax];
                 s
             },
         );
         let mut comps = vec![];
-        for d in 0..arr.ndim() {
+        for d in 0..arr.rank() {
             let c = if d == ax {
                 idx.clone()
-            } else if arr.shape()[d] == 1 {
+            } else if arr.dims()[d] == 1 {
                 full(&out, 0.0, DType::I32)
             } else {
                 iota(DType::I32, &out, d as i64)
@@ -507,7 +517,7 @@ pub fn take_along_axis(arr: &Array, indices: &Array, axis: i64) -> Array {
         }
         let refs: Vec<&Array> = comps.iter().collect();
         let all = concatenate(&refs, out.len() as i64);
-        let rank = arr.ndim() as i64;
+        let rank = arr.rank() as i64;
         let dn = GatherDimensionNumbers {
             offset_dims: vec![],
             collapsed_slice_dims: (0..rank).collect(),
@@ -515,14 +525,14 @@ pub fn take_along_axis(arr: &Array, indices: &Array, axis: i64) -> Array {
             index_vector_dim: out.len() as i64,
             ..Default::default()
         };
-        if arr.size() == 0 {
-            return Ok(full(&out, f64::NAN, arr.dtype()));
+        if arr.num_elements() == 0 {
+            return Ok(full(&out, f64::NAN, arr.element_type()));
         }
         Ok(gather(
             arr,
             &all,
             dn,
-            &vec![1; arr.ndim()],
+            &vec![1; arr.rank()],
             GatherScatterMode::FillOrDrop,
         ))
     })())
@@ -645,13 +655,13 @@ fn expand(op: &str, x: &Array, idx: &[Idx]) -> Result<(Array, Vec<Idx>)> {
         .iter()
         .filter(|i| !matches!(i, Idx::Ellipsis | Idx::NewAxis))
         .count();
-    if used > x.ndim() {
+    if used > x.rank() {
         return Err(Error::op(
             op,
             format!(
                 "too many indices for array: {} {} {used} were indexed",
-                describe(x.ty()),
-                if x.ndim() == 1 {
+                describe(x.aval()),
+                if x.rank() == 1 {
                     "is 1-dimensional, but"
                 } else {
                     "has that rank, but"
@@ -662,16 +672,16 @@ fn expand(op: &str, x: &Array, idx: &[Idx]) -> Result<(Array, Vec<Idx>)> {
     let mut full_idx: Vec<Idx> = vec![];
     for i in idx {
         if matches!(i, Idx::Ellipsis) {
-            full_idx.extend((0..x.ndim() - used).map(|_| Idx::full()));
+            full_idx.extend((0..x.rank() - used).map(|_| Idx::full()));
         } else {
             full_idx.push(i.clone());
         }
     }
     if ellipses == 0 {
-        full_idx.extend((0..x.ndim() - used).map(|_| Idx::full()));
+        full_idx.extend((0..x.rank() - used).map(|_| Idx::full()));
     }
     let mut shape = vec![];
-    let mut dims = x.shape().iter();
+    let mut dims = x.dims().iter();
     let mut out = vec![];
     for i in full_idx {
         match i {
@@ -695,15 +705,15 @@ fn index_impl(op: &str, x: &Array, idx: &[Idx], fill: bool) -> Result<Array> {
     x.check()?;
     let (x, idx) = expand(op, x, idx)?;
     let has_arrays = idx.iter().any(|i| matches!(i, Idx::Array(_)));
-    let rank = x.ndim();
+    let rank = x.rank();
     let mut start = vec![0i64; rank];
-    let mut limit = x.shape().to_vec();
+    let mut limit = x.dims().to_vec();
     let mut strides = vec![1i64; rank];
     let mut reversed = vec![];
     let mut drop = vec![];
     let mut arrays: Vec<(usize, Array)> = vec![];
     for (d, i) in idx.iter().enumerate() {
-        let n = x.shape()[d];
+        let n = x.dims()[d];
         match i {
             Idx::Int(k) => {
                 let kk = if *k < 0 { k + n } else { *k };
@@ -755,7 +765,7 @@ fn index_impl(op: &str, x: &Array, idx: &[Idx], fill: bool) -> Result<Array> {
         rev(&x, &reversed)
     };
     if start.iter().any(|&s| s != 0)
-        || limit.as_slice() != y.shape()
+        || limit.as_slice() != y.dims()
         || strides.iter().any(|&s| s != 1)
     {
         y = slice(&y, &start, &limit, Some(&strides));
@@ -766,21 +776,21 @@ fn index_impl(op: &str, x: &Array, idx: &[Idx], fill: bool) -> Result<Array> {
         }
         let s: Vec<i64> = (0..rank)
             .filter(|d| !drop.contains(d))
-            .map(|d| y.shape()[d])
+            .map(|d| y.dims()[d])
             .collect();
         return Ok(reshape(&y, &s));
     }
     // Advanced indexing: broadcast the index arrays together, one gather.
     let mut b: Vec<i64> = vec![];
     for (_, a) in &arrays {
-        b = broadcast_shapes(&b, a.shape()).ok_or_else(|| {
+        b = broadcast_shapes(&b, a.dims()).ok_or_else(|| {
             Error::op(
                 op,
                 format!(
                     "index arrays of shapes {} cannot broadcast together",
                     arrays
                         .iter()
-                        .map(|(_, a)| describe(a.ty()))
+                        .map(|(_, a)| describe(a.aval()))
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
@@ -789,7 +799,7 @@ fn index_impl(op: &str, x: &Array, idx: &[Idx], fill: bool) -> Result<Array> {
     }
     let mut comps = vec![];
     for (d, a) in &arrays {
-        let a = normalize(op, a, y.shape()[*d]);
+        let a = normalize(op, a, y.dims()[*d]);
         let a = broadcast_to_shape(op, &a, &b);
         let mut s = b.clone();
         s.push(1);
@@ -810,18 +820,18 @@ fn index_impl(op: &str, x: &Array, idx: &[Idx], fill: bool) -> Result<Array> {
     let slice_sizes: Vec<i64> = (0..rank)
         .map(|d| {
             if adv.contains(&(d as i64)) {
-                1.min(y.shape()[d])
+                1.min(y.dims()[d])
             } else {
-                y.shape()[d]
+                y.dims()[d]
             }
         })
         .collect();
-    if let Some(&d) = adv.iter().find(|&&d| y.shape()[d as usize] == 0) {
+    if let Some(&d) = adv.iter().find(|&&d| y.dims()[d as usize] == 0) {
         return Err(Error::op(
             op,
             format!(
                 "cannot index an empty axis {d} of {} with an array",
-                describe(y.ty())
+                describe(y.aval())
             ),
         ));
     }
@@ -927,23 +937,23 @@ impl At {
     fn apply_by_positions(&self, op: &str, kind: ScatterOp, values: &Array) -> Result<Array> {
         {
             let x = &self.x;
-            let n = x.size() as i64;
-            let pos = reshape(&iota(DType::I32, &[n], 0), x.shape());
+            let n = x.num_elements() as i64;
+            let pos = reshape(&iota(DType::I32, &[n], 0), x.dims());
             let sel = index_impl(op, &pos, &self.idx, true)?;
-            let v = convert(op, values, x.dtype(), x.weak_type());
-            let v = broadcast_to_shape(op, &v, sel.shape());
+            let v = convert(op, values, x.element_type(), x.weak_type());
+            let v = broadcast_to_shape(op, &v, sel.dims());
             v.check().map_err(|_| {
                 Error::op(
                     op,
                     format!(
                         "values {} cannot broadcast to the indexed shape {:?} of {}",
-                        describe(values.ty()),
-                        sel.shape(),
-                        describe(x.ty())
+                        describe(values.aval()),
+                        sel.dims(),
+                        describe(x.aval())
                     ),
                 )
             })?;
-            let m = sel.size() as i64;
+            let m = sel.num_elements() as i64;
             let flat_idx = reshape(&sel, &[m, 1]);
             let flat_v = reshape(&v, &[m]);
             let flat_x = reshape(x, &[n]);
@@ -958,9 +968,9 @@ impl At {
                 &flat_idx,
                 &flat_v,
                 &dn,
-                scatter_body(kind, x.dtype())?,
+                scatter_body(kind, x.element_type())?,
             );
-            Ok(reshape(&r, x.shape()))
+            Ok(reshape(&r, x.dims()))
         }
     }
 }
@@ -983,7 +993,7 @@ fn windowed_update(
     let mut windows: Vec<(usize, i64, i64)> = vec![];
     let mut points: Vec<(usize, Array)> = vec![];
     for (d, i) in idx.iter().enumerate() {
-        let n = xe.shape()[d];
+        let n = xe.dims()[d];
         match i {
             Idx::Int(k) => {
                 let k = if *k < 0 { k + n } else { *k };
@@ -1010,14 +1020,14 @@ fn windowed_update(
     }
     let mut b: Vec<i64> = vec![];
     for (_, a) in &points {
-        b = broadcast_shapes(&b, a.shape()).ok_or_else(|| {
+        b = broadcast_shapes(&b, a.dims()).ok_or_else(|| {
             Error::op(
                 op,
                 format!(
                     "index arrays of shapes {} cannot broadcast together",
                     points
                         .iter()
-                        .map(|(_, a)| describe(a.ty()))
+                        .map(|(_, a)| describe(a.aval()))
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
@@ -1042,15 +1052,15 @@ fn windowed_update(
     let update_window_dims: Vec<i64> = (0..split as i64)
         .chain(split as i64 + nb..update_shape.len() as i64)
         .collect();
-    let v = convert(op, values, x.dtype(), x.weak_type());
+    let v = convert(op, values, x.element_type(), x.weak_type());
     let v = broadcast_to_shape(op, &v, &update_shape);
     v.check().map_err(|_| {
         Error::op(
             op,
             format!(
                 "values {} cannot broadcast to the indexed shape {update_shape:?} of {}",
-                describe(values.ty()),
-                describe(x.ty())
+                describe(values.aval()),
+                describe(x.aval())
             ),
         )
     })?;
@@ -1085,9 +1095,15 @@ fn windowed_update(
         index_vector_dim: nb,
         ..Default::default()
     };
-    let r = scatter_raw(&xe, &indices, &v, &dn, scatter_body(kind, x.dtype())?);
+    let r = scatter_raw(
+        &xe,
+        &indices,
+        &v,
+        &dn,
+        scatter_body(kind, x.element_type())?,
+    );
     r.check()?;
-    Ok(Some(reshape(&r, x.shape())))
+    Ok(Some(reshape(&r, x.dims())))
 }
 
 #[cfg(test)]

@@ -95,8 +95,8 @@ pub fn dot_general_with(
 ) -> Array {
     let preferred = opts.preferred_element_type;
     let (dtype, weak) = crate::core::promote::result_type(&[
-        (lhs.dtype(), lhs.weak_type()),
-        (rhs.dtype(), rhs.weak_type()),
+        (lhs.element_type(), lhs.weak_type()),
+        (rhs.element_type(), rhs.weak_type()),
     ]);
     if let Err(e) = lhs.check().and(rhs.check()) {
         return Array::failed(e);
@@ -106,15 +106,15 @@ pub fn dot_general_with(
     let out_dtype = preferred.unwrap_or(dtype);
     // The result shape: batch, lhs free, rhs free.
     let free = |a: &Array, batch: &[i64], contract: &[i64]| -> Vec<i64> {
-        (0..a.ndim() as i64)
+        (0..a.rank() as i64)
             .filter(|d| !batch.contains(d) && !contract.contains(d))
-            .map(|d| a.shape()[d as usize])
+            .map(|d| a.dims()[d as usize])
             .collect()
     };
     let mut shape: Vec<i64> = dims
         .lhs_batching_dimensions
         .iter()
-        .filter_map(|&d| l.shape().get(d as usize).copied())
+        .filter_map(|&d| l.dims().get(d as usize).copied())
         .collect();
     shape.extend(free(
         &l,
@@ -164,37 +164,37 @@ pub fn matmul_with(a: &Array, b: &Array, opts: DotOptions) -> Array {
     if let Err(e) = a.check().and(b.check()) {
         return Array::failed(e);
     }
-    if a.ndim() == 0 || b.ndim() == 0 {
+    if a.rank() == 0 || b.rank() == 0 {
         return Array::failed(Error::op(
             "matmul",
             format!(
                 "needs arrays of rank >= 1, got {} and {}",
-                describe(a.ty()),
-                describe(b.ty())
+                describe(a.aval()),
+                describe(b.aval())
             ),
         ));
     }
-    let a2 = if a.ndim() == 1 {
-        reshape(a, &[1, a.shape()[0]])
+    let a2 = if a.rank() == 1 {
+        reshape(a, &[1, a.dims()[0]])
     } else {
         a.clone()
     };
-    let b2 = if b.ndim() == 1 {
-        reshape(b, &[b.shape()[0], 1])
+    let b2 = if b.rank() == 1 {
+        reshape(b, &[b.dims()[0], 1])
     } else {
         b.clone()
     };
-    let (ra, rb) = (a2.ndim(), b2.ndim());
-    let (m, k_a) = (a2.shape()[ra - 2], a2.shape()[ra - 1]);
-    let (k_b, n) = (b2.shape()[rb - 2], b2.shape()[rb - 1]);
-    let (batch_a, batch_b) = (&a2.shape()[..ra - 2], &b2.shape()[..rb - 2]);
+    let (ra, rb) = (a2.rank(), b2.rank());
+    let (m, k_a) = (a2.dims()[ra - 2], a2.dims()[ra - 1]);
+    let (k_b, n) = (b2.dims()[rb - 2], b2.dims()[rb - 1]);
+    let (batch_a, batch_b) = (&a2.dims()[..ra - 2], &b2.dims()[..rb - 2]);
     let differ = || {
         Array::failed(Error::op(
             "matmul",
             format!(
                 "contracting dimensions or batch dimensions differ: {} @ {}",
-                describe(a.ty()),
-                describe(b.ty())
+                describe(a.aval()),
+                describe(b.aval())
             ),
         ))
     };
@@ -228,10 +228,10 @@ pub fn matmul_with(a: &Array, b: &Array, opts: DotOptions) -> Array {
         (dot_general_with(&a3, &b3, dims, opts), batch)
     };
     let mut shape = batch;
-    if a.ndim() > 1 {
+    if a.rank() > 1 {
         shape.push(m);
     }
-    if b.ndim() > 1 {
+    if b.rank() > 1 {
         shape.push(n);
     }
     reshape(&r, &shape)
@@ -272,26 +272,26 @@ pub fn dot_with(a: &Array, b: &Array, opts: DotOptions) -> Array {
     if let Err(e) = a.check().and(b.check()) {
         return Array::failed(e);
     }
-    if a.ndim() == 0 || b.ndim() == 0 {
+    if a.rank() == 0 || b.rank() == 0 {
         let p = crate::numpy::multiply(a, b);
         return match opts.preferred_element_type {
             Some(dt) => crate::ops::elementwise::convert("dot", &p, dt, false),
             None => p,
         };
     }
-    let ca = a.ndim() as i64 - 1;
-    let cb = if b.ndim() == 1 {
+    let ca = a.rank() as i64 - 1;
+    let cb = if b.rank() == 1 {
         0
     } else {
-        b.ndim() as i64 - 2
+        b.rank() as i64 - 2
     };
-    if a.shape()[ca as usize] != b.shape()[cb as usize] {
+    if a.dims()[ca as usize] != b.dims()[cb as usize] {
         return Array::failed(Error::op(
             "dot",
             format!(
                 "the last axis of {} and axis {cb} of {} differ in length",
-                describe(a.ty()),
-                describe(b.ty())
+                describe(a.aval()),
+                describe(b.aval())
             ),
         ));
     }

@@ -16,13 +16,13 @@ fn or_fail(r: Result<Array, Error>) -> Array {
 /// True at `(i, j)` of the last two dimensions where `j - i >= k` (`upper`) or `j - i <= k`.
 fn triangle(op: &str, x: &Array, k: i64, upper: bool) -> Result<Array, Error> {
     x.check()?;
-    if x.ndim() < 2 {
+    if x.rank() < 2 {
         return Err(Error::op(
             op,
-            format!("expected an array of rank >= 2, got {}", describe(x.ty())),
+            format!("expected an array of rank >= 2, got {}", describe(x.aval())),
         ));
     }
-    let (n, m) = (x.shape()[x.ndim() - 2], x.shape()[x.ndim() - 1]);
+    let (n, m) = (x.dims()[x.rank() - 2], x.dims()[x.rank() - 1]);
     let rows = lax::iota(DType::I32, &[n, m], 0);
     let cols = lax::iota(DType::I32, &[n, m], 1);
     let diff = np::subtract(&cols, &rows);
@@ -32,7 +32,7 @@ fn triangle(op: &str, x: &Array, k: i64, upper: bool) -> Result<Array, Error> {
     } else {
         np::less_equal(&diff, &kk)
     };
-    Ok(np::where_(&mask, x, &full(&[], 0.0, x.dtype())))
+    Ok(np::where_(&mask, x, &full(&[], 0.0, x.element_type())))
 }
 
 /// `jnp.tril(x, k)`: zeros above the `k`-th diagonal of the last two dimensions.
@@ -75,28 +75,28 @@ pub fn diagonal(x: &Array, offset: i64, axis1: i64, axis2: i64) -> Array {
 fn diagonal_impl(x: &Array, k: i64, axis1: i64, axis2: i64) -> Result<Array, Error> {
     let op = "diagonal";
     x.check()?;
-    let a1 = crate::ops::shape::norm_axis(op, x, axis1, x.ndim())?;
-    let a2 = crate::ops::shape::norm_axis(op, x, axis2, x.ndim())?;
+    let a1 = crate::ops::shape::norm_axis(op, x, axis1, x.rank())?;
+    let a2 = crate::ops::shape::norm_axis(op, x, axis2, x.rank())?;
     if a1 == a2 {
         return Err(Error::op(
             op,
             format!(
                 "axis1 and axis2 must differ, got {axis1} and {axis2} for {}",
-                describe(x.ty())
+                describe(x.aval())
             ),
         ));
     }
-    let mut perm: Vec<i64> = (0..x.ndim() as i64)
+    let mut perm: Vec<i64> = (0..x.rank() as i64)
         .filter(|&d| d != a1 as i64 && d != a2 as i64)
         .collect();
-    let batch: Vec<i64> = perm.iter().map(|&d| x.shape()[d as usize]).collect();
+    let batch: Vec<i64> = perm.iter().map(|&d| x.dims()[d as usize]).collect();
     perm.extend([a1 as i64, a2 as i64]);
-    let (n, m) = (x.shape()[a1], x.shape()[a2]);
+    let (n, m) = (x.dims()[a1], x.dims()[a2]);
     let len = if k >= 0 { n.min(m - k) } else { (n + k).min(m) }.max(0);
     let mut out_shape = batch.clone();
     out_shape.push(len);
     if len == 0 {
-        return Ok(full(&out_shape, 0.0, x.dtype()));
+        return Ok(full(&out_shape, 0.0, x.element_type()));
     }
     let moved = np::transpose(x, Some(&perm));
     let mut flat_shape = batch.clone();
@@ -127,10 +127,10 @@ fn diagonal_impl(x: &Array, k: i64, axis1: i64, axis2: i64) -> Result<Array, Err
 pub fn diag(v: &Array, k: i64) -> Array {
     or_fail((|| {
         v.check()?;
-        match v.ndim() {
+        match v.rank() {
             2 => diagonal_impl(v, k, 0, 1),
             1 => {
-                let len = v.shape()[0];
+                let len = v.dims()[0];
                 let n = len + k.abs();
                 let rows = lax::iota(DType::I32, &[n, n], 0);
                 let cols = lax::iota(DType::I32, &[n, n], 1);
@@ -144,11 +144,11 @@ pub fn diag(v: &Array, k: i64) -> Array {
                 } else {
                     np::reshape(&padded, &[1, n])
                 };
-                Ok(np::where_(&on, &spread, &full(&[], 0.0, v.dtype())))
+                Ok(np::where_(&on, &spread, &full(&[], 0.0, v.element_type())))
             }
             _ => Err(Error::op(
                 "diag",
-                format!("expected a 1-D or 2-D array, got {}", describe(v.ty())),
+                format!("expected a 1-D or 2-D array, got {}", describe(v.aval())),
             )),
         }
     })())
@@ -163,10 +163,10 @@ pub fn diag(v: &Array, k: i64) -> Array {
 /// assert_eq!(np::trace(&x, 0).to_vec::<i32>().unwrap(), vec![5]);
 /// ```
 pub fn trace(x: &Array, offset: i64) -> Array {
-    if x.error().is_none() && x.ndim() < 2 {
+    if x.error().is_none() && x.rank() < 2 {
         return Array::failed(Error::op(
             "trace",
-            format!("expected an array of rank >= 2, got {}", describe(x.ty())),
+            format!("expected an array of rank >= 2, got {}", describe(x.aval())),
         ));
     }
     np::sum(&diagonal(x, offset, 0, 1), Some(&[-1]), false)
@@ -182,7 +182,7 @@ pub fn ravel(x: &Array) -> Array {
     if x.error().is_some() {
         return x.clone();
     }
-    np::reshape(x, &[x.size() as i64])
+    np::reshape(x, &[x.num_elements() as i64])
 }
 
 /// `jnp.outer(a, b)`: `ravel(a)[:, None] * ravel(b)[None, :]`.
@@ -198,8 +198,8 @@ pub fn outer(a: &Array, b: &Array) -> Array {
         return Array::failed(e);
     }
     np::multiply(
-        &np::reshape(a, &[a.size() as i64, 1]),
-        &np::reshape(b, &[1, b.size() as i64]),
+        &np::reshape(a, &[a.num_elements() as i64, 1]),
+        &np::reshape(b, &[1, b.num_elements() as i64]),
     )
 }
 
@@ -241,18 +241,18 @@ pub fn tensordot_with(
         let op = "tensordot";
         let (la, lb): (Vec<i64>, Vec<i64>) = match axes {
             TensorAxes::Count(n) => {
-                if n > a.ndim() || n > b.ndim() {
+                if n > a.rank() || n > b.rank() {
                     return Err(Error::op(
                         op,
                         format!(
                             "cannot contract {n} axes of {} and {}",
-                            describe(a.ty()),
-                            describe(b.ty())
+                            describe(a.aval()),
+                            describe(b.aval())
                         ),
                     ));
                 }
                 (
-                    (a.ndim() - n..a.ndim()).map(|d| d as i64).collect(),
+                    (a.rank() - n..a.rank()).map(|d| d as i64).collect(),
                     (0..n).map(|d| d as i64).collect(),
                 )
             }
@@ -265,23 +265,23 @@ pub fn tensordot_with(
                 }
                 let na = x
                     .iter()
-                    .map(|&d| crate::ops::shape::norm_axis(op, a, d, a.ndim()).map(|v| v as i64))
+                    .map(|&d| crate::ops::shape::norm_axis(op, a, d, a.rank()).map(|v| v as i64))
                     .collect::<Result<_, _>>()?;
                 let nb = y
                     .iter()
-                    .map(|&d| crate::ops::shape::norm_axis(op, b, d, b.ndim()).map(|v| v as i64))
+                    .map(|&d| crate::ops::shape::norm_axis(op, b, d, b.rank()).map(|v| v as i64))
                     .collect::<Result<_, _>>()?;
                 (na, nb)
             }
         };
         for (&x, &y) in la.iter().zip(&lb) {
-            if a.shape()[x as usize] != b.shape()[y as usize] {
+            if a.dims()[x as usize] != b.dims()[y as usize] {
                 return Err(Error::op(
                     op,
                     format!(
                         "axis {x} of {} and axis {y} of {} differ in length",
-                        describe(a.ty()),
-                        describe(b.ty())
+                        describe(a.aval()),
+                        describe(b.aval())
                     ),
                 ));
             }
@@ -307,7 +307,7 @@ pub fn inner(a: &Array, b: &Array) -> Array {
     if let Err(e) = a.check().and(b.check()) {
         return Array::failed(e);
     }
-    if a.ndim() == 0 || b.ndim() == 0 {
+    if a.rank() == 0 || b.rank() == 0 {
         return np::multiply(a, b);
     }
     tensordot(a, b, TensorAxes::Pairs(vec![-1], vec![-1]))
@@ -325,10 +325,10 @@ pub fn kron(a: &Array, b: &Array) -> Array {
     if let Err(e) = a.check().and(b.check()) {
         return Array::failed(e);
     }
-    let nd = a.ndim().max(b.ndim());
+    let nd = a.rank().max(b.rank());
     let lead = |x: &Array| {
-        let mut s = vec![1; nd - x.ndim()];
-        s.extend_from_slice(x.shape());
+        let mut s = vec![1; nd - x.rank()];
+        s.extend_from_slice(x.dims());
         s
     };
     let (sa, sb) = (lead(a), lead(b));

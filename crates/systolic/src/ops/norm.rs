@@ -42,14 +42,14 @@ pub fn standardize(x: &Array, axis: Option<&[i64]>, epsilon: f64) -> Array {
 /// returns `x` in the statistics dtype (at least f32).
 fn stats_input(op: &str, x: &Array, axis: Option<&[i64]>) -> Result<(Array, Vec<i64>), Error> {
     x.check()?;
-    if x.dtype() == DType::Bool {
+    if x.element_type() == DType::Bool {
         return Err(Error::op(
             op,
-            format!("expected a numeric input, got {}", describe(x.ty())),
+            format!("expected a numeric input, got {}", describe(x.aval())),
         ));
     }
     let axes = norm_axes(op, x, axis)?;
-    let dtype = match x.dtype() {
+    let dtype = match x.element_type() {
         DType::F64 => DType::F64,
         _ => DType::F32,
     };
@@ -60,15 +60,15 @@ fn stats_input(op: &str, x: &Array, axis: Option<&[i64]>) -> Result<(Array, Vec<
 fn check_param(op: &str, name: &str, x: &Array, p: Option<&Array>) -> Result<(), Error> {
     if let Some(p) = p {
         p.check()?;
-        if crate::ops::elementwise::broadcast_shapes(x.shape(), p.shape()).as_deref()
-            != Some(x.shape())
+        if crate::ops::elementwise::broadcast_shapes(x.dims(), p.dims()).as_deref()
+            != Some(x.dims())
         {
             return Err(Error::op(
                 op,
                 format!(
                     "{name} {} does not broadcast to the input {}",
-                    describe(p.ty()),
-                    describe(x.ty())
+                    describe(p.aval()),
+                    describe(x.aval())
                 ),
             ));
         }
@@ -87,7 +87,7 @@ fn out_dtype(
     all.extend(scale);
     all.extend(bias);
     let v = promote_args(op, &all)?;
-    Ok(v[0].dtype())
+    Ok(v[0].element_type())
 }
 
 fn normalize(

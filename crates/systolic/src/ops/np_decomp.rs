@@ -32,12 +32,12 @@ fn or_fail(r: Result<Array, Error>) -> Array {
 fn matrices(op: &str, a: &Array) -> Result<Array, Error> {
     a.check()?;
     let a = to_inexact(op, a);
-    if a.ndim() < 2 || !matches!(a.dtype(), DType::F32 | DType::F64) {
+    if a.rank() < 2 || !matches!(a.element_type(), DType::F32 | DType::F64) {
         return Err(Error::op(
             op,
             format!(
                 "expected float32 or float64 matrices [..., m, n], got {}",
-                describe(a.ty())
+                describe(a.aval())
             ),
         ));
     }
@@ -46,13 +46,13 @@ fn matrices(op: &str, a: &Array) -> Result<Array, Error> {
 
 fn square(op: &str, a: &Array) -> Result<Array, Error> {
     let a = matrices(op, a)?;
-    let n = a.ndim();
-    if a.shape()[n - 1] != a.shape()[n - 2] {
+    let n = a.rank();
+    if a.dims()[n - 1] != a.dims()[n - 2] {
         return Err(Error::op(
             op,
             format!(
                 "expected square matrices [..., n, n], got {}",
-                describe(a.ty())
+                describe(a.aval())
             ),
         ));
     }
@@ -66,13 +66,13 @@ fn call(
     operands: &[&Array],
     configure: impl FnOnce(&mut LapackCall),
 ) -> Result<Vec<Array>, Error> {
-    let dtype = operands[0].dtype();
+    let dtype = operands[0].element_type();
     let mut c = LapackCall::new(routine, dtype)
         .ok_or_else(|| Error::op(op, format!("LAPACK has no {dtype} routines")))?;
     configure(&mut c);
     let types: Vec<Type> = operands
         .iter()
-        .map(|a| Type::Tensor(a.ty().clone()))
+        .map(|a| Type::Tensor(a.aval().clone()))
         .collect();
     let results = c.result_types(&types).map_err(|e| Error::op(op, e))?;
     bind(op, c.op_kind(), operands, vec![], Some(results), false)
@@ -81,16 +81,16 @@ fn call(
 /// NaN where `info` (one per matrix) is non-zero: JAX's treatment of a failed factorisation.
 fn nan_where_failed(x: &Array, info: &Array, batch_rank: usize) -> Array {
     let ok = np::equal(info, &full(&[], 0.0, DType::I32));
-    let extra = x.ndim() - batch_rank;
+    let extra = x.rank() - batch_rank;
     let axes: Vec<i64> = (0..extra as i64).map(|i| batch_rank as i64 + i).collect();
     let ok = if axes.is_empty() {
         ok
     } else {
-        let mut shape = ok.shape().to_vec();
+        let mut shape = ok.dims().to_vec();
         shape.extend(std::iter::repeat_n(1, axes.len()));
         np::reshape(&ok, &shape)
     };
-    np::where_(&ok, x, &full(&[], f64::NAN, x.dtype()))
+    np::where_(&ok, x, &full(&[], f64::NAN, x.element_type()))
 }
 
 /// The last two dimensions swapped.
@@ -100,9 +100,9 @@ fn mt(a: &Array) -> Array {
 
 /// Rows `r0..r1` and columns `c0..c1` of every matrix.
 fn block(a: &Array, rows: (i64, i64), cols: (i64, i64)) -> Array {
-    let n = a.ndim();
+    let n = a.rank();
     let mut start = vec![0; n];
-    let mut limit = a.shape().to_vec();
+    let mut limit = a.dims().to_vec();
     (start[n - 2], limit[n - 2]) = rows;
     (start[n - 1], limit[n - 1]) = cols;
     slice(a, &start, &limit, None)
@@ -142,9 +142,9 @@ pub fn eigvalsh(a: &Array) -> Array {
 
 fn eigh_impl(op: &str, a: &Array, vectors: bool) -> Result<(Array, Array), Error> {
     let a = square(op, a)?;
-    let sym = np::divide(&np::add(&a, &mt(&a)), &full(&[], 2.0, a.dtype()));
+    let sym = np::divide(&np::add(&a, &mt(&a)), &full(&[], 2.0, a.element_type()));
     let out = call(op, Routine::Syevd, &[&sym], |c| c.eigenvectors = vectors)?;
-    let batch = a.ndim() - 2;
+    let batch = a.rank() - 2;
     let w = nan_where_failed(&out[1], &out[2], batch);
     let v = nan_where_failed(&out[0], &out[2], batch);
     Ok((w, v))
@@ -176,7 +176,7 @@ pub fn svd(
             (true, false) => SvdVectors::Thin,
         };
         let out = call("svd", Routine::Gesdd, &[&a], |c| c.svd_vectors = mode)?;
-        let batch = a.ndim() - 2;
+        let batch = a.rank() - 2;
         Ok(vec![
             nan_where_failed(&out[2], &out[4], batch),
             nan_where_failed(&out[1], &out[4], batch),
@@ -227,8 +227,8 @@ fn qr_impl(a: &Array, mode: &str) -> Result<(Option<Array>, Array), Error> {
         ));
     }
     let a = matrices(op, a)?;
-    let n = a.ndim();
-    let (m, cols) = (a.shape()[n - 2], a.shape()[n - 1]);
+    let n = a.rank();
+    let (m, cols) = (a.dims()[n - 2], a.dims()[n - 1]);
     let k = m.min(cols);
     let out = call(op, Routine::Geqrf, &[&a], |_| {})?;
     let (packed, tau) = (&out[0], &out[1]);
@@ -242,9 +242,9 @@ fn qr_impl(a: &Array, mode: &str) -> Result<(Option<Array>, Array), Error> {
     // padded with zero columns when Q has more.
     let reflectors = block(packed, (0, m), (0, k));
     let reflectors = if q_cols > k {
-        let mut pad = a.shape().to_vec();
+        let mut pad = a.dims().to_vec();
         pad[n - 1] = q_cols - k;
-        np::concatenate(&[&reflectors, &full(&pad, 0.0, a.dtype())], -1)
+        np::concatenate(&[&reflectors, &full(&pad, 0.0, a.element_type())], -1)
     } else {
         reflectors
     };
@@ -263,7 +263,7 @@ fn lu(op: &str, a: &Array) -> Result<(Array, Array), Error> {
 
 /// `(-1)^(number of row interchanges)` per matrix, from LAPACK's 1-based `ipiv`.
 fn permutation_sign(ipiv: &Array, dtype: DType) -> Array {
-    let k = ipiv.shape()[ipiv.ndim() - 1];
+    let k = ipiv.dims()[ipiv.rank() - 1];
     let rows = np::add(&iota(DType::I32, &[k], 0), &full(&[], 1.0, DType::I32));
     let swapped = np::not_equal(ipiv, &rows);
     let count = np::sum(&np::astype(&swapped, DType::I32), Some(&[-1]), false);
@@ -287,7 +287,10 @@ pub fn det(a: &Array) -> Array {
     or_fail((|| {
         let (lu, ipiv) = lu("det", a)?;
         let d = np::prod(&np::diagonal(&lu, 0, -2, -1), Some(&[-1]), false);
-        Ok(np::multiply(&d, &permutation_sign(&ipiv, lu.dtype())))
+        Ok(np::multiply(
+            &d,
+            &permutation_sign(&ipiv, lu.element_type()),
+        ))
     })())
 }
 
@@ -308,7 +311,7 @@ pub fn slogdet(a: &Array) -> (Array, Array) {
             let diag = np::diagonal(&lu, 0, -2, -1);
             let sign = np::multiply(
                 &np::prod(&np::sign(&diag), Some(&[-1]), false),
-                &permutation_sign(&ipiv, lu.dtype()),
+                &permutation_sign(&ipiv, lu.element_type()),
             );
             let logdet = np::sum(&np::log(&np::abs(&diag)), Some(&[-1]), false);
             (sign, logdet)
@@ -333,25 +336,25 @@ pub fn solve(a: &Array, b: &Array) -> Array {
         let op = "solve";
         let a = square(op, a)?;
         b.check()?;
-        let b = np::astype(b, a.dtype());
-        let vector = b.ndim() + 1 == a.ndim() || b.ndim() == 1;
+        let b = np::astype(b, a.element_type());
+        let vector = b.rank() + 1 == a.rank() || b.rank() == 1;
         let b2 = if vector {
             np::expand_dims(&b, -1)
         } else {
             b.clone()
         };
-        let n = a.ndim();
-        let fits = b2.ndim() == n
-            && b2.shape()[..n - 2] == a.shape()[..n - 2]
-            && b2.shape()[n - 2] == a.shape()[n - 1];
+        let n = a.rank();
+        let fits = b2.rank() == n
+            && b2.dims()[..n - 2] == a.dims()[..n - 2]
+            && b2.dims()[n - 2] == a.dims()[n - 1];
         if !fits {
             return Err(Error::op(
                 op,
                 format!(
                     "b {} does not fit a {}: expected [..., n] or [..., n, k] with a's batch \
                      dimensions",
-                    describe(b.ty()),
-                    describe(a.ty())
+                    describe(b.aval()),
+                    describe(a.aval())
                 ),
             ));
         }
@@ -378,8 +381,8 @@ pub fn solve(a: &Array, b: &Array) -> Array {
 pub fn inv(a: &Array) -> Array {
     or_fail((|| {
         let a = square("inv", a)?;
-        let n = a.shape()[a.ndim() - 1];
-        let identity = np::broadcast_to(&eye(n, None, 0, a.dtype()), a.shape());
+        let n = a.dims()[a.rank() - 1];
+        let identity = np::broadcast_to(&eye(n, None, 0, a.element_type()), a.dims());
         Ok(solve(&a, &identity))
     })())
 }
@@ -397,22 +400,26 @@ pub fn inv(a: &Array) -> Array {
 pub fn pinv(a: &Array) -> Array {
     or_fail((|| {
         let a = matrices("pinv", a)?;
-        let n = a.ndim();
-        let (m, c) = (a.shape()[n - 2], a.shape()[n - 1]);
+        let n = a.rank();
+        let (m, c) = (a.dims()[n - 2], a.dims()[n - 1]);
         let (u, s, vh) = svd(&a, false, true);
         let (u, vh) = (u.expect("u"), vh.expect("vh"));
-        let eps = if a.dtype() == DType::F32 {
+        let eps = if a.element_type() == DType::F32 {
             f64::from(f32::EPSILON)
         } else {
             f64::EPSILON
         };
         let cutoff = np::multiply(
             &np::max(&s, Some(&[-1]), true),
-            &full(&[], m.max(c) as f64 * eps, a.dtype()),
+            &full(&[], m.max(c) as f64 * eps, a.element_type()),
         );
         let keep = np::greater(&s, &cutoff);
-        let one = full(&[], 1.0, a.dtype());
-        let inv_s = np::where_(&keep, &np::divide(&one, &s), &full(&[], 0.0, a.dtype()));
+        let one = full(&[], 1.0, a.element_type());
+        let inv_s = np::where_(
+            &keep,
+            &np::divide(&one, &s),
+            &full(&[], 0.0, a.element_type()),
+        );
         // pinv = V·diag(1/s)·Uᵀ.
         let v_scaled = np::multiply(&mt(&vh), &np::expand_dims(&inv_s, -2));
         Ok(np::matmul(&v_scaled, &mt(&u)))

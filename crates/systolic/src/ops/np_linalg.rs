@@ -38,7 +38,7 @@ fn round_to(v: f64, dtype: DType) -> f64 {
 
 fn vector_norm(x: &Array, p: f64, axes: &[i64], keepdims: bool) -> Array {
     let ax = Some(axes);
-    let d = x.dtype();
+    let d = x.element_type();
     if p == 2.0 {
         np::sqrt(&np::sum(&np::multiply(x, x), ax, keepdims))
     } else if p == f64::INFINITY {
@@ -91,15 +91,15 @@ fn norm_impl(
         return Ok(vector_norm(&x, 2.0, &norm_axes(op, &x, None)?, keepdims));
     }
     let axes: Vec<i64> = match axis {
-        None => (0..x.ndim() as i64).collect(),
+        None => (0..x.rank() as i64).collect(),
         Some(a) => {
-            let n = x.ndim() as i64;
+            let n = x.rank() as i64;
             a.iter()
                 .map(|&d| crate::ops::shape::norm_axis(op, &x, d, n as usize).map(|v| v as i64))
                 .collect::<Result<_, _>>()?
         }
     };
-    let bad = |what: String| Error::op(op, format!("{what} for {}", describe(x.ty())));
+    let bad = |what: String| Error::op(op, format!("{what} for {}", describe(x.aval())));
     match axes.as_slice() {
         [_] => match ord {
             None => Ok(vector_norm(&x, 2.0, &axes, keepdims)),
@@ -119,7 +119,7 @@ fn norm_impl(
                     second
                 }
             };
-            let zero = full(&[], 0.0, x.dtype());
+            let zero = full(&[], 0.0, x.element_type());
             match ord {
                 None | Some(NormOrd::Fro) => Ok(np::sqrt(&np::sum(
                     &np::multiply(&x, &x),
@@ -154,13 +154,13 @@ fn norm_impl(
 /// Checks a batch of square matrices `[..., n, n]`.
 fn check_square(op: &str, a: &Array) -> Result<(), Error> {
     a.check()?;
-    let n = a.ndim();
-    if n < 2 || a.shape()[n - 1] != a.shape()[n - 2] || !a.dtype().is_float() {
+    let n = a.rank();
+    if n < 2 || a.dims()[n - 1] != a.dims()[n - 2] || !a.element_type().is_float() {
         return Err(Error::op(
             op,
             format!(
                 "expected floating-point square matrices [..., n, n], got {}",
-                describe(a.ty())
+                describe(a.aval())
             ),
         ));
     }
@@ -183,7 +183,7 @@ fn check_square(op: &str, a: &Array) -> Result<(), Error> {
 pub fn cholesky(a: &Array) -> Array {
     or_fail((|| {
         check_square("cholesky", a)?;
-        let nd = a.ndim() as i64;
+        let nd = a.rank() as i64;
         let mut perm: Vec<i64> = (0..nd).collect();
         perm.swap(nd as usize - 1, nd as usize - 2);
         let sym = np::divide(
@@ -199,7 +199,7 @@ pub fn cholesky(a: &Array) -> Array {
         );
         let l = np::tril(&l, 0);
         let ok = np::all(&np::is_finite(&l), Some(&[-2, -1]), true);
-        let nan = full(&[], f64::NAN, a.dtype());
+        let nan = full(&[], f64::NAN, a.element_type());
         Ok(np::tril(&np::where_(&ok, &l, &nan), 0))
     })())
 }
@@ -230,15 +230,15 @@ pub fn triangular_solve(
         let op = "triangular_solve";
         check_square(op, a)?;
         b.check()?;
-        let (na, nb) = (a.ndim(), b.ndim());
-        let m = a.shape()[na - 1];
+        let (na, nb) = (a.rank(), b.rank());
+        let m = a.dims()[na - 1];
         let ok = nb == na
-            && b.dtype() == a.dtype()
-            && a.shape()[..na - 2] == b.shape()[..nb - 2]
+            && b.element_type() == a.element_type()
+            && a.dims()[..na - 2] == b.dims()[..nb - 2]
             && if left_side {
-                b.shape()[nb - 2] == m
+                b.dims()[nb - 2] == m
             } else {
-                b.shape()[nb - 1] == m
+                b.dims()[nb - 1] == m
             };
         if !ok {
             return Err(Error::op(
@@ -246,8 +246,8 @@ pub fn triangular_solve(
                 format!(
                     "b {} does not match a {} (left_side = {left_side}: b must be [..., {}] with \
                      a's batch dimensions and dtype)",
-                    describe(b.ty()),
-                    describe(a.ty()),
+                    describe(b.aval()),
+                    describe(a.aval()),
                     if left_side { "m, k" } else { "k, m" }
                 ),
             ));
@@ -291,7 +291,7 @@ pub fn solve_triangular(
     if let Err(e) = a.check().and(b.check()) {
         return Array::failed(e);
     }
-    if b.ndim() + 1 == a.ndim() {
+    if b.rank() + 1 == a.rank() {
         let x = triangular_solve(
             a,
             &np::expand_dims(b, -1),

@@ -43,30 +43,30 @@ pub fn pad(x: &Array, pad_width: &[(i64, i64)], mode: PadMode) -> Array {
 
 fn pad_impl(x: &Array, pad_width: &[(i64, i64)], mode: PadMode) -> Result<Array> {
     x.check()?;
-    let widths: Vec<(i64, i64)> = if pad_width.len() == 1 && x.ndim() != 1 {
-        vec![pad_width[0]; x.ndim()]
+    let widths: Vec<(i64, i64)> = if pad_width.len() == 1 && x.rank() != 1 {
+        vec![pad_width[0]; x.rank()]
     } else {
         pad_width.to_vec()
     };
-    if widths.len() != x.ndim() || widths.iter().any(|&(a, b)| a < 0 || b < 0) {
+    if widths.len() != x.rank() || widths.iter().any(|&(a, b)| a < 0 || b < 0) {
         return Err(Error::op(
             "pad",
             format!(
                 "pad_width {pad_width:?} must give non-negative (before, after) pairs for each \
                  dimension of {}",
-                describe(x.ty())
+                describe(x.aval())
             ),
         ));
     }
     if let PadMode::Constant(v) = mode {
-        let value = crate::ops::creation::full(&[], v, x.dtype());
-        let value = convert("pad", &value, x.dtype(), x.weak_type());
+        let value = crate::ops::creation::full(&[], v, x.element_type());
+        let value = convert("pad", &value, x.element_type(), x.weak_type());
         return Ok(crate::core::bind::bind1(
             "pad",
             OpKind::Pad {
                 edge_padding_low: widths.iter().map(|w| w.0).collect(),
                 edge_padding_high: widths.iter().map(|w| w.1).collect(),
-                interior_padding: vec![0; x.ndim()],
+                interior_padding: vec![0; x.rank()],
             },
             &[x, &value],
             None,
@@ -78,13 +78,13 @@ fn pad_impl(x: &Array, pad_width: &[(i64, i64)], mode: PadMode) -> Result<Array>
         if lo == 0 && hi == 0 {
             continue;
         }
-        let n = x.shape()[axis];
+        let n = x.dims()[axis];
         if n == 0 {
             return Err(Error::op(
                 "pad",
                 format!(
                     "can't extend empty axis {axis} of {} using modes other than 'constant'",
-                    describe(x.ty())
+                    describe(x.aval())
                 ),
             ));
         }

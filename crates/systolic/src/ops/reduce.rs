@@ -11,7 +11,8 @@ use systolic_ir::{BinaryOp, DType, OpKind, Scalar, Tensor, TensorType};
 
 /// Normalises `axes` (negative counts from the end; `None` = all) to sorted unique dims.
 pub(crate) fn norm_axes(op: &str, x: &Array, axes: Option<&[i64]>) -> Result<Vec<i64>, Error> {
-    let n = x.ndim() as i64;
+    x.check()?; // a failed x has no axes: its own error first
+    let n = x.rank() as i64;
     let mut out: Vec<i64> = match axes {
         None => (0..n).collect(),
         Some(a) => a
@@ -23,7 +24,7 @@ pub(crate) fn norm_axes(op: &str, x: &Array, axes: Option<&[i64]>) -> Result<Vec
                 } else {
                     Err(Error::op(
                         op,
-                        format!("axis {d} is out of range for {}", describe(x.ty())),
+                        format!("axis {d} is out of range for {}", describe(x.aval())),
                     ))
                 }
             })
@@ -66,7 +67,10 @@ pub(crate) fn reduce(op: &str, kind: BinaryOp, x: &Array, axes: &[i64]) -> Array
     if let Err(e) = x.check() {
         return Array::failed(e);
     }
-    let init = match Tensor::splat(TensorType::scalar(x.dtype()), init_value(kind, x.dtype())) {
+    let init = match Tensor::splat(
+        TensorType::scalar(x.element_type()),
+        init_value(kind, x.element_type()),
+    ) {
         Ok(t) => constant(t, x.weak_type()),
         Err(e) => return Array::failed(Error::op(op, e.to_string())),
     };
@@ -76,7 +80,7 @@ pub(crate) fn reduce(op: &str, kind: BinaryOp, x: &Array, axes: &[i64]) -> Array
             dimensions: axes.to_vec(),
         },
         &[x, &init],
-        vec![Body::Reducer(kind, x.dtype())],
+        vec![Body::Reducer(kind, x.element_type())],
         None,
         x.weak_type(),
     )
@@ -86,12 +90,12 @@ fn keep(x: &Array, r: Array, axes: &[i64], keepdims: bool) -> Array {
     if !keepdims {
         return r;
     }
-    let shape: Vec<i64> = (0..x.ndim() as i64)
+    let shape: Vec<i64> = (0..x.rank() as i64)
         .map(|d| {
             if axes.contains(&d) {
                 1
             } else {
-                x.shape()[d as usize]
+                x.dims()[d as usize]
             }
         })
         .collect();
@@ -124,7 +128,7 @@ pub fn sum(x: &Array, axis: Option<&[i64]>, keepdims: bool) -> Array {
         Ok(a) => a,
         Err(e) => return Array::failed(e),
     };
-    let (acc, out) = sum_dtypes(x.dtype());
+    let (acc, out) = sum_dtypes(x.element_type());
     let xa = convert("sum", x, acc, x.weak_type());
     let r = convert(
         "sum",
@@ -166,12 +170,12 @@ pub fn mean(x: &Array, axis: Option<&[i64]>, keepdims: bool) -> Array {
         Ok(a) => a,
         Err(e) => return Array::failed(e),
     };
-    let out = if x.dtype().is_float() {
-        x.dtype()
+    let out = if x.element_type().is_float() {
+        x.element_type()
     } else {
         DType::F32
     };
-    let count: i64 = axes.iter().map(|&d| x.shape()[d as usize]).product();
+    let count: i64 = axes.iter().map(|&d| x.dims()[d as usize]).product();
     let acc = if out == DType::F64 {
         DType::F64
     } else {
@@ -211,7 +215,7 @@ fn arg_best(op: &str, x: &Array, axis: i64, keepdims: bool, max: bool) -> Array 
         Ok(a) => a,
         Err(e) => return Array::failed(e),
     };
-    let dtype = x.dtype();
+    let dtype = x.element_type();
     let kind = if max {
         BinaryOp::Maximum
     } else {
@@ -225,7 +229,7 @@ fn arg_best(op: &str, x: &Array, axis: i64, keepdims: bool, max: bool) -> Array 
         Ok(t) => constant(t, false),
         Err(e) => return Array::failed(Error::op(op, e.to_string())),
     };
-    let idx = crate::ops::creation::iota(DType::I32, x.shape(), axes[0]);
+    let idx = crate::ops::creation::iota(DType::I32, x.dims(), axes[0]);
     let r = bind(
         op,
         OpKind::Reduce {
@@ -265,7 +269,7 @@ pub fn prod(x: &Array, axis: Option<&[i64]>, keepdims: bool) -> Array {
         Ok(a) => a,
         Err(e) => return Array::failed(e),
     };
-    let (acc, out) = sum_dtypes(x.dtype());
+    let (acc, out) = sum_dtypes(x.element_type());
     let xa = convert("prod", x, acc, x.weak_type());
     let r = convert(
         "prod",
@@ -278,10 +282,15 @@ pub fn prod(x: &Array, axis: Option<&[i64]>, keepdims: bool) -> Array {
 
 /// `x != 0` (bools as they are): the truth values `all`, `any` and `count_nonzero` reduce.
 fn truth(op: &str, x: &Array) -> Array {
-    if x.error().is_some() || x.dtype() == DType::Bool {
+    if x.error().is_some() || x.element_type() == DType::Bool {
         return x.clone();
     }
-    let zero = convert(op, &crate::ops::elementwise::weak_int(0), x.dtype(), false);
+    let zero = convert(
+        op,
+        &crate::ops::elementwise::weak_int(0),
+        x.element_type(),
+        false,
+    );
     crate::numpy::not_equal(x, &zero)
 }
 
@@ -346,10 +355,10 @@ pub fn ptp(x: &Array, axis: Option<&[i64]>, keepdims: bool) -> Array {
 
 /// `x` with NaNs replaced by `value` (for float dtypes; other dtypes have no NaN).
 fn replace_nan(x: &Array, value: f64) -> Array {
-    if x.error().is_some() || !x.dtype().is_float() {
+    if x.error().is_some() || !x.element_type().is_float() {
         return x.clone();
     }
-    let v = crate::ops::creation::full(&[], value, x.dtype());
+    let v = crate::ops::creation::full(&[], value, x.element_type());
     crate::numpy::where_(&crate::numpy::isnan(x), &v, x)
 }
 
@@ -370,7 +379,7 @@ fn nan_minmax(op: &str, kind: BinaryOp, x: &Array, axis: Option<&[i64]>, keepdim
     if let Err(e) = norm_axes(op, x, axis) {
         return Array::failed(e);
     }
-    if !x.dtype().is_float() {
+    if !x.element_type().is_float() {
         return minmax(op, kind, x, axis, keepdims);
     }
     let fill = if kind == BinaryOp::Maximum {
@@ -382,7 +391,7 @@ fn nan_minmax(op: &str, kind: BinaryOp, x: &Array, axis: Option<&[i64]>, keepdim
     let all_nan = all(&crate::numpy::isnan(x), axis, keepdims);
     crate::numpy::where_(
         &all_nan,
-        &crate::ops::creation::full(&[], f64::NAN, x.dtype()),
+        &crate::ops::creation::full(&[], f64::NAN, x.element_type()),
         &r,
     )
 }
@@ -423,7 +432,7 @@ pub fn nanmean(x: &Array, axis: Option<&[i64]>, keepdims: bool) -> Array {
     if let Err(e) = norm_axes("nanmean", x, axis) {
         return Array::failed(e);
     }
-    if !x.dtype().is_float() {
+    if !x.element_type().is_float() {
         return mean(x, axis, keepdims);
     }
     let count = sum(
@@ -431,6 +440,6 @@ pub fn nanmean(x: &Array, axis: Option<&[i64]>, keepdims: bool) -> Array {
         axis,
         keepdims,
     );
-    let count = convert("nanmean", &count, x.dtype(), false);
+    let count = convert("nanmean", &count, x.element_type(), false);
     crate::numpy::divide(&nansum(x, axis, keepdims), &count)
 }

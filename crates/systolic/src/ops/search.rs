@@ -29,15 +29,15 @@ fn or_fail(r: Result<Array, Error>) -> Array {
 pub fn meshgrid(xs: &[&Array], xy: bool) -> Result<Vec<Array>, Error> {
     for x in xs {
         x.check()?;
-        if x.ndim() != 1 {
+        if x.rank() != 1 {
             return Err(Error::op(
                 "meshgrid",
-                format!("expected 1-D arrays, got {}", describe(x.ty())),
+                format!("expected 1-D arrays, got {}", describe(x.aval())),
             ));
         }
     }
     let n = xs.len();
-    let mut shape: Vec<i64> = xs.iter().map(|x| x.shape()[0]).collect();
+    let mut shape: Vec<i64> = xs.iter().map(|x| x.dims()[0]).collect();
     let mut axis_of: Vec<usize> = (0..n).collect();
     if xy && n >= 2 {
         shape.swap(0, 1);
@@ -48,7 +48,7 @@ pub fn meshgrid(xs: &[&Array], xy: bool) -> Result<Vec<Array>, Error> {
         .enumerate()
         .map(|(i, x)| {
             let mut s = vec![1; n];
-            s[axis_of[i]] = x.shape()[0];
+            s[axis_of[i]] = x.dims()[0];
             np::broadcast_to(&np::reshape(x, &s), &shape)
         })
         .collect())
@@ -66,21 +66,21 @@ pub fn meshgrid(xs: &[&Array], xy: bool) -> Result<Vec<Array>, Error> {
 pub fn diff(x: &Array, n: usize, axis: i64) -> Array {
     or_fail((|| {
         x.check()?;
-        let a = crate::ops::shape::norm_axis("diff", x, axis, x.ndim())?;
+        let a = crate::ops::shape::norm_axis("diff", x, axis, x.rank())?;
         let mut y = x.clone();
         for _ in 0..n {
-            let len = y.shape()[a];
+            let len = y.dims()[a];
             if len == 0 {
                 break;
             }
-            let start = vec![0; y.ndim()];
-            let limit = y.shape().to_vec();
+            let start = vec![0; y.rank()];
+            let limit = y.dims().to_vec();
             let (mut s1, mut l0) = (start.clone(), limit.clone());
             s1[a] = 1;
             l0[a] = len - 1;
             let hi = crate::ops::shape::slice(&y, &s1, &limit, None);
             let lo = crate::ops::shape::slice(&y, &start, &l0, None);
-            y = if y.dtype() == DType::Bool {
+            y = if y.element_type() == DType::Bool {
                 np::not_equal(&hi, &lo)
             } else {
                 np::subtract(&hi, &lo)
@@ -92,7 +92,7 @@ pub fn diff(x: &Array, n: usize, axis: i64) -> Array {
 
 /// `a < b` in the order sorting uses: NaN after every number.
 fn sort_lt(a: &Array, b: &Array) -> Array {
-    if !a.dtype().is_float() {
+    if !a.element_type().is_float() {
         return np::less(a, b);
     }
     np::logical_or(
@@ -116,17 +116,20 @@ pub fn searchsorted(a: &Array, v: &Array, right: bool) -> Array {
     or_fail((|| {
         a.check()?;
         v.check()?;
-        if a.ndim() != 1 {
+        if a.rank() != 1 {
             return Err(Error::op(
                 "searchsorted",
-                format!("the sorted array must be 1-D, got {}", describe(a.ty())),
+                format!("the sorted array must be 1-D, got {}", describe(a.aval())),
             ));
         }
         // One dtype for both, each keeping its shape.
-        let (d, _) = crate::core::promote::result_type(&[(a.dtype(), false), (v.dtype(), false)]);
+        let (d, _) = crate::core::promote::result_type(&[
+            (a.element_type(), false),
+            (v.element_type(), false),
+        ]);
         let conv = |x: &Array| crate::ops::elementwise::convert("searchsorted", x, d, false);
         let p = [conv(a), conv(v)];
-        let mut vs = p[1].shape().to_vec();
+        let mut vs = p[1].dims().to_vec();
         vs.push(1);
         let q = np::reshape(&p[1], &vs);
         // left: how many a_i < v; right: how many a_i <= v, i.e. not v < a_i.
@@ -159,10 +162,15 @@ pub fn bincount(x: &Array, weights: Option<&Array>, length: i64) -> Array {
     or_fail((|| {
         let op = "bincount";
         x.check()?;
-        if x.ndim() != 1 || !matches!(x.dtype().kind(), DTypeKind::Signed | DTypeKind::Unsigned) {
+        if x.rank() != 1
+            || !matches!(
+                x.element_type().kind(),
+                DTypeKind::Signed | DTypeKind::Unsigned
+            )
+        {
             return Err(Error::op(
                 op,
-                format!("expected a 1-D integer array, got {}", describe(x.ty())),
+                format!("expected a 1-D integer array, got {}", describe(x.aval())),
             ));
         }
         if length < 0 {
@@ -170,20 +178,20 @@ pub fn bincount(x: &Array, weights: Option<&Array>, length: i64) -> Array {
         }
         if let Some(w) = weights {
             w.check()?;
-            if w.shape() != x.shape() {
+            if w.dims() != x.dims() {
                 return Err(Error::op(
                     op,
                     format!(
                         "weights {} must have the shape of {}",
-                        describe(w.ty()),
-                        describe(x.ty())
+                        describe(w.aval()),
+                        describe(x.aval())
                     ),
                 ));
             }
         }
-        let n = x.shape()[0];
-        let xi = np::maximum(x, &full(&[], 0.0, x.dtype()));
-        let bins = lax::iota(x.dtype(), &[n, length], 1);
+        let n = x.dims()[0];
+        let xi = np::maximum(x, &full(&[], 0.0, x.element_type()));
+        let bins = lax::iota(x.element_type(), &[n, length], 1);
         let hit = np::equal(&np::reshape(&xi, &[n, 1]), &bins);
         match weights {
             None => Ok(np::sum(
@@ -192,11 +200,15 @@ pub fn bincount(x: &Array, weights: Option<&Array>, length: i64) -> Array {
                 false,
             )),
             Some(w) => {
-                let wz = np::where_(&hit, &np::reshape(w, &[n, 1]), &full(&[], 0.0, w.dtype()));
+                let wz = np::where_(
+                    &hit,
+                    &np::reshape(w, &[n, 1]),
+                    &full(&[], 0.0, w.element_type()),
+                );
                 Ok(crate::ops::elementwise::convert(
                     op,
                     &np::sum(&wz, Some(&[0]), false),
-                    w.dtype(),
+                    w.element_type(),
                     false,
                 ))
             }
@@ -211,7 +223,7 @@ fn concrete_count(op: &str, x: &Array) -> Result<i64, Error> {
         return Err(Error::Trace(format!(
             "{op}: the size of the result depends on the values of the traced {}; pass a static \
              `size` (and `fill_value`) to use {op} under jit",
-            describe(x.ty())
+            describe(x.aval())
         )));
     }
     let c = np::count_nonzero(x, None, false).to_vec::<i32>()?;
@@ -247,10 +259,10 @@ fn concrete_count(op: &str, x: &Array) -> Result<i64, Error> {
 pub fn nonzero(x: &Array, size: Option<i64>, fill_value: i64) -> Result<Vec<Array>, Error> {
     let op = "nonzero";
     x.check()?;
-    if x.ndim() == 0 {
+    if x.rank() == 0 {
         return Err(Error::op(
             op,
-            format!("expected an array of rank >= 1, got {}", describe(x.ty())),
+            format!("expected an array of rank >= 1, got {}", describe(x.aval())),
         ));
     }
     let size = match size {
@@ -258,11 +270,11 @@ pub fn nonzero(x: &Array, size: Option<i64>, fill_value: i64) -> Result<Vec<Arra
         Some(s) => s,
         None => concrete_count(op, x)?,
     };
-    let total = x.size() as i64;
+    let total = x.num_elements() as i64;
     let flat = np::reshape(x, &[total]);
     let pos = lax::iota(DType::I32, &[total], 0);
-    let nz = np::not_equal(&flat, &full(&[], 0.0, x.dtype()));
-    let nz = if x.dtype() == DType::Bool {
+    let nz = np::not_equal(&flat, &full(&[], 0.0, x.element_type()));
+    let nz = if x.element_type() == DType::Bool {
         flat.clone()
     } else {
         nz
@@ -281,9 +293,9 @@ pub fn nonzero(x: &Array, size: Option<i64>, fill_value: i64) -> Result<Vec<Arra
     }
     let valid = np::less(&idx, &full(&[], total as f64, DType::I32));
     let fill = full(&[], fill_value as f64, DType::I32);
-    let mut out = Vec::with_capacity(x.ndim());
+    let mut out = Vec::with_capacity(x.rank());
     let mut stride = total;
-    for &d in x.shape() {
+    for &d in x.dims() {
         stride = if d == 0 { 0 } else { stride / d };
         let coord = if stride == 0 {
             full(&[size], 0.0, DType::I32)

@@ -15,13 +15,13 @@ fn resolve_shape(op: &str, x: &Array, shape: &[i64]) -> Result<Vec<i64>, Error> 
     let bad = || {
         Error::op(
             op,
-            format!("cannot reshape {} to {:?}", describe(x.ty()), shape),
+            format!("cannot reshape {} to {:?}", describe(x.aval()), shape),
         )
     };
     if unknown > 1 || shape.iter().any(|&d| d < -1) {
         return Err(bad());
     }
-    let size = x.size() as i64;
+    let size = x.num_elements() as i64;
     let mut out = shape.to_vec();
     if unknown == 1 {
         if known == 0 || size % known != 0 {
@@ -42,12 +42,12 @@ pub fn reshape(x: &Array, shape: &[i64]) -> Array {
         return Array::failed(e);
     }
     match resolve_shape("reshape", x, shape) {
-        Ok(s) if s == x.shape() => x.clone(),
+        Ok(s) if s == x.dims() => x.clone(),
         Ok(s) => bind1(
             "reshape",
             OpKind::Reshape,
             &[x],
-            Some(TensorType::new(s, x.dtype())),
+            Some(TensorType::new(s, x.element_type())),
             x.weak_type(),
         ),
         Err(e) => Array::failed(e),
@@ -58,7 +58,7 @@ pub fn reshape(x: &Array, shape: &[i64]) -> Array {
 pub fn transpose(x: &Array, perm: Option<&[i64]>) -> Array {
     let perm: Vec<i64> = match perm {
         Some(p) => p.to_vec(),
-        None => (0..x.ndim() as i64).rev().collect(),
+        None => (0..x.rank() as i64).rev().collect(),
     };
     bind1(
         "transpose",
@@ -80,14 +80,14 @@ pub fn concatenate(xs: &[&Array], axis: i64) -> Array {
         return Array::failed(Error::op("concatenate", "needs at least one array"));
     };
     let axis = if axis < 0 {
-        axis + first.ndim() as i64
+        axis + first.rank() as i64
     } else {
         axis
     };
     // Promote dtypes only; shapes must already agree off the axis.
     let (dtype, weak) = crate::core::promote::result_type(
         &xs.iter()
-            .map(|x| (x.dtype(), x.weak_type()))
+            .map(|x| (x.element_type(), x.weak_type()))
             .collect::<Vec<_>>(),
     );
     let converted: Vec<Array> = xs
@@ -122,15 +122,18 @@ pub fn slice(x: &Array, start: &[i64], limit: &[i64], strides: Option<&[i64]>) -
 
 /// `x` with a size-1 dimension inserted at `axis`.
 pub fn expand_dims(x: &Array, axis: i64) -> Array {
-    let n = x.ndim() as i64 + 1;
+    if let Err(e) = x.check() {
+        return Array::failed(e);
+    }
+    let n = x.rank() as i64 + 1;
     let axis = if axis < 0 { axis + n } else { axis };
     if !(0..n).contains(&axis) {
         return Array::failed(Error::op(
             "expand_dims",
-            format!("axis {axis} out of range for {}", describe(x.ty())),
+            format!("axis {axis} out of range for {}", describe(x.aval())),
         ));
     }
-    let mut s = x.shape().to_vec();
+    let mut s = x.dims().to_vec();
     s.insert(axis as usize, 1);
     reshape(x, &s)
 }
@@ -168,6 +171,7 @@ pub fn rev(x: &Array, dimensions: &[i64]) -> Array {
 /// `axis` normalised against rank `n` (negative counts from the end), or an error naming
 /// `op` and `x`.
 pub(crate) fn norm_axis(op: &str, x: &Array, axis: i64, n: usize) -> Result<usize, Error> {
+    x.check()?; // a failed x has no axes: its own error first
     let n = n as i64;
     let a = if axis < 0 { axis + n } else { axis };
     if (0..n).contains(&a) {
@@ -177,7 +181,7 @@ pub(crate) fn norm_axis(op: &str, x: &Array, axis: i64, n: usize) -> Result<usiz
             op,
             format!(
                 "axis {axis} is out of range for {} (rank {n})",
-                describe(x.ty())
+                describe(x.aval())
             ),
         ))
     }
@@ -214,9 +218,9 @@ pub fn flip(x: &Array, axis: Option<&[i64]>) -> Array {
 pub fn moveaxis(x: &Array, source: i64, destination: i64) -> Array {
     or_fail((|| {
         x.check()?;
-        let s = norm_axis("moveaxis", x, source, x.ndim())?;
-        let d = norm_axis("moveaxis", x, destination, x.ndim())?;
-        let mut perm: Vec<i64> = (0..x.ndim() as i64).filter(|&i| i != s as i64).collect();
+        let s = norm_axis("moveaxis", x, source, x.rank())?;
+        let d = norm_axis("moveaxis", x, destination, x.rank())?;
+        let mut perm: Vec<i64> = (0..x.rank() as i64).filter(|&i| i != s as i64).collect();
         perm.insert(d, s as i64);
         Ok(transpose(x, Some(&perm)))
     })())
@@ -231,9 +235,9 @@ pub fn moveaxis(x: &Array, source: i64, destination: i64) -> Array {
 pub fn swapaxes(x: &Array, a: i64, b: i64) -> Array {
     or_fail((|| {
         x.check()?;
-        let a = norm_axis("swapaxes", x, a, x.ndim())?;
-        let b = norm_axis("swapaxes", x, b, x.ndim())?;
-        let mut perm: Vec<i64> = (0..x.ndim() as i64).collect();
+        let a = norm_axis("swapaxes", x, a, x.rank())?;
+        let b = norm_axis("swapaxes", x, b, x.rank())?;
+        let mut perm: Vec<i64> = (0..x.rank() as i64).collect();
         perm.swap(a, b);
         Ok(transpose(x, Some(&perm)))
     })())
@@ -252,11 +256,11 @@ pub fn roll(x: &Array, shift: i64, axis: Option<i64>) -> Array {
     or_fail((|| {
         x.check()?;
         let Some(axis) = axis else {
-            let flat = reshape(x, &[x.size() as i64]);
-            return Ok(reshape(&roll(&flat, shift, Some(0)), x.shape()));
+            let flat = reshape(x, &[x.num_elements() as i64]);
+            return Ok(reshape(&roll(&flat, shift, Some(0)), x.dims()));
         };
-        let a = norm_axis("roll", x, axis, x.ndim())?;
-        let n = x.shape()[a];
+        let a = norm_axis("roll", x, axis, x.rank())?;
+        let n = x.dims()[a];
         if n == 0 {
             return Ok(x.clone());
         }
@@ -265,8 +269,8 @@ pub fn roll(x: &Array, shift: i64, axis: Option<i64>) -> Array {
             return Ok(x.clone());
         }
         let both = concatenate(&[x, x], a as i64);
-        let mut start = vec![0; x.ndim()];
-        let mut limit = both.shape().to_vec();
+        let mut start = vec![0; x.rank()];
+        let mut limit = both.dims().to_vec();
         start[a] = n - s;
         limit[a] = 2 * n - s;
         Ok(slice(&both, &start, &limit, None))
@@ -291,9 +295,9 @@ pub fn tile(x: &Array, reps: &[i64]) -> Array {
                 format!("reps {reps:?} must be non-negative"),
             ));
         }
-        let n = x.ndim().max(reps.len());
-        let mut shape = vec![1i64; n - x.ndim()];
-        shape.extend_from_slice(x.shape());
+        let n = x.rank().max(reps.len());
+        let mut shape = vec![1i64; n - x.rank()];
+        shape.extend_from_slice(x.dims());
         let mut r = vec![1i64; n - reps.len()];
         r.extend_from_slice(reps);
         // Broadcast to (r0, s0, r1, s1, ...) then merge pairs.
@@ -311,7 +315,7 @@ pub fn tile(x: &Array, reps: &[i64]) -> Array {
                 broadcast_dimensions: dims,
             },
             &[&x1],
-            Some(TensorType::new(big, x.dtype())),
+            Some(TensorType::new(big, x.element_type())),
             x.weak_type(),
         );
         let out: Vec<i64> = (0..n).map(|i| r[i] * shape[i]).collect();
@@ -338,13 +342,13 @@ pub fn repeat(x: &Array, repeats: i64, axis: Option<i64>) -> Array {
             ));
         }
         let Some(axis) = axis else {
-            let flat = reshape(x, &[x.size() as i64]);
+            let flat = reshape(x, &[x.num_elements() as i64]);
             return Ok(repeat(&flat, repeats, Some(0)));
         };
-        let a = norm_axis("repeat", x, axis, x.ndim())?;
-        let mut big = x.shape().to_vec();
+        let a = norm_axis("repeat", x, axis, x.rank())?;
+        let mut big = x.dims().to_vec();
         big.insert(a + 1, repeats);
-        let dims: Vec<i64> = (0..x.ndim())
+        let dims: Vec<i64> = (0..x.rank())
             .map(|i| if i <= a { i as i64 } else { i as i64 + 1 })
             .collect();
         let b = bind1(
@@ -353,10 +357,10 @@ pub fn repeat(x: &Array, repeats: i64, axis: Option<i64>) -> Array {
                 broadcast_dimensions: dims,
             },
             &[x],
-            Some(TensorType::new(big, x.dtype())),
+            Some(TensorType::new(big, x.element_type())),
             x.weak_type(),
         );
-        let mut out = x.shape().to_vec();
+        let mut out = x.dims().to_vec();
         out[a] *= repeats;
         Ok(reshape(&b, &out))
     })())
@@ -377,8 +381,8 @@ pub fn repeat(x: &Array, repeats: i64, axis: Option<i64>) -> Array {
 /// ```
 pub fn split(x: &Array, sections: Split, axis: i64) -> Result<Vec<Array>, Error> {
     x.check()?;
-    let a = norm_axis("split", x, axis, x.ndim())?;
-    let n = x.shape()[a];
+    let a = norm_axis("split", x, axis, x.rank())?;
+    let n = x.dims()[a];
     let cuts: Vec<i64> = match sections {
         Split::Sections(k) => {
             if k <= 0 || n % k != 0 {
@@ -387,7 +391,7 @@ pub fn split(x: &Array, sections: Split, axis: i64) -> Result<Vec<Array>, Error>
                     format!(
                         "array split does not result in an equal division: axis {axis} of {} \
                          into {k} sections",
-                        describe(x.ty())
+                        describe(x.aval())
                     ),
                 ));
             }
@@ -406,15 +410,15 @@ pub fn split(x: &Array, sections: Split, axis: i64) -> Result<Vec<Array>, Error>
             "split",
             format!(
                 "sizes passed to split must be nonnegative, got {sizes:?} (axis {axis} of {})",
-                describe(x.ty())
+                describe(x.aval())
             ),
         ));
     }
     Ok(bounds
         .windows(2)
         .map(|w| {
-            let mut start = vec![0; x.ndim()];
-            let mut limit = x.shape().to_vec();
+            let mut start = vec![0; x.rank()];
+            let mut limit = x.dims().to_vec();
             start[a] = w[0];
             limit[a] = w[1].max(w[0]);
             slice(x, &start, &limit, None)
@@ -444,25 +448,25 @@ pub fn squeeze_axes(x: &Array, axis: Option<&[i64]>) -> Array {
     or_fail((|| {
         x.check()?;
         let axes: Vec<usize> = match axis {
-            None => (0..x.ndim()).filter(|&i| x.shape()[i] == 1).collect(),
+            None => (0..x.rank()).filter(|&i| x.dims()[i] == 1).collect(),
             Some(a) => a
                 .iter()
-                .map(|&d| norm_axis("squeeze", x, d, x.ndim()))
+                .map(|&d| norm_axis("squeeze", x, d, x.rank()))
                 .collect::<Result<_, _>>()?,
         };
-        if let Some(&bad) = axes.iter().find(|&&i| x.shape()[i] != 1) {
+        if let Some(&bad) = axes.iter().find(|&&i| x.dims()[i] != 1) {
             return Err(Error::op(
                 "squeeze",
                 format!(
                     "cannot select an axis to squeeze out which has size not equal to one: \
                      axis {bad} of {}",
-                    describe(x.ty())
+                    describe(x.aval())
                 ),
             ));
         }
-        let s: Vec<i64> = (0..x.ndim())
+        let s: Vec<i64> = (0..x.rank())
             .filter(|i| !axes.contains(i))
-            .map(|i| x.shape()[i])
+            .map(|i| x.dims()[i])
             .collect();
         Ok(reshape(x, &s))
     })())
@@ -476,18 +480,21 @@ pub fn squeeze_axes(x: &Array, axis: Option<&[i64]>) -> Array {
 /// assert!(systolic::numpy::squeeze(&x, 0).check().is_err());
 /// ```
 pub fn squeeze(x: &Array, axis: i64) -> Array {
-    let n = x.ndim() as i64;
+    if let Err(e) = x.check() {
+        return Array::failed(e);
+    }
+    let n = x.rank() as i64;
     let a = if axis < 0 { axis + n } else { axis };
-    if !(0..n).contains(&a) || x.shape()[a as usize] != 1 {
+    if !(0..n).contains(&a) || x.dims()[a as usize] != 1 {
         return Array::failed(Error::Op {
             op: "squeeze".into(),
             message: format!(
                 "axis {axis} of {} is not a dimension of size 1",
-                describe(x.ty())
+                describe(x.aval())
             ),
         });
     }
-    let mut s = x.shape().to_vec();
+    let mut s = x.dims().to_vec();
     s.remove(a as usize);
     reshape(x, &s)
 }
@@ -498,12 +505,22 @@ fn normalize_starts(x: &Array, starts: &[Array]) -> Vec<Array> {
         .iter()
         .enumerate()
         .map(|(d, s)| {
-            let n = x.shape().get(d).copied().unwrap_or(0);
-            if s.error().is_some() || s.dtype().kind() != systolic_ir::DTypeKind::Signed {
+            let n = x.dims().get(d).copied().unwrap_or(0);
+            if s.error().is_some() || s.element_type().kind() != systolic_ir::DTypeKind::Signed {
                 return s.clone();
             }
-            let zero = convert("dynamic_slice", &crate::weak_int(0), s.dtype(), false);
-            let dim = convert("dynamic_slice", &crate::weak_int(n), s.dtype(), false);
+            let zero = convert(
+                "dynamic_slice",
+                &crate::weak_int(0),
+                s.element_type(),
+                false,
+            );
+            let dim = convert(
+                "dynamic_slice",
+                &crate::weak_int(n),
+                s.element_type(),
+                false,
+            );
             let neg = crate::numpy::less(s, &zero);
             crate::numpy::where_(&neg, &crate::numpy::add(s, &dim), s)
         })

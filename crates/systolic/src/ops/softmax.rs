@@ -89,7 +89,7 @@ pub fn logsumexp_axes(x: &Array, axes: Option<&[i64]>, keepdims: bool) -> Array 
         return r;
     }
     match crate::ops::reduce::norm_axes("logsumexp", x, axes) {
-        Ok(ax) => np::reshape(&r, &reduced_shape(x.shape(), &ax)),
+        Ok(ax) => np::reshape(&r, &reduced_shape(x.dims(), &ax)),
         Err(e) => Array::failed(e),
     }
 }

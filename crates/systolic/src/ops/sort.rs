@@ -29,14 +29,15 @@ fn lt_comparator(b: &mut RegionBuilder, args: &[Var], num_keys: usize) -> Vec<Va
 }
 
 fn norm_axis(op: &str, x: &Array, axis: i64) -> Result<i64> {
-    let n = x.ndim() as i64;
+    x.check()?; // a failed x has no axes: its own error first
+    let n = x.rank() as i64;
     let a = if axis < 0 { axis + n } else { axis };
     if (0..n).contains(&a) {
         Ok(a)
     } else {
         Err(Error::op(
             op,
-            format!("axis {axis} is out of range for {}", describe(x.ty())),
+            format!("axis {axis} is out of range for {}", describe(x.aval())),
         ))
     }
 }
@@ -77,7 +78,7 @@ pub fn sort(
     let dim = norm_axis("sort", first, dimension)?;
     let args: Vec<DType> = operands
         .iter()
-        .flat_map(|o| [o.dtype(), o.dtype()])
+        .flat_map(|o| [o.element_type(), o.element_type()])
         .collect();
     let body = region::build(&args, |b, a| lt_comparator(b, a, num_keys))
         .map_err(|m| Error::op("sort", m))?;
@@ -97,7 +98,7 @@ pub fn sort(
     for (r, o) in out.iter_mut().zip(operands) {
         if r.weak_type() != o.weak_type() {
             *r = Array::make(
-                r.ty().clone(),
+                r.aval().clone(),
                 o.weak_type(),
                 r.device(),
                 r.inner.repr.clone(),
@@ -142,7 +143,7 @@ pub fn sort_key_val(keys: &Array, values: &Array, dimension: i64) -> Result<(Arr
 pub fn sort_np(x: &Array, axis: i64, descending: bool) -> Array {
     let run = || -> Result<Array> {
         x.check()?;
-        if x.ndim() == 0 {
+        if x.rank() == 0 {
             return Ok(x.clone());
         }
         let dim = norm_axis("sort", x, axis)?;
@@ -164,12 +165,12 @@ pub fn sort_np(x: &Array, axis: i64, descending: bool) -> Array {
 pub fn argsort(x: &Array, axis: i64, descending: bool) -> Array {
     let run = || -> Result<Array> {
         x.check()?;
-        if x.ndim() == 0 {
+        if x.rank() == 0 {
             return Ok(crate::ops::creation::zeros(&[], DType::I32));
         }
         let dim = norm_axis("argsort", x, axis)?;
         let mut arr = x.clone();
-        let mut idx = iota(DType::I32, x.shape(), dim);
+        let mut idx = iota(DType::I32, x.dims(), dim);
         if descending {
             arr = rev(&arr, &[dim]);
             idx = rev(&idx, &[dim]);
@@ -199,19 +200,19 @@ fn rename(e: Error, op: &str) -> Error {
 /// ```
 pub fn top_k(x: &Array, k: i64) -> Result<(Array, Array)> {
     x.check()?;
-    if x.ndim() == 0 {
+    if x.rank() == 0 {
         return Err(Error::op(
             "top_k",
-            format!("needs an operand of rank >= 1, got {}", describe(x.ty())),
+            format!("needs an operand of rank >= 1, got {}", describe(x.aval())),
         ));
     }
-    let last = x.shape()[x.ndim() - 1];
+    let last = x.dims()[x.rank() - 1];
     if k < 0 || k > last {
         return Err(Error::op(
             "top_k",
             format!(
                 "k = {k} must be in [0, {last}] for operand {}",
-                describe(x.ty())
+                describe(x.aval())
             ),
         ));
     }
@@ -228,7 +229,7 @@ pub fn top_k(x: &Array, k: i64) -> Result<(Array, Array)> {
     match (v, i) {
         (Some(v), Some(i)) => {
             let v = Array::make(
-                v.ty().clone(),
+                v.aval().clone(),
                 x.weak_type(),
                 v.device(),
                 v.inner.repr.clone(),

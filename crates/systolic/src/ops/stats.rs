@@ -33,10 +33,10 @@ pub fn var(x: &Array, axis: Option<&[i64]>, ddof: i64, keepdims: bool) -> Array 
         Ok(a) => a,
         Err(e) => return Array::failed(e),
     };
-    let (comp, out) = var_dtypes(x.dtype());
+    let (comp, out) = var_dtypes(x.element_type());
     let xc = convert("var", x, comp, false);
     let centred = &xc - &np::mean(&xc, Some(&axes), true);
-    let count: i64 = axes.iter().map(|&d| x.shape()[d as usize]).product();
+    let count: i64 = axes.iter().map(|&d| x.dims()[d as usize]).product();
     let normalizer = np::full(&[], (count - ddof) as f64, comp);
     let r = np::divide(
         &np::sum(&np::square(&centred), Some(&axes), keepdims),
@@ -46,7 +46,7 @@ pub fn var(x: &Array, axis: Option<&[i64]>, ddof: i64, keepdims: bool) -> Array 
     if count - ddof > 0 {
         r
     } else {
-        np::full(r.shape(), f64::NAN, out)
+        np::full(r.dims(), f64::NAN, out)
     }
 }
 
@@ -87,19 +87,19 @@ fn weighted(x: &Array, axis: Option<&[i64]>, w: &Array, keepdims: bool) -> Resul
     w.check()?;
     let axes = norm_axes("average", x, axis)?;
     let (x, w) = crate::ops::ufuncs::promote_inexact_same_shape("average", x, w)?;
-    let w = if w.shape() == x.shape() {
+    let w = if w.dims() == x.dims() {
         w
-    } else if w.ndim() == 1 && axes.len() == 1 && w.shape()[0] == x.shape()[axes[0] as usize] {
-        let mut s = vec![1; x.ndim()];
-        s[axes[0] as usize] = w.shape()[0];
-        np::broadcast_to(&np::reshape(&w, &s), x.shape())
+    } else if w.rank() == 1 && axes.len() == 1 && w.dims()[0] == x.dims()[axes[0] as usize] {
+        let mut s = vec![1; x.rank()];
+        s[axes[0] as usize] = w.dims()[0];
+        np::broadcast_to(&np::reshape(&w, &s), x.dims())
     } else {
         return Err(Error::op(
             "average",
             format!(
                 "weights {} must have the shape of {} or be 1-D along one axis (axis {:?})",
-                describe(w.ty()),
-                describe(x.ty()),
+                describe(w.aval()),
+                describe(x.aval()),
                 axis
             ),
         ));
@@ -163,16 +163,16 @@ fn sorted_pick(
     }
     let axes = norm_axes(op, x, axis)?;
     let x = crate::ops::elementwise::to_inexact(op, x);
-    let dtype = x.dtype();
-    let kept: Vec<i64> = (0..x.ndim() as i64).filter(|d| !axes.contains(d)).collect();
-    let kept_shape: Vec<i64> = kept.iter().map(|&d| x.shape()[d as usize]).collect();
-    let n: i64 = axes.iter().map(|&d| x.shape()[d as usize]).product();
+    let dtype = x.element_type();
+    let kept: Vec<i64> = (0..x.rank() as i64).filter(|d| !axes.contains(d)).collect();
+    let kept_shape: Vec<i64> = kept.iter().map(|&d| x.dims()[d as usize]).collect();
+    let n: i64 = axes.iter().map(|&d| x.dims()[d as usize]).product();
     if n == 0 {
         return Err(Error::op(
             op,
             format!(
                 "cannot take a quantile over an empty axis of {}",
-                describe(x.ty())
+                describe(x.aval())
             ),
         ));
     }
@@ -209,12 +209,12 @@ fn sorted_pick(
     let has_nan = np::any(&np::isnan(&flat), Some(&[-1]), false);
     let r = np::where_(&has_nan, &np::full(&[], f64::NAN, dtype), &r);
     if keepdims {
-        let s: Vec<i64> = (0..x.ndim() as i64)
+        let s: Vec<i64> = (0..x.rank() as i64)
             .map(|d| {
                 if axes.contains(&d) {
                     1
                 } else {
-                    x.shape()[d as usize]
+                    x.dims()[d as usize]
                 }
             })
             .collect();

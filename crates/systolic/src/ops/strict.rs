@@ -30,7 +30,7 @@ pub fn bitcast_convert_type(x: &Array, dtype: DType) -> Array {
         "bitcast_convert_type",
         OpKind::BitcastConvert,
         &[x],
-        Some(x.ty().with_dtype(dtype)),
+        Some(x.aval().with_dtype(dtype)),
         false,
     )
 }

@@ -48,18 +48,18 @@ pub fn logaddexp(a: &Array, b: &Array) -> Array {
 /// assert_eq!(np::isnan(&x).to_vec::<bool>().unwrap(), vec![false, true, false]);
 /// ```
 pub fn isnan(x: &Array) -> Array {
-    if x.error().is_none() && !x.dtype().is_float() {
-        return crate::ops::creation::full(x.shape(), 0.0, systolic_ir::DType::Bool);
+    if x.error().is_none() && !x.element_type().is_float() {
+        return crate::ops::creation::full(x.dims(), 0.0, systolic_ir::DType::Bool);
     }
     np::not_equal(x, x)
 }
 
 /// `x != 0` for numbers, `x` for bools: the truth value numpy's logical ops take.
 fn truth(op: &str, x: &Array) -> Array {
-    if x.error().is_some() || x.dtype() == systolic_ir::DType::Bool {
+    if x.error().is_some() || x.element_type() == systolic_ir::DType::Bool {
         return x.clone();
     }
-    let zero = crate::ops::elementwise::convert(op, &crate::weak_int(0), x.dtype(), false);
+    let zero = crate::ops::elementwise::convert(op, &crate::weak_int(0), x.element_type(), false);
     np::not_equal(x, &zero)
 }
 
@@ -134,8 +134,8 @@ pub(crate) fn promote_inexact_same_shape(
     a.check()?;
     b.check()?;
     let (d, weak) = crate::core::promote::result_type(&[
-        (a.dtype(), a.weak_type()),
-        (b.dtype(), b.weak_type()),
+        (a.element_type(), a.weak_type()),
+        (b.element_type(), b.weak_type()),
     ]);
     let a = to_inexact(op, &crate::ops::elementwise::convert(op, a, d, weak));
     let b = to_inexact(op, &crate::ops::elementwise::convert(op, b, d, weak));
@@ -150,7 +150,7 @@ use systolic_ir::{BinaryOp, ChloUnaryOp, DType, DTypeKind, UnaryOp};
 
 /// A rank-0 strongly typed constant of `like`'s dtype.
 fn constant_like(like: &Array, v: f64) -> Array {
-    full(&[], v, like.dtype())
+    full(&[], v, like.element_type())
 }
 
 macro_rules! chlo_fn {
@@ -322,8 +322,8 @@ pub fn reciprocal(x: &Array) -> Array {
     let x = to_inexact("reciprocal", x);
     let one = convert(
         "reciprocal",
-        &full(&[], 1.0, x.dtype()),
-        x.dtype(),
+        &full(&[], 1.0, x.element_type()),
+        x.element_type(),
         x.weak_type(),
     );
     binary("reciprocal", BinaryOp::Divide, &one, &x)
@@ -344,13 +344,13 @@ pub fn true_divide(a: &Array, b: &Array) -> Array {
 /// does not define for booleans either.
 fn numeric(op: &str, a: &Array, b: &Array) -> Result<(Array, Array), Error> {
     let v = promote_args(op, &[a, b])?;
-    if v[0].dtype() == DType::Bool {
+    if v[0].element_type() == DType::Bool {
         return Err(Error::op(
             op,
             format!(
                 "expected numeric operands, got {} and {}",
-                describe(a.ty()),
-                describe(b.ty())
+                describe(a.aval()),
+                describe(b.aval())
             ),
         ));
     }
@@ -387,7 +387,7 @@ pub fn remainder(a: &Array, b: &Array) -> Array {
         Err(e) => return Array::failed(e),
     };
     let rem = binary("remainder", BinaryOp::Remainder, &a, &b);
-    if a.dtype().kind() == DTypeKind::Unsigned {
+    if a.element_type().kind() == DTypeKind::Unsigned {
         return rem;
     }
     let zero = constant_like(&a, 0.0);
@@ -427,7 +427,7 @@ pub fn floor_divide(a: &Array, b: &Array) -> Array {
         Err(e) => return Array::failed(e),
     };
     let op = "floor_divide";
-    match a.dtype().kind() {
+    match a.element_type().kind() {
         DTypeKind::Unsigned => binary(op, BinaryOp::Divide, &a, &b),
         DTypeKind::Signed => {
             let q = binary(op, BinaryOp::Divide, &a, &b);
@@ -491,8 +491,8 @@ pub fn hypot(a: &Array, b: &Array) -> Array {
 /// assert_eq!(systolic::numpy::isinf(&x).to_vec::<bool>().unwrap(), vec![true, false, false]);
 /// ```
 pub fn isinf(x: &Array) -> Array {
-    if x.error().is_none() && !x.dtype().is_float() {
-        return full(x.shape(), 0.0, DType::Bool);
+    if x.error().is_none() && !x.element_type().is_float() {
+        return full(x.dims(), 0.0, DType::Bool);
     }
     chlo_unary("isinf", ChloUnaryOp::IsInf, x)
 }
@@ -508,12 +508,14 @@ pub fn signbit(x: &Array) -> Array {
     if let Err(e) = x.check() {
         return Array::failed(e);
     }
-    let bits = match x.dtype() {
+    let bits = match x.element_type() {
         DType::F64 => DType::I64,
         DType::F32 => DType::I32,
         DType::BF16 | DType::F16 => DType::I16,
-        DType::Bool => return full(x.shape(), 0.0, DType::Bool),
-        _ if x.dtype().kind() == DTypeKind::Unsigned => return full(x.shape(), 0.0, DType::Bool),
+        DType::Bool => return full(x.dims(), 0.0, DType::Bool),
+        _ if x.element_type().kind() == DTypeKind::Unsigned => {
+            return full(x.dims(), 0.0, DType::Bool)
+        }
         _ => return np::less(x, &constant_like(x, 0.0)),
     };
     let i = crate::lax::bitcast_convert_type(x, bits);
@@ -546,7 +548,7 @@ pub fn copysign(a: &Array, b: &Array) -> Array {
 /// assert_eq!(systolic::numpy::trunc(&x).to_vec::<f32>().unwrap(), vec![-1.0, 1.0]);
 /// ```
 pub fn trunc(x: &Array) -> Array {
-    if x.error().is_some() || !x.dtype().is_float() {
+    if x.error().is_some() || !x.element_type().is_float() {
         return x.clone();
     }
     np::where_(
@@ -569,13 +571,13 @@ pub fn rint(x: &Array) -> Array {
 /// `x` must be an integer or bool for the bitwise ops.
 fn integral(op: &str, xs: &[&Array]) -> Result<Vec<Array>, Error> {
     let v = promote_args(op, xs)?;
-    if v[0].dtype().is_float() {
+    if v[0].element_type().is_float() {
         return Err(Error::op(
             op,
             format!(
                 "expected integer or bool operands, got {}",
                 xs.iter()
-                    .map(|x| describe(x.ty()))
+                    .map(|x| describe(x.aval()))
                     .collect::<Vec<_>>()
                     .join(" and ")
             ),
@@ -646,7 +648,7 @@ bitwise_fn!(
 pub fn right_shift(a: &Array, b: &Array) -> Array {
     match integral("right_shift", &[a, b]) {
         Ok(v) => {
-            let kind = if v[0].dtype().kind() == DTypeKind::Signed {
+            let kind = if v[0].element_type().kind() == DTypeKind::Signed {
                 BinaryOp::ShiftRightArithmetic
             } else {
                 BinaryOp::ShiftRightLogical
@@ -700,10 +702,10 @@ fn finite_max(d: DType) -> f64 {
 /// assert_eq!(y, vec![0.0, f32::MAX, -1.0, 1.0]);
 /// ```
 pub fn nan_to_num(x: &Array, nan: f64, posinf: Option<f64>, neginf: Option<f64>) -> Array {
-    if x.error().is_some() || !x.dtype().is_float() {
+    if x.error().is_some() || !x.element_type().is_float() {
         return x.clone();
     }
-    let d = x.dtype();
+    let d = x.element_type();
     let big = finite_max(d);
     let y = np::where_(&isnan(x), &full(&[], nan, d), x);
     let y = np::where_(
@@ -761,10 +763,10 @@ pub fn isclose(a: &Array, b: &Array, rtol: f64, atol: f64, equal_nan: bool) -> A
         Err(e) => return Array::failed(e),
     };
     let (a, b) = (&v[0], &v[1]);
-    if !a.dtype().is_float() {
+    if !a.element_type().is_float() {
         return np::equal(a, b);
     }
-    let d = a.dtype();
+    let d = a.element_type();
     let close = np::less_equal(
         &np::abs(&np::subtract(a, b)),
         &np::add(

@@ -100,7 +100,7 @@ impl Window {
     }
 
     fn kind(&self, op: &str, x: &Array) -> Result<OpKind> {
-        let n = x.ndim();
+        let n = x.rank();
         let len_ok = |v: &Option<Vec<i64>>| v.as_ref().is_none_or(|v| v.len() == n);
         let pad_ok = match &self.padding {
             Padding::Explicit(p) => p.len() == n,
@@ -116,7 +116,7 @@ impl Window {
                 op,
                 format!(
                     "the window ({self:?}) must give one entry per dimension of {}",
-                    describe(x.ty())
+                    describe(x.aval())
                 ),
             ));
         }
@@ -128,7 +128,7 @@ impl Window {
             .zip(&wd)
             .map(|(&w, &d)| if w == 0 { 0 } else { (w - 1) * d + 1 })
             .collect();
-        let pads = self.padding.pads(x.shape(), &dilated, &strides);
+        let pads = self.padding.pads(x.dims(), &dilated, &strides);
         Ok(OpKind::ReduceWindow {
             window: systolic_ir::Window::new(self.dimensions.clone())
                 .with_strides(strides)
@@ -154,13 +154,13 @@ pub fn reduce_window(x: &Array, init: &Array, computation: BinaryOp, window: &Wi
     let run = || -> Result<Array> {
         x.check()?;
         init.check()?;
-        let init = convert("reduce_window", init, x.dtype(), x.weak_type());
+        let init = convert("reduce_window", init, x.element_type(), x.weak_type());
         let kind = window.kind("reduce_window", x)?;
         Ok(bind_with(
             "reduce_window",
             kind,
             &[x, &init],
-            vec![Body::Reducer(computation, x.dtype())],
+            vec![Body::Reducer(computation, x.element_type())],
             None,
             x.weak_type(),
         ))
@@ -215,8 +215,8 @@ fn body_for(
             ),
         ));
     }
-    let mut args: Vec<DType> = inits.iter().map(|a| a.dtype()).collect();
-    args.extend(inits.iter().map(|a| a.dtype()));
+    let mut args: Vec<DType> = inits.iter().map(|a| a.element_type()).collect();
+    args.extend(inits.iter().map(|a| a.element_type()));
     region::build(&args, body).map_err(|m| Error::op(op, m))
 }
 
@@ -242,7 +242,7 @@ pub fn reduce(
     first.check()?;
     let mut dims = dimensions
         .iter()
-        .map(|&d| norm_axis("reduce", first, d, first.ndim()).map(|d| d as i64))
+        .map(|&d| norm_axis("reduce", first, d, first.rank()).map(|d| d as i64))
         .collect::<Result<Vec<_>>>()?;
     dims.sort_unstable();
     let body = body_for("reduce", operands, inits, body)?;
@@ -262,38 +262,41 @@ pub fn reduce(
 /// long as the axis, padded `(n-1, 0)` (or `(0, n-1)` in reverse).
 fn cumulative(op: &str, kind: BinaryOp, x: &Array, axis: i64, reverse: bool) -> Result<Array> {
     x.check()?;
-    if x.dtype() == DType::Bool && kind != BinaryOp::Add && kind != BinaryOp::Multiply {
+    if x.element_type() == DType::Bool && kind != BinaryOp::Add && kind != BinaryOp::Multiply {
         return Err(Error::op(
             op,
             format!(
                 "does not accept dtype bool ({}); accepted dtypes are numbers",
-                describe(x.ty())
+                describe(x.aval())
             ),
         ));
     }
-    let a = norm_axis(op, x, axis, x.ndim())?;
-    let n = x.shape()[a];
-    let mut dims = vec![1; x.ndim()];
+    let a = norm_axis(op, x, axis, x.rank())?;
+    let n = x.dims()[a];
+    let mut dims = vec![1; x.rank()];
     dims[a] = n.max(1);
-    let mut pads = vec![(0, 0); x.ndim()];
+    let mut pads = vec![(0, 0); x.rank()];
     pads[a] = if reverse { (0, n - 1) } else { (n - 1, 0) };
     if n == 0 {
         return Ok(x.clone());
     }
-    let init = Tensor::splat(TensorType::scalar(x.dtype()), init_value(kind, x.dtype()))
-        .map_err(|e| Error::op(op, e.to_string()))?;
+    let init = Tensor::splat(
+        TensorType::scalar(x.element_type()),
+        init_value(kind, x.element_type()),
+    )
+    .map_err(|e| Error::op(op, e.to_string()))?;
     let init = constant(init, x.weak_type());
     Ok(bind_with(
         op,
         OpKind::ReduceWindow {
             window: systolic_ir::Window::new(dims)
-                .with_strides(vec![1; x.ndim()])
-                .with_base_dilations(vec![1; x.ndim()])
-                .with_window_dilations(vec![1; x.ndim()])
+                .with_strides(vec![1; x.rank()])
+                .with_base_dilations(vec![1; x.rank()])
+                .with_window_dilations(vec![1; x.rank()])
                 .with_padding(pads),
         },
         &[x, &init],
-        vec![Body::Reducer(kind, x.dtype())],
+        vec![Body::Reducer(kind, x.element_type())],
         None,
         x.weak_type(),
     ))
@@ -303,13 +306,13 @@ fn cumulative(op: &str, kind: BinaryOp, x: &Array, axis: i64, reverse: bool) -> 
 fn np_cumulative(op: &str, kind: BinaryOp, x: &Array, axis: Option<i64>) -> Array {
     let run = || -> Result<Array> {
         x.check()?;
-        let x = if x.dtype() == DType::Bool {
+        let x = if x.element_type() == DType::Bool {
             convert(op, x, DType::I32, x.weak_type())
         } else {
             x.clone()
         };
         match axis {
-            None => cumulative(op, kind, &reshape(&x, &[x.size() as i64]), 0, false),
+            None => cumulative(op, kind, &reshape(&x, &[x.num_elements() as i64]), 0, false),
             Some(a) => cumulative(op, kind, &x, a, false),
         }
     };

@@ -45,16 +45,16 @@ pub fn scale_by_factored_rms(
     min_dim_size_to_factor: i64,
     epsilon: f64,
 ) -> GradientTransformation {
-    let dims = move |x: &Array| factored_dims(x.shape(), factored, min_dim_size_to_factor);
+    let dims = move |x: &Array| factored_dims(x.dims(), factored, min_dim_size_to_factor);
     GradientTransformation::new(
         move |p: &Flat| {
-            let one = |x: &Array| np::zeros(&[1], x.dtype());
+            let one = |x: &Array| np::zeros(&[1], x.element_type());
             let (mut rows, mut cols, mut full) = (vec![], vec![], vec![]);
             for x in p.leaves {
                 match dims(x) {
                     Some((d1, d0)) => {
-                        rows.push(np::zeros(&without(x.shape(), d0), x.dtype()));
-                        cols.push(np::zeros(&without(x.shape(), d1), x.dtype()));
+                        rows.push(np::zeros(&without(x.dims(), d0), x.element_type()));
+                        cols.push(np::zeros(&without(x.dims(), d1), x.element_type()));
                         full.push(one(x));
                     }
                     None => {
@@ -83,7 +83,7 @@ pub fn scale_by_factored_rms(
             let (mut out, mut new_rows, mut new_cols, mut new_full) =
                 (vec![], vec![], vec![], vec![]);
             for (i, (g, x)) in u.iter().zip(p.leaves).enumerate() {
-                let dtype = x.dtype();
+                let dtype = x.element_type();
                 let zero1 = np::zeros(&[1], dtype);
                 let g_sqr = &(g * g) + epsilon;
                 match dims(x) {

@@ -210,6 +210,6 @@ impl GradientTransformation {
 /// ```
 pub fn apply_updates<P: Tree>(params: &P, updates: &P) -> Result<P> {
     tree_map2(params, updates, |p, u| {
-        crate::numpy::astype(&(p + u), p.dtype())
+        crate::numpy::astype(&(p + u), p.element_type())
     })
 }

@@ -87,7 +87,7 @@ impl MultiSteps {
                 let acc = p
                     .leaves
                     .iter()
-                    .map(|x| np::zeros(x.shape(), DType::F32))
+                    .map(|x| np::zeros(x.dims(), DType::F32))
                     .collect();
                 Ok(state(
                     Array::scalar(0i32),
@@ -116,7 +116,7 @@ impl MultiSteps {
                 let cast = acc
                     .iter()
                     .zip(&u)
-                    .map(|(a, g)| np::astype(a, g.dtype()))
+                    .map(|(a, g)| np::astype(a, g.element_type()))
                     .collect();
                 let (updates, new_inner) = opt.update_flat(cast, inner, p)?;
                 let k = weak_int(every_k);
@@ -135,7 +135,7 @@ impl MultiSteps {
                 let merged = old
                     .iter()
                     .zip(&new)
-                    .map(|(o, n)| np::astype(&np::where_(&emit, n, o), o.dtype()))
+                    .map(|(o, n)| np::astype(&np::where_(&emit, n, o), o.element_type()))
                     .collect();
                 let inner_state = inner.rebuild(&mut Vec::into_iter(merged))?;
                 let acc = acc

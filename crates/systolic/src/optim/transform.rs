@@ -46,7 +46,7 @@ pub fn scale_by_schedule(schedule: Schedule) -> GradientTransformation {
             let step = schedule.at(&count);
             let out = u
                 .iter()
-                .map(|g| &np::astype(&step, g.dtype()) * g)
+                .map(|g| &np::astype(&step, g.element_type()) * g)
                 .collect();
             let state = named(
                 "ScaleByScheduleState",
@@ -107,7 +107,7 @@ fn moment(g: &Array, m: &Array, decay: f64, order: u32) -> Array {
 fn bias_correction(moment: &Array, decay: f64, count: &Array) -> Array {
     let pow = np::power(&weak_float(decay), &np::astype(count, DType::F32));
     let correction = 1.0 - pow;
-    moment / &np::astype(&correction, moment.dtype())
+    moment / &np::astype(&correction, moment.element_type())
 }
 
 /// Adam's scaling (`optax.scale_by_adam`): bias-corrected first and second moments,
@@ -195,7 +195,7 @@ pub fn scale_by_rms(
             let nu = p
                 .leaves
                 .iter()
-                .map(|x| np::full(x.shape(), initial_scale, x.dtype()))
+                .map(|x| np::full(x.dims(), initial_scale, x.element_type()))
                 .collect();
             Ok(state(Some(zero_count()), like_params(p, nu)?))
         },
@@ -255,7 +255,7 @@ pub fn scale_by_stddev(
             let nu = p
                 .leaves
                 .iter()
-                .map(|x| np::full(x.shape(), initial_scale, x.dtype()))
+                .map(|x| np::full(x.dims(), initial_scale, x.element_type()))
                 .collect();
             Ok(state(
                 Some(zero_count()),
@@ -481,7 +481,7 @@ pub fn clip_by_global_norm(max_norm: f64) -> GradientTransformation {
             let out = u
                 .iter()
                 .map(|t| {
-                    let clipped = &(t / &np::astype(&norm, t.dtype())) * max_norm;
+                    let clipped = &(t / &np::astype(&norm, t.element_type())) * max_norm;
                     np::where_(&keep, t, &clipped)
                 })
                 .collect();

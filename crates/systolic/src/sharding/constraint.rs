@@ -36,13 +36,13 @@ pub fn with_sharding_constraint(x: &Array, sharding: &NamedSharding) -> Array {
 fn constrain(x: &Array, sharding: &NamedSharding) -> Result<Array> {
     x.check()?;
     let name = "with_sharding_constraint";
-    if sharding.spec().len() > x.ndim() {
+    if sharding.spec().len() > x.rank() {
         return Err(Error::op(
             name,
             format!(
                 "{} of rank {} cannot take {sharding}, which names {} dimensions",
-                describe(x.ty()),
-                x.ndim(),
+                describe(x.aval()),
+                x.rank(),
                 sharding.spec().len()
             ),
         ));
@@ -56,7 +56,7 @@ fn constrain(x: &Array, sharding: &NamedSharding) -> Result<Array> {
         let placed = NamedSharding::new(sharding.mesh(), sharding.spec().constrained())?;
         return crate::device_put(x, &placed);
     }
-    let annotation = sharding.to_sdy_on(&mesh_symbol(sharding.mesh()), x.ndim());
+    let annotation = sharding.to_sdy_on(&mesh_symbol(sharding.mesh()), x.rank());
     let mut out = bind(
         name,
         OpKind::ShardingConstraint(Box::new(annotation)),

@@ -84,10 +84,10 @@ fn put_sharded(x: &Array, sharding: &NamedSharding) -> Result<Array> {
         return Ok(x.clone());
     }
     sharding.check_shape(
-        x.shape(),
-        &format!("device_put of {}", crate::array::describe(x.ty())),
+        x.dims(),
+        &format!("device_put of {}", crate::array::describe(x.aval())),
     )?;
-    let layout = sharding.layout(x.shape())?;
+    let layout = sharding.layout(x.dims())?;
     let host = x.buffer()?.to_cpu_buffer()?;
     let pieces = systolic_cpu::shards::split(&host, &layout).map_err(Error::Host)?;
     let devices = sharding.mesh().devices();
@@ -101,7 +101,7 @@ fn put_sharded(x: &Array, sharding: &NamedSharding) -> Result<Array> {
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(from_pieces(
-        x.ty().clone(),
+        x.aval().clone(),
         x.weak_type(),
         sharding.clone(),
         arrays,
@@ -156,13 +156,13 @@ impl Array {
                 .enumerate()
                 .map(|(d, p)| Shard {
                     device: p.device(),
-                    index: s.sharding.device_indices(d, self.shape()),
+                    index: s.sharding.device_indices(d, self.dims()),
                     data: p.clone(),
                 })
                 .collect(),
             _ => vec![Shard {
                 device: self.device(),
-                index: self.shape().iter().map(|&n| 0..n).collect(),
+                index: self.dims().iter().map(|&n| 0..n).collect(),
                 data: self.clone(),
             }],
         }

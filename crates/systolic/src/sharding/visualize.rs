@@ -22,12 +22,12 @@ fn label(d: systolic_runtime::Device) -> String {
 /// ```
 pub fn visualize_sharding(x: &Array) -> Result<String> {
     x.check()?;
-    if x.ndim() > 2 {
+    if x.rank() > 2 {
         return Err(Error::op(
             "visualize_sharding",
             format!(
                 "only arrays of rank 0, 1 or 2 can be drawn, got {} (as JAX)",
-                crate::array::describe(x.ty())
+                crate::array::describe(x.aval())
             ),
         ));
     }
@@ -42,7 +42,7 @@ pub fn visualize_sharding(x: &Array) -> Result<String> {
         v.dedup();
         v
     };
-    let (rows, cols) = match x.ndim() {
+    let (rows, cols) = match x.rank() {
         2 => (starts(0), starts(1)),
         1 => (vec![0], starts(0)),
         _ => (vec![0], vec![0]),

@@ -195,12 +195,12 @@ impl<R: Tree> Compiled<R> {
         let device = self.device();
         for ((leaf, path), want) in leaves.iter().zip(def.paths()).zip(&params) {
             leaf.check()?;
-            if leaf.ty() != want {
+            if leaf.aval() != want {
                 return Err(Error::op(
                     &label,
                     format!(
                         "argument `args{path}` is {}; it was compiled for {}",
-                        describe(leaf.ty()),
+                        describe(leaf.aval()),
                         describe(want)
                     ),
                 ));

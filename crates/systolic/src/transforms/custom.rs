@@ -12,9 +12,11 @@
 //! Arrays the rules read from outside (by closure) are held fixed: they get no tangent and no
 //! cotangent, as JAX's `nondiff_argnums`. Pass what must be differentiated as arguments.
 //!
-//! Limitation: `vmap` batches the barriers as ordinary ops and drops their tags, so in
-//! `grad(vmap(f))` the rule is not seen and the primal's own derivative is used; put `vmap`
-//! outside (`vmap(grad(f))`, the per-example gradient), where the rule applies.
+//! Under `vmap` the rule is batched with the function: `systolic_vmap` batches the rule's IR
+//! functions as it batches the barriers and registers the batched rule under a new id, so
+//! `grad(vmap(f))` applies the rule as `vmap(grad(f))` does (the function's arguments and
+//! outputs cross the batched barriers with a batch dimension, broadcast if they had none;
+//! an unmapped argument's cotangent is summed over the examples).
 
 use crate::array::{Array, Repr};
 use crate::core::bind::bind;
@@ -112,7 +114,14 @@ fn tagged_barrier(what: &str, xs: &[Array], attr: &str, id: i64) -> Result<Vec<A
     Ok(outs
         .into_iter()
         .zip(xs)
-        .map(|(o, x)| Array::make(o.ty().clone(), x.weak_type(), device, o.inner.repr.clone()))
+        .map(|(o, x)| {
+            Array::make(
+                o.aval().clone(),
+                x.weak_type(),
+                device,
+                o.inner.repr.clone(),
+            )
+        })
         .collect())
 }
 
@@ -342,7 +351,7 @@ where
         if let Some(e) = failure.into_inner() {
             return Err(e);
         }
-        let in_types: Vec<TensorType> = leaves.iter().map(|l| l.ty().clone()).collect();
+        let in_types: Vec<TensorType> = leaves.iter().map(|l| l.aval().clone()).collect();
         let bwd_types = types(&bwd)?;
         if bwd_types != in_types {
             return Err(Error::op(

@@ -2,30 +2,16 @@
 //! `Result<R>`; the error reaches the caller of `call` with its message.
 //!
 //! The traced function's result type is the tree it returns, and a failure has no tree to
-//! return, so the error leaves the trace by unwinding: `std::panic::resume_unwind` with a
-//! private payload (which, unlike `panic!`, runs no panic hook and prints nothing), caught by
-//! [`JitFallible::call`] and turned back into the `Err`. Every trace on the way is popped by
-//! its guard as the stack unwinds, so the `jit` (and any enclosing trace) stays usable. Other
-//! panics pass through unchanged.
+//! return, so the error leaves the trace by unwinding (`core::raise`, the mechanism that also
+//! carries the error of a failed array whose shape the function reads), caught by staging
+//! and returned by [`JitFallible::call`]. Every trace on the way is popped by its guard as the
+//! stack unwinds, so the `jit` (and any enclosing trace) stays usable. Other panics pass
+//! through unchanged.
 
-use crate::error::{Error, Result};
+use crate::core::raise::{catch, raise};
+use crate::error::Result;
 use crate::transforms::jit::{jit, Jit, Lowered};
 use crate::tree::Tree;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-
-/// The payload that carries a traced function's error out of its trace.
-struct Raised(Error);
-
-/// `run()`, with an error raised out of a trace turned back into its `Err`.
-fn caught<T>(run: impl FnOnce() -> Result<T>) -> Result<T> {
-    match catch_unwind(AssertUnwindSafe(run)) {
-        Ok(r) => r,
-        Err(payload) => match payload.downcast::<Raised>() {
-            Ok(raised) => Err(raised.0),
-            Err(other) => resume_unwind(other),
-        },
-    }
-}
 
 /// The boxed function a [`JitFallible`] traces.
 type Raising<'f, A, R> = Box<dyn Fn(&A) -> R + 'f>;
@@ -62,7 +48,7 @@ pub fn jit_fallible<'f, A: Tree, R: Tree, F: Fn(&A) -> Result<R> + 'f>(
 ) -> JitFallible<'f, A, R> {
     let raising: Raising<'f, A, R> = Box::new(move |a: &A| match f(a) {
         Ok(r) => r,
-        Err(e) => resume_unwind(Box::new(Raised(e))),
+        Err(e) => raise(e),
     });
     JitFallible { jit: jit(raising) }
 }
@@ -78,7 +64,8 @@ impl<A: Tree, R: Tree> JitFallible<'_, A, R> {
     /// The result, or the error the function (or the tracing, compiling or running of it)
     /// returned.
     pub fn call(&self, args: &A) -> Result<R> {
-        caught(|| self.jit.call(args))
+        // Staging catches the error; this catches one raised outside it.
+        catch(|| self.jit.call(args))?
     }
 
     /// The function traced and lowered for `args` (as [`Jit::lower`]), or the error the
@@ -91,7 +78,7 @@ impl<A: Tree, R: Tree> JitFallible<'_, A, R> {
     /// assert!(text.contains("stablehlo.multiply"), "{text}");
     /// ```
     pub fn lower(&self, args: &A) -> Result<Lowered<R>> {
-        caught(|| self.jit.lower(args))
+        catch(|| self.jit.lower(args))?
     }
 
     /// How many times the function was traced to the end (as [`Jit::trace_count`]; a trace

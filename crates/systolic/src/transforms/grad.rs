@@ -110,7 +110,7 @@ impl Wrt {
             ));
         }
         if !self.allow_int
-            && let Some(&i) = wrt.iter().find(|&&i| !leaves[i].dtype().is_float())
+            && let Some(&i) = wrt.iter().find(|&&i| !leaves[i].element_type().is_float())
         {
             let path = args.def().paths().get(i).cloned().unwrap_or_default();
             return Err(Error::op(
@@ -119,7 +119,7 @@ impl Wrt {
                     "{what} requires real-valued inputs (a floating dtype, JAX's np.inexact), \
                      but got {} at `args{path}`; to differentiate with respect to integer or \
                      boolean inputs use vjp or set allow_int(true)",
-                    leaves[i].dtype().numpy_name()
+                    leaves[i].element_type().numpy_name()
                 ),
             ));
         }
@@ -526,13 +526,13 @@ pub fn jvp<A: Tree, R: Tree>(f: impl Fn(&A) -> R, primals: &A, tangents: &A) -> 
         ));
     }
     for (p, t) in leaves.iter().zip(&tleaves) {
-        if p.ty() != t.ty() {
+        if p.aval() != t.aval() {
             return Err(Error::op(
                 "jvp",
                 format!(
                     "a tangent {} for a primal {}",
-                    crate::array::describe(t.ty()),
-                    crate::array::describe(p.ty())
+                    crate::array::describe(t.aval()),
+                    crate::array::describe(p.aval())
                 ),
             ));
         }
@@ -542,7 +542,7 @@ pub fn jvp<A: Tree, R: Tree>(f: impl Fn(&A) -> R, primals: &A, tangents: &A) -> 
     args.extend(staged.captures.iter().cloned());
     args.extend(tleaves);
     for c in &staged.captures {
-        args.push(filled(c.ty(), 0.0)?);
+        args.push(filled(c.aval(), 0.0)?);
     }
     let mut weak = staged.out_weak.clone();
     weak.extend(staged.out_weak.iter().copied());

@@ -26,15 +26,15 @@ use std::marker::PhantomData;
 type LeafFn<'a, A> = dyn Fn(&A) -> Result<Vec<Array>> + 'a;
 
 fn size_of(a: &Array) -> i64 {
-    a.size() as i64
+    a.num_elements() as i64
 }
 
 /// Columns `off..off+n` of the `total`-square identity, as a batch of `total` arrays shaped
 /// like `like`: the part of the standard basis that falls on one leaf.
 fn basis(total: i64, off: i64, like: &Array) -> Array {
-    let e = np::eye(total, Some(size_of(like)), -off, like.dtype());
+    let e = np::eye(total, Some(size_of(like)), -off, like.element_type());
     let mut shape = vec![total];
-    shape.extend_from_slice(like.shape());
+    shape.extend_from_slice(like.dims());
     np::reshape(&e, &shape)
 }
 
@@ -74,7 +74,7 @@ fn jacfwd_leaves<A: Tree>(
         off += size_of(l);
     }
     for c in &staged.captures {
-        call_args.push(filled(c.ty(), 0.0)?);
+        call_args.push(filled(c.aval(), 0.0)?);
     }
     let mut in_axes = vec![None; np_ + nc];
     in_axes.extend(std::iter::repeat_n(Some(0), np_));
@@ -93,12 +93,12 @@ fn jacfwd_leaves<A: Tree>(
         let mut off = 0;
         for l in &leaves {
             let n = size_of(l);
-            let mut start = vec![0; t.ndim()];
-            let mut limit = t.shape().to_vec();
+            let mut start = vec![0; t.rank()];
+            let mut limit = t.dims().to_vec();
             start[0] = off;
             limit[0] = off + n;
             let cols = crate::lax::slice(t, &start, &limit, None);
-            row.push(columns_to_jacobian(&cols, y.shape(), l.shape()));
+            row.push(columns_to_jacobian(&cols, y.dims(), l.dims()));
             off += n;
         }
         jac.push(row);
@@ -161,13 +161,13 @@ fn jacrev_leaves<A: Tree>(
             .iter()
             .zip(&leaves)
             .map(|(ct, l)| {
-                let mut start = vec![0; ct.ndim()];
-                let mut limit = ct.shape().to_vec();
+                let mut start = vec![0; ct.rank()];
+                let mut limit = ct.dims().to_vec();
                 start[0] = off;
                 limit[0] = off + m;
                 let rows = crate::lax::slice(ct, &start, &limit, None);
-                let mut shape = y.shape().to_vec();
-                shape.extend_from_slice(l.shape());
+                let mut shape = y.dims().to_vec();
+                shape.extend_from_slice(l.dims());
                 np::reshape(&rows, &shape)
             })
             .collect();
@@ -184,9 +184,9 @@ fn zero_jacobian(outs: &[Array], leaves: &[Array]) -> Vec<Vec<Array>> {
             leaves
                 .iter()
                 .map(|l| {
-                    let mut shape = y.shape().to_vec();
-                    shape.extend_from_slice(l.shape());
-                    np::zeros(&shape, y.dtype())
+                    let mut shape = y.dims().to_vec();
+                    shape.extend_from_slice(l.dims());
+                    np::zeros(&shape, y.element_type())
                 })
                 .collect()
         })
@@ -329,7 +329,7 @@ impl<A: Tree, F: Fn(&A) -> Array> Hessian<A, F> {
         let gradient = |a: &A| -> Result<Vec<Array>> {
             let f = |x: &A| Ok(vec![(self.f)(x)]);
             let (outs, mut jac) = jacrev_leaves("hessian", a, &f)?;
-            if outs.len() != 1 || !outs[0].shape().is_empty() {
+            if outs.len() != 1 || !outs[0].dims().is_empty() {
                 return Err(Error::op(
                     "hessian",
                     "the function must return one scalar".to_string(),
@@ -396,7 +396,7 @@ pub fn linearize<A: Tree, R: Tree + Clone>(
     let capture_tangents = staged
         .captures
         .iter()
-        .map(|c| filled(c.ty(), 0.0))
+        .map(|c| filled(c.aval(), 0.0))
         .collect::<Result<_>>()?;
     Ok((
         out,
@@ -423,13 +423,13 @@ impl<A: Tree, R: Tree> Linearized<A, R> {
             ));
         }
         for (p, t) in self.primals.iter().zip(&ts) {
-            if p.ty() != t.ty() {
+            if p.aval() != t.aval() {
                 return Err(Error::op(
                     "linearize",
                     format!(
                         "a tangent {} for a primal {}",
-                        crate::array::describe(t.ty()),
-                        crate::array::describe(p.ty())
+                        crate::array::describe(t.aval()),
+                        crate::array::describe(p.aval())
                     ),
                 ));
             }

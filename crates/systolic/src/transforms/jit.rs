@@ -102,7 +102,7 @@ impl Signature {
                 Some(true) => {
                     format!(
                         "{}{}",
-                        describe(a.ty()),
+                        describe(a.aval()),
                         if a.weak_type() { "~" } else { "" }
                     )
                 }

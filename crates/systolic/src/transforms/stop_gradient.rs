@@ -31,7 +31,7 @@ pub fn stop_gradient(x: &Array) -> Array {
         "stop_gradient",
         systolic_ir::OpKind::BitcastConvert,
         &[x],
-        Some(x.ty().clone()),
+        Some(x.aval().clone()),
         x.weak_type(),
     )
 }

@@ -193,7 +193,7 @@ pub fn vmap<A: Tree, R: Tree, F: Fn(&A) -> R>(f: F) -> Vmap<A, R, F> {
 /// only its type, weak-type flag and device. It names no live trace (ids start at 1), so any
 /// other use is reported as a traced array used outside its trace.
 fn per_example(a: &Array, axis: usize) -> Array {
-    let mut ty = a.ty().clone();
+    let mut ty = a.aval().clone();
     ty.shape.remove(axis);
     Array::make(
         ty,
@@ -320,16 +320,16 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Vmap<A, R, F> {
         let mut size = self.axis_size;
         for (i, (l, a)) in leaves.iter().zip(&in_axes).enumerate() {
             let Some(a) = *a else { continue };
-            if a >= l.ndim() {
+            if a >= l.rank() {
                 return Err(Error::op(
                     "vmap",
                     format!(
                         "in_axes {a} is out of range for input leaf {i} of shape {:?}",
-                        l.shape()
+                        l.dims()
                     ),
                 ));
             }
-            let s = l.shape()[a] as usize;
+            let s = l.dims()[a] as usize;
             match size {
                 Some(prev) if prev != s => {
                     return Err(Error::op(

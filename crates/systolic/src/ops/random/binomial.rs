@@ -39,7 +39,7 @@ const STIRLING_TAIL: [f64; 10] = [
 /// `(1/12 - (1/360 - 1/1260/(k+1)²)/(k+1)²)/(k+1)` — which JAX evaluates at `k` clamped to
 /// `[0, 9]`, so every `k > 9` gets the value at 9; reproduced as is.
 fn stirling_tail(k: &Array) -> Array {
-    let dt = k.dtype();
+    let dt = k.element_type();
     let use_table = np::less_equal(k, &weak_float(9.0));
     let kc = lax::clamp(&cst(0.0, dt), k, &cst(9.0, dt));
     let kp1 = np::add(&kc, &weak_int(1));
@@ -57,8 +57,8 @@ fn stirling_tail(k: &Array) -> Array {
         false,
     );
     let idx = convert(OP, &np::floor(&kc), DType::I32, false);
-    let size = idx.size() as i64;
-    let looked_up = np::reshape(&take(OP, &table, &np::reshape(&idx, &[size]), 0), k.shape());
+    let size = idx.num_elements() as i64;
+    let looked_up = np::reshape(&take(OP, &table, &np::reshape(&idx, &[size]), 0), k.dims());
     np::where_(&use_table, &looked_up, &approx)
 }
 
@@ -71,7 +71,7 @@ fn inversion(
     shape: &[i64],
     dtype: DType,
 ) -> Result<Array, Error> {
-    let pdt = q.dtype();
+    let pdt = q.element_type();
     let log1minusprob = np::log1p(&np::negative(q));
     let init = (
         counter(),
@@ -118,7 +118,7 @@ fn btrs(
     shape: &[i64],
     dtype: DType,
 ) -> Result<Array, Error> {
-    let pdt = prob.dtype();
+    let pdt = prob.element_type();
     let w = weak_float;
     let one_minus = np::subtract(&w(1.0), prob);
     let stddev = np::sqrt(&np::multiply(&np::multiply(count, prob), &one_minus));
@@ -182,12 +182,12 @@ fn btrs(
 fn inexact_prob(op: &str, p: &Array) -> Result<Array, Error> {
     p.check()?;
     let p = to_inexact(op, p);
-    float_dtype(op, p.dtype()).map_err(|_| {
+    float_dtype(op, p.element_type()).map_err(|_| {
         Error::op(
             op,
             format!(
                 "p must be float32, bfloat16 or float16 (or an integer), got {}",
-                describe(p.ty())
+                describe(p.aval())
             ),
         )
     })?;
@@ -220,7 +220,7 @@ pub fn binomial(
     try_array!(n.check());
     let shape = try_array!(draw_shape(OP, shape, &[&n, &p]));
     let prob = try_array!(inexact_prob(OP, &p));
-    let pdt = prob.dtype();
+    let pdt = prob.element_type();
     let count = np::broadcast_to(&convert(OP, &n, pdt, false), &shape);
     let prob = np::broadcast_to(&prob, &shape);
     if shape.iter().product::<i64>() == 0 {
@@ -300,16 +300,16 @@ pub fn multinomial(
     let n = n.to_param();
     try_array!(n.check());
     try_array!(p.check());
-    if p.ndim() == 0 {
+    if p.rank() == 0 {
         return Array::failed(Error::op(
             OP,
             format!(
                 "p must have rank >= 1 (outcomes along its last axis), got {}",
-                describe(p.ty())
+                describe(p.aval())
             ),
         ));
     }
-    let shape = shape.map_or_else(|| p.shape().to_vec(), <[i64]>::to_vec);
+    let shape = shape.map_or_else(|| p.dims().to_vec(), <[i64]>::to_vec);
     let Some((&k, batch)) = shape.split_last() else {
         return Array::failed(Error::op(
             OP,
@@ -319,8 +319,8 @@ pub fn multinomial(
     try_array!(super::helpers::check_param_shapes(OP, &shape, &[p]));
     try_array!(super::helpers::check_param_shapes(OP, batch, &[&n]));
     let (common, weak) = crate::core::promote::result_type(&[
-        (n.dtype(), n.weak_type()),
-        (p.dtype(), p.weak_type()),
+        (n.element_type(), n.weak_type()),
+        (p.element_type(), p.weak_type()),
     ]);
     let fdt = if common.is_float() {
         common
@@ -332,8 +332,8 @@ pub fn multinomial(
             OP,
             format!(
                 "n and p must promote to float32, bfloat16 or float16, got {} and {}",
-                describe(n.ty()),
-                describe(p.ty())
+                describe(n.aval()),
+                describe(p.aval())
             ),
         ));
     }
@@ -350,7 +350,7 @@ pub fn multinomial(
     let scanned = lax::scan(
         |rem: &Array, (ratio, key): &(Array, Array)| {
             let prob = np::clip(ratio, &weak_int(0), &weak_int(1));
-            let count = binomial(key, rem, &prob, None, rem.dtype());
+            let count = binomial(key, rem, &prob, None, rem.element_type());
             (np::subtract(rem, &count), count)
         },
         &n,

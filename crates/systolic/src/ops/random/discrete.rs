@@ -27,15 +27,15 @@ fn int_range(dtype: DType) -> (i64, i64) {
 /// then converted (so out-of-range bounds saturate instead of wrapping).
 fn convert_and_clip(op: &str, val: &Array, dtype: DType) -> Array {
     let (dmin, dmax) = int_range(dtype);
-    let (vmin, vmax) = int_range(val.dtype());
-    let lo = cst(dmin.max(vmin) as f64, val.dtype());
-    let hi = cst(dmax.min(vmax) as f64, val.dtype());
+    let (vmin, vmax) = int_range(val.element_type());
+    let lo = cst(dmin.max(vmin) as f64, val.element_type());
+    let hi = cst(dmax.min(vmax) as f64, val.element_type());
     convert(op, &np::minimum(&np::maximum(val, &lo), &hi), dtype, false)
 }
 
 /// A non-integer parameter becomes int32 (`astype(int)`); integers stay.
 fn as_int(op: &str, x: Array) -> Array {
-    if x.dtype().is_integer() {
+    if x.element_type().is_integer() {
         x
     } else {
         convert(op, &x, DType::I32, false)
@@ -112,9 +112,9 @@ fn randint_in(key: &Array, shape: &[i64], minval: Array, maxval: Array, dtype: D
     let minval = as_int(OP, minval);
     let maxval = as_int(OP, maxval);
     let (_, dmax) = int_range(dtype);
-    let (mmin, mmax) = int_range(maxval.dtype());
+    let (mmin, mmax) = int_range(maxval.element_type());
     let dmax_in_max = dmax.clamp(mmin, mmax);
-    let maxval_out_of_range = np::greater(&maxval, &cst(dmax_in_max as f64, maxval.dtype()));
+    let maxval_out_of_range = np::greater(&maxval, &cst(dmax_in_max as f64, maxval.element_type()));
     let minval = convert_and_clip(OP, &minval, dtype);
     let maxval = convert_and_clip(OP, &maxval, dtype);
     let unsigned = DType::U32;
@@ -160,15 +160,15 @@ pub fn bernoulli(key: &Array, p: impl Param, shape: Option<&[i64]>) -> Array {
     const OP: &str = "random.bernoulli";
     let p = p.to_param();
     try_array!(p.check());
-    if !p.dtype().is_float() {
+    if !p.element_type().is_float() {
         return Array::failed(Error::op(
             OP,
-            format!("p must have a float dtype, got {}", describe(p.ty())),
+            format!("p must have a float dtype, got {}", describe(p.aval())),
         ));
     }
     let shape = try_array!(draw_shape(OP, shape, &[&p]));
-    let p = convert(OP, &p, p.dtype(), false);
-    np::less(&uniform(key, &shape, p.dtype(), 0.0, 1.0), &p)
+    let p = convert(OP, &p, p.element_type(), false);
+    np::less(&uniform(key, &shape, p.element_type(), 0.0, 1.0), &p)
 }
 
 /// `jax.random.rademacher(key, shape, dtype)`: -1 or 1 with equal odds
@@ -209,12 +209,12 @@ pub fn geometric(key: &Array, p: impl Param, shape: Option<&[i64]>, dtype: DType
     }
     let p = p.to_param();
     let shape = try_array!(draw_shape(OP, shape, &[&p]));
-    let p = if p.dtype().is_float() {
+    let p = if p.element_type().is_float() {
         p
     } else {
         convert(OP, &p, DType::F32, p.weak_type())
     };
-    let u = uniform(key, &shape, p.dtype(), 0.0, 1.0);
+    let u = uniform(key, &shape, p.element_type(), 0.0, 1.0);
     let u = np::where_(&np::equal(&u, &weak_int(0)), &weak_int(1), &u);
     let log_u = np::log(&u);
     let log_q = np::broadcast_to(&np::log1p(&np::negative(&p)), &shape);
@@ -234,11 +234,11 @@ fn shuffle_rounds(size: usize) -> usize {
 fn shuffle(op: &str, key: &Array, x: &Array, axis: usize) -> Array {
     let mut key = key.clone();
     let mut x = x.clone();
-    let n = x.shape()[axis];
-    for _ in 0..shuffle_rounds(x.size()) {
+    let n = x.dims()[axis];
+    for _ in 0..shuffle_rounds(x.num_elements()) {
         let ks = split(&key, 2);
         key = ks[0].clone();
-        let sort_keys = bits(&ks[1], x.shape(), DType::U32);
+        let sort_keys = bits(&ks[1], x.dims(), DType::U32);
         let (kt, inv) = axis_to_last(&sort_keys, axis);
         let (xt, _) = axis_to_last(&x, axis);
         // A stable ascending sort by key is top-k of the smallest, ties lower index first.
@@ -282,17 +282,17 @@ pub fn permutation(key: &Array, n: i64) -> Array {
 pub fn permutation_array(key: &Array, x: &Array, axis: i64, independent: bool) -> Array {
     const OP: &str = "random.permutation";
     try_array!(x.check());
-    if x.ndim() == 0 {
+    if x.rank() == 0 {
         return Array::failed(Error::op(
             OP,
             "x must be at least 1-dimensional (use permutation for an integer)",
         ));
     }
-    let axis = try_array!(norm_axis(OP, axis, x.ndim()));
-    if independent || x.ndim() == 1 {
+    let axis = try_array!(norm_axis(OP, axis, x.rank()));
+    if independent || x.rank() == 1 {
         return shuffle(OP, key, x, axis);
     }
-    let ind = shuffle(OP, key, &np::arange(x.shape()[axis]), 0);
+    let ind = shuffle(OP, key, &np::arange(x.dims()[axis]), 0);
     take(OP, x, &ind, axis)
 }
 
@@ -328,7 +328,7 @@ pub fn choice(
     const OP: &str = "random.choice";
     let arr = a.to_param();
     try_array!(arr.check());
-    let scalar = arr.ndim() == 0;
+    let scalar = arr.rank() == 0;
     let (n_inputs, axis) = if scalar {
         match a.as_f64() {
             Some(v) if v.fract() == 0.0 => (v as i64, 0),
@@ -340,14 +340,14 @@ pub fn choice(
             }
         }
     } else {
-        let ax = try_array!(norm_axis(OP, axis, arr.ndim()));
-        (arr.shape()[ax], ax)
+        let ax = try_array!(norm_axis(OP, axis, arr.rank()));
+        (arr.dims()[ax], ax)
     };
     let n_draws: i64 = shape.iter().product();
     let out_shape: Vec<i64> = if scalar {
         shape.to_vec()
     } else {
-        let s = arr.shape();
+        let s = arr.dims();
         s[..axis]
             .iter()
             .chain(shape)
@@ -355,7 +355,11 @@ pub fn choice(
             .copied()
             .collect()
     };
-    let out_dtype = if scalar { DType::I32 } else { arr.dtype() };
+    let out_dtype = if scalar {
+        DType::I32
+    } else {
+        arr.element_type()
+    };
     if n_draws == 0 {
         return np::zeros(&out_shape, out_dtype);
     }
@@ -389,26 +393,26 @@ pub fn choice(
             } else {
                 permutation_array(key, &arr, axis as i64, false)
             };
-            let mut start = vec![0; perm.ndim()];
-            let mut limit = perm.shape().to_vec();
+            let mut start = vec![0; perm.rank()];
+            let mut limit = perm.dims().to_vec();
             start[axis] = 0;
             limit[axis] = n_draws;
             lax::slice(&perm, &start, &limit, None)
         }
         Some(p) => {
             try_array!(p.check());
-            let p = if p.dtype().is_float() {
+            let p = if p.element_type().is_float() {
                 p.clone()
             } else {
                 convert(OP, p, DType::F32, p.weak_type())
             };
-            if p.shape() != [n_inputs] {
+            if p.dims() != [n_inputs] {
                 return Array::failed(Error::op(
                     OP,
                     format!(
                         "p must be None or a 1D vector with the same size as a.shape[axis] \
                          ({n_inputs}), got {}",
-                        describe(p.ty())
+                        describe(p.aval())
                     ),
                 ));
             }
@@ -418,14 +422,14 @@ pub fn choice(
                     &lax::slice(&p_cuml, &[n_inputs - 1], &[n_inputs], None),
                     &[],
                 );
-                let u = uniform(key, shape, p.dtype(), 0.0, 1.0);
+                let u = uniform(key, shape, p.element_type(), 0.0, 1.0);
                 let r = np::multiply(&total, &np::subtract(&weak_int(1), &u));
                 // searchsorted(p_cuml, r, side='left') = how many cumulative sums are < r.
                 let rf = np::reshape(&r, &[n_draws, 1]);
                 let below = np::less(&np::reshape(&p_cuml, &[1, n_inputs]), &rf);
                 np::sum(&below, Some(&[1]), false)
             } else {
-                let g = np::add(&gumbel(key, &[n_inputs], p.dtype()), &np::log(&p));
+                let g = np::add(&gumbel(key, &[n_inputs], p.element_type()), &np::log(&p));
                 top_k(OP, &g, n_draws, true).1
             };
             pick(&ind)
@@ -442,14 +446,14 @@ fn categorical_shapes(
     shape: Option<&[i64]>,
 ) -> Result<(usize, Vec<i64>, Vec<i64>), Error> {
     logits.check()?;
-    if !logits.dtype().is_float() {
+    if !logits.element_type().is_float() {
         return Err(Error::op(
             op,
-            format!("logits must be floats, got {}", describe(logits.ty())),
+            format!("logits must be floats, got {}", describe(logits.aval())),
         ));
     }
-    let axis = norm_axis(op, axis, logits.ndim())?;
-    let mut batch = logits.shape().to_vec();
+    let axis = norm_axis(op, axis, logits.rank())?;
+    let mut batch = logits.dims().to_vec();
     batch.remove(axis);
     let shape = shape.map_or_else(|| batch.clone(), <[i64]>::to_vec);
     if shape.len() < batch.len() || broadcast_shapes(&shape, &batch).as_deref() != Some(&shape[..])
@@ -480,10 +484,10 @@ pub fn categorical(key: &Array, logits: &Array, axis: i64, shape: Option<&[i64]>
     let (axis, batch, shape) = try_array!(categorical_shapes(OP, logits, axis, shape));
     let prefix = shape.len() - batch.len();
     let mut draw: Vec<i64> = shape.clone();
-    draw.insert(prefix + axis, logits.shape()[axis]);
-    let g = gumbel(key, &draw, logits.dtype());
+    draw.insert(prefix + axis, logits.dims()[axis]);
+    let g = gumbel(key, &draw, logits.element_type());
     let mut lshape = vec![1; prefix];
-    lshape.extend_from_slice(logits.shape());
+    lshape.extend_from_slice(logits.dims());
     np::argmax(
         &np::add(&g, &np::reshape(logits, &lshape)),
         (prefix + axis) as i64,
@@ -520,21 +524,21 @@ pub fn categorical_without_replacement(
         ));
     }
     let k: i64 = shape[..prefix].iter().product();
-    if k > logits.shape()[axis] {
+    if k > logits.dims()[axis] {
         return Array::failed(Error::op(
             OP,
             format!(
                 "number of samples without replacement ({k}) cannot exceed number of \
                  categories ({})",
-                logits.shape()[axis]
+                logits.dims()[axis]
             ),
         ));
     }
-    let l = np::add(logits, &gumbel(key, logits.shape(), logits.dtype()));
+    let l = np::add(logits, &gumbel(key, logits.dims(), logits.element_type()));
     let (lt, _) = axis_to_last(&l, axis);
     let (_, idx) = top_k(OP, &lt, k, true);
     // indices: batch + [k] -> [k] + batch -> shape.
-    let r = idx.ndim() as i64;
+    let r = idx.rank() as i64;
     let mut perm = vec![r - 1];
     perm.extend(0..r - 1);
     np::reshape(&np::transpose(&idx, Some(&perm)), &shape)

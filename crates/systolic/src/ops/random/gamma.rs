@@ -26,7 +26,7 @@ const OP: &str = "random.gamma";
 /// again (neither the squeeze `U < 1 - 0.0331·X²` nor `log U < X/2 + d·(1 - V + log V)`
 /// accepts). The initial `(0, 1, 2)` fails both, so every element draws at least once.
 fn draws_again(d: &Array, xx: &Array, vv: &Array, uu: &Array) -> Array {
-    let dt = d.dtype();
+    let dt = d.element_type();
     let one = cst(1.0, dt);
     let squeeze = np::subtract(&one, &np::multiply(&cst(0.0331, dt), &np::multiply(xx, xx)));
     let lhs = np::log(uu);
@@ -45,8 +45,8 @@ fn draws_again(d: &Array, xx: &Array, vv: &Array, uu: &Array) -> Array {
 /// key, split off a subkey and draw `x ~ N(0, 1)` until `v = 1 + x·c > 0`. Returns `(x, v)`
 /// (`(0, -1)` where not active; the caller discards those).
 fn positive_v(keys: &Keys, active: &Array, c: &Array) -> Result<(Array, Array), Error> {
-    let dt = c.dtype();
-    let n = c.shape().to_vec();
+    let dt = c.element_type();
+    let n = c.dims().to_vec();
     let zero = cst(0.0, dt);
     let redo = |v: &Array| and(OP, active, &np::less_equal(v, &zero));
     let init = (
@@ -81,8 +81,8 @@ fn positive_v(keys: &Keys, active: &Array, c: &Array) -> Result<(Array, Array), 
 
 /// JAX's `_gamma_one` for every element of `alpha` (rank 1) with its own key.
 fn gamma_one(keys: &Keys, alpha: &Array, log_space: bool) -> Result<Array, Error> {
-    let dt = alpha.dtype();
-    let n = alpha.shape().to_vec();
+    let dt = alpha.element_type();
+    let n = alpha.dims().to_vec();
     let c_ = |v: f64| cst(v, dt);
     let (zero, one) = (c_(0.0), c_(1.0));
     // alpha < 1 samples Gamma(alpha + 1) and boosts it by U^(1/alpha) at the end.
@@ -235,10 +235,10 @@ pub fn dirichlet(key: &Array, alpha: &Array, shape: Option<&[i64]>, dtype: DType
     const OP: &str = "random.dirichlet";
     try_array!(float_dtype(OP, dtype));
     try_array!(alpha.check());
-    let Some((&k, batch)) = alpha.shape().split_last() else {
+    let Some((&k, batch)) = alpha.dims().split_last() else {
         return Array::failed(Error::op(
             OP,
-            format!("alpha must have rank >= 1, got {}", describe(alpha.ty())),
+            format!("alpha must have rank >= 1, got {}", describe(alpha.aval())),
         ));
     };
     let probe = np::zeros(batch, dtype);

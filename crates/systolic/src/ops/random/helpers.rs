@@ -15,12 +15,12 @@ use systolic_ir::{BinaryOp, ChloBinaryOp, DType, GatherDimensionNumbers, OpKind}
 pub(crate) fn check_param_shapes(op: &str, shape: &[i64], params: &[&Array]) -> Result<(), Error> {
     for p in params {
         p.check()?;
-        if broadcast_shapes(shape, p.shape()).as_deref() != Some(shape) {
+        if broadcast_shapes(shape, p.dims()).as_deref() != Some(shape) {
             return Err(Error::op(
                 op,
                 format!(
                     "parameter {} does not broadcast to the shape {:?}",
-                    describe(p.ty()),
+                    describe(p.aval()),
                     shape
                 ),
             ));
@@ -34,12 +34,12 @@ pub(crate) fn params_shape(op: &str, params: &[&Array]) -> Result<Vec<i64>, Erro
     let mut shape: Vec<i64> = vec![];
     for p in params {
         p.check()?;
-        shape = broadcast_shapes(&shape, p.shape()).ok_or_else(|| {
+        shape = broadcast_shapes(&shape, p.dims()).ok_or_else(|| {
             Error::op(
                 op,
                 format!(
                     "parameter {} does not broadcast with shape {:?}",
-                    describe(p.ty()),
+                    describe(p.aval()),
                     shape
                 ),
             )
@@ -81,20 +81,20 @@ pub(crate) fn norm_axis(op: &str, axis: i64, n: usize) -> Result<usize, Error> {
 /// `jnp.take(x, idx, axis)` for int32 indices of rank 1 (in bounds): the result has `x`'s
 /// shape with `idx.len()` at `axis`.
 pub(crate) fn take(op: &str, x: &Array, idx: &Array, axis: usize) -> Array {
-    let r = x.ndim();
-    if axis >= r || idx.ndim() != 1 {
+    let r = x.rank();
+    if axis >= r || idx.rank() != 1 {
         return Array::failed(Error::op(
             op,
             format!(
                 "take of {} by {} along axis {axis}",
-                describe(x.ty()),
-                describe(idx.ty())
+                describe(x.aval()),
+                describe(idx.aval())
             ),
         ));
     }
-    let m = idx.shape()[0];
+    let m = idx.dims()[0];
     let idx2 = lax::reshape(idx, &[m, 1]);
-    let mut slice_sizes = x.shape().to_vec();
+    let mut slice_sizes = x.dims().to_vec();
     slice_sizes[axis] = 1;
     let dims = GatherDimensionNumbers {
         offset_dims: (0..r).filter(|&d| d != axis).map(|d| d as i64).collect(),
@@ -119,9 +119,9 @@ pub(crate) fn take(op: &str, x: &Array, idx: &Array, axis: usize) -> Array {
 
 /// `jnp.take_along_axis(x, idx, -1)` for int32 `idx` of `x`'s shape (in bounds).
 pub(crate) fn take_along_last(op: &str, x: &Array, idx: &Array) -> Array {
-    let shape = x.shape().to_vec();
+    let shape = x.dims().to_vec();
     let n = *shape.last().unwrap_or(&1);
-    let size = x.size() as i64;
+    let size = x.num_elements() as i64;
     let rows = if n == 0 { 0 } else { size / n };
     let base = np::multiply(
         &lax::iota(DType::I32, &[rows, n], 0),
@@ -159,15 +159,15 @@ pub(crate) fn cumsum(op: &str, x: &Array) -> Array {
     if let Err(e) = x.check() {
         return Array::failed(e);
     }
-    let n = x.shape().first().copied().unwrap_or(0);
-    let init = np::zeros(&[], x.dtype());
+    let n = x.dims().first().copied().unwrap_or(0);
+    let init = np::zeros(&[], x.element_type());
     bind_with(
         op,
         OpKind::ReduceWindow {
             window: systolic_ir::Window::new(vec![n]).with_padding(vec![(n - 1, 0)]),
         },
         &[x, &init],
-        vec![Body::Reducer(BinaryOp::Add, x.dtype())],
+        vec![Body::Reducer(BinaryOp::Add, x.element_type())],
         None,
         false,
     )
@@ -176,7 +176,7 @@ pub(crate) fn cumsum(op: &str, x: &Array) -> Array {
 /// `lax.nextafter(x, ±inf)`: the next float of `x`'s dtype up (`up = true`) or down.
 pub(crate) fn nextafter(op: &str, x: &Array, up: bool) -> Array {
     let inf = if up { f64::INFINITY } else { f64::NEG_INFINITY };
-    let y = np::broadcast_to(&cst(inf, x.dtype()), x.shape());
+    let y = np::broadcast_to(&cst(inf, x.element_type()), x.dims());
     bind1(
         op,
         OpKind::ChloBinary(ChloBinaryOp::NextAfter),
@@ -188,7 +188,7 @@ pub(crate) fn nextafter(op: &str, x: &Array, up: bool) -> Array {
 
 /// `x` with `axis` moved to the end, and the permutation that moves it back.
 pub(crate) fn axis_to_last(x: &Array, axis: usize) -> (Array, Vec<i64>) {
-    let r = x.ndim();
+    let r = x.rank();
     let mut perm: Vec<i64> = (0..r as i64).filter(|&d| d != axis as i64).collect();
     perm.push(axis as i64);
     let mut inv = vec![0i64; r];
@@ -215,7 +215,7 @@ pub(crate) fn last_to_axis(x: &Array, inv: &[i64]) -> Array {
 /// `jnp.any(x)` of a boolean array: one `reduce` with `or` over every axis, a rank-0 bool
 /// (what a batched `while` condition asks).
 pub(crate) fn any(op: &str, x: &Array) -> Array {
-    let dims = (0..x.ndim() as i64).collect();
+    let dims = (0..x.rank() as i64).collect();
     let init = np::zeros(&[], DType::Bool);
     bind_with(
         op,

@@ -28,7 +28,7 @@ impl Keys {
 
     /// Each element's key hashed with the counter `(0, counter)`.
     fn hash(&self, counter: i64) -> (Array, Array) {
-        let n = self.k0.shape().to_vec();
+        let n = self.k0.dims().to_vec();
         let hi = np::zeros(&n, DType::U32);
         let lo = np::full(&n, counter as f64, DType::U32);
         threefry2x32(&self.k0, &self.k1, &hi, &lo)

@@ -45,10 +45,10 @@ pub fn key(seed: i64) -> Array {
 /// The two key words as rank-0 arrays, or an error naming `op`.
 fn key_words(op: &str, key: &Array) -> Result<(Array, Array), Error> {
     key.check()?;
-    if key.dtype() != DType::U32 || key.shape() != [2] {
+    if key.element_type() != DType::U32 || key.dims() != [2] {
         return Err(Error::op(
             op,
-            format!("a key must be uint32[2], got {}", describe(key.ty())),
+            format!("a key must be uint32[2], got {}", describe(key.aval())),
         ));
     }
     let k0 = lax::reshape(&lax::slice(key, &[0], &[1], None), &[]);
@@ -152,13 +152,13 @@ pub fn fold_in(key: &Array, data: impl Into<FoldInData>) -> Array {
 fn fold_in_word(op: &str, d: &Array) -> Result<Array, Error> {
     d.check()?;
     let integer = matches!(
-        d.dtype().kind(),
+        d.element_type().kind(),
         systolic_ir::DTypeKind::Signed | systolic_ir::DTypeKind::Unsigned
     );
-    if d.ndim() != 0 || !integer {
+    if d.rank() != 0 || !integer {
         return Err(Error::op(
             op,
-            format!("data must be an integer scalar, got {}", describe(d.ty())),
+            format!("data must be an integer scalar, got {}", describe(d.aval())),
         ));
     }
     Ok(lax::reshape(&convert(op, d, DType::U32, false), &[1]))

@@ -151,7 +151,7 @@ fn rejection(key: &Array, lam: &Array, shape: &[i64], dtype: DType) -> Result<Ar
         &w(0.9277),
         &np::divide(&w(3.6224), &np::subtract(&b, &w(2.0))),
     );
-    let k_out = transformed_rejection(OP, key, shape, lam.dtype(), dtype, |u, v| {
+    let k_out = transformed_rejection(OP, key, shape, lam.element_type(), dtype, |u, v| {
         let us = np::subtract(&w(0.5), &np::abs(u));
         let hat = np::add(&np::divide(&np::multiply(&w(2.0), &a), &us), &b);
         let k = np::floor(&np::add(&np::add(&np::multiply(&hat, u), lam), &w(0.43)));

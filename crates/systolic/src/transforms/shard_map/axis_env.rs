@@ -393,7 +393,7 @@ pub(crate) fn promote_carries(carries: &[Array], outs: &[AxisMask]) -> Result<Op
             kind,
             &[c],
             vec![],
-            Some(vec![c.ty().clone()]),
+            Some(vec![c.aval().clone()]),
             c.weak_type(),
         )?;
         promoted.push(r.pop().ok_or_else(|| Error::op("pvary", "no result"))?);

@@ -362,10 +362,10 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> ShardMap<A, R, F> {
             let what = format!(
                 "shard_map argument `args{}` ({})",
                 paths.get(i).map_or("", String::as_str),
-                describe(leaf.ty())
+                describe(leaf.aval())
             );
-            s.check_shape(leaf.shape(), &what)?;
-            let local = TensorType::new(s.shard_shape(leaf.shape())?, leaf.dtype());
+            s.check_shape(leaf.dims(), &what)?;
+            let local = TensorType::new(s.shard_shape(leaf.dims())?, leaf.element_type());
             // An abstract stand-in of the local type: staging reads only its type.
             locals.push(Array::make(
                 local,
@@ -543,7 +543,7 @@ fn stage_manual_computation(
         in_shardings: operands
             .iter()
             .zip(in_shardings)
-            .map(|(a, s)| annotate(s, a.ndim()))
+            .map(|(a, s)| annotate(s, a.rank()))
             .collect(),
         out_shardings: global_types
             .iter()

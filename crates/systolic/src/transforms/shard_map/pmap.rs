@@ -91,7 +91,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Pmap<A, R, F> {
             if axis.is_none() {
                 continue;
             }
-            let Some(&size) = leaf.shape().first() else {
+            let Some(&size) = leaf.dims().first() else {
                 return Err(Error::op(
                     "pmap",
                     format!("leaf {i} is a scalar, which has no leading axis to map over"),
@@ -139,7 +139,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Pmap<A, R, F> {
             let mut ls = vec![];
             a.leaves(&mut ls);
             let squeezed = ls.iter().zip(&axes).map(|(l, ax)| match ax {
-                Some(_) => crate::numpy::reshape(l, &l.shape()[1..]),
+                Some(_) => crate::numpy::reshape(l, &l.dims()[1..]),
                 None => l.clone(),
             });
             // The same tree with its leaves replaced one for one always rebuilds.
@@ -151,7 +151,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Pmap<A, R, F> {
             r.leaves(&mut outs);
             let expanded = outs.into_iter().map(|o| {
                 let mut shape = vec![1];
-                shape.extend_from_slice(o.shape());
+                shape.extend_from_slice(o.dims());
                 crate::numpy::reshape(&o, &shape)
             });
             r.rebuild(&mut expanded.into_iter()).unwrap_or(r)

@@ -237,13 +237,13 @@ pub(crate) fn check_committed(
     asked: &NamedSharding,
 ) -> Result<()> {
     match a.sharding() {
-        Some(own) if !own.same_layout(asked, a.shape()) => Err(Error::op(
+        Some(own) if !own.same_layout(asked, a.dims()) => Err(Error::op(
             label,
             format!(
                 "the sharding passed to jit does not match the sharding of argument {name} \
                  ({}): jit sharding {asked}, argument sharding {own}; device_put the argument \
                  to the jit sharding first",
-                describe(a.ty())
+                describe(a.aval())
             ),
         )),
         _ => Ok(()),
@@ -278,12 +278,12 @@ pub(crate) fn annotate(
             format!(
                 "{label} argument {} ({})",
                 boundary.in_name(i),
-                describe(a.ty())
+                describe(a.aval())
             )
         };
         let s = match (asked, own) {
             (Some(s), _) => {
-                s.check_shape(a.shape(), &what())?;
+                s.check_shape(a.dims(), &what())?;
                 check_committed(label, &boundary.in_name(i), a, &s)?;
                 s
             }
@@ -293,7 +293,7 @@ pub(crate) fn annotate(
         if let Some(attrs) = entry.arg_attrs.get_mut(i) {
             attrs.push(NamedAttr {
                 name: "sdy.sharding".into(),
-                value: Attribute::SdySharding(s.to_sdy_on(symbol, a.ndim())),
+                value: Attribute::SdySharding(s.to_sdy_on(symbol, a.rank())),
             });
         }
     }
