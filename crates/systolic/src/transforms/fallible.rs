@@ -1,32 +1,23 @@
 //! [`jit_fallible`]: `jit` of a function that may fail while it is traced, returning
 //! `Result<R>`; the error reaches the caller of `call` with its message.
 //!
-//! The traced function's result type is the tree it returns, and a failure has no tree to
-//! return, so the error leaves the trace by unwinding: `std::panic::resume_unwind` with a
-//! private payload (which, unlike `panic!`, runs no panic hook and prints nothing), caught by
-//! [`JitFallible::call`] and turned back into the `Err`. Every trace on the way is popped by
-//! its guard as the stack unwinds, so the `jit` (and any enclosing trace) stays usable. Other
-//! panics pass through unchanged.
+//! It is `jit(fallible(f))`: [`fallible`] makes the closure a [`Function`] whose `call`
+//! returns its `Result`, and `jit` (like every transformation) stages a `Function` through
+//! `stage_function`, which hands the function's error back as the error of the trace; every
+//! trace on the way is popped, so the jitted function (and any enclosing trace) stays usable.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::transforms::function::{fallible, Fallible, Function};
 use crate::transforms::jit::{jit, Jit};
 use crate::tree::Tree;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
-/// The payload that carries a traced function's error out of its trace.
-struct Raised(Error);
-
-/// The boxed function a [`JitFallible`] traces.
-type Raising<'f, A, R> = Box<dyn Fn(&A) -> R + 'f>;
-
-/// A jitted function that may fail. Made by [`jit_fallible`].
-pub struct JitFallible<'f, A, R> {
-    jit: Jit<A, R, Raising<'f, A, R>>,
-}
+/// A jitted function that may fail: a [`Jit`] of a [`Fallible`] closure. Made by
+/// [`jit_fallible`].
+pub type JitFallible<A, R, F> = Jit<A, R, Fallible<F>>;
 
 /// `jit` of `f: Fn(&A) -> Result<R>`: the first error `f` returns while it is traced (a
 /// failed op found by `check()?`, a shape the function refuses, …) is the error of
-/// [`JitFallible::call`], with its message.
+/// [`Jit::call`], with its message. The same as `jit(fallible(f))`.
 ///
 /// ```
 /// use systolic::{jit_fallible, numpy as np, Array, Error};
@@ -42,43 +33,14 @@ pub struct JitFallible<'f, A, R> {
 /// assert!(err.contains("reshape") && err.contains("[2, 2]"), "{err}");
 /// let err = f.call(&Array::from_vec(vec![1i32; 4], &[4])).unwrap_err().to_string();
 /// assert!(err.contains("expected float32, got int32"), "{err}");
-/// // It still runs what does not fail.
+/// // It still runs what does not fail; failed traces are not counted.
 /// let y = f.call(&Array::from_vec(vec![1.0f32; 4], &[4])).unwrap();
 /// assert_eq!(y.to_vec::<f32>().unwrap(), vec![2.0; 4]);
+/// assert_eq!(f.trace_count(), 1);
 /// ```
-pub fn jit_fallible<'f, A: Tree, R: Tree, F: Fn(&A) -> Result<R> + 'f>(
-    f: F,
-) -> JitFallible<'f, A, R> {
-    let raising: Raising<'f, A, R> = Box::new(move |a: &A| match f(a) {
-        Ok(r) => r,
-        Err(e) => resume_unwind(Box::new(Raised(e))),
-    });
-    JitFallible { jit: jit(raising) }
-}
-
-impl<A: Tree, R: Tree> JitFallible<'_, A, R> {
-    /// Names the function, as [`Jit::named`].
-    pub fn named(self, name: &str) -> Self {
-        JitFallible {
-            jit: self.jit.named(name),
-        }
-    }
-
-    /// The result, or the error the function (or the tracing, compiling or running of it)
-    /// returned.
-    pub fn call(&self, args: &A) -> Result<R> {
-        match catch_unwind(AssertUnwindSafe(|| self.jit.call(args))) {
-            Ok(r) => r,
-            Err(payload) => match payload.downcast::<Raised>() {
-                Ok(raised) => Err(raised.0),
-                Err(other) => resume_unwind(other),
-            },
-        }
-    }
-
-    /// How many times the function was traced to the end (as [`Jit::trace_count`]; a trace
-    /// that failed is not counted, and the next call traces again).
-    pub fn trace_count(&self) -> usize {
-        self.jit.trace_count()
-    }
+pub fn jit_fallible<A: Tree, R: Tree, F: Fn(&A) -> Result<R>>(f: F) -> JitFallible<A, R, F>
+where
+    Fallible<F>: Function<A, Output = R>,
+{
+    jit(fallible(f))
 }

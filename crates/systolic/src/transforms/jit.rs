@@ -16,12 +16,12 @@
 
 use crate::array::{abstract_value, describe, Array};
 use crate::core::dispatch;
-use crate::core::staging::stage_with;
 use crate::core::trace;
 use crate::device::{client, default_device};
 use crate::error::{Error, Result};
 use crate::sharding::{with_sharding_constraint, Shardings};
 use crate::transforms::aot::{Compiled as AotCompiled, LoweredArgs};
+use crate::transforms::function::{stage_function, Function};
 use crate::transforms::shard_map::spmd::{
     annotate, check_committed, program_mesh, Boundary, SpmdProgram,
 };
@@ -205,7 +205,7 @@ pub struct Jit<A, R, F> {
 /// let text = f.lower(&(Array::scalar(1.0f32), Array::scalar(2.0f32))).unwrap().as_text();
 /// assert!(text.contains("stablehlo.multiply"), "{text}");
 /// ```
-pub fn jit<A: Tree, R: Tree, F: Fn(&A) -> R>(f: F) -> Jit<A, R, F> {
+pub fn jit<A: Tree, F: Function<A>>(f: F) -> Jit<A, F::Output, F> {
     Jit {
         f,
         name: "main".into(),
@@ -219,7 +219,7 @@ pub fn jit<A: Tree, R: Tree, F: Fn(&A) -> R>(f: F) -> Jit<A, R, F> {
     }
 }
 
-impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
+impl<A: Tree, F: Function<A>> Jit<A, F::Output, F> {
     /// Names the function: the lowered module is `@jit_<name>` and errors of its executions
     /// name `jit(<name>)` (the entry function stays `@main`, as in JAX).
     ///
@@ -361,7 +361,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
     /// let lowered = jit(|x: &Array| x.clone()).lower(&Array::from_vec(vec![1i32, 2], &[2])).unwrap();
     /// assert!(lowered.as_text().contains("tensor<2xi32>"));
     /// ```
-    pub fn lower(&self, args: &A) -> Result<Lowered<R>> {
+    pub fn lower(&self, args: &A) -> Result<Lowered<F::Output>> {
         let mut leaves = vec![];
         args.leaves(&mut leaves);
         for l in &leaves {
@@ -427,7 +427,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
 
     /// The shardings asked of a call on `args` (then `captures` more parameters) whose
     /// results are laid out like `template`, with the names errors give them.
-    fn boundary(&self, args: &A, captures: usize, template: &R) -> Result<Boundary> {
+    fn boundary(&self, args: &A, captures: usize, template: &F::Output) -> Result<Boundary> {
         let label = format!("jit({})", self.name);
         let in_names: Vec<String> = args
             .def()
@@ -459,9 +459,9 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
 
     /// Under an enclosing trace: the function inlined, its in- and out-shardings staged as
     /// sharding constraints on the argument and result leaves (as JAX's nested `jit`).
-    fn call_traced(&self, args: &A) -> Result<R> {
+    fn call_traced(&self, args: &A) -> Result<F::Output> {
         if self.in_shardings.is_unspecified() && self.out_shardings.is_unspecified() {
-            return Ok((self.f)(args));
+            return self.f.call(args);
         }
         let label = format!("jit({})", self.name);
         let constrain = |leaves: Vec<Array>, shardings: Vec<Option<crate::NamedSharding>>| {
@@ -480,7 +480,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
             .in_shardings
             .per_leaf(leaves.len(), &format!("{label} in_shardings"))?;
         let args = args.rebuild(&mut constrain(leaves, ins).into_iter())?;
-        let out = (self.f)(&args);
+        let out = self.f.call(&args)?;
         let mut outs = vec![];
         out.leaves(&mut outs);
         let shardings = self
@@ -494,21 +494,8 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
         args: &A,
         leaves: &[Array],
         capture_concrete: bool,
-    ) -> Result<(Lowered<R>, Vec<Array>)> {
-        let mut template = None;
-        let staged = stage_with("main", leaves, capture_concrete, |tracers| {
-            let traced_args = match args.rebuild(&mut tracers.iter().cloned()) {
-                Ok(a) => a,
-                Err(e) => return vec![Array::failed(e)],
-            };
-            let out = (self.f)(&traced_args);
-            let mut outs = vec![];
-            out.leaves(&mut outs);
-            template = Some(out);
-            outs
-        })?;
-        let template =
-            template.ok_or_else(|| Error::Trace("the traced function returned nothing".into()))?;
+    ) -> Result<(Lowered<F::Output>, Vec<Array>)> {
+        let (staged, template) = stage_function("main", args, leaves, capture_concrete, &self.f)?;
         *self.traces.borrow_mut() += 1;
         let lowered = Lowered {
             module: Module {
@@ -562,7 +549,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
     /// x.block_until_ready().unwrap();
     /// assert!((x.to_vec::<f32>().unwrap()[0] - 2.0).abs() < 1e-5);
     /// ```
-    pub fn call(&self, args: &A) -> Result<R> {
+    pub fn call(&self, args: &A) -> Result<F::Output> {
         if trace::current().is_some() {
             return self.call_traced(args);
         }
@@ -674,6 +661,14 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
             Compiled::Spmd(program) => program.execute(&label, inputs, &entry.lowered.out_weak),
         };
         entry.lowered.template.rebuild(&mut outs.into_iter())
+    }
+}
+
+impl<A: Tree, F: Function<A>> Function<A> for Jit<A, F::Output, F> {
+    type Output = F::Output;
+
+    fn call(&self, args: &A) -> Result<F::Output> {
+        Jit::call(self, args)
     }
 }
 
