@@ -177,10 +177,45 @@ impl Executable {
     /// Runs on `args`, donating them: their memory may hold the outputs, and every handle to
     /// them reports them as donated afterwards. A buffer given twice is an error.
     pub fn execute_donating(&self, args: Vec<Buffer>) -> Result<Vec<Buffer>> {
+        let all = vec![true; args.len()];
+        self.execute_donating_some(args, &all)
+    }
+
+    /// Runs on `args`, donating those `donate` marks (JAX's `donate_argnums`) and borrowing the
+    /// rest: a donated argument's data is moved into the execution (copied if another
+    /// execution still reads it), where the executor may write a result into it, and every
+    /// handle to it reports it as donated afterwards. A donated buffer given twice (or also
+    /// borrowed) is an error; a call that fails its checks donates nothing.
+    ///
+    /// ```
+    /// use systolic_runtime::{Client, CompileOptions};
+    /// use systolic_ir::Tensor;
+    /// let module = systolic_ir::text::parse_module(
+    ///     "func.func @main(%w: tensor<2xf32>, %g: tensor<2xf32>) -> tensor<2xf32> {
+    ///        %0 = stablehlo.subtract %w, %g : tensor<2xf32>
+    ///        return %0 : tensor<2xf32>
+    ///      }",
+    ///     "step",
+    /// ).unwrap();
+    /// let client = Client::cpu();
+    /// let dev = client.device("cpu:0").unwrap();
+    /// let exe = client.compile(&module, &CompileOptions::no_disk_cache()).unwrap();
+    /// let w = client.buffer_from_tensor(Tensor::from_f32(vec![2], vec![3.0, 4.0]), dev).unwrap();
+    /// let g = client.buffer_from_tensor(Tensor::from_f32(vec![2], vec![1.0, 1.0]), dev).unwrap();
+    /// let out = exe.execute_donating_some(vec![w.clone(), g.clone()], &[true, false]).unwrap();
+    /// assert_eq!(out[0].to_tensor().unwrap(), Tensor::from_f32(vec![2], vec![2.0, 3.0]));
+    /// assert!(w.is_donated() && !g.is_donated());
+    /// ```
+    pub fn execute_donating_some(&self, args: Vec<Buffer>, donate: &[bool]) -> Result<Vec<Buffer>> {
         self.check_args(args.iter())?;
         self.check_hbm()?;
+        let donated = |i: usize| donate.get(i).copied().unwrap_or(false);
         for (i, a) in args.iter().enumerate() {
-            if let Some(j) = args[..i].iter().position(|b| b.same_buffer(a)) {
+            let twice = args[..i]
+                .iter()
+                .enumerate()
+                .position(|(j, b)| (donated(i) || donated(j)) && b.same_buffer(a));
+            if let Some(j) = twice {
                 return Err(RuntimeError::Execute {
                     entry: self.entry().to_string(),
                     message: format!(
@@ -194,14 +229,25 @@ impl Executable {
             a.block_until_ready()
                 .and_then(|()| a.data(self.place(i)).map(|_| ()))?;
         }
-        let owned = args
-            .iter()
-            .enumerate()
-            .map(|(i, b)| b.take_donated(self.place(i)))
-            .collect::<Result<Vec<_>>>()?;
+        let mut kept = Vec::with_capacity(args.len());
+        let mut owned = Vec::with_capacity(args.len());
+        for (i, b) in args.iter().enumerate() {
+            if donated(i) {
+                owned.push(Some(b.take_donated(self.place(i))?));
+                kept.push(None);
+            } else {
+                owned.push(None);
+                kept.push(Some(b.data(self.place(i))?));
+            }
+        }
         let inputs = owned
             .into_iter()
-            .map(|b| ValueArg::Owned(RtValue::Buffer(b)))
+            .zip(&kept)
+            .map(|(o, k)| match (o, k) {
+                (Some(b), _) => ValueArg::Owned(RtValue::Buffer(b)),
+                (None, Some(d)) => ValueArg::Buffer(d.as_ref()),
+                (None, None) => unreachable!("every argument is donated or kept"),
+            })
             .collect();
         let outputs = self.finish(self.compiled.program().execute(inputs));
         self.advance_clock(&outputs);

@@ -53,6 +53,10 @@ pub(crate) struct Inner {
     pub(crate) weak: bool,
     pub(crate) device: Device,
     pub(crate) repr: Repr,
+    /// Set (by the caller's thread, when the call is made) once the array was donated to a
+    /// `jit` call ([`Jit::donate_argnums`](crate::Jit::donate_argnums)): its data belongs to
+    /// that execution, and every clone reports it deleted.
+    pub(crate) donated_to: std::sync::OnceLock<String>,
 }
 
 /// An n-dimensional array with a shape, a dtype, a weak-type flag and a device.
@@ -143,8 +147,42 @@ impl Array {
                 weak,
                 device,
                 repr,
+                donated_to: std::sync::OnceLock::new(),
             }),
         }
+    }
+
+    /// The error of using an array donated to `label`, JAX's "Array has been deleted".
+    fn deleted_error(&self, label: &str) -> Error {
+        Error::op(
+            label,
+            format!(
+                "Array has been deleted: this {} was donated to the call (donate_argnums), so \
+                 its buffer may hold the call's results; use the results instead",
+                describe(&self.inner.ty)
+            ),
+        )
+    }
+
+    /// Marks the array donated to the call `label` (every clone sees it).
+    pub(crate) fn mark_donated(&self, label: &str) {
+        let _ = self.inner.donated_to.set(label.to_string());
+    }
+
+    /// True once the array was donated to a `jit` call (JAX's `x.is_deleted()`): its data is
+    /// gone, and every use is an error saying so.
+    ///
+    /// ```
+    /// use systolic::{jit, Arg, Array};
+    /// let step = jit(|(w, g): &(Array, Array)| w - g).donate_argnums(Arg::<0>);
+    /// let w = Array::from_vec(vec![1.0f32, 2.0], &[2]);
+    /// let w2 = step.call(&(w.clone(), Array::from_vec(vec![0.5f32, 0.5], &[2]))).unwrap();
+    /// assert!(w.is_deleted() && !w2.is_deleted());
+    /// assert!(w.to_vec::<f32>().unwrap_err().to_string().contains("Array has been deleted"));
+    /// assert_eq!(w2.to_vec::<f32>().unwrap(), vec![0.5, 1.5]);
+    /// ```
+    pub fn is_deleted(&self) -> bool {
+        self.inner.donated_to.get().is_some()
     }
 
     /// An array carrying `error` (what a failed op returns).
@@ -423,6 +461,9 @@ impl Array {
     /// assert!(err.contains("add") && err.contains("float32[3]") && err.contains("float32[4]"), "{err}");
     /// ```
     pub fn check(&self) -> Result<&Array> {
+        if let Some(label) = self.inner.donated_to.get() {
+            return Err(self.deleted_error(label));
+        }
         match &self.inner.repr {
             Repr::Failed(e) => Err(e.clone()),
             _ => Ok(self),
@@ -439,6 +480,14 @@ impl Array {
     /// assert_eq!(b.to_tensor().unwrap(), systolic_ir::Tensor::from_f32(vec![2], vec![2.0, 3.0]));
     /// ```
     pub fn buffer(&self) -> Result<Buffer> {
+        if let Some(label) = self.inner.donated_to.get() {
+            return Err(self.deleted_error(label));
+        }
+        self.buffer_of_call()
+    }
+
+    /// The buffer even of an array donated to a call: what that call's execution reads.
+    pub(crate) fn buffer_of_call(&self) -> Result<Buffer> {
         match &self.inner.repr {
             Repr::Concrete(b) => Ok(b.clone()),
             Repr::Pending(p) => p.wait(),

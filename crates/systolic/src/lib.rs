@@ -6,6 +6,10 @@
 //! - [`jit`]: trace a function over pytrees ([`Tree`](trait@Tree), `#[derive(Tree)]`) into the
 //!   IR, compile, cache per signature; [`Static`] values are static arguments. Calls dispatch
 //!   asynchronously, like eager ops.
+//! - Transformations ([`grad`], [`vmap`], [`jacfwd`], [`checkpoint`], [`shard_map`], …) take
+//!   and are [`Function`]s (a closure `Fn(&A) -> R`, or another transformation), so they
+//!   compose as JAX's do: `jit(vmap(grad(loss)))`, `grad(jit(f))`, with the inner failures
+//!   returned by the outer `call`.
 //! - [`random`]: JAX's threefry2x32 PRNG, bit-exact, as traceable ops.
 //! - Eager execution: ops on concrete arrays run at once as cached single-op executables.
 //!
@@ -17,6 +21,9 @@
 //! let jitted = jit(relu_sum).call(&x).unwrap().to_vec::<f32>().unwrap();
 //! assert_eq!(eager, vec![4.0]);
 //! assert_eq!(jitted, eager);
+//! // Transformations compose without closures: the gradient of relu_sum, compiled.
+//! let g = systolic::jit(systolic::grad(relu_sum)).call(&x).unwrap();
+//! assert_eq!(g.to_vec::<f32>().unwrap(), vec![1.0, 0.0, 1.0]);
 //! ```
 
 #![warn(missing_docs)]
@@ -79,6 +86,7 @@ pub use systolic_ir::{
 pub use transforms::aot::Compiled;
 pub use transforms::custom::{custom_jvp, custom_vjp, CustomJvp, CustomVjp};
 pub use transforms::fallible::{jit_fallible, JitFallible};
+pub use transforms::function::{fallible, Fallible, Function};
 pub use transforms::grad::{
     checkpoint, grad, jvp, value_and_grad, value_and_grad_with_aux, vjp, Arg, ArgNums, Checkpoint,
     Grad, GradArgnums, ValueAndGrad, ValueAndGradAux, Vjp,

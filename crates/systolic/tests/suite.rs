@@ -14,6 +14,7 @@ mod golden_util;
 mod grad;
 mod grad_perf;
 mod jit_async;
+mod jit_donate;
 mod jit_lower;
 mod linalg_golden;
 mod nn_golden;

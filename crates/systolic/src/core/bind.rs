@@ -97,7 +97,7 @@ pub(crate) fn bind(
     let slots = dispatch::submit(results.len(), move || {
         let buffers = inputs
             .iter()
-            .map(Array::buffer)
+            .map(Array::buffer_of_call)
             .collect::<Result<Vec<_>>>()?;
         let refs: Vec<&systolic_runtime::Buffer> = buffers.iter().collect();
         eager::run(&kind, &refs, &bodies, &result_types, device)

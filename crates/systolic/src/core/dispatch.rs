@@ -128,15 +128,34 @@ pub(crate) fn execute(
     out_weak: &[bool],
     device: Device,
 ) -> Vec<Array> {
+    execute_donating(label, exe, inputs, &[], out_types, out_weak, device)
+}
+
+/// [`execute`], donating the inputs `donate` marks (already marked deleted by the caller: the
+/// worker reads them all the same, and the execution takes their data).
+pub(crate) fn execute_donating(
+    label: &str,
+    exe: Executable,
+    inputs: Vec<Array>,
+    donate: &[bool],
+    out_types: &[TensorType],
+    out_weak: &[bool],
+    device: Device,
+) -> Vec<Array> {
     let op = label.to_string();
+    let donate = donate.to_vec();
     let slots = submit_named(label, out_types.len(), move || {
         let buffers = inputs
             .iter()
-            .map(Array::buffer)
+            .map(Array::buffer_of_call)
             .collect::<Result<Vec<_>>>()?;
-        let refs: Vec<&Buffer> = buffers.iter().collect();
-        exe.execute(&refs)
-            .map_err(|e| Error::op(&op, Error::from(e).to_string()))
+        let ran = if donate.iter().any(|&d| d) {
+            exe.execute_donating_some(buffers, &donate)
+        } else {
+            let refs: Vec<&Buffer> = buffers.iter().collect();
+            exe.execute(&refs)
+        };
+        ran.map_err(|e| Error::op(&op, Error::from(e).to_string()))
     });
     slots
         .into_iter()

@@ -23,6 +23,7 @@ use crate::core::bind::bind;
 use crate::core::staging::{call_func, stage, Staged};
 use crate::core::trace;
 use crate::error::{Error, Result};
+use crate::transforms::function::{stage_function, Function};
 use crate::transforms::grad::{leaves_of, stage_tree};
 use crate::tree::Tree;
 use std::cell::RefCell;
@@ -46,21 +47,13 @@ fn aval(ty: &TensorType) -> Array {
 
 /// Stages the function itself on `args`: the staged primal, the argument leaves, and the output
 /// tree (traced leaves) whose structure the rule's results are rebuilt into.
-fn stage_primal<A: Tree, R: Tree>(
+fn stage_primal<A: Tree, F: Function<A>>(
     op: &str,
     args: &A,
-    f: impl Fn(&A) -> R,
-) -> Result<(Staged, Vec<Array>, R)> {
-    let template: RefCell<Option<R>> = RefCell::new(None);
-    let (primal, leaves) = stage_tree(op, args, |a| {
-        let r = f(a);
-        let out = leaves_of(&r);
-        *template.borrow_mut() = Some(r);
-        Ok(out)
-    })?;
-    let template = template
-        .into_inner()
-        .ok_or_else(|| Error::op(op, "no output"))?;
+    f: &F,
+) -> Result<(Staged, Vec<Array>, F::Output)> {
+    let leaves = leaves_of(args);
+    let (primal, template) = stage_function(op, args, &leaves, true, f)?;
     Ok((primal, leaves, template))
 }
 
@@ -185,7 +178,7 @@ pub fn custom_jvp<A, R, F, J>(f: F, jvp: J) -> CustomJvp<A, R, F, J>
 where
     A: Tree,
     R: Tree,
-    F: Fn(&A) -> R,
+    F: Function<A, Output = R>,
     J: Fn(&A, &A) -> (R, R),
 {
     CustomJvp {
@@ -195,11 +188,11 @@ where
     }
 }
 
-impl<A: Tree, R: Tree, F: Fn(&A) -> R, J: Fn(&A, &A) -> (R, R)> CustomJvp<A, R, F, J> {
+impl<A: Tree, R: Tree, F: Function<A, Output = R>, J: Fn(&A, &A) -> (R, R)> CustomJvp<A, R, F, J> {
     /// `f(args)`; differentiated by the rule.
     pub fn call(&self, args: &A) -> Result<R> {
         if trace::current().is_none() {
-            return Ok((self.f)(args));
+            return self.f.call(args);
         }
         let (primal, leaves, template) = stage_primal("custom_jvp", args, &self.f)?;
         let out_types = types(&primal)?;
@@ -282,7 +275,7 @@ where
     A: Tree,
     R: Tree,
     X: Tree,
-    F: Fn(&A) -> R,
+    F: Function<A, Output = R>,
     Fw: Fn(&A) -> (R, X),
     Bw: Fn(&X, &R) -> A,
 {
@@ -299,14 +292,14 @@ where
     A: Tree,
     R: Tree,
     X: Tree,
-    F: Fn(&A) -> R,
+    F: Function<A, Output = R>,
     Fw: Fn(&A) -> (R, X),
     Bw: Fn(&X, &R) -> A,
 {
     /// `f(args)`; differentiated in reverse mode by the rule.
     pub fn call(&self, args: &A) -> Result<R> {
         if trace::current().is_none() {
-            return Ok((self.f)(args));
+            return self.f.call(args);
         }
         let (primal, leaves, template) = stage_primal("custom_vjp", args, &self.f)?;
         let out_types = types(&primal)?;
@@ -375,5 +368,31 @@ where
         rule_captures.extend(bwd.captures.iter().cloned());
         let outs = call_primal("custom_vjp", &primal, &leaves, &rule_captures, id)?;
         template.rebuild(&mut outs.into_iter())
+    }
+}
+
+impl<A: Tree, R: Tree, F: Function<A, Output = R>, J: Fn(&A, &A) -> (R, R)> Function<A>
+    for CustomJvp<A, R, F, J>
+{
+    type Output = R;
+
+    fn call(&self, args: &A) -> Result<R> {
+        CustomJvp::call(self, args)
+    }
+}
+
+impl<A, R, X, F, Fw, Bw> Function<A> for CustomVjp<A, R, X, F, Fw, Bw>
+where
+    A: Tree,
+    R: Tree,
+    X: Tree,
+    F: Function<A, Output = R>,
+    Fw: Fn(&A) -> (R, X),
+    Bw: Fn(&X, &R) -> A,
+{
+    type Output = R;
+
+    fn call(&self, args: &A) -> Result<R> {
+        CustomVjp::call(self, args)
     }
 }

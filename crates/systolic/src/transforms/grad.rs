@@ -13,6 +13,7 @@
 use crate::array::Array;
 use crate::core::staging::{call_func, stage};
 use crate::error::{Error, Result};
+use crate::transforms::function::{stage_function, Function};
 use crate::tree::Tree;
 use std::cell::RefCell;
 use std::marker::PhantomData;
@@ -191,7 +192,7 @@ pub struct Grad<A, F> {
 /// let d2 = grad(|x: &Array| grad(|y: &Array| &(y * y) * y).call(x).unwrap());
 /// assert_eq!(d2.call(&Array::scalar(2.0f32)).unwrap().to_vec::<f32>().unwrap(), vec![12.0]);
 /// ```
-pub fn grad<A: Tree, F: Fn(&A) -> Array>(f: F) -> Grad<A, F> {
+pub fn grad<A: Tree, F: Function<A, Output = Array>>(f: F) -> Grad<A, F> {
     Grad {
         f,
         wrt: Wrt::default(),
@@ -199,7 +200,7 @@ pub fn grad<A: Tree, F: Fn(&A) -> Array>(f: F) -> Grad<A, F> {
     }
 }
 
-impl<A: Tree, F: Fn(&A) -> Array> Grad<A, F> {
+impl<A: Tree, F: Function<A, Output = Array>> Grad<A, F> {
     /// The gradient at `args` (eagerly, or staged into the active trace).
     ///
     /// An integer or boolean leaf is an error (JAX's TypeError), unless
@@ -214,7 +215,8 @@ impl<A: Tree, F: Fn(&A) -> Array> Grad<A, F> {
     /// assert!(err.contains("`args[1]`"), "{err}");
     /// ```
     pub fn call(&self, args: &A) -> Result<A> {
-        let (_, grads) = value_and_grad_leaves("grad", args, &self.wrt, |a| Ok(vec![(self.f)(a)]))?;
+        let (_, grads) =
+            value_and_grad_leaves("grad", args, &self.wrt, |a| Ok(vec![self.f.call(a)?]))?;
         args.rebuild(&mut grads.into_iter())
     }
 
@@ -272,7 +274,7 @@ pub struct GradArgnums<A, S, F> {
     _a: PhantomData<fn(&A)>,
 }
 
-impl<A: Tree, S: ArgNums<A>, F: Fn(&A) -> Array> GradArgnums<A, S, F> {
+impl<A: Tree, S: ArgNums<A>, F: Function<A, Output = Array>> GradArgnums<A, S, F> {
     /// The selected gradients at `args`.
     pub fn call(&self, args: &A) -> Result<S::Out> {
         Ok(self.value_and_grad(args)?.1)
@@ -292,7 +294,7 @@ impl<A: Tree, S: ArgNums<A>, F: Fn(&A) -> Array> GradArgnums<A, S, F> {
             allow_int: self.allow_int,
         };
         let (mut outs, grads) =
-            value_and_grad_leaves("grad", args, &wrt, |a| Ok(vec![(self.f)(a)]))?;
+            value_and_grad_leaves("grad", args, &wrt, |a| Ok(vec![self.f.call(a)?]))?;
         let picked = self.select.pick(args, &mut grads.into_iter())?;
         Ok((outs.remove(0), picked))
     }
@@ -410,7 +412,7 @@ pub struct ValueAndGrad<A, F> {
 /// let w2 = w2.to_vec::<f32>().unwrap();
 /// assert!((w2[0] - 0.62).abs() < 1e-6 && (w2[1] + 0.32).abs() < 1e-6, "{w2:?}");
 /// ```
-pub fn value_and_grad<A: Tree, F: Fn(&A) -> Array>(f: F) -> ValueAndGrad<A, F> {
+pub fn value_and_grad<A: Tree, F: Function<A, Output = Array>>(f: F) -> ValueAndGrad<A, F> {
     ValueAndGrad {
         f,
         wrt: Wrt::default(),
@@ -418,11 +420,12 @@ pub fn value_and_grad<A: Tree, F: Fn(&A) -> Array>(f: F) -> ValueAndGrad<A, F> {
     }
 }
 
-impl<A: Tree, F: Fn(&A) -> Array> ValueAndGrad<A, F> {
+impl<A: Tree, F: Function<A, Output = Array>> ValueAndGrad<A, F> {
     /// `(f(args), ∇f(args))`.
     pub fn call(&self, args: &A) -> Result<(Array, A)> {
-        let (mut outs, grads) =
-            value_and_grad_leaves("value_and_grad", args, &self.wrt, |a| Ok(vec![(self.f)(a)]))?;
+        let (mut outs, grads) = value_and_grad_leaves("value_and_grad", args, &self.wrt, |a| {
+            Ok(vec![self.f.call(a)?])
+        })?;
         Ok((outs.remove(0), args.rebuild(&mut grads.into_iter())?))
     }
 
@@ -471,19 +474,19 @@ pub struct ValueAndGradAux<A, X, F> {
 /// assert_eq!(aux.to_vec::<f32>().unwrap(), vec![1.0, 4.0]);
 /// assert_eq!(g.to_vec::<f32>().unwrap(), vec![2.0, 4.0]);
 /// ```
-pub fn value_and_grad_with_aux<A: Tree, X: Tree, F: Fn(&A) -> (Array, X)>(
+pub fn value_and_grad_with_aux<A: Tree, X: Tree, F: Function<A, Output = (Array, X)>>(
     f: F,
 ) -> ValueAndGradAux<A, X, F> {
     ValueAndGradAux { f, _a: PhantomData }
 }
 
-impl<A: Tree, X: Tree, F: Fn(&A) -> (Array, X)> ValueAndGradAux<A, X, F> {
+impl<A: Tree, X: Tree, F: Function<A, Output = (Array, X)>> ValueAndGradAux<A, X, F> {
     /// `((f(args).0, aux), ∇f(args).0)`.
     pub fn call(&self, args: &A) -> Result<((Array, X), A)> {
         let template: RefCell<Option<X>> = RefCell::new(None);
         let (mut outs, grads) =
             value_and_grad_leaves("value_and_grad", args, &Wrt::default(), |a| {
-                let (v, aux) = (self.f)(a);
+                let (v, aux) = self.f.call(a)?;
                 let mut out = vec![v];
                 aux.leaves(&mut out);
                 *template.borrow_mut() = Some(aux);
@@ -510,14 +513,13 @@ impl<A: Tree, X: Tree, F: Fn(&A) -> (Array, X)> ValueAndGradAux<A, X, F> {
 /// assert_eq!(y.to_vec::<f32>().unwrap(), vec![9.0]);
 /// assert_eq!(dy.to_vec::<f32>().unwrap(), vec![6.0]);
 /// ```
-pub fn jvp<A: Tree, R: Tree>(f: impl Fn(&A) -> R, primals: &A, tangents: &A) -> Result<(R, R)> {
-    let template: RefCell<Option<R>> = RefCell::new(None);
-    let (staged, leaves) = stage_tree("jvp", primals, |a| {
-        let r = f(a);
-        let out = leaves_of(&r);
-        *template.borrow_mut() = Some(r);
-        Ok(out)
-    })?;
+pub fn jvp<A: Tree, R: Tree, F: Function<A, Output = R>>(
+    f: F,
+    primals: &A,
+    tangents: &A,
+) -> Result<(R, R)> {
+    let leaves = leaves_of(primals);
+    let (staged, template) = stage_function("jvp", primals, &leaves, true, &f)?;
     let tleaves = leaves_of(tangents);
     if tleaves.len() != leaves.len() {
         return Err(Error::op(
@@ -548,9 +550,6 @@ pub fn jvp<A: Tree, R: Tree>(f: impl Fn(&A) -> R, primals: &A, tangents: &A) -> 
     weak.extend(staged.out_weak.iter().copied());
     let mut outs = call_func(&jf, &args, &weak)?;
     let touts = outs.split_off(staged.out_weak.len());
-    let template = template
-        .into_inner()
-        .ok_or_else(|| Error::op("jvp", "no output"))?;
     Ok((
         template.rebuild(&mut outs.into_iter())?,
         template.rebuild(&mut touts.into_iter())?,
@@ -581,23 +580,18 @@ pub struct Vjp<A, R> {
 /// assert_eq!(dx.to_vec::<f32>().unwrap(), vec![5.0, 70.0]);
 /// assert_eq!(dy.to_vec::<f32>().unwrap(), vec![2.0, 30.0]);
 /// ```
-pub fn vjp<A: Tree + Clone, R: Tree>(f: impl Fn(&A) -> R, primals: &A) -> Result<(R, Vjp<A, R>)> {
-    let template: RefCell<Option<R>> = RefCell::new(None);
-    let (staged, leaves) = stage_tree("vjp", primals, |a| {
-        let r = f(a);
-        let out = leaves_of(&r);
-        *template.borrow_mut() = Some(r);
-        Ok(out)
-    })?;
+pub fn vjp<A: Tree + Clone, R: Tree, F: Function<A, Output = R>>(
+    f: F,
+    primals: &A,
+) -> Result<(R, Vjp<A, R>)> {
+    let leaves = leaves_of(primals);
+    let (staged, template) = stage_function("vjp", primals, &leaves, true, &f)?;
     let mut args = leaves.clone();
     args.extend(staged.captures.iter().cloned());
     let outs = call_func(&staged.func, &args, &staged.out_weak)?;
     let nout = outs.len();
     let wrt: Vec<usize> = (0..leaves.len()).collect();
     let df = systolic_autodiff::vjp(&staged.func, &wrt).map_err(|e| ad_err("vjp", e))?;
-    let template = template
-        .into_inner()
-        .ok_or_else(|| Error::op("vjp", "no output"))?;
     let out = template.rebuild(&mut outs.into_iter())?;
     Ok((
         out,
@@ -657,7 +651,7 @@ static REMAT_GROUP: AtomicI64 = AtomicI64::new(1);
 /// let got = g.call(&x).unwrap().to_vec::<f32>().unwrap()[0];
 /// assert!((got - want).abs() < 1e-6, "{got} {want}");
 /// ```
-pub fn checkpoint<A: Tree, R: Tree, F: Fn(&A) -> R>(f: F) -> Checkpoint<A, R, F> {
+pub fn checkpoint<A: Tree, F: Function<A>>(f: F) -> Checkpoint<A, F::Output, F> {
     Checkpoint {
         f,
         policy: Default::default(),
@@ -665,7 +659,7 @@ pub fn checkpoint<A: Tree, R: Tree, F: Fn(&A) -> R>(f: F) -> Checkpoint<A, R, F>
     }
 }
 
-impl<A: Tree, R: Tree, F: Fn(&A) -> R> Checkpoint<A, R, F> {
+impl<A: Tree, F: Function<A>> Checkpoint<A, F::Output, F> {
     /// What the backward pass may read saved instead of recomputing (JAX's `policy=`;
     /// default [`RematPolicy::NothingSaveable`](crate::RematPolicy::NothingSaveable)).
     ///
@@ -689,23 +683,67 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Checkpoint<A, R, F> {
     }
 
     /// `f(args)`, marked for rematerialisation.
-    pub fn call(&self, args: &A) -> Result<R> {
-        let template: RefCell<Option<R>> = RefCell::new(None);
-        let (staged, leaves) = stage_tree("checkpoint", args, |a| {
-            let r = (self.f)(a);
-            let out = leaves_of(&r);
-            *template.borrow_mut() = Some(r);
-            Ok(out)
-        })?;
+    pub fn call(&self, args: &A) -> Result<F::Output> {
+        let leaves = leaves_of(args);
+        let (staged, template) = stage_function("checkpoint", args, &leaves, true, &self.f)?;
         let mut func = staged.func;
         self.policy
             .mark(&mut func, REMAT_GROUP.fetch_add(1, Ordering::Relaxed));
         let mut call_args = leaves;
         call_args.extend(staged.captures.iter().cloned());
         let outs = call_func(&func, &call_args, &staged.out_weak)?;
-        template
-            .into_inner()
-            .ok_or_else(|| Error::op("checkpoint", "no output"))?
-            .rebuild(&mut outs.into_iter())
+        template.rebuild(&mut outs.into_iter())
+    }
+}
+
+impl<A: Tree, F: Function<A, Output = Array>> Function<A> for Grad<A, F> {
+    type Output = A;
+
+    fn call(&self, args: &A) -> Result<A> {
+        Grad::call(self, args)
+    }
+}
+
+impl<A: Tree, S: ArgNums<A>, F: Function<A, Output = Array>> Function<A> for GradArgnums<A, S, F> {
+    type Output = S::Out;
+
+    fn call(&self, args: &A) -> Result<S::Out> {
+        GradArgnums::call(self, args)
+    }
+}
+
+impl<A: Tree, F: Function<A, Output = Array>> Function<A> for ValueAndGrad<A, F> {
+    type Output = (Array, A);
+
+    fn call(&self, args: &A) -> Result<(Array, A)> {
+        ValueAndGrad::call(self, args)
+    }
+}
+
+impl<A: Tree, X: Tree, F: Function<A, Output = (Array, X)>> Function<A>
+    for ValueAndGradAux<A, X, F>
+{
+    type Output = ((Array, X), A);
+
+    fn call(&self, args: &A) -> Result<((Array, X), A)> {
+        ValueAndGradAux::call(self, args)
+    }
+}
+
+/// A pullback is a function of the output cotangents: `jit(pullback)` compiles it (the
+/// primals it closes over become captured inputs).
+impl<A: Tree, R: Tree> Function<R> for Vjp<A, R> {
+    type Output = A;
+
+    fn call(&self, ct: &R) -> Result<A> {
+        Vjp::call(self, ct)
+    }
+}
+
+impl<A: Tree, F: Function<A>> Function<A> for Checkpoint<A, F::Output, F> {
+    type Output = F::Output;
+
+    fn call(&self, args: &A) -> Result<F::Output> {
+        Checkpoint::call(self, args)
     }
 }

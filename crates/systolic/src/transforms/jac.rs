@@ -17,9 +17,9 @@ use crate::array::Array;
 use crate::core::staging::call_func;
 use crate::error::{Error, Result};
 use crate::numpy as np;
+use crate::transforms::function::{stage_function, Function};
 use crate::transforms::grad::{ad_err, filled, leaves_of, stage_tree, Wrt};
 use crate::tree::Tree;
-use std::cell::RefCell;
 use std::marker::PhantomData;
 
 /// A leaf function of a tree argument: what the engines below differentiate.
@@ -220,7 +220,7 @@ pub struct Jacobian<A, R, F> {
 /// assert_eq!(j.shape(), &[2, 2]); // out shape ++ in shape
 /// assert_eq!(j.to_vec::<f32>().unwrap(), vec![2.0, 0.0, 1.0, 0.0]);
 /// ```
-pub fn jacfwd<A: Tree, R: Tree, F: Fn(&A) -> R>(f: F) -> Jacobian<A, R, F> {
+pub fn jacfwd<A: Tree, F: Function<A>>(f: F) -> Jacobian<A, F::Output, F> {
     Jacobian {
         f,
         mode: Mode::Forward,
@@ -245,7 +245,7 @@ pub fn jacfwd<A: Tree, R: Tree, F: Fn(&A) -> R>(f: F) -> Jacobian<A, R, F> {
 /// assert_eq!(j.b.to_vec::<f32>().unwrap(), vec![1.0, 0.0, 0.0, 1.0]);
 /// assert_eq!(j.w.to_vec::<f32>().unwrap()[..6], [1.0, 2.0, 3.0, 0.0, 0.0, 0.0]);
 /// ```
-pub fn jacrev<A: Tree, R: Tree, F: Fn(&A) -> R>(f: F) -> Jacobian<A, R, F> {
+pub fn jacrev<A: Tree, F: Function<A>>(f: F) -> Jacobian<A, F::Output, F> {
     Jacobian {
         f,
         mode: Mode::Reverse,
@@ -253,7 +253,7 @@ pub fn jacrev<A: Tree, R: Tree, F: Fn(&A) -> R>(f: F) -> Jacobian<A, R, F> {
     }
 }
 
-impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jacobian<A, R, F> {
+impl<A: Tree, F: Function<A>> Jacobian<A, F::Output, F> {
     fn name(&self) -> &'static str {
         match self.mode {
             Mode::Forward => "jacfwd",
@@ -262,7 +262,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jacobian<A, R, F> {
     }
 
     fn leaves(&self, args: &A) -> Result<(Vec<Array>, Vec<Vec<Array>>)> {
-        let f = |a: &A| Ok(leaves_of(&(self.f)(a)));
+        let f = |a: &A| Ok(leaves_of(&self.f.call(a)?));
         match self.mode {
             Mode::Forward => jacfwd_leaves(self.name(), args, &f),
             Mode::Reverse => jacrev_leaves(self.name(), args, &f),
@@ -287,7 +287,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jacobian<A, R, F> {
     }
 }
 
-impl<A: Tree, F: Fn(&A) -> Array> Jacobian<A, Array, F> {
+impl<A: Tree, F: Function<A, Output = Array>> Jacobian<A, Array, F> {
     /// The Jacobian of a function returning one array, structured as the input: each leaf's
     /// shape is the output's shape followed by that input leaf's. Runs eagerly or staged into
     /// an enclosing trace (`jit`, `vmap`, another derivative).
@@ -319,15 +319,15 @@ pub struct Hessian<A, F> {
 /// assert_eq!(h[0].shape(), &[2, 2]);
 /// assert_eq!(h[0].to_vec::<f32>().unwrap(), vec![4.0, 2.0, 2.0, 12.0]);
 /// ```
-pub fn hessian<A: Tree, F: Fn(&A) -> Array>(f: F) -> Hessian<A, F> {
+pub fn hessian<A: Tree, F: Function<A, Output = Array>>(f: F) -> Hessian<A, F> {
     Hessian { f, _a: PhantomData }
 }
 
-impl<A: Tree, F: Fn(&A) -> Array> Hessian<A, F> {
+impl<A: Tree, F: Function<A, Output = Array>> Hessian<A, F> {
     /// `H[i]`, structured as the input, for each input leaf `i`.
     pub fn call(&self, args: &A) -> Result<Vec<A>> {
         let gradient = |a: &A| -> Result<Vec<Array>> {
-            let f = |x: &A| Ok(vec![(self.f)(x)]);
+            let f = |x: &A| Ok(vec![self.f.call(x)?]);
             let (outs, mut jac) = jacrev_leaves("hessian", a, &f)?;
             if outs.len() != 1 || !outs[0].dims().is_empty() {
                 return Err(Error::op(
@@ -373,21 +373,13 @@ pub struct Linearized<A, R> {
 /// assert!((t.to_vec::<f32>().unwrap()[0] - want[0]).abs() < 1e-6);
 /// assert!((t.to_vec::<f32>().unwrap()[1] - want[1]).abs() < 1e-6);
 /// ```
-pub fn linearize<A: Tree, R: Tree + Clone>(
-    f: impl Fn(&A) -> R,
+pub fn linearize<A: Tree, R: Tree, F: Function<A, Output = R>>(
+    f: F,
     primals: &A,
 ) -> Result<(R, Linearized<A, R>)> {
-    let template: RefCell<Option<R>> = RefCell::new(None);
-    let (staged, leaves) = stage_tree("linearize", primals, |a| {
-        let r = f(a);
-        let out = leaves_of(&r);
-        *template.borrow_mut() = Some(r);
-        Ok(out)
-    })?;
+    let leaves = leaves_of(primals);
+    let (staged, template) = stage_function("linearize", primals, &leaves, true, &f)?;
     Wrt::default().resolve("linearize", primals, &leaves)?;
-    let template = template
-        .into_inner()
-        .ok_or_else(|| Error::op("linearize", "no output"))?;
     let mut args = leaves.clone();
     args.extend(staged.captures.iter().cloned());
     let outs = call_func(&staged.func, &args, &staged.out_weak)?;
@@ -442,5 +434,30 @@ impl<A: Tree, R: Tree> Linearized<A, R> {
         let mut outs = call_func(&self.func, &args, &weak)?;
         let touts = outs.split_off(self.out_weak.len());
         self.template.rebuild(&mut touts.into_iter())
+    }
+}
+
+/// The Jacobian of a function returning one array is a function of the same arguments.
+impl<A: Tree, F: Function<A, Output = Array>> Function<A> for Jacobian<A, Array, F> {
+    type Output = A;
+
+    fn call(&self, args: &A) -> Result<A> {
+        Jacobian::call(self, args)
+    }
+}
+
+impl<A: Tree, F: Function<A, Output = Array>> Function<A> for Hessian<A, F> {
+    type Output = Vec<A>;
+
+    fn call(&self, args: &A) -> Result<Vec<A>> {
+        Hessian::call(self, args)
+    }
+}
+
+impl<A: Tree, R: Tree> Function<A> for Linearized<A, R> {
+    type Output = R;
+
+    fn call(&self, tangents: &A) -> Result<R> {
+        Linearized::call(self, tangents)
     }
 }

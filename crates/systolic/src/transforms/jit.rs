@@ -14,14 +14,14 @@
 //! and `sdy.sharding`s, split into the per-device program by the compiler's partitioner and
 //! compiled for the mesh (`shard_map/spmd.rs`); the results are sharded arrays.
 
-use crate::array::{abstract_value, describe, Array};
+use crate::array::{abstract_value, describe, Array, Repr};
 use crate::core::dispatch;
-use crate::core::staging::stage_with;
 use crate::core::trace;
 use crate::device::{client, default_device};
 use crate::error::{Error, Result};
 use crate::sharding::{with_sharding_constraint, Shardings};
 use crate::transforms::aot::{Compiled as AotCompiled, LoweredArgs};
+use crate::transforms::function::{stage_function, Function};
 use crate::transforms::shard_map::spmd::{
     annotate, check_committed, program_mesh, Boundary, SpmdProgram,
 };
@@ -185,7 +185,50 @@ pub struct Jit<A, R, F> {
     cache: RefCell<HashMap<String, Entry<R>>>,
     traces: RefCell<usize>,
     last_miss: RefCell<Option<String>>,
+    /// The leaf positions [`Jit::donate_argnums`] selects, given the arguments.
+    donate: Option<Donate<A>>,
     _args: PhantomData<fn(&A)>,
+}
+
+/// The leaves a donation selects among the arguments' leaves.
+type Donate<A> = Box<dyn Fn(&A) -> Vec<usize>>;
+
+/// `i32`, the type of `tf.aliasing_output`'s value.
+fn i32_type() -> Type {
+    Type::Tensor(TensorType::scalar(systolic_ir::DType::I32))
+}
+
+/// Whether `a` and `b` hold the same data (clones of one array, or arrays over one buffer or
+/// one pending result).
+fn same_data(a: &Array, b: &Array) -> bool {
+    if std::sync::Arc::ptr_eq(&a.inner, &b.inner) {
+        return true;
+    }
+    match (&a.inner.repr, &b.inner.repr) {
+        (Repr::Concrete(x), Repr::Concrete(y)) => x.same_buffer(y),
+        (Repr::Pending(x), Repr::Pending(y)) => std::sync::Arc::ptr_eq(x, y),
+        _ => false,
+    }
+}
+
+/// For each leaf, the output whose memory it gives when donated (`donated[i]`): the first
+/// output of its type not given to an earlier leaf, as JAX pairs donated arguments with
+/// results. A donated leaf no output matches keeps its data (JAX's "donated buffers were not
+/// usable").
+fn aliases(donated: &[bool], leaves: &[Array], out_types: &[TensorType]) -> Vec<Option<usize>> {
+    let mut taken = vec![false; out_types.len()];
+    leaves
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            if !donated.get(i).copied().unwrap_or(false) {
+                return None;
+            }
+            let j = (0..out_types.len()).find(|&j| !taken[j] && &out_types[j] == l.ty())?;
+            taken[j] = true;
+            Some(j)
+        })
+        .collect()
 }
 
 /// Wraps `f` so that calls trace it once per abstract signature and run compiled code.
@@ -205,7 +248,7 @@ pub struct Jit<A, R, F> {
 /// let text = f.lower(&(Array::scalar(1.0f32), Array::scalar(2.0f32))).unwrap().as_text();
 /// assert!(text.contains("stablehlo.multiply"), "{text}");
 /// ```
-pub fn jit<A: Tree, R: Tree, F: Fn(&A) -> R>(f: F) -> Jit<A, R, F> {
+pub fn jit<A: Tree, F: Function<A>>(f: F) -> Jit<A, F::Output, F> {
     Jit {
         f,
         name: "main".into(),
@@ -215,11 +258,12 @@ pub fn jit<A: Tree, R: Tree, F: Fn(&A) -> R>(f: F) -> Jit<A, R, F> {
         cache: RefCell::new(HashMap::new()),
         traces: RefCell::new(0),
         last_miss: RefCell::new(None),
+        donate: None,
         _args: PhantomData,
     }
 }
 
-impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
+impl<A: Tree, F: Function<A>> Jit<A, F::Output, F> {
     /// Names the function: the lowered module is `@jit_<name>` and errors of its executions
     /// name `jit(<name>)` (the entry function stays `@main`, as in JAX).
     ///
@@ -233,6 +277,49 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
     pub fn named(mut self, name: &str) -> Self {
         self.name = name.to_string();
         self
+    }
+
+    /// JAX's `donate_argnums`: the selected elements of a tuple argument ([`Arg<N>`](crate::Arg)
+    /// or a tuple of them, as [`Grad::argnums`](crate::Grad::argnums)) are donated to each
+    /// call. A donated leaf whose type equals a result's (the first such result not taken by
+    /// an earlier leaf, as JAX pairs them) gives its buffer to the execution, which may hold
+    /// that result in it (an optimizer step updating parameters in place); the array is deleted
+    /// at once ([`Array::is_deleted`]), and any later use is an error saying so (JAX's "Array
+    /// has been deleted"). A donated leaf no result matches keeps its data, as JAX's "donated
+    /// buffers were not usable". [`Jit::lower`] marks the pairs `tf.aliasing_output` as JAX
+    /// prints them.
+    ///
+    /// As in JAX: the same array given twice where one is donated is an error (nothing is
+    /// donated); under another trace (a nested `jit`) donation is ignored; sharded arguments,
+    /// and programs that run on a mesh, are not donated here (they keep their data).
+    ///
+    /// ```
+    /// use systolic::{jit, Arg, Array};
+    /// let sgd = jit(|(w, g): &(Array, Array)| w - &(g * 0.1)).donate_argnums(Arg::<0>);
+    /// let w = Array::from_vec(vec![1.0f32, 2.0], &[2]);
+    /// let g = Array::from_vec(vec![10.0f32, 10.0], &[2]);
+    /// let w = sgd.call(&(w, g.clone())).unwrap(); // the old w is gone; rebind the name
+    /// assert_eq!(w.to_vec::<f32>().unwrap(), vec![0.0, 1.0]);
+    /// assert!(!g.is_deleted());
+    /// let text = sgd.lower(&(w, g)).unwrap().as_text();
+    /// assert!(text.contains("%arg0: tensor<2xf32> {tf.aliasing_output = 0 : i32}, %arg1: tensor<2xf32>)"), "{text}");
+    /// ```
+    pub fn donate_argnums<S: crate::ArgNums<A> + 'static>(mut self, select: S) -> Self {
+        self.donate = Some(Box::new(move |a: &A| select.positions(a)));
+        self
+    }
+
+    /// Which leaves of `args` are selected for donation.
+    fn donated(&self, args: &A, n: usize) -> Vec<bool> {
+        let mut out = vec![false; n];
+        if let Some(select) = &self.donate {
+            for i in select(args) {
+                if let Some(d) = out.get_mut(i) {
+                    *d = true;
+                }
+            }
+        }
+        out
     }
 
     /// The sharding each argument leaf must take (JAX's `in_shardings`): one
@@ -361,7 +448,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
     /// let lowered = jit(|x: &Array| x.clone()).lower(&Array::from_vec(vec![1i32, 2], &[2])).unwrap();
     /// assert!(lowered.as_text().contains("tensor<2xi32>"));
     /// ```
-    pub fn lower(&self, args: &A) -> Result<Lowered<R>> {
+    pub fn lower(&self, args: &A) -> Result<Lowered<F::Output>> {
         let mut leaves = vec![];
         args.leaves(&mut leaves);
         for l in &leaves {
@@ -375,6 +462,29 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
             lowered.module.attrs = annotated.module.attrs;
             lowered.module.meshes = annotated.module.meshes;
             lowered.module.funcs = annotated.module.funcs;
+        }
+        let donated = self.donated(args, leaves.len());
+        if let Some(func) = lowered.module.funcs.first_mut()
+            && donated.iter().any(|&d| d)
+        {
+            let out_types: Vec<TensorType> = func
+                .result_types
+                .iter()
+                .filter_map(|t| t.as_tensor().cloned())
+                .collect();
+            let params = func.params().len();
+            func.arg_attrs.resize(params, vec![]);
+            for (i, j) in aliases(&donated, &leaves, &out_types)
+                .into_iter()
+                .enumerate()
+            {
+                if let (Some(j), Some(attrs)) = (j, func.arg_attrs.get_mut(i)) {
+                    attrs.push(systolic_ir::NamedAttr::new(
+                        "tf.aliasing_output",
+                        systolic_ir::Attribute::Int(j as i64, Some(i32_type())),
+                    ));
+                }
+            }
         }
         Ok(lowered)
     }
@@ -427,7 +537,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
 
     /// The shardings asked of a call on `args` (then `captures` more parameters) whose
     /// results are laid out like `template`, with the names errors give them.
-    fn boundary(&self, args: &A, captures: usize, template: &R) -> Result<Boundary> {
+    fn boundary(&self, args: &A, captures: usize, template: &F::Output) -> Result<Boundary> {
         let label = format!("jit({})", self.name);
         let in_names: Vec<String> = args
             .def()
@@ -459,9 +569,9 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
 
     /// Under an enclosing trace: the function inlined, its in- and out-shardings staged as
     /// sharding constraints on the argument and result leaves (as JAX's nested `jit`).
-    fn call_traced(&self, args: &A) -> Result<R> {
+    fn call_traced(&self, args: &A) -> Result<F::Output> {
         if self.in_shardings.is_unspecified() && self.out_shardings.is_unspecified() {
-            return Ok((self.f)(args));
+            return self.f.call(args);
         }
         let label = format!("jit({})", self.name);
         let constrain = |leaves: Vec<Array>, shardings: Vec<Option<crate::NamedSharding>>| {
@@ -480,7 +590,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
             .in_shardings
             .per_leaf(leaves.len(), &format!("{label} in_shardings"))?;
         let args = args.rebuild(&mut constrain(leaves, ins).into_iter())?;
-        let out = (self.f)(&args);
+        let out = self.f.call(&args)?;
         let mut outs = vec![];
         out.leaves(&mut outs);
         let shardings = self
@@ -494,21 +604,8 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
         args: &A,
         leaves: &[Array],
         capture_concrete: bool,
-    ) -> Result<(Lowered<R>, Vec<Array>)> {
-        let mut template = None;
-        let staged = stage_with("main", leaves, capture_concrete, |tracers| {
-            let traced_args = match args.rebuild(&mut tracers.iter().cloned()) {
-                Ok(a) => a,
-                Err(e) => return vec![Array::failed(e)],
-            };
-            let out = (self.f)(&traced_args);
-            let mut outs = vec![];
-            out.leaves(&mut outs);
-            template = Some(out);
-            outs
-        })?;
-        let template =
-            template.ok_or_else(|| Error::Trace("the traced function returned nothing".into()))?;
+    ) -> Result<(Lowered<F::Output>, Vec<Array>)> {
+        let (staged, template) = stage_function("main", args, leaves, capture_concrete, &self.f)?;
         *self.traces.borrow_mut() += 1;
         let lowered = Lowered {
             module: Module {
@@ -521,6 +618,57 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
             args: LoweredArgs::new(&self.name, args, leaves),
         };
         Ok((lowered, staged.captures))
+    }
+
+    /// Which leaves this call donates (those selected that a result of their type takes, and
+    /// that are not sharded), marked deleted now; an error, donating nothing, when a donated
+    /// leaf's data is also given as another leaf.
+    fn donation(
+        &self,
+        args: &A,
+        leaves: &[Array],
+        out_types: &[TensorType],
+        label: &str,
+    ) -> Result<Vec<bool>> {
+        let mut donated = self.donated(args, leaves.len());
+        if !donated.iter().any(|&d| d) {
+            return Ok(vec![]);
+        }
+        for (d, l) in donated.iter_mut().zip(leaves) {
+            *d &= l.sharding().is_none();
+        }
+        let paths = args.def().paths();
+        let name = |i: usize| format!("`args{}`", paths.get(i).map_or("", String::as_str));
+        for (i, a) in leaves.iter().enumerate() {
+            if let Some(j) =
+                (0..i).find(|&j| (donated[i] || donated[j]) && same_data(a, &leaves[j]))
+            {
+                let what = if donated[i] && donated[j] {
+                    "donated twice"
+                } else {
+                    "donated and also passed undonated"
+                };
+                return Err(Error::op(
+                    label,
+                    format!(
+                        "arguments {} and {} are the same array, which cannot be {what} \
+                         (JAX: \"Attempt to donate the same buffer twice\"); pass a copy",
+                        name(j),
+                        name(i)
+                    ),
+                ));
+            }
+        }
+        let give: Vec<bool> = aliases(&donated, leaves, out_types)
+            .iter()
+            .map(Option::is_some)
+            .collect();
+        for (l, &g) in leaves.iter().zip(&give) {
+            if g {
+                l.mark_donated(label);
+            }
+        }
+        Ok(give)
     }
 
     /// Records (and prints) why `now` missed the cache.
@@ -562,7 +710,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
     /// x.block_until_ready().unwrap();
     /// assert!((x.to_vec::<f32>().unwrap()[0] - 2.0).abs() < 1e-5);
     /// ```
-    pub fn call(&self, args: &A) -> Result<R> {
+    pub fn call(&self, args: &A) -> Result<F::Output> {
         if trace::current().is_some() {
             return self.call_traced(args);
         }
@@ -660,13 +808,18 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
         let entry = cache
             .get(&key)
             .ok_or_else(|| Error::Trace("jit cache entry vanished".into()))?;
+        let donate = match &entry.exe {
+            Compiled::Single(_) => self.donation(args, &leaves, &entry.out_types, &label)?,
+            Compiled::Spmd(_) => vec![],
+        };
         let mut inputs = leaves;
         inputs.extend(entry.captures.iter().cloned());
         let outs = match &entry.exe {
-            Compiled::Single(exe) => dispatch::execute(
+            Compiled::Single(exe) => dispatch::execute_donating(
                 &label,
                 exe.clone(),
                 inputs,
+                &donate,
                 &entry.out_types,
                 &entry.lowered.out_weak,
                 device,
@@ -674,6 +827,14 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Jit<A, R, F> {
             Compiled::Spmd(program) => program.execute(&label, inputs, &entry.lowered.out_weak),
         };
         entry.lowered.template.rebuild(&mut outs.into_iter())
+    }
+}
+
+impl<A: Tree, F: Function<A>> Function<A> for Jit<A, F::Output, F> {
+    type Output = F::Output;
+
+    fn call(&self, args: &A) -> Result<F::Output> {
+        Jit::call(self, args)
     }
 }
 

@@ -7,8 +7,9 @@
 //! transformations the way JAX's does.
 
 use crate::array::{Array, Repr};
-use crate::core::staging::{call_func, stage};
+use crate::core::staging::call_func;
 use crate::error::{Error, Result};
+use crate::transforms::function::{stage_function, Function};
 use crate::tree::{Tree, TreeDef};
 use std::marker::PhantomData;
 use systolic_ir::{Func, ValueId};
@@ -178,7 +179,7 @@ pub struct Vmap<A, R, F> {
 /// let rows = vmap(dot).in_axes([Some(0), None]).call(&(m, v)).unwrap();
 /// assert_eq!(rows.to_vec::<f32>().unwrap(), vec![-2.0, -2.0]);
 /// ```
-pub fn vmap<A: Tree, R: Tree, F: Fn(&A) -> R>(f: F) -> Vmap<A, R, F> {
+pub fn vmap<A: Tree, F: Function<A>>(f: F) -> Vmap<A, F::Output, F> {
     Vmap {
         f,
         in_axes: Axes::All(Some(0)),
@@ -213,7 +214,7 @@ struct Prepared<R> {
     template: R,
 }
 
-impl<A: Tree, R: Tree, F: Fn(&A) -> R> Vmap<A, R, F> {
+impl<A: Tree, F: Function<A>> Vmap<A, F::Output, F> {
     /// Which axis of each input leaf is mapped (`None`: not mapped). Default: axis 0 of all.
     ///
     /// ```
@@ -289,7 +290,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Vmap<A, R, F> {
     /// let out = f.call(&(ms, vs)).unwrap();
     /// assert_eq!(out.to_vec::<f32>().unwrap(), vec![1.0, 2.0, 6.0, 8.0]);
     /// ```
-    pub fn call(&self, args: &A) -> Result<R> {
+    pub fn call(&self, args: &A) -> Result<F::Output> {
         let p = self.prepare(args)?;
         let outs = call_func(&p.func, &p.args, &p.out_weak)?;
         p.template.rebuild(&mut outs.into_iter())
@@ -308,7 +309,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Vmap<A, R, F> {
         Ok(self.prepare(args)?.func)
     }
 
-    fn prepare(&self, args: &A) -> Result<Prepared<R>> {
+    fn prepare(&self, args: &A) -> Result<Prepared<F::Output>> {
         let mut leaves = vec![];
         args.leaves(&mut leaves);
         for l in &leaves {
@@ -357,24 +358,11 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Vmap<A, R, F> {
                 None => l.clone(),
             })
             .collect();
-        let mut template = None;
         let _bound = self
             .axis_name
             .as_deref()
             .map(|name| crate::transforms::shard_map::axis_env::bind_batch_axis(name, size));
-        let staged = stage("vmap", &avals, |xs| {
-            let rebuilt = match args.rebuild(&mut xs.iter().cloned()) {
-                Ok(r) => r,
-                Err(e) => return vec![Array::failed(e)],
-            };
-            let out = (self.f)(&rebuilt);
-            let mut outs = vec![];
-            out.leaves(&mut outs);
-            template = Some(out);
-            outs
-        })?;
-        let template =
-            template.ok_or_else(|| Error::Trace("vmap: the function was not traced".into()))?;
+        let (staged, template) = stage_function("vmap", args, &avals, true, &self.f)?;
         let out_axes = self
             .out_axes
             .per_leaf_of_tree("vmap", &template.def(), "out_axes")?;
@@ -396,5 +384,13 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Vmap<A, R, F> {
             out_weak: staged.out_weak,
             template,
         })
+    }
+}
+
+impl<A: Tree, F: Function<A>> Function<A> for Vmap<A, F::Output, F> {
+    type Output = F::Output;
+
+    fn call(&self, args: &A) -> Result<F::Output> {
+        Vmap::call(self, args)
     }
 }

@@ -29,6 +29,7 @@ use crate::core::staging::{stage, stage_with};
 use crate::core::trace;
 use crate::error::{Error, Result};
 use crate::sharding::{Mesh, NamedSharding, PartitionSpec};
+use crate::transforms::function::Function;
 use crate::tree::Tree;
 use std::cell::RefCell;
 use std::marker::PhantomData;
@@ -170,12 +171,12 @@ pub struct ShardMap<A, R, F> {
 /// let x = Array::from_vec((0..8).map(|i| i as f32).collect(), &[4, 2]);
 /// assert_eq!(total.call(&x).unwrap().to_vec::<f32>().unwrap(), vec![28.0]);
 /// ```
-pub fn shard_map<A: Tree, R: Tree, F: Fn(&A) -> R>(
+pub fn shard_map<A: Tree, F: Function<A>>(
     f: F,
     mesh: &Mesh,
     in_specs: impl Into<Specs>,
     out_specs: impl Into<Specs>,
-) -> ShardMap<A, R, F> {
+) -> ShardMap<A, F::Output, F> {
     ShardMap {
         f,
         mesh: mesh.clone(),
@@ -188,7 +189,7 @@ pub fn shard_map<A: Tree, R: Tree, F: Fn(&A) -> R>(
     }
 }
 
-impl<A: Tree, R: Tree, F: Fn(&A) -> R> ShardMap<A, R, F> {
+impl<A: Tree, F: Function<A>> ShardMap<A, F::Output, F> {
     /// The mesh.
     pub fn mesh(&self) -> &Mesh {
         &self.mesh
@@ -264,7 +265,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> ShardMap<A, R, F> {
     /// Runs the function on every device of the mesh: staged into the active trace under
     /// `jit` (or `grad`, `vmap`), else compiled for the mesh and run at once (asynchronously,
     /// like a `jit` call); the outputs are sharded arrays laid out by the out-specs.
-    pub fn call(&self, args: &A) -> Result<R> {
+    pub fn call(&self, args: &A) -> Result<F::Output> {
         if trace::current().is_some() {
             return self.stage_into_trace(args);
         }
@@ -290,7 +291,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> ShardMap<A, R, F> {
     }
 
     /// Traces and compiles a call on `args`.
-    pub(crate) fn make_entry(&self, args: &A) -> Result<cache::Entry<R>> {
+    pub(crate) fn make_entry(&self, args: &A) -> Result<cache::Entry<F::Output>> {
         let (staged, template, inputs) = self.stage_global(args)?;
         Ok(cache::Entry {
             program: spmd::SpmdProgram::compile(&staged.func, &inputs)?,
@@ -313,7 +314,10 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> ShardMap<A, R, F> {
 
     /// The global function around the manual computation, staged on `args`, with the output
     /// template and the arrays to pass (the arguments' leaves, then the captures).
-    fn stage_global(&self, args: &A) -> Result<(crate::core::staging::Staged, R, Vec<Array>)> {
+    fn stage_global(
+        &self,
+        args: &A,
+    ) -> Result<(crate::core::staging::Staged, F::Output, Vec<Array>)> {
         let mut leaves = vec![];
         args.leaves(&mut leaves);
         let template = RefCell::new(None);
@@ -345,7 +349,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> ShardMap<A, R, F> {
 
     /// Traces the body on local shapes and stages one `sdy.manual_computation` into the active
     /// trace; returns its (global) results.
-    fn stage_into_trace(&self, args: &A) -> Result<R> {
+    fn stage_into_trace(&self, args: &A) -> Result<F::Output> {
         let mut leaves = vec![];
         args.leaves(&mut leaves);
         let paths = args.def().paths();
@@ -400,7 +404,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> ShardMap<A, R, F> {
                         }
                     }
                     let a = args.rebuild(&mut tracers.iter().cloned())?;
-                    let r = (self.f)(&a);
+                    let r = self.f.call(&a)?;
                     let mut outs = vec![];
                     r.leaves(&mut outs);
                     for o in &outs {
@@ -508,6 +512,14 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> ShardMap<A, R, F> {
             }
         }
         template.rebuild(&mut outs.into_iter())
+    }
+}
+
+impl<A: Tree, F: Function<A>> Function<A> for ShardMap<A, F::Output, F> {
+    type Output = F::Output;
+
+    fn call(&self, args: &A) -> Result<F::Output> {
+        ShardMap::call(self, args)
     }
 }
 

@@ -5,6 +5,7 @@
 use super::{shard_map, CompiledSpmd, Specs};
 use crate::error::{Error, Result};
 use crate::sharding::{make_mesh, Mesh, PartitionSpec};
+use crate::transforms::function::{fallible, Function};
 use crate::transforms::vmap::Axes;
 use crate::tree::Tree;
 use std::marker::PhantomData;
@@ -33,7 +34,7 @@ pub struct Pmap<A, R, F> {
 /// assert_eq!(y.shape(), &[1, 2]);
 /// assert_eq!(y.to_vec::<f32>().unwrap(), vec![1.0, 2.0]);
 /// ```
-pub fn pmap<A: Tree, R: Tree, F: Fn(&A) -> R>(f: F, axis_name: &str) -> Pmap<A, R, F> {
+pub fn pmap<A: Tree, F: Function<A>>(f: F, axis_name: &str) -> Pmap<A, F::Output, F> {
     Pmap {
         f,
         axis_name: axis_name.to_string(),
@@ -44,7 +45,7 @@ pub fn pmap<A: Tree, R: Tree, F: Fn(&A) -> R>(f: F, axis_name: &str) -> Pmap<A, 
     }
 }
 
-impl<A: Tree, R: Tree, F: Fn(&A) -> R> Pmap<A, R, F> {
+impl<A: Tree, F: Function<A>> Pmap<A, F::Output, F> {
     /// Which inputs are split (`Some(0)`, the default) and which are passed whole to every
     /// device (`None`), per leaf or for all.
     pub fn in_axes(mut self, in_axes: impl Into<Axes>) -> Self {
@@ -60,7 +61,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Pmap<A, R, F> {
     }
 
     /// Runs `f` on every device.
-    pub fn call(&self, args: &A) -> Result<R> {
+    pub fn call(&self, args: &A) -> Result<F::Output> {
         match self.run(args, false)? {
             Outcome::Ran(r) => Ok(r),
             Outcome::Compiled(_) => Err(Error::Trace("pmap compiled instead of running".into())),
@@ -75,7 +76,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Pmap<A, R, F> {
         }
     }
 
-    fn run(&self, args: &A, compile_only: bool) -> Result<Outcome<R>> {
+    fn run(&self, args: &A, compile_only: bool) -> Result<Outcome<F::Output>> {
         let mut leaves = vec![];
         args.leaves(&mut leaves);
         let axes = self.in_axes.per_leaf_of("pmap", leaves.len(), "in_axes")?;
@@ -133,7 +134,7 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Pmap<A, R, F> {
             None => PartitionSpec::replicated(),
         };
         let in_specs = Specs::Leaves(axes.iter().map(spec).collect());
-        let body = |a: &A| -> R {
+        let body = |a: &A| -> Result<F::Output> {
             // Each device's slice arrives with a leading axis of 1: drop it, call f, put it
             // back on every output.
             let mut ls = vec![];
@@ -142,11 +143,8 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Pmap<A, R, F> {
                 Some(_) => crate::numpy::reshape(l, &l.dims()[1..]),
                 None => l.clone(),
             });
-            // The same tree with its leaves replaced one for one always rebuilds.
-            let inner = a
-                .rebuild(&mut squeezed.into_iter())
-                .expect("a tree rebuilds from as many leaves as it has");
-            let r = (self.f)(&inner);
+            let inner = a.rebuild(&mut squeezed.into_iter())?;
+            let r = self.f.call(&inner)?;
             let mut outs = vec![];
             r.leaves(&mut outs);
             let expanded = outs.into_iter().map(|o| {
@@ -154,12 +152,12 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Pmap<A, R, F> {
                 shape.extend_from_slice(o.dims());
                 crate::numpy::reshape(&o, &shape)
             });
-            r.rebuild(&mut expanded.into_iter()).unwrap_or(r)
+            r.rebuild(&mut expanded.into_iter())
         };
         let out_spec = PartitionSpec::new(vec![vec![self.axis_name.clone()]]);
         // As JAX's pmap: every device's values are its own (no vma), so gradients stay per
         // device until a collective combines them.
-        let mapped = shard_map(body, &mesh, in_specs, out_spec).check_vma(false);
+        let mapped = shard_map(fallible(body), &mesh, in_specs, out_spec).check_vma(false);
         if compile_only {
             return Ok(Outcome::Compiled(mapped.compile(args)?));
         }
@@ -173,4 +171,12 @@ impl<A: Tree, R: Tree, F: Fn(&A) -> R> Pmap<A, R, F> {
 enum Outcome<R> {
     Ran(R),
     Compiled(CompiledSpmd),
+}
+
+impl<A: Tree, F: Function<A>> Function<A> for Pmap<A, F::Output, F> {
+    type Output = F::Output;
+
+    fn call(&self, args: &A) -> Result<F::Output> {
+        Pmap::call(self, args)
+    }
 }

@@ -582,9 +582,9 @@ fn device_pieces(
         && s.sharding.mesh().devices() == devices
         && s.sharding.matches(layout)
     {
-        return s.pieces.iter().map(Array::buffer).collect();
+        return s.pieces.iter().map(Array::buffer_of_call).collect();
     }
-    let host = a.buffer()?.to_cpu_buffer()?;
+    let host = a.buffer_of_call()?.to_cpu_buffer()?;
     let pieces = systolic_cpu::shards::split(&host, layout).map_err(Error::Host)?;
     pieces
         .into_iter()
