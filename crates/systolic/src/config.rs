@@ -1,6 +1,7 @@
 //! Settings that change what a trace stages, as `jax.config` and its context managers do.
 //!
-//! Today one: the default precision of products (`jax_default_matmul_precision`). A product
+//! Two: the default precision of products (`jax_default_matmul_precision`), and
+//! [`disable_jit`] (`jax_disable_jit`), below. The precision: A product
 //! staged without an explicit `precision` takes it, so a whole model can run its products at
 //! `Highest` (full f32, six bf16 passes on a TPU) or `Default` (one bf16 pass) without touching
 //! its code. The setting is part of `jit`'s cache key: a function traced under one setting is
@@ -23,7 +24,7 @@
 
 use crate::error::{Error, Result};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use systolic_ir::Precision;
 
 /// The process-wide default: 0 = unset, else 1 + the precision's index.
@@ -109,4 +110,60 @@ pub(crate) fn trace_context() -> String {
         None => String::new(),
         Some(p) => format!(" | matmul_precision={}", p.keyword()),
     }
+}
+
+/// The process-wide `jax_disable_jit`.
+static GLOBAL_DISABLE_JIT: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// The current thread's override, set while a [`disable_jit`] closure runs.
+    static THREAD_DISABLE_JIT: Cell<Option<bool>> = const { Cell::new(None) };
+}
+
+/// Whether `jit` is switched off on this thread: the thread's override, else the
+/// process-wide setting.
+pub fn jit_disabled() -> bool {
+    THREAD_DISABLE_JIT
+        .with(Cell::get)
+        .unwrap_or_else(|| GLOBAL_DISABLE_JIT.load(Ordering::Relaxed))
+}
+
+/// Switches `jit` off (or on again) for the whole process, as
+/// `jax.config.update("jax_disable_jit", True)`: see [`disable_jit`].
+pub fn set_disable_jit(disabled: bool) {
+    GLOBAL_DISABLE_JIT.store(disabled, Ordering::Relaxed);
+}
+
+/// Runs `f` with `jit` switched off on this thread (JAX's `with jax.disable_jit():`): a jitted
+/// function called inside runs its Rust code directly, op by op and eagerly (inside `grad` or
+/// `vmap`, under their traces), so its intermediate values can be printed and read, and an op
+/// that fails is reported by that op rather than by the compiled call. Nothing is traced or
+/// compiled, nothing enters `jit`'s cache and donation is ignored. The previous setting is
+/// restored after, also when `f` panics.
+///
+/// ```
+/// use systolic::{config, jit, Array};
+/// let f = jit(|x: &Array| {
+///     // Concrete inside disable_jit: the values can be read as the function runs.
+///     if !x.is_traced() {
+///         assert_eq!(x.to_vec::<f32>().unwrap(), vec![1.0, 2.0]);
+///     }
+///     x * 2.0
+/// });
+/// let x = Array::from_vec(vec![1.0f32, 2.0], &[2]);
+/// let y = config::disable_jit(|| f.call(&x)).unwrap();
+/// assert_eq!(y.to_vec::<f32>().unwrap(), vec![2.0, 4.0]);
+/// assert_eq!(f.trace_count(), 0); // never traced
+/// f.call(&x).unwrap();
+/// assert_eq!(f.trace_count(), 1);
+/// ```
+pub fn disable_jit<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<bool>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            THREAD_DISABLE_JIT.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(THREAD_DISABLE_JIT.with(|c| c.replace(Some(true))));
+    f()
 }

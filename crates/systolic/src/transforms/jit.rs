@@ -691,6 +691,19 @@ impl<A: Tree, F: Function<A>> Jit<A, F::Output, F> {
         *self.last_miss.borrow_mut() = Some(why);
     }
 
+    /// The function run directly under [`config::disable_jit`](crate::config::disable_jit):
+    /// its ops run eagerly (or join an enclosing trace), and an error any result leaf carries
+    /// is returned as the call's, as a compiled call would return it.
+    fn call_eagerly(&self, args: &A) -> Result<F::Output> {
+        let out = self.f.call(args)?;
+        let mut leaves = vec![];
+        out.leaves(&mut leaves);
+        for leaf in &leaves {
+            leaf.check()?;
+        }
+        Ok(out)
+    }
+
     /// Calls the function: from the cache when the abstract signature was seen, else traced
     /// and compiled first. Under another trace it is inlined (traced into the outer function).
     ///
@@ -711,6 +724,9 @@ impl<A: Tree, F: Function<A>> Jit<A, F::Output, F> {
     /// assert!((x.to_vec::<f32>().unwrap()[0] - 2.0).abs() < 1e-5);
     /// ```
     pub fn call(&self, args: &A) -> Result<F::Output> {
+        if crate::config::jit_disabled() {
+            return self.call_eagerly(args);
+        }
         if trace::current().is_some() {
             return self.call_traced(args);
         }
