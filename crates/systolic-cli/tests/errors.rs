@@ -583,3 +583,58 @@ fn a_program_larger_than_the_memory_budget_is_refused_before_it_allocates() {
         assert!(run("1M", backend).status.success(), "{backend}");
     }
 }
+
+/// Issue 20, item 5 (the interpreter's part): a 5000-deep chain of calls was refused as
+/// "calls nested deeper than 256 (recursion?)". The interpreter now runs any acyclic chain
+/// (growing its stack as it goes) and names the cycle of a real recursion.
+#[test]
+fn the_interpreter_runs_deep_call_chains_and_names_recursion() {
+    let n = 5000;
+    let mut text = String::new();
+    for i in 0..n {
+        let (vis, name) = if i == 0 {
+            ("", "main".to_string())
+        } else {
+            ("private ", format!("f{i}"))
+        };
+        let body = if i + 1 < n {
+            format!(
+                "%0 = func.call @f{}(%x) : (tensor<f32>) -> tensor<f32>",
+                i + 1
+            )
+        } else {
+            "%0 = stablehlo.negate %x : tensor<f32>".to_string()
+        };
+        text += &format!(
+            "func.func {vis}@{name}(%x: tensor<f32>) -> tensor<f32> {{\n  {body}\n  return %0 : tensor<f32>\n}}\n"
+        );
+    }
+    let (dir, p) = program_file(&text);
+    let x = dir.path().join("x.npy");
+    systolic_npy::write(&x, &Tensor::from_f32(vec![], vec![2.0])).unwrap();
+    let x = x.display().to_string();
+    let out_dir = dir.path().join("out").display().to_string();
+    let out = systolic(&[
+        "run",
+        &p,
+        "--input",
+        &x,
+        "--backend",
+        "interp",
+        "--out-dir",
+        &out_dir,
+    ]);
+    let (_, stderr) = texts(&out);
+    assert!(out.status.success(), "{stderr}");
+    let got = systolic_npy::read(&dir.path().join("out").join("out0.npy"), None).unwrap();
+    assert_eq!(got, Tensor::from_f32(vec![], vec![-2.0]));
+
+    let (_dir, rec) = program_file(
+        "func.func @main(%x: tensor<f32>) -> tensor<f32> {\n  %0 = func.call @a(%x) : (tensor<f32>) -> tensor<f32>\n  return %0 : tensor<f32>\n}\nfunc.func private @a(%x: tensor<f32>) -> tensor<f32> {\n  %0 = func.call @b(%x) : (tensor<f32>) -> tensor<f32>\n  return %0 : tensor<f32>\n}\nfunc.func private @b(%x: tensor<f32>) -> tensor<f32> {\n  %0 = func.call @a(%x) : (tensor<f32>) -> tensor<f32>\n  return %0 : tensor<f32>\n}\n",
+    );
+    assert_fails(
+        &["run", &rec, "--input", &x, "--backend", "interp"],
+        1,
+        &["recursion: @a → @b → @a"],
+    );
+}

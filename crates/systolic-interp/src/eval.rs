@@ -35,16 +35,20 @@ pub struct CheckOutcome {
 pub struct Interpreter<'m> {
     module: &'m Module,
     checks: Vec<CheckOutcome>,
-    depth: usize,
+    /// The functions being called, outermost first (to find recursion).
+    calls: Vec<&'m str>,
     process: Option<Process>,
 }
 
 /// Values bound so far in one activation of a function, indexed by `ValueId`.
 type Env = Vec<Option<Value>>;
 
-/// Deepest `func.call` nesting before we report runaway recursion instead of overflowing the
-/// stack.
-const MAX_CALL_DEPTH: usize = 256;
+/// Stack left when a call grows the stack (`stacker`): enough for one function's ops to reach
+/// the next call.
+const STACK_RED_ZONE: usize = 256 << 10;
+/// Stack added each time: a chain of thousands of calls runs without overflowing the thread's
+/// stack, however small it is.
+const STACK_GROWTH: usize = 4 << 20;
 
 impl<'m> Interpreter<'m> {
     /// An interpreter for `module`.
@@ -52,7 +56,7 @@ impl<'m> Interpreter<'m> {
         Interpreter {
             module,
             checks: vec![],
-            depth: 0,
+            calls: vec![],
             process: None,
         }
     }
@@ -118,15 +122,25 @@ impl<'m> Interpreter<'m> {
                 });
             }
         }
-        if self.depth >= MAX_CALL_DEPTH {
+        // A function already being called is recursion, which StableHLO functions cannot do
+        // (XLA refuses it): name the cycle. Any acyclic chain runs, however deep.
+        if let Some(first) = self.calls.iter().position(|&f| f == func.name.as_str()) {
+            let mut cycle: Vec<String> = self.calls[first..]
+                .iter()
+                .map(|f| format!("@{f}"))
+                .collect();
+            cycle.push(format!("@{name}"));
             return Err(InterpError::new(format!(
-                "calls nested deeper than {MAX_CALL_DEPTH} (recursion?) at @{name}"
+                "recursion: {} (functions cannot call themselves)",
+                cycle.join(" → ")
             )));
         }
-        self.depth += 1;
+        self.calls.push(func.name.as_str());
         let mut env: Env = vec![None; func.values.len()];
-        let result = self.eval_region(func, &func.body, args, &mut env);
-        self.depth -= 1;
+        let result = stacker::maybe_grow(STACK_RED_ZONE, STACK_GROWTH, || {
+            self.eval_region(func, &func.body, args, &mut env)
+        });
+        self.calls.pop();
         result
     }
 
