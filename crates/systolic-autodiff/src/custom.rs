@@ -118,7 +118,9 @@ impl CustomRule {
     }
 }
 
-fn tag(op: &Op, attr: &str) -> Option<i64> {
+/// The rule id `attr` (`CUSTOM_RULE_ATTR` or `CUSTOM_RULE_END_ATTR`) tags `op` with, if `op` is
+/// a barrier tagged so (shared with `systolic-vmap`, which batches the rules).
+pub fn tag(op: &Op, attr: &str) -> Option<i64> {
     if !matches!(op.kind, OpKind::OptimizationBarrier) {
         return None;
     }

@@ -74,7 +74,8 @@ mod rules;
 mod vjp;
 
 pub use custom::{
-    custom_rule, register_custom_rule, CustomRule, CUSTOM_RULE_ATTR, CUSTOM_RULE_END_ATTR,
+    custom_rule, register_custom_rule, tag as custom_rule_tag, CustomRule, CUSTOM_RULE_ATTR,
+    CUSTOM_RULE_END_ATTR,
 };
 pub use dce::dce;
 pub use inline::inline_calls;

@@ -18,19 +18,9 @@
 
 use crate::builder::{BVal, Cx};
 use crate::Result;
+use systolic_autodiff::custom_rule_tag as tag;
 use systolic_autodiff::{CustomRule, CUSTOM_RULE_ATTR, CUSTOM_RULE_END_ATTR};
-use systolic_ir::{find_attr, Attribute, Func, NamedAttr, Op, OpKind};
-
-/// The rule id `attr` tags `op` with, if `op` is a barrier tagged so.
-fn tag(op: &Op, attr: &str) -> Option<i64> {
-    if !matches!(op.kind, OpKind::OptimizationBarrier) {
-        return None;
-    }
-    match find_attr(&op.attrs, attr) {
-        Some(Attribute::Int(id, _)) => Some(*id),
-        _ => None,
-    }
-}
+use systolic_ir::{Attribute, Func, NamedAttr, Op, OpKind};
 
 /// True for a closing barrier whose opening barrier was batched (and so must be batched too,
 /// retagged, even when none of its operands depends on the batch).

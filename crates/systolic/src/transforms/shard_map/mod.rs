@@ -25,11 +25,11 @@ pub(crate) mod spmd;
 pub use pmap::{pmap, Pmap};
 
 use crate::array::{describe, Array, Repr};
-use crate::core::staging::{stage, stage_with};
+use crate::core::staging::stage_with;
 use crate::core::trace;
 use crate::error::{Error, Result};
 use crate::sharding::{Mesh, NamedSharding, PartitionSpec};
-use crate::transforms::function::Function;
+use crate::transforms::function::{fallible, stage_function, Function};
 use crate::tree::Tree;
 use std::cell::RefCell;
 use std::marker::PhantomData;
@@ -320,28 +320,8 @@ impl<A: Tree, F: Function<A>> ShardMap<A, F::Output, F> {
     ) -> Result<(crate::core::staging::Staged, F::Output, Vec<Array>)> {
         let mut leaves = vec![];
         args.leaves(&mut leaves);
-        let template = RefCell::new(None);
-        let failure = RefCell::new(None);
-        let staged = stage("shard_map", &leaves, |tracers| {
-            let run = || -> Result<Vec<Array>> {
-                let a = args.rebuild(&mut tracers.iter().cloned())?;
-                let r = self.stage_into_trace(&a)?;
-                let mut outs = vec![];
-                r.leaves(&mut outs);
-                *template.borrow_mut() = Some(r);
-                Ok(outs)
-            };
-            run().unwrap_or_else(|e| {
-                *failure.borrow_mut() = Some(e);
-                vec![]
-            })
-        })?;
-        if let Some(e) = failure.into_inner() {
-            return Err(e);
-        }
-        let template = template
-            .into_inner()
-            .ok_or_else(|| Error::Trace("the shard_map body returned nothing".into()))?;
+        let body = fallible(|a: &A| self.stage_into_trace(a));
+        let (staged, template) = stage_function("shard_map", args, &leaves, true, &body)?;
         let mut inputs = leaves;
         inputs.extend(staged.captures.iter().cloned());
         Ok((staged, template, inputs))
