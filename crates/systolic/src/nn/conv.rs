@@ -274,19 +274,38 @@ impl Conv {
             self.feature_group_count,
         );
         y.check()?;
-        let mut y = match v.get(2) {
-            Some(b) => {
-                let mut s = vec![1; y.rank() - 1];
-                s.push(self.features);
-                &y + &np::reshape(b, &s)
-            }
-            None => y,
-        };
-        if n_batch != 1 {
-            let mut s = batch_shape.to_vec();
-            s.extend_from_slice(&y.dims()[1..]);
-            y = np::reshape(&y, &s);
-        }
-        Ok(y)
+        Ok(bias_and_batch(
+            y,
+            v.get(2),
+            self.features,
+            batch_shape,
+            n_batch,
+        ))
     }
+}
+
+/// A convolution's output `[n, ..., features]` with the bias (if any) added over its last axis
+/// and the input's batch axes (`batch_shape`, `n_batch` of them, flattened into one before the
+/// convolution) put back (shared by [`Conv`] and [`ConvTranspose`](super::ConvTranspose)).
+pub(super) fn bias_and_batch(
+    y: Array,
+    bias: Option<&Array>,
+    features: i64,
+    batch_shape: &[i64],
+    n_batch: usize,
+) -> Array {
+    let y = match bias {
+        Some(b) => {
+            let mut s = vec![1; y.rank() - 1];
+            s.push(features);
+            &y + &np::reshape(b, &s)
+        }
+        None => y,
+    };
+    if n_batch == 1 {
+        return y;
+    }
+    let mut s = batch_shape.to_vec();
+    s.extend_from_slice(&y.dims()[1..]);
+    np::reshape(&y, &s)
 }

@@ -1,7 +1,7 @@
 //! `flax.linen.ConvTranspose`: the fractionally strided convolution (`lax.conv_transpose`) of
 //! a channels-last input, as decoders and up-sampling layers use it, plus a bias.
 
-use super::conv::{ConvPadding, ConvParams};
+use super::conv::{bias_and_batch, ConvPadding, ConvParams};
 use super::dtypes::{check_param, or_failed, promote};
 use super::initializers::{self, Initializer};
 use crate::array::{describe, Array};
@@ -180,19 +180,12 @@ impl ConvTranspose {
             self.transpose_kernel,
         );
         y.check()?;
-        let mut y = match v.get(2) {
-            Some(b) => {
-                let mut s = vec![1; y.rank() - 1];
-                s.push(self.features);
-                &y + &np::reshape(b, &s)
-            }
-            None => y,
-        };
-        if n_batch != 1 {
-            let mut s = batch_shape.to_vec();
-            s.extend_from_slice(&y.dims()[1..]);
-            y = np::reshape(&y, &s);
-        }
-        Ok(y)
+        Ok(bias_and_batch(
+            y,
+            v.get(2),
+            self.features,
+            batch_shape,
+            n_batch,
+        ))
     }
 }
