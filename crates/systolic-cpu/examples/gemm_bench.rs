@@ -2,7 +2,9 @@
 //! for f32, bf16 → f32, bf16 → bf16 and int8 → i32 at several square sizes.
 //!
 //! Run: `cargo run --release -p systolic-cpu --example gemm_bench [sizes…] [cases…]`
-//! (cases: f32, bf16->f32, bf16->bf16, i8->i32; default all).
+//! (a size is `N` for N × N · N × N or `MxKxN` for M × K · K × N, e.g. `4096x256x1024`, the
+//! MLP product of `examples/train_lm`; cases: f32, bf16->f32, bf16->bf16, i8->i32; default
+//! all).
 //! The JAX side (same sizes and dtypes, jitted `lax.dot`) is `examples/gemm_bench_jax.py`:
 //! `/root/.cache/systolic-jax-venv/bin/python crates/systolic-cpu/examples/gemm_bench_jax.py`.
 //! Both report the best of several runs after a warm-up; run them one after the other on an
@@ -17,9 +19,43 @@ use systolic_ir::{
     ConvAttrs, ConvDimensionNumbers, DType, Data, DotDimensionNumbers, Tensor, TensorType,
 };
 
-/// An `n × n` buffer of `dtype` with values from a fixed pseudo-random sequence.
-fn buffer(n: usize, dtype: DType, seed: u64) -> CpuBuffer {
-    shaped(vec![n as i64, n as i64], dtype, seed)
+/// A product's size: `m × k · k × n`.
+#[derive(Clone, Copy)]
+struct Size {
+    m: usize,
+    k: usize,
+    n: usize,
+}
+
+impl Size {
+    /// `N` (square) or `MxKxN`.
+    fn parse(arg: &str) -> Option<Size> {
+        let dims: Vec<usize> = arg
+            .split('x')
+            .map(|d| d.parse().ok())
+            .collect::<Option<_>>()?;
+        match dims.as_slice() {
+            [n] => Some(Size {
+                m: *n,
+                k: *n,
+                n: *n,
+            }),
+            [m, k, n] => Some(Size {
+                m: *m,
+                k: *k,
+                n: *n,
+            }),
+            _ => None,
+        }
+    }
+
+    fn label(&self) -> String {
+        if self.m == self.k && self.k == self.n {
+            self.n.to_string()
+        } else {
+            format!("{}x{}x{}", self.m, self.k, self.n)
+        }
+    }
 }
 
 /// A buffer of `shape` and `dtype` with values from a fixed pseudo-random sequence.
@@ -78,13 +114,15 @@ fn time(
 }
 
 fn main() {
-    let sizes: Vec<usize> = {
-        let args: Vec<usize> = std::env::args()
+    let sizes: Vec<Size> = {
+        let args: Vec<Size> = std::env::args()
             .skip(1)
-            .filter_map(|a| a.parse().ok())
+            .filter_map(|a| Size::parse(&a))
             .collect();
         if args.is_empty() {
-            vec![256, 512, 1024, 2048]
+            [256, 512, 1024, 2048]
+                .map(|n| Size { m: n, k: n, n })
+                .to_vec()
         } else {
             args
         }
@@ -109,29 +147,35 @@ fn main() {
         ..Default::default()
     };
     println!(
-        "{:<12}{:>6}{:>10}{:>14}  route",
+        "{:<12}{:>15}{:>10}{:>14}  route",
         "case", "size", "GFLOP/s", "GFLOP/cpu-s"
     );
     let only: Vec<String> = std::env::args()
         .skip(1)
-        .filter(|a| a.parse::<usize>().is_err())
+        .filter(|a| Size::parse(a).is_none())
         .collect();
     for (name, input, output) in cases {
         if !only.is_empty() && !only.iter().any(|o| o == name) {
             continue;
         }
-        for &n in &sizes {
-            let ty = TensorType::new(vec![n as i64, n as i64], input);
-            let out_ty = TensorType::new(vec![n as i64, n as i64], output);
-            let plan = DotPlan::new(&ty, &ty, &dims, &out_ty).expect("plan");
-            let (a, b) = (buffer(n, input, 1), buffer(n, input, 2));
+        for size in &sizes {
+            let Size { m, k, n } = *size;
+            let (lhs_ty, rhs_ty) = (
+                TensorType::new(vec![m as i64, k as i64], input),
+                TensorType::new(vec![k as i64, n as i64], input),
+            );
+            let out_ty = TensorType::new(vec![m as i64, n as i64], output);
+            let plan = DotPlan::new(&lhs_ty, &rhs_ty, &dims, &out_ty).expect("plan");
+            let a = shaped(lhs_ty.shape.clone(), input, 1);
+            let b = shaped(rhs_ty.shape.clone(), input, 2);
             let mut out = CpuBuffer::zeros(out_ty);
-            let flops = 2.0 * (n as f64).powi(3);
+            let flops = 2.0 * (m * k * n) as f64;
             let reps = ((4e10 / flops) as usize).clamp(5, 100);
             let (t, cpu) = time(&plan, &a, &b, &mut out, reps);
             let per_cpu = cpu.map_or("-".to_string(), |c| format!("{:.1}", flops / c / 1e9));
             println!(
-                "{name:<12}{n:>6}{:>10.1}{per_cpu:>14}  {:?}",
+                "{name:<12}{:>15}{:>10.1}{per_cpu:>14}  {:?}",
+                size.label(),
                 flops / t / 1e9,
                 plan.route()
             );

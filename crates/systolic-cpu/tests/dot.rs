@@ -349,6 +349,46 @@ fn dot_bf16_every_kernel() {
     }
 }
 
+/// A bf16 result is the f32 result rounded once (nearest even), bit for bit, on every bf16
+/// route: AMX rounds each tile as it finishes (one K block) or a scratch matrix (several),
+/// the other routes an f32 scratch; edge tiles, one and several K blocks, batches.
+#[test]
+fn dot_bf16_result_is_the_f32_result_rounded_once() {
+    let cases: [(&[i64], &[i64], DotDimensionNumbers); 5] = [
+        (&[17, 33], &[33, 65], matmul_dims()),
+        (&[64, 64], &[64, 64], matmul_dims()),
+        (&[300, 256], &[256, 130], matmul_dims()),
+        (&[70, 2100], &[2100, 40], matmul_dims()),
+        (&[3, 45, 70], &[3, 70, 33], dims(&[0], &[0], &[2], &[1])),
+    ];
+    for route in bf16_routes() {
+        for (i, (ls, rs, dn)) in cases.iter().enumerate() {
+            let mut rng = Rng(0x5eed + i as u64);
+            let lhs = CpuBuffer::from_tensor(&random(&mut rng, ls, DType::BF16));
+            let rhs = CpuBuffer::from_tensor(&random(&mut rng, rs, DType::BF16));
+            let run = |out: DType| {
+                let (lt, rt) = (lhs.ty().clone(), rhs.ty().clone());
+                let shape = DotGeometry::new(&lt, &rt, dn).unwrap().out_shape;
+                let plan = DotPlan::new(&lt, &rt, dn, &TensorType::new(shape.clone(), out))
+                    .unwrap()
+                    .with_route(route);
+                let mut o = CpuBuffer::zeros(TensorType::new(shape, out));
+                plan.run(&lhs, &rhs, &mut o).unwrap();
+                o.to_tensor().to_f64_vec()
+            };
+            let (wide, narrow) = (run(DType::F32), run(DType::BF16));
+            for (j, (w, n)) in wide.iter().zip(&narrow).enumerate() {
+                let want = half::bf16::from_f32(*w as f32).to_f64();
+                assert_eq!(
+                    n.to_bits(),
+                    want.to_bits(),
+                    "{ls:?} x {rs:?} via {route:?}: element {j} is {n}, the f32 result {w} rounds to {want}"
+                );
+            }
+        }
+    }
+}
+
 /// AMX on both operands transposed, over several row chunks (the last one ragged, packed
 /// rows read at a stride) and several K blocks.
 #[test]

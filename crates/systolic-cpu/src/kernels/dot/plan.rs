@@ -228,9 +228,11 @@ impl DotPlan {
                 match out {
                     Storage::F32(o) => packed::run(&kernel, shape, &l, lv, &r, rv, o),
                     other => {
-                        let mut acc = vec![0f32; self.out_ty.num_elements()];
-                        packed::run(&kernel, shape, &l, lv, &r, rv, &mut acc);
-                        if !convert::write_f32(other, &acc) {
+                        let written = convert::with_f32_scratch(other.len(), |acc| {
+                            packed::run(&kernel, shape, &l, lv, &r, rv, acc);
+                            convert::write_f32(other, acc)
+                        });
+                        if !written {
                             return Err(mismatch());
                         }
                     }
@@ -243,13 +245,8 @@ impl DotPlan {
                 let (l, lv, r, rv) = self.operands(l, r);
                 match out {
                     Storage::F32(o) => packed::amx::run(shape, &l, lv, &r, rv, o),
-                    other => {
-                        let mut acc = vec![0f32; self.out_ty.num_elements()];
-                        packed::amx::run(shape, &l, lv, &r, rv, &mut acc);
-                        if !convert::write_f32(other, &acc) {
-                            return Err(mismatch());
-                        }
-                    }
+                    Storage::BF16(o) => packed::amx::run_bf16(shape, &l, lv, &r, rv, o),
+                    _ => return Err(mismatch()),
                 }
             }
             DotRoute::Int8(_) | DotRoute::AmxInt8 => {

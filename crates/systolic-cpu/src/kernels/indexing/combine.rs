@@ -9,7 +9,7 @@
 
 use crate::kernels::fusion::elementwise::float::{max as fmax, min as fmin};
 use crate::kernels::fusion::elementwise::lanes::{
-    round_to_bf16, Bf16Format, F16Format, F32Format, F64Format, FloatLane, Format,
+    bf16_bits, Bf16Format, F16Format, F32Format, F64Format, FloatLane, Format,
 };
 use crate::kernels::fusion::reduce::reducer::Simple;
 use crate::kernels::shape::elem::Elem;
@@ -116,7 +116,7 @@ float_arith!(f32, F32Format, |v| v, |l| l);
 float_arith!(f64, F64Format, |v| v, |l| l);
 float_arith!(f16, F16Format, |v| v.to_f32(), |l| f16::from_f32(l));
 float_arith!(bf16, Bf16Format, |v| v.to_f32(), |l| bf16::from_bits(
-    (round_to_bf16(l).to_bits() >> 16) as u16
+    bf16_bits(l)
 ));
 
 /// How a region combines the current value with a new one.

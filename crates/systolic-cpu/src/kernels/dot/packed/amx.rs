@@ -54,7 +54,11 @@ fn detect() -> bool {
     // CPUID.(7,0):EDX bit 22 AMX-BF16, bit 24 AMX-TILE, bit 25 AMX-INT8.
     let leaf = std::arch::x86_64::__cpuid_count(7, 0);
     let amx = (1 << 22) | (1 << 24) | (1 << 25);
-    if leaf.edx & amx != amx {
+    // Every AMX CPU has AVX-512 F and BW; the kernels' edges rely on them (a hypervisor could
+    // still hide them).
+    let avx512 = std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512bw");
+    if leaf.edx & amx != amx || !avx512 {
         return false;
     }
     // Linux hands out the (large) tile state only on request:
@@ -123,6 +127,58 @@ impl AmxElement for i8 {
     fn bits(self) -> u32 {
         self as u8 as u32
     }
+}
+
+/// What a product's results are stored as: the accumulators themselves (f32, i32), or bf16
+/// rounded from f32 tile by tile as each 32 × 32 tile is finished — a bf16 result then
+/// crosses memory once, at half the bytes, instead of as an f32 matrix plus a conversion pass
+/// (measured on a Xeon with AMX, `gemm_bench 4096x256x1024 bf16->bf16`: the separate pass
+/// took more time than the products).
+pub trait Sink<A>: Copy + Default + Send + Sync {
+    /// True when `Self` is `A` (tiles are stored straight into the result).
+    const DIRECT: bool;
+    /// Stores one row of a finished tile.
+    fn store(acc: &[A], out: &mut [Self]);
+}
+
+impl<A: Copy + Default + Send + Sync> Sink<A> for A {
+    const DIRECT: bool = true;
+    fn store(acc: &[A], out: &mut [A]) {
+        out.copy_from_slice(acc);
+    }
+}
+
+impl Sink<f32> for bf16 {
+    const DIRECT: bool = false;
+    fn store(acc: &[f32], out: &mut [bf16]) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: this runs inside AMX kernels only, and `available` requires AVX-512 F and BW
+        // with AMX.
+        unsafe {
+            store_bf16_avx512(acc, out)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        store_bf16(acc, out)
+    }
+}
+
+/// Rounds f32 accumulators to bf16 (nearest even, as `half::bf16::from_f32`).
+#[inline(always)]
+fn store_bf16(acc: &[f32], out: &mut [bf16]) {
+    for (o, &x) in out.iter_mut().zip(acc) {
+        *o = bf16::from_bits(crate::kernels::fusion::elementwise::lanes::bf16_bits(x));
+    }
+}
+
+/// [`store_bf16`] in 512-bit vectors (a tile row of 32 results is two loads and one store; the
+/// baseline SSE2 build of the same loop took longer than the tile's products at K = 256).
+///
+/// # Safety
+/// The CPU has AVX-512 F and BW.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn store_bf16_avx512(acc: &[f32], out: &mut [bf16]) {
+    store_bf16(acc, out)
 }
 
 /// The tile configuration: palette 1, all eight tiles 16 rows × 64 bytes.
@@ -285,6 +341,13 @@ thread_local! {
     /// than the packing itself.
     static B_PACKED: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
     static A_CHUNK: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
+    /// The f32 accumulators of a product rounded to bf16 whose K spans several blocks.
+    static ACC_SCRATCH: std::cell::Cell<Vec<f32>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// K words (of `T::GROUP` elements) a packed row of `k` elements takes, in whole tile steps.
+fn words_per_k<T: AmxElement>(k: usize) -> usize {
+    k.div_ceil(T::GROUP).div_ceil(STEP_WORDS) * STEP_WORDS
 }
 
 /// `out[b] = lhs[b] · rhs[b]` on AMX for a batch (dense `[B, M, N]` result, every element
@@ -297,14 +360,54 @@ pub fn run<T: AmxElement>(
     rv: MatView,
     out: &mut [T::Acc],
 ) {
+    run_into::<T, T::Acc>(s, lhs, lv, rhs, rv, out);
+}
+
+/// `out[b] = lhs[b] · rhs[b]` of bf16 matrices accumulated in f32 and rounded once to bf16
+/// (nearest even). Call only when [`available`].
+pub fn run_bf16(
+    s: BatchedShape,
+    lhs: &[bf16],
+    lv: MatView,
+    rhs: &[bf16],
+    rv: MatView,
+    out: &mut [bf16],
+) {
+    if words_per_k::<bf16>(s.k) <= KC_WORDS {
+        run_into::<bf16, bf16>(s, lhs, lv, rhs, rv, out);
+        return;
+    }
+    // K spans several blocks whose partial sums go through the result: accumulate in an f32
+    // scratch matrix and round that once.
+    let mut acc = ACC_SCRATCH.with(|c| c.take());
+    acc.clear();
+    acc.resize(out.len(), 0.0);
+    run_into::<bf16, f32>(s, lhs, lv, rhs, rv, &mut acc);
+    out.par_chunks_mut(1 << 16)
+        .zip(acc.par_chunks(1 << 16))
+        .for_each(|(o, a)| <bf16 as Sink<f32>>::store(a, o));
+    ACC_SCRATCH.with(|c| c.set(acc));
+}
+
+/// [`run`] into any [`Sink`] (a rounding sink only when K fits one block).
+fn run_into<T: AmxElement, O: Sink<T::Acc>>(
+    s: BatchedShape,
+    lhs: &[T],
+    lv: MatView,
+    rhs: &[T],
+    rv: MatView,
+    out: &mut [O],
+) {
     let per_matrix = s.m * s.n;
     if per_matrix == 0 || s.batch == 0 {
         return;
     }
     if s.k == 0 {
-        out.fill(T::Acc::default());
+        out.fill(O::default());
         return;
     }
+    // Partial sums of several K blocks go through the result, which must then hold them.
+    assert!(O::DIRECT || words_per_k::<T>(s.k) <= KC_WORDS);
     let parallel = s.m * s.n * s.k >= PARALLEL_MACS;
     if super::super::float::split_by_matrix(s.batch, s.m * s.n * s.k, PARALLEL_MACS) {
         // Many small products: one per task, each packing into its thread's buffers.
@@ -313,7 +416,7 @@ pub fn run<T: AmxElement>(
             .for_each(|(b, o)| {
                 let mut packed = B_PACKED.with(|c| c.take());
                 let (l, r) = (&lhs[lv.start(b)..], &rhs[rv.start(b)..]);
-                one_matrix(s, l, lv, r, rv, o, &mut packed, false);
+                one_matrix::<T, O>(s, l, lv, r, rv, o, &mut packed, false);
                 B_PACKED.with(|c| c.set(packed));
             });
         return;
@@ -371,18 +474,18 @@ fn aligned(buf: &mut Vec<u32>, len: usize) -> &mut [u32] {
 
 /// One product: pack B, then compute row chunks, each packing its own rows of A.
 #[allow(clippy::too_many_arguments)]
-fn one_matrix<T: AmxElement>(
+fn one_matrix<T: AmxElement, O: Sink<T::Acc>>(
     s: BatchedShape,
     lhs: &[T],
     lv: MatView,
     rhs: &[T],
     rv: MatView,
-    out: &mut [T::Acc],
+    out: &mut [O],
     packed_b: &mut Vec<u32>,
     parallel: bool,
 ) {
     let g = T::GROUP;
-    let kwp = s.k.div_ceil(g).div_ceil(STEP_WORDS) * STEP_WORDS;
+    let kwp = words_per_k::<T>(s.k);
     let m_panels = s.m.div_ceil(TILE);
     let n_panels = s.n.div_ceil(TILE);
     // Every word is written below (data or zero padding), so stale contents do not matter.
@@ -450,7 +553,7 @@ fn one_matrix<T: AmxElement>(
     // A chunk's packed rows of one K block: one step longer than the block needs, since a
     // power-of-two row stride would put the 16 rows of an A tile into the same few L1 sets.
     let lda = KC_WORDS.min(kwp) + STEP_WORDS;
-    let compute = |(chunk, c): (usize, &mut [T::Acc])| {
+    let compute = |(chunk, c): (usize, &mut [O])| {
         let rows = c.len() / s.n;
         let mut a_buf = A_CHUNK.with(|b| b.take());
         let a = aligned(&mut a_buf, rows.div_ceil(TILE) * TILE * lda);
@@ -475,7 +578,7 @@ fn one_matrix<T: AmxElement>(
             for jp in 0..n_panels {
                 let b_panel = &b[(jp * kwp + w0) * TILE..];
                 for ip in 0..rows.div_ceil(TILE) {
-                    tile_at::<T>(
+                    tile_at::<T, O>(
                         words / STEP_WORDS,
                         &a[ip * TILE * lda..],
                         lda,
@@ -546,15 +649,17 @@ fn pack_a_block<T: AmxElement>(
 struct EdgeTile<A>([A; TILE * TILE]);
 
 /// One 32 × 32 tile at (`row0`, `col0`) of `c` (`rows` rows of `ldc` columns), through a
-/// scratch tile when it sticks out of the matrix. `a_panel` holds 32 packed rows of `lda`
-/// words from the block's first word; `b_panel` the block's words of one 32-column panel.
+/// scratch tile when it sticks out of the matrix or is rounded to another type ([`Sink`]).
+/// `a_panel` holds 32 packed rows of `lda` words from the block's first word; `b_panel` the
+/// block's words of one 32-column panel. `load_c` (partial sums of earlier K blocks in `c`)
+/// only with a direct sink.
 #[allow(clippy::too_many_arguments)]
-fn tile_at<T: AmxElement>(
+fn tile_at<T: AmxElement, O: Sink<T::Acc>>(
     steps: usize,
     a_panel: &[u32],
     lda: usize,
     b_panel: &[u32],
-    c: &mut [T::Acc],
+    c: &mut [O],
     ldc: usize,
     row0: usize,
     col0: usize,
@@ -564,6 +669,7 @@ fn tile_at<T: AmxElement>(
     let words = steps * STEP_WORDS;
     assert!(steps >= 1 && a_panel.len() >= (TILE - 1) * lda + words);
     assert!(b_panel.len() >= words * TILE);
+    assert!(O::DIRECT || !load_c);
     let esize = std::mem::size_of::<T::Acc>();
     let (mr, nr) = (TILE.min(rows - row0), TILE.min(ldc - col0));
     let (a, b) = (a_panel.as_ptr() as *const u8, b_panel.as_ptr() as *const u8);
@@ -583,20 +689,30 @@ fn tile_at<T: AmxElement>(
             )
         }
     };
-    if mr == TILE && nr == TILE {
+    if O::DIRECT && mr == TILE && nr == TILE {
         assert!((row0 + TILE - 1) * ldc + col0 + TILE <= c.len());
-        run(c[row0 * ldc + col0..].as_mut_ptr(), ldc * esize);
+        // A direct sink is the accumulator type itself (`Sink<A> for A`).
+        run(
+            c[row0 * ldc + col0..].as_mut_ptr() as *mut T::Acc,
+            ldc * esize,
+        );
         return;
     }
     let mut tmp = EdgeTile([T::Acc::default(); TILE * TILE]);
     let tmp = &mut tmp.0;
     if load_c {
         for r in 0..mr {
-            tmp[r * TILE..r * TILE + nr].copy_from_slice(&c[(row0 + r) * ldc + col0..][..nr]);
+            let src = &c[(row0 + r) * ldc + col0..][..nr];
+            // SAFETY: a direct sink (asserted with `load_c`) is the accumulator type.
+            let src = unsafe { std::slice::from_raw_parts(src.as_ptr() as *const T::Acc, nr) };
+            tmp[r * TILE..r * TILE + nr].copy_from_slice(src);
         }
     }
     run(tmp.as_mut_ptr(), TILE * esize);
     for r in 0..mr {
-        c[(row0 + r) * ldc + col0..][..nr].copy_from_slice(&tmp[r * TILE..r * TILE + nr]);
+        O::store(
+            &tmp[r * TILE..r * TILE + nr],
+            &mut c[(row0 + r) * ldc + col0..][..nr],
+        );
     }
 }

@@ -479,6 +479,12 @@ pub fn round_to_bf16(x: f32) -> f32 {
     f32::from_bits(if x.is_nan() { nan } else { rounded })
 }
 
+/// The bf16 nearest (ties to even) to `x`, as its bits: [`round_to_bf16`]'s upper half.
+#[inline(always)]
+pub fn bf16_bits(x: f32) -> u16 {
+    (round_to_bf16(x).to_bits() >> 16) as u16
+}
+
 /// Integer lanes. Values of a narrower dtype (i2, i4, u2, u4) are kept sign- or zero-extended
 /// from their width; [`wrap`] restores that after an op.
 pub trait IntLane: LaneType + Ord + Eq {
