@@ -410,6 +410,13 @@ fn dot_amx_transposed_operands_several_chunks() {
             (DType::I8, DType::I8, DType::I32),
             DotRoute::AmxInt8,
         ),
+        // Odd K: the last packed word holds one element.
+        (
+            82,
+            333,
+            (DType::BF16, DType::BF16, DType::BF16),
+            DotRoute::AmxBf16,
+        ),
     ] {
         check(seed, &[k, 300], &[40, k], &dn, types, Some(route));
     }

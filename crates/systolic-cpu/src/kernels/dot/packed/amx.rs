@@ -625,22 +625,77 @@ fn pack_a_block<T: AmxElement>(
 ) {
     let g = T::GROUP;
     let (k0, k1) = ((w0 * g).min(k), ((w0 + words) * g).min(k));
+    let n = k1 - k0;
     for (r, row) in a.chunks_mut(lda).enumerate() {
         let row = &mut elements_mut::<T>(row)[..words * g];
         if r >= rows {
             row.fill(T::default());
             continue;
         }
-        let src = (row0 + r) * lv.row + k0 * lv.col;
-        let n = k1 - k0;
         if lv.col == 1 {
+            let src = (row0 + r) * lv.row + k0;
             row[..n].copy_from_slice(&lhs[src..src + n]);
-        } else {
-            for (i, x) in row[..n].iter_mut().enumerate() {
-                *x = lhs[src + i * lv.col];
-            }
         }
         row[n..].fill(T::default());
+    }
+    if lv.col == 1 {
+        return;
+    }
+    // Rows strided in K (a transposed lhs, as in a weight gradient `xᵀ · dy`): K outer, rows
+    // inner, so a source stored K-major is read along its rows, and the packed rows being
+    // filled (one cache line each) stay in L1. Row by row, every element was a read from
+    // another line of the source: a `1024 × 4096` operand took 19 ms to pack on a Xeon.
+    if T::IS_BF16 && lv.row == 1 && super::pairs::available() {
+        pack_a_transposed_pairs(lhs, lv, k0, n, row0, rows, a, lda);
+        return;
+    }
+    let a = elements_mut::<T>(a);
+    let lda_e = lda * g;
+    for kk in 0..n {
+        let src = (k0 + kk) * lv.col + row0 * lv.row;
+        for r in 0..rows {
+            a[r * lda_e + kk] = lhs[src + r * lv.row];
+        }
+    }
+}
+
+/// [`pack_a_block`] for bf16 rows stored K-major (`lv.row == 1`): two source rows (K `k`,
+/// `k + 1`) give 32 packed rows' words at a time by one vector interleave, and each word is
+/// one 4-byte store — the element-by-element loop stored 2 bytes at a time and was 6% of a
+/// bf16 transformer training step's samples.
+#[allow(clippy::too_many_arguments)]
+fn pack_a_transposed_pairs<T: AmxElement>(
+    lhs: &[T],
+    lv: MatView,
+    k0: usize,
+    n: usize,
+    row0: usize,
+    rows: usize,
+    a: &mut [u32],
+    lda: usize,
+) {
+    let mut words = [0u32; 32];
+    for p in 0..n.div_ceil(2) {
+        let lo = (k0 + 2 * p) * lv.col + row0;
+        let hi = (2 * p + 1 < n).then(|| lo + lv.col);
+        let mut r = 0;
+        if let Some(hi) = hi {
+            while r + 32 <= rows {
+                super::pairs::interleave_32(
+                    bits16(&lhs[lo + r..lo + r + 32]),
+                    bits16(&lhs[hi + r..hi + r + 32]),
+                    &mut words,
+                );
+                for (i, &w) in words.iter().enumerate() {
+                    a[(r + i) * lda + p] = w;
+                }
+                r += 32;
+            }
+        }
+        for r in r..rows {
+            let high = hi.map_or(0, |hi| lhs[hi + r].bits() << 16);
+            a[r * lda + p] = lhs[lo + r].bits() | high;
+        }
     }
 }
 
