@@ -9,6 +9,64 @@ use crate::kernels::math::simd::{iota_i32, map1, update};
 use half::{bf16, f16};
 use systolic_ir::{numerics, DType};
 
+/// The multi-index of element `start` of a loop over `dims` (row-major).
+fn split_index(dims: &[usize], start: usize, index: &mut [usize]) {
+    let mut rest = start;
+    for d in (1..dims.len()).rev() {
+        index[d] = rest % dims[d];
+        rest /= dims[d];
+    }
+    // The outermost index needs no remainder (the block starts inside the loop).
+    if let Some(i) = index.first_mut() {
+        *i = rest;
+    }
+}
+
+/// Ranks up to which [`block_index`] remembers its last answers.
+const MEMO_RANK: usize = 8;
+
+/// A remembered [`split_index`]: the loop's dims, the start and its multi-index.
+#[derive(Clone, Copy, Default)]
+struct IndexMemo {
+    rank: usize,
+    dims: [usize; MEMO_RANK],
+    start: usize,
+    index: [usize; MEMO_RANK],
+}
+
+thread_local! {
+    /// The last two multi-indices computed on this thread: every operand of a block loads
+    /// from the same position (two: row programs' temporaries count from another origin), so
+    /// the divisions run once per block instead of once per operand — they were the hottest
+    /// instructions of bf16 elementwise loops in `perf`, waiting on `div`.
+    static INDEX_MEMO: std::cell::RefCell<[IndexMemo; 2]> =
+        std::cell::RefCell::new([IndexMemo::default(); 2]);
+}
+
+/// [`split_index`] for loops of rank ≤ [`MEMO_RANK`], remembered per thread.
+fn block_index(dims: &[usize], start: usize) -> [usize; MEMO_RANK] {
+    let rank = dims.len();
+    INDEX_MEMO.with_borrow_mut(|memo| {
+        let hit = memo
+            .iter()
+            .position(|m| m.rank == rank && m.start == start && m.dims[..rank] == *dims);
+        if let Some(i) = hit {
+            memo.swap(0, i);
+            return memo[0].index;
+        }
+        let mut fresh = IndexMemo {
+            rank,
+            start,
+            ..IndexMemo::default()
+        };
+        fresh.dims[..rank].copy_from_slice(dims);
+        split_index(dims, start, &mut fresh.index[..rank]);
+        memo[1] = memo[0];
+        memo[0] = fresh;
+        fresh.index
+    })
+}
+
 /// Calls `run(source_offset, block_offset, length)` for each run of the block
 /// `[start, start + n)` of a loop over `dims` along the innermost dimension.
 #[inline]
@@ -28,22 +86,16 @@ fn for_each_run(
         run(access.offset + start * access.strides[0], 0, n);
         return;
     }
-    let mut small = [0usize; 8];
+    let mut small = [0usize; MEMO_RANK];
     let mut large = Vec::new();
-    let index: &mut [usize] = if rank <= 8 {
+    let index: &mut [usize] = if rank <= MEMO_RANK {
+        small[..rank].copy_from_slice(&block_index(dims, start)[..rank]);
         &mut small[..rank]
     } else {
         large.resize(rank, 0);
+        split_index(dims, start, &mut large);
         &mut large
     };
-    let mut rest = start;
-    for d in (1..rank).rev() {
-        index[d] = rest % dims[d];
-        rest /= dims[d];
-    }
-    // The outermost index needs no remainder (the block starts inside the loop): one
-    // division fewer per load, which row programs do for every register of every row.
-    index[0] = rest;
     let strides = &access.strides;
     // The offset moves with the index: one stride step per carry instead of a sum of rank
     // products per run (those 64-bit products, in SSE2 lanes, were the hottest instructions
