@@ -246,6 +246,27 @@ impl ScatterKernel {
         if upd.is_empty() {
             return Ok(result);
         }
+        let inner = self.geometry.walk.inner();
+        if inner.batch == 0 && inner.offset == 1 {
+            // Each run of the updates' innermost dimension is one window row: contiguous in
+            // the updates and in the result, under one index vector. Its elements go to
+            // distinct places, so combining the run as slices keeps the interpreter's order
+            // (updates in row-major order) for every target, and the loop vectorises — the
+            // element-by-element visit took 12 ms for a bf16 embedding gradient of 1M
+            // updates on a Xeon.
+            self.geometry.walk.for_each_run(
+                0..self.geometry.walk.outer().size,
+                |pos, b, off, len| {
+                    if let Some(start) = starts[b] {
+                        let t = start + off;
+                        for (o, &u) in out[t..t + len].iter_mut().zip(&upd[pos..pos + len]) {
+                            *o = C::apply(*o, u);
+                        }
+                    }
+                },
+            );
+            return Ok(result);
+        }
         self.geometry
             .for_each_target(starts, |u, t| out[t] = C::apply(out[t], upd[u]));
         Ok(result)
