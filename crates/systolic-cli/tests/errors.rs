@@ -249,6 +249,13 @@ fn program_file(text: &str) -> (tempfile::TempDir, String) {
     (dir, p)
 }
 
+/// Writes the f32 scalar `value` as `x.npy` in `dir`; returns its path.
+fn scalar_input(dir: &tempfile::TempDir, value: f32) -> String {
+    let x = dir.path().join("x.npy");
+    systolic_npy::write(&x, &Tensor::from_f32(vec![], vec![value])).unwrap();
+    x.display().to_string()
+}
+
 /// Issue 20, item 1: a type whose size in bytes overflows (2^62 f32 elements are 2^64
 /// bytes) was costed as 0 B of HBM and passed the fit check; a 3037000499² f32 product
 /// reported 905 GiB and an MFU of 280%. Such types are now rejected where the program is
@@ -502,9 +509,7 @@ fn timeout_stops_an_endless_while_loop_and_says_how_far_it_got() {
     let (dir, p) = program_file(
         "func.func @main(%x: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.while(%i = %x) : tensor<f32>\n  cond {\n    %t = stablehlo.constant dense<true> : tensor<i1>\n    stablehlo.return %t : tensor<i1>\n  } do {\n    %one = stablehlo.constant dense<1.0> : tensor<f32>\n    %n = stablehlo.add %i, %one : tensor<f32>\n    stablehlo.return %n : tensor<f32>\n  }\n  return %0 : tensor<f32>\n}\n",
     );
-    let x = dir.path().join("x.npy");
-    systolic_npy::write(&x, &Tensor::from_f32(vec![], vec![0.0])).unwrap();
-    let x = x.display().to_string();
+    let x = scalar_input(&dir, 0.0);
     for backend in ["cpu", "interp"] {
         let started = std::time::Instant::now();
         let out = systolic(&[
@@ -610,9 +615,7 @@ fn the_interpreter_runs_deep_call_chains_and_names_recursion() {
         );
     }
     let (dir, p) = program_file(&text);
-    let x = dir.path().join("x.npy");
-    systolic_npy::write(&x, &Tensor::from_f32(vec![], vec![2.0])).unwrap();
-    let x = x.display().to_string();
+    let x = scalar_input(&dir, 2.0);
     let out_dir = dir.path().join("out").display().to_string();
     let out = systolic(&[
         "run",

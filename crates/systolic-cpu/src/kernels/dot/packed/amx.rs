@@ -367,8 +367,6 @@ thread_local! {
     /// than the packing itself.
     static B_PACKED: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
     static A_CHUNK: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
-    /// The f32 accumulators of a product rounded to bf16 whose K spans several blocks.
-    static ACC_SCRATCH: std::cell::Cell<Vec<f32>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// K words (of `T::GROUP` elements) a packed row of `k` elements takes, in whole tile steps.
@@ -403,16 +401,14 @@ pub fn run_bf16(
         run_into::<bf16, bf16>(s, lhs, lv, rhs, rv, out);
         return;
     }
-    // K spans several blocks whose partial sums go through the result: accumulate in an f32
-    // scratch matrix and round that once.
-    let mut acc = ACC_SCRATCH.with(|c| c.take());
-    acc.clear();
-    acc.resize(out.len(), 0.0);
-    run_into::<bf16, f32>(s, lhs, lv, rhs, rv, &mut acc);
-    out.par_chunks_mut(1 << 16)
-        .zip(acc.par_chunks(1 << 16))
-        .for_each(|(o, a)| <bf16 as Sink<f32>>::store(a, o));
-    ACC_SCRATCH.with(|c| c.set(acc));
+    // K spans several blocks whose partial sums go through the result: accumulate in the
+    // products' f32 scratch (every element is written) and round that once.
+    super::super::convert::with_f32_scratch(out.len(), |acc| {
+        run_into::<bf16, f32>(s, lhs, lv, rhs, rv, acc);
+        out.par_chunks_mut(1 << 16)
+            .zip(acc.par_chunks(1 << 16))
+            .for_each(|(o, a)| <bf16 as Sink<f32>>::store(a, o));
+    });
 }
 
 /// [`run`] into any [`Sink`] (a rounding sink only when K fits one block).
