@@ -143,7 +143,9 @@ impl Gen<'_, '_> {
     }
 
     fn elem(&mut self) -> Result<Elem> {
-        Ok(*self.u.choose(&[Elem::F32, Elem::F32, Elem::I32, Elem::Bool])?)
+        Ok(*self
+            .u
+            .choose(&[Elem::F32, Elem::F32, Elem::I32, Elem::Bool])?)
     }
 
     fn float(&mut self) -> Result<f32> {
@@ -360,7 +362,11 @@ impl Gen<'_, '_> {
         let a = self.pick()?;
         let b = self.partner(&a)?;
         let (p, pred) = self.compare_of(&a, &b)?;
-        let (x, y) = if self.u.arbitrary()? { (&a, &b) } else { (&b, &a) };
+        let (x, y) = if self.u.arbitrary()? {
+            (&a, &b)
+        } else {
+            (&b, &a)
+        };
         let v = self.fresh("sel");
         let i1 = ty(&a.shape, Elem::Bool);
         self.body.push(format!(
@@ -503,8 +509,9 @@ impl Gen<'_, '_> {
         };
         let scalar = ty(&[], a.elem);
         let init_v = self.fresh("init");
-        self.body
-            .push(format!("{init_v} = stablehlo.constant dense<{init}> : {scalar}"));
+        self.body.push(format!(
+            "{init_v} = stablehlo.constant dense<{init}> : {scalar}"
+        ));
         let mut shape = a.shape.clone();
         shape.remove(dim);
         let v = self.fresh("red");
