@@ -11,6 +11,7 @@
 #   --tree        fuzz the working tree as it is instead of the last commit
 #   --seconds N   stop after N seconds (default 600)
 #   --target NAME the fuzz target (default parse_module)
+# cargo-fuzz is installed when missing (cargo install cargo-fuzz --locked, a few minutes once).
 # Environment: CARGO_BUILD_JOBS (default 1), FUZZ_TOOLCHAIN (e.g. "+nightly"; by default
 #   stable Rust with RUSTC_BOOTSTRAP=1, which unlocks the -Z flags cargo-fuzz passes).
 
@@ -29,16 +30,16 @@ while [ $# -gt 0 ]; do
         --seconds) seconds="$2"; shift ;;
         --target) target="$2"; shift ;;
         --) shift; extra=("$@"); break ;;
-        -h | --help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "fuzz/run.sh: unknown argument $1 (try --help)" >&2; exit 2 ;;
     esac
     shift
 done
 
-command -v cargo-fuzz >/dev/null || {
-    echo "fuzz/run.sh: cargo-fuzz is not installed: cargo install cargo-fuzz" >&2
-    exit 2
-}
+if ! command -v cargo-fuzz >/dev/null; then
+    echo "fuzz/run.sh: cargo-fuzz is missing; installing it (cargo install cargo-fuzz --locked)" >&2
+    cargo install cargo-fuzz --locked
+fi
 
 export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-1}"
 toolchain=()

@@ -102,3 +102,94 @@ func.func private @my_id(%x: tensor<f32>) -> tensor<f32> {
 fn preserves_semantics() {
     common::assert_pass_preserves_semantics(&Inline, 300);
 }
+
+/// `@main` → `@f1` → … → `@f{n-1}`, each level adding its argument to what the next returns
+/// (the last negates it), so `main(x) = (n - 2) · x` and the inlined body holds `n` ops.
+fn call_chain(n: usize) -> String {
+    let mut text = String::new();
+    for i in 0..n {
+        let name = if i == 0 {
+            "main".to_string()
+        } else {
+            format!("private @f{i}")
+        };
+        let name = if i == 0 { format!("@{name}") } else { name };
+        let body = if i + 1 < n {
+            format!(
+                "%0 = func.call @f{}(%x) : (tensor<f32>) -> tensor<f32>\n  %1 = stablehlo.add %0, %x : tensor<f32>\n  return %1 : tensor<f32>",
+                i + 1
+            )
+        } else {
+            "%1 = stablehlo.negate %x : tensor<f32>\n  return %1 : tensor<f32>".to_string()
+        };
+        text += &format!("func.func {name}(%x: tensor<f32>) -> tensor<f32> {{\n  {body}\n}}\n");
+    }
+    text
+}
+
+/// Issue 20, item 5: a 5000-deep call chain took over 20 s and quadratic memory to inline
+/// (every private function of the chain was inlined into as well, copying the chain's tail once
+/// per level). Only the kept function is inlined into now, each op copied once; the bound is
+/// generous (it takes well under a second in a debug build).
+#[test]
+fn a_deep_call_chain_inlines_in_linear_time() {
+    let n = 5000;
+    let m = parse(&call_chain(n));
+    let started = std::time::Instant::now();
+    let out = run_pass(&Inline, &m);
+    let took = started.elapsed();
+    assert!(took.as_secs_f64() < 10.0, "inlining took {took:?}");
+    assert_eq!(out.funcs.len(), 1);
+    assert_eq!(count(&out, "main", "func.call"), 0);
+    assert_eq!(count(&out, "main", "stablehlo.add"), n - 1);
+    assert_eq!(count(&out, "main", "stablehlo.negate"), 1);
+    let x = Value::Tensor(Tensor::from_f32(vec![], vec![0.5]));
+    let got = run_main(&out, vec![x]).unwrap();
+    assert_eq!(
+        got[0].as_tensor().unwrap().to_f64_vec(),
+        vec![(n - 2) as f64 * 0.5]
+    );
+}
+
+/// A call DAG where each function calls the next twice doubles per level: ten levels inline to
+/// 1024 ops and keep their meaning; forty would be 2^40 ops and are refused before anything is
+/// copied, naming the function and the size.
+#[test]
+fn a_doubling_call_dag_inlines_while_small_and_is_refused_past_the_budget() {
+    let dag = |depth: usize| {
+        let mut text = String::from(
+            "func.func @main(%x: tensor<f32>) -> tensor<f32> {\n  %0 = func.call @f0(%x) : (tensor<f32>) -> tensor<f32>\n  return %0 : tensor<f32>\n}\n",
+        );
+        for k in 0..depth {
+            let body = if k + 1 < depth {
+                format!(
+                    "%0 = func.call @f{n}(%x) : (tensor<f32>) -> tensor<f32>\n  %1 = func.call @f{n}(%0) : (tensor<f32>) -> tensor<f32>",
+                    n = k + 1
+                )
+            } else {
+                "%1 = stablehlo.negate %x : tensor<f32>".to_string()
+            };
+            text += &format!(
+                "func.func private @f{k}(%x: tensor<f32>) -> tensor<f32> {{\n  {body}\n  return %1 : tensor<f32>\n}}\n"
+            );
+        }
+        parse(&text)
+    };
+    let small = dag(10);
+    let out = run_pass(&Inline, &small);
+    assert_eq!(count(&out, "main", "stablehlo.negate"), 1 << 9);
+    let x = vec![Value::Tensor(Tensor::from_f32(vec![], vec![3.0]))];
+    assert_eq!(
+        run_main(&out, x.clone()).unwrap(),
+        run_main(&small, x).unwrap()
+    );
+
+    let mut big = dag(40);
+    let err = Inline.run(&mut big).unwrap_err();
+    assert_eq!(err.op.as_deref(), Some("func.call"));
+    assert!(
+        err.message.contains("more than 16777216 ops") && err.message.contains("@f"),
+        "{}",
+        err.message
+    );
+}

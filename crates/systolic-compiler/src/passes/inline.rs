@@ -1,7 +1,9 @@
 //! Inlining (XLA's `CallInliner`): every `func.call` is replaced by a copy of the callee's body,
 //! its parameters bound to the call's operands and its results to the values the callee
-//! returns. Callees are inlined into one another first (callees before callers), so one copy
-//! per call site is enough. Private functions no longer reached are then removed. A module
+//! returns. Only the functions that stay (public ones, ones named by a composite or a custom
+//! call, ones nothing calls) are inlined into, each expanded from the module's bodies with
+//! every op copied once, so the time is linear in the inlined size (a 5000-deep call chain
+//! included); the private functions no longer reached are then removed. A module
 //! whose kept functions would exceed [`MAX_INLINED_OPS`] once inlined (calls repeating their
 //! callees multiply them: a DAG where each function calls the next twice doubles per level)
 //! is refused before anything is copied.
@@ -10,7 +12,8 @@
 //! `stablehlo.composite` decompositions and custom-call computations stay as they are.
 //!
 //! The copying is `systolic_ir::inline::Inliner`'s (the transformations inline with it too);
-//! this pass adds the module-wide order and the clean-up.
+//! this pass adds the checks (cycles, unknown callees, the budget), the choice of the functions
+//! inlined into and the clean-up.
 
 use crate::pass::Pass;
 use crate::passes::dce::remove_unreachable_private_functions;
@@ -32,21 +35,41 @@ impl Pass for Inline {
         let order = callees_first(module)?;
         let kept = kept_functions(module);
         check_inlined_size(module, &order, &kept)?;
-        let mut changed = false;
+        // Only the kept functions are inlined into, each expanded straight from the module's
+        // bodies: the private callees are removed afterwards, so inlining into them as well
+        // would copy a chain's tail once per level (quadratic in its depth).
+        let mut inliner = Inliner::new(module);
+        let mut rewritten = vec![];
         for index in order {
-            // Every callee of this function is already call-free (callees come first, so the
-            // inliner never recurses deeply, however deep the call chain).
-            let mut func = std::mem::replace(&mut module.funcs[index], Func::new(""));
-            let result = Inliner::new(module).inline_into(&mut func);
+            if !kept[index] || !has_calls(&module.funcs[index]) {
+                continue;
+            }
+            let mut func = module.funcs[index].clone();
+            let inlined = inliner
+                .inline_into(&mut func)
+                .map_err(|d| d.in_source(module.source_name.as_deref()))?;
+            if inlined > 0 {
+                rewritten.push((index, func));
+            }
+        }
+        let changed = !rewritten.is_empty();
+        for (index, func) in rewritten {
             module.funcs[index] = func;
-            let inlined = result.map_err(|d| d.in_source(module.source_name.as_deref()))?;
-            changed |= inlined > 0;
         }
         if changed {
             remove_unreachable_private_functions(module);
         }
         Ok(changed)
     }
+}
+
+/// Whether `func` holds a `func.call` anywhere (nested regions included).
+fn has_calls(func: &Func) -> bool {
+    let mut found = false;
+    walk_ops(&func.body, &mut |op, _| {
+        found |= matches!(op.kind, OpKind::Call { .. });
+    });
+    found
 }
 
 /// The most ops inlining may make, over every function it rewrites: calls that repeat
