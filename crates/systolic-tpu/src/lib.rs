@@ -9,6 +9,7 @@
 
 #![warn(missing_docs)]
 
+mod call_path;
 pub mod chips;
 pub mod collective_cost;
 pub mod compile;

@@ -34,8 +34,11 @@ pub struct MemoryPeak {
     pub param_bytes: u64,
 }
 
-/// Calls deeper than this stop adding their temporaries (recursion is not StableHLO).
-const MAX_DEPTH: usize = 64;
+/// Stack left when a call grows the stack (`stacker`): enough to plan one function.
+const STACK_RED_ZONE: usize = 256 << 10;
+/// Stack added each time: a chain of thousands of calls is planned without overflowing the
+/// thread's stack.
+const STACK_GROWTH: usize = 4 << 20;
 
 fn value_name(func: &Func, v: ValueId) -> String {
     match func.values.get(v.index()).and_then(|d| d.name.as_deref()) {
@@ -55,7 +58,11 @@ fn named(func: &Func, v: ValueId, prefix: &str) -> Option<NamedBuffer> {
 
 /// Peak HBM use of `func` (a function of `module`).
 pub fn function_peak(module: &Module, func: &Func) -> MemoryPeak {
-    peak_of(module, func, "", 0, true, &mut HashMap::new())
+    let mut callees = Callees {
+        bytes: HashMap::new(),
+        walking: vec![func.name.clone()],
+    };
+    peak_of(module, func, "", true, &mut callees)
 }
 
 /// What to call a buffer the compiler shares between `values`: the first value's name (with
@@ -87,13 +94,21 @@ struct Placed {
     label: NamedBuffer,
 }
 
+/// What the walk knows of callees: each one's peak (the same at every call site, so computed
+/// once: a call DAG would otherwise be walked once per path), and the functions being walked.
+struct Callees {
+    bytes: HashMap<String, u64>,
+    /// Outermost first. A call to one of these is recursion, which the schedule refuses with
+    /// the cycle named; here it adds nothing.
+    walking: Vec<String>,
+}
+
 fn peak_of(
     module: &Module,
     func: &Func,
     prefix: &str,
-    depth: usize,
     with_params: bool,
-    callee_bytes: &mut HashMap<String, u64>,
+    callees: &mut Callees,
 ) -> MemoryPeak {
     let assignment = assign_buffers(func);
     let live = Liveness::of(func);
@@ -165,41 +180,44 @@ fn peak_of(
                 .collect()
         })
         .unwrap_or_default();
-    if depth < MAX_DEPTH {
-        for &(pos, op) in &top {
-            let callee = match &op.kind {
-                OpKind::Call { callee } => callee,
-                OpKind::Composite { decomposition, .. } => decomposition,
-                _ => continue,
-            };
-            let Some(f) = module.func(callee) else {
-                continue;
-            };
-            // A callee's peak is the same at every call site: computed once (a call DAG
-            // would otherwise be walked once per path).
-            let bytes = match callee_bytes.get(callee) {
-                Some(&b) => b,
-                None => {
-                    let prefix = format!("{prefix}@{callee}/");
-                    let b = peak_of(module, f, &prefix, depth + 1, false, callee_bytes).bytes;
-                    callee_bytes.insert(callee.clone(), b);
-                    b
-                }
-            };
-            if bytes > 0 {
-                placed.push(Placed {
-                    request: Request {
-                        size: heap::align(bytes as usize),
-                        start: pos,
-                        end: pos,
-                    },
-                    label: NamedBuffer {
-                        name: format!("{prefix}@{callee} temporaries"),
-                        ty: "(callee buffers)".into(),
-                        bytes,
-                    },
+    for &(pos, op) in &top {
+        let callee = match &op.kind {
+            OpKind::Call { callee } => callee,
+            OpKind::Composite { decomposition, .. } => decomposition,
+            _ => continue,
+        };
+        let Some(f) = module.func(callee) else {
+            continue;
+        };
+        if callees.walking.iter().any(|w| w == callee) {
+            continue;
+        }
+        let bytes = match callees.bytes.get(callee) {
+            Some(&b) => b,
+            None => {
+                let prefix = crate::call_path::enter(prefix, &format!("@{callee}/"));
+                callees.walking.push(callee.clone());
+                let b = stacker::maybe_grow(STACK_RED_ZONE, STACK_GROWTH, || {
+                    peak_of(module, f, &prefix, false, callees).bytes
                 });
+                callees.walking.pop();
+                callees.bytes.insert(callee.clone(), b);
+                b
             }
+        };
+        if bytes > 0 {
+            placed.push(Placed {
+                request: Request {
+                    size: heap::align(bytes as usize),
+                    start: pos,
+                    end: pos,
+                },
+                label: NamedBuffer {
+                    name: format!("{prefix}@{callee} temporaries"),
+                    ty: "(callee buffers)".into(),
+                    bytes,
+                },
+            });
         }
     }
     let requests: Vec<Request> = placed.iter().map(|p| p.request).collect();

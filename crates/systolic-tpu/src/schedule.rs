@@ -25,8 +25,12 @@ use systolic_ir::{
 /// The op name the compiler's fusion pass gives its fused kernels.
 pub const FUSION_OP_NAME: &str = "systolic.fusion";
 
-/// Calls deeper than this are taken as recursion, which StableHLO does not allow.
-const MAX_CALL_DEPTH: usize = 64;
+/// Stack left when a call grows the stack (`stacker`): enough to walk one function's ops to
+/// the next call.
+const STACK_RED_ZONE: usize = 256 << 10;
+/// Stack added each time: a chain of thousands of calls is walked without overflowing the
+/// thread's stack, however small it is.
+const STACK_GROWTH: usize = 4 << 20;
 
 /// The most ops the schedule walks with calls expanded at each call site: calls that repeat
 /// their callees (each function calling the next twice) multiply the walk, and past this the
@@ -167,7 +171,7 @@ pub fn schedule_function(
             .unwrap_or_else(|| "<module>".into()),
         schedule: Schedule::default(),
         frames: vec![vec![]],
-        depth: 0,
+        calls: vec![func.name.as_str()],
         walked: 0,
     };
     if let Some(block) = func.body.entry() {
@@ -203,7 +207,8 @@ struct Walker<'a> {
     schedule: Schedule,
     /// The timeline being built: the function's, then one per loop body or branch entered.
     frames: Vec<Vec<Step>>,
-    depth: usize,
+    /// The functions being walked, outermost first: a call to one of them is recursion.
+    calls: Vec<&'a str>,
     /// Ops walked so far, every call site's callee counted again ([`MAX_WALKED_OPS`]).
     walked: u64,
 }
@@ -434,21 +439,30 @@ impl Walker<'_> {
                 message: format!("calls @{callee}, which the module does not define"),
             });
         };
-        if self.depth >= MAX_CALL_DEPTH {
+        // Recursion cannot be scheduled (StableHLO forbids it; XLA refuses it): name the
+        // cycle. Any acyclic chain is walked, however deep.
+        if let Some(first) = self.calls.iter().position(|&c| c == callee) {
+            let mut cycle: Vec<String> = self.calls[first..]
+                .iter()
+                .map(|c| format!("@{c}"))
+                .collect();
+            cycle.push(format!("@{callee}"));
             return Err(TpuError::Unsupported {
                 op: op.kind.name(),
                 place: self.place(op),
                 message: format!(
-                    "calls nested deeper than {MAX_CALL_DEPTH} (recursion through @{callee}?)"
+                    "recursion: {} (functions cannot call themselves)",
+                    cycle.join(" → ")
                 ),
             });
         }
-        self.depth += 1;
-        let result = match f.body.entry() {
-            Some(b) => self.walk_block(f, b, count, &format!("{name}/@{callee}/")),
+        self.calls.push(f.name.as_str());
+        let path = crate::call_path::enter(name, &format!("/@{callee}/"));
+        let result = stacker::maybe_grow(STACK_RED_ZONE, STACK_GROWTH, || match f.body.entry() {
+            Some(b) => self.walk_block(f, b, count, &path),
             None => Ok(()),
-        };
-        self.depth -= 1;
+        });
+        self.calls.pop();
         result
     }
 

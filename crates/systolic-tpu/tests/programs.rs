@@ -299,3 +299,63 @@ fn flop_count_matches_xla_cost_analysis() {
     assert_eq!(rc.flops, r.flops);
     assert!(rc.ops.len() < r.ops.len() && rc.hbm_bytes < r.hbm_bytes);
 }
+
+/// A chain of `depth` functions, each squaring its 128×128 argument with a product and passing
+/// the result down; the last returns it.
+fn call_chain(depth: usize) -> String {
+    let t = "tensor<128x128xf32>";
+    let mut text = String::from("module {\n");
+    for i in 0..depth {
+        let name = if i == 0 {
+            "main".to_string()
+        } else {
+            format!("f{i}")
+        };
+        let vis = if i == 0 { "" } else { "private " };
+        let next = if i + 1 < depth {
+            format!("    %1 = func.call @f{}(%0) : ({t}) -> {t}\n", i + 1)
+        } else {
+            format!("    %1 = stablehlo.negate %0 : {t}\n")
+        };
+        text += &format!(
+            "  func.func {vis}@{name}(%x: {t}) -> {t} {{\n    %0 = stablehlo.dot_general %x, %x, contracting_dims = [1] x [0] : ({t}, {t}) -> {t}\n{next}    return %1 : {t}\n  }}\n"
+        );
+    }
+    text + "}\n"
+}
+
+/// Issue 20, item 5 (the cost model's part): `simulate --no-compile` refused a chain deeper
+/// than 64 calls as "recursion?", and the memory model silently stopped adding the temporaries
+/// of callees past depth 64. Any acyclic chain is now walked (its stack grown as it goes),
+/// names stay short, and real recursion is refused naming the cycle.
+#[test]
+fn deep_call_chains_are_costed_whole_and_recursion_is_named() {
+    let depth = 5000;
+    let m = parse(&call_chain(depth));
+    let r = simulate(&m, &chip("v5e").unwrap(), &SimOptions::default()).unwrap();
+    // Every level's product, and the last one's negation (one FLOP per element).
+    assert_eq!(r.flops, depth as f64 * 2.0 * 128f64.powi(3) + 128.0 * 128.0);
+    assert_eq!(r.ops.len(), depth + 1);
+    assert!(r.ops.iter().all(|k| k.name.len() < 200), "names stay short");
+    let last = &r.ops[depth].name;
+    assert!(
+        last.starts_with("…/") && last.ends_with("@f4999/%1"),
+        "{last}"
+    );
+    // Every level keeps its product alive while the callees below it run.
+    let per_level = 128 * 128 * 4;
+    assert!(
+        r.peak_hbm_bytes >= depth as u64 * per_level,
+        "peak {} < {} levels of {per_level} bytes",
+        r.peak_hbm_bytes,
+        depth
+    );
+
+    let rec = parse(
+        "func.func @main(%x: tensor<f32>) -> tensor<f32> {\n  %0 = func.call @a(%x) : (tensor<f32>) -> tensor<f32>\n  return %0 : tensor<f32>\n}\nfunc.func private @a(%x: tensor<f32>) -> tensor<f32> {\n  %0 = func.call @b(%x) : (tensor<f32>) -> tensor<f32>\n  return %0 : tensor<f32>\n}\nfunc.func private @b(%x: tensor<f32>) -> tensor<f32> {\n  %0 = func.call @a(%x) : (tensor<f32>) -> tensor<f32>\n  return %0 : tensor<f32>\n}\n",
+    );
+    let err = simulate(&rec, &chip("v5e").unwrap(), &SimOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("recursion: @a → @b → @a"), "{err}");
+}
