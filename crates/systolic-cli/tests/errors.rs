@@ -641,3 +641,18 @@ fn the_interpreter_runs_deep_call_chains_and_names_recursion() {
         &["recursion: @a → @b → @a"],
     );
 }
+
+/// Issue 20, item 12: `check` of a file with no functions said "0 passed, 0 failed" and
+/// exited 0, as if it had checked something.
+#[test]
+fn check_of_a_file_without_functions_fails() {
+    let (_dir, empty) = program_file("");
+    let out = systolic(&["check", &empty]);
+    let (stdout, _) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("no functions, so nothing was checked")
+            && stdout.contains("0 passed, 1 failed"),
+        "{stdout}"
+    );
+}

@@ -350,6 +350,21 @@ fn columns_count_characters_not_bytes() {
     assert_eq!(e, "bad.mlir:2:10: error: unexpected character 'é'");
 }
 
+/// Issue 20, item 12: a NUL byte (or another invisible character) was shown as `''`.
+#[test]
+fn invisible_characters_are_named_by_their_code_point() {
+    let e = error("func.func @f() {\n  return \u{0}\n}");
+    assert_eq!(
+        e,
+        "bad.mlir:2:10: error: unexpected character '\\u{0}' (U+0000)"
+    );
+    let e = error("func.func @f() {\n  return \u{200B}\n}");
+    assert_eq!(
+        e,
+        "bad.mlir:2:10: error: unexpected character '\\u{200b}' (U+200B)"
+    );
+}
+
 #[test]
 fn unsupported_types_inside_attributes() {
     let e = error(&func_with(

@@ -25,8 +25,16 @@ pub fn run(args: &CheckArgs) -> Result<bool, CliError> {
     for report in &reports {
         print_functions(report);
     }
+    // A file with no function checked nothing: "0 passed, 0 failed" would read as success.
+    let empty: Vec<&CheckReport> = reports.iter().filter(|r| r.functions.is_empty()).collect();
+    for report in &empty {
+        outln!(
+            "FAIL {}: no functions, so nothing was checked",
+            report.source_name
+        );
+    }
     let passed: usize = reports.iter().map(CheckReport::passed).sum();
-    let failed: usize = reports.iter().map(CheckReport::failed).sum();
+    let failed: usize = reports.iter().map(CheckReport::failed).sum::<usize>() + empty.len();
     outln!("{passed} passed, {failed} failed");
     Ok(failed == 0)
 }

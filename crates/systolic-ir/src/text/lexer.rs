@@ -333,7 +333,17 @@ impl<'a> Lexer<'a> {
             | b'*' | b'+' | b'-' | b'|' => tok(Tok::Punct, start + 1),
             _ => {
                 let ch = self.src[start..].chars().next().unwrap_or('?');
-                Err(self.error_at(start, format!("unexpected character '{ch}'")))
+                // A control or invisible character (NUL, a zero-width space) would print as
+                // nothing: name it by its code point too.
+                let shown = if ch.is_control()
+                    || ch.is_whitespace()
+                    || matches!(ch, '\u{200B}'..='\u{200F}' | '\u{2060}' | '\u{FEFF}')
+                {
+                    format!("'{}' (U+{:04X})", ch.escape_default(), ch as u32)
+                } else {
+                    format!("'{ch}'")
+                };
+                Err(self.error_at(start, format!("unexpected character {shown}")))
             }
         }
     }
