@@ -76,7 +76,7 @@ else
     (cd "$repo_root" && git archive HEAD) | tar -x -C "$snapshot"
     rm -rf "$snapshot/fuzz"
     mkdir -p "$snapshot/fuzz"
-    cp -r "$fuzz_dir/Cargo.toml" "$fuzz_dir/fuzz_targets" "$snapshot/fuzz/"
+    cp -r "$fuzz_dir/Cargo.toml" "$fuzz_dir/src" "$fuzz_dir/fuzz_targets" "$snapshot/fuzz/"
     [ -f "$fuzz_dir/Cargo.lock" ] && cp "$fuzz_dir/Cargo.lock" "$snapshot/fuzz/"
     # Corpus and crashes stay in the real fuzz/ folder, whichever tree is built.
     ln -s "$fuzz_dir/corpus" "$snapshot/fuzz/corpus"
@@ -88,7 +88,12 @@ fi
 dict=()
 [ -f "$fuzz_dir/$target.dict" ] && dict=("-dict=$fuzz_dir/$target.dict")
 
+# The command-line target runs whole commands, which print their reports: keep them off the
+# terminal (libFuzzer reports on stderr).
+quiet=()
+[ "$target" = cli_args ] && quiet=(-close_fd_mask=1)
+
 cd "$project"
 cargo "${toolchain[@]}" fuzz run --target-dir "$fuzz_dir/target/build" "$target" \
     -- -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    "${dict[@]}" "${extra[@]}"
+    "${dict[@]}" "${quiet[@]}" "${extra[@]}"
