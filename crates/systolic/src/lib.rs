@@ -34,6 +34,7 @@ extern crate self as systolic;
 mod array;
 pub mod checkpoint;
 pub mod config;
+pub mod data;
 mod core;
 mod device;
 mod display;

@@ -7,6 +7,7 @@
 mod api_semantics;
 mod constructs_golden;
 mod control_flow;
+mod data;
 mod conv_transpose;
 mod disable_jit;
 mod display_golden;
