@@ -75,7 +75,7 @@ impl<T: ToDevice + Sync> DeviceDataset<T> {
             return Iter::new(Box::new(stream));
         }
         match prefetch::spawn(Box::new(stream), self.depth, "systolic-data-to-device") {
-            Ok(rx) => Iter::new(Box::new(rx.into_iter())),
+            Ok(stream) => Iter::new(Box::new(stream)),
             Err((stream, why)) => {
                 eprintln!("systolic::data: prefetch_to_device runs inline ({why})");
                 Iter::new(Box::new(stream))

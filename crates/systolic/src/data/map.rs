@@ -6,7 +6,8 @@
 //! queue and puts their results back in index order with a small reorder buffer. At most
 //! `2 × workers` elements are in flight, so a slow element delays the stream but never lets it
 //! run ahead unboundedly. A panic in `f` is caught and reported like an error, so a worker is
-//! never lost and no element goes missing.
+//! never lost and no element goes missing. Dropping the stream closes the queue and joins the
+//! workers (each finishes the element it holds), so none outlives its iterator.
 
 use super::{element_error, Dataset, Stream};
 use crate::error::{Error, Result};
@@ -14,6 +15,7 @@ use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 
 /// `f` on element `index` (an upstream failure passes through unchanged), with `f`'s error or
 /// panic turned into the stage's error naming the element.
@@ -22,19 +24,21 @@ pub(crate) fn apply<T, U>(f: &(impl Fn(T) -> Result<U> + ?Sized), index: usize, 
     match catch_unwind(AssertUnwindSafe(|| f(x))) {
         Ok(Ok(y)) => Ok(y),
         Ok(Err(e)) => Err(element_error("data.map", index, &e)),
-        Err(panic) => {
-            let why = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "a panic".to_string());
-            Err(element_error(
-                "data.map",
-                index,
-                &Error::Host(format!("the function panicked: {why}")),
-            ))
-        }
+        Err(panic) => Err(element_error(
+            "data.map",
+            index,
+            &Error::Host(format!("the function panicked: {}", panic_message(&*panic))),
+        )),
     }
+}
+
+/// The text a panic was raised with (`panic!`'s message), or "a panic".
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a panic".to_string())
 }
 
 type Work<T> = (usize, Result<T>);
@@ -44,6 +48,7 @@ struct ParallelMap<T, U> {
     input: Stream<T>,
     work: Option<Sender<Work<T>>>,
     done: Receiver<Work<U>>,
+    workers: Vec<JoinHandle<()>>,
     ready: BTreeMap<usize, Result<U>>,
     next_in: usize,
     next_out: usize,
@@ -60,6 +65,7 @@ impl<T: Send + 'static, U: Send + 'static> ParallelMap<T, U> {
         let (work, queue) = channel::<Work<T>>();
         let (results, done) = channel::<Work<U>>();
         let queue = Arc::new(Mutex::new(queue));
+        let mut handles = Vec::with_capacity(workers);
         for w in 0..workers {
             let (queue, results, f) = (queue.clone(), results.clone(), f.clone());
             let spawned = std::thread::Builder::new()
@@ -72,13 +78,15 @@ impl<T: Send + 'static, U: Send + 'static> ParallelMap<T, U> {
                         return;
                     }
                 });
-            if let Err(e) = spawned {
-                eprintln!("systolic::data: cannot start map worker {w} ({e})");
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => eprintln!("systolic::data: cannot start map worker {w} ({e})"),
             }
         }
         ParallelMap {
             input,
-            work: Some(work),
+            work: (!handles.is_empty()).then_some(work),
+            workers: handles,
             done,
             ready: BTreeMap::new(),
             next_in: 0,
@@ -111,6 +119,17 @@ impl<T: Send + 'static, U: Send + 'static> ParallelMap<T, U> {
                     self.work = None;
                 }
             }
+        }
+    }
+}
+
+impl<T, U> Drop for ParallelMap<T, U> {
+    fn drop(&mut self) {
+        // Closing the queue ends each worker's loop after its current element; results go to
+        // an unbounded channel, so no worker blocks on them.
+        self.work = None;
+        for w in self.workers.drain(..) {
+            let _ = w.join();
         }
     }
 }

@@ -6,9 +6,10 @@ use super::{Dataset, Features, HostArray, Slices, Stream};
 use crate::checkpoint::npz;
 use crate::checkpoint::stored::Entry;
 use crate::error::{Error, Result};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use systolic_ir::{DType, DTypeKind, Data, Tensor, TensorType};
 
 /// The stream of the slices of `source` (which may have failed to load).
@@ -142,28 +143,28 @@ impl Dataset<Features> {
 
     /// The rows of a CSV file of numeric columns: one [`Features`] per row, a scalar of
     /// `options.dtype` per column, keyed by the header's names (or `"0"`, `"1"`, … without a
-    /// header). Empty lines are skipped; a field that is not a number is an `Err` element naming
-    /// the file, line and column, and the rows after it still come.
+    /// header). Fields may be quoted (`"1,5"` with a `,` delimiter is one field; `""` inside
+    /// quotes is a quote) and are trimmed; empty lines are skipped. The file is read row by
+    /// row as the epoch is iterated. A field that is not a number, or a row with the wrong
+    /// number of fields, is an `Err` element naming the file, line and column, and the rows
+    /// after it still come; an unreadable file is one `Err` element.
     ///
     /// ```
     /// use systolic::data::{CsvOptions, Dataset};
     /// let dir = tempfile::tempdir().unwrap();
     /// let path = dir.path().join("t.csv");
-    /// std::fs::write(&path, "x,y\n1.5,2\n-3,4\n").unwrap();
-    /// let rows: Vec<_> = Dataset::from_csv(&path, CsvOptions::default()).iter().map(Result::unwrap).collect();
-    /// assert_eq!(rows[1]["x"].to_vec::<f32>().unwrap(), vec![-3.0]);
-    /// assert_eq!(rows[1]["y"].to_vec::<f32>().unwrap(), vec![4.0]);
+    /// std::fs::write(&path, "x,\"y\"\n1.5,2\n-3,\" 4 \"\n7,oops\n").unwrap();
+    /// let rows: Vec<_> = Dataset::from_csv(&path, CsvOptions::default()).iter().collect();
+    /// let second = rows[1].as_ref().unwrap();
+    /// assert_eq!(second["x"].to_vec::<f32>().unwrap(), vec![-3.0]);
+    /// assert_eq!(second["y"].to_vec::<f32>().unwrap(), vec![4.0]);
+    /// let err = rows[2].as_ref().unwrap_err().to_string();
+    /// assert!(err.contains("line 4, column 2 (`y`)") && err.contains("`oops`"), "{err}");
     /// ```
     pub fn from_csv(path: impl AsRef<Path>, options: CsvOptions) -> Dataset<Features> {
         let path = path.as_ref().to_path_buf();
-        Dataset::from_make(move |_| match read_csv_lines(&path, &options) {
-            Ok((names, lines)) => {
-                let options = options.clone();
-                let path = path.clone();
-                Box::new(lines.into_iter().map(move |(line_no, line)| {
-                    parse_row(&path, &names, line_no, &line, &options)
-                }))
-            }
+        Dataset::from_make(move |_| match CsvRows::open(&path, &options) {
+            Ok(rows) => Box::new(rows),
             Err(e) => Box::new(std::iter::once(Err(e))),
         })
     }
@@ -174,9 +175,10 @@ impl Dataset<Features> {
 pub struct CsvOptions {
     /// The first line names the columns.
     pub header: bool,
-    /// The field separator.
+    /// The field separator: an ASCII character.
     pub delimiter: char,
-    /// The dtype of every column (f32 by default; an integer dtype parses integers).
+    /// The dtype of every column (f32 by default; an integer dtype parses integers, bool
+    /// `0`/`1`/`true`/`false`).
     pub dtype: DType,
 }
 
@@ -190,75 +192,233 @@ impl Default for CsvOptions {
     }
 }
 
-/// Splits a line into trimmed fields, dropping the quotes around a quoted field.
-fn fields(line: &str, delimiter: char) -> Vec<String> {
-    line.split(delimiter)
-        .map(|f| f.trim().trim_matches('"').trim().to_string())
-        .collect()
+/// The stream of a CSV file's rows, parsed one record at a time (the `csv` crate does the
+/// quoting; positions come from its records).
+struct CsvRows {
+    reader: csv::Reader<Counting<std::fs::File>>,
+    newlines: Newlines,
+    path: PathBuf,
+    /// The column names: the header's, or numbers taken from the first row's width.
+    names: Option<Arc<Vec<String>>>,
+    dtype: DType,
+    record: csv::StringRecord,
+    /// After an I/O error nothing more is read (the position is lost).
+    failed: bool,
 }
 
-/// The column names and the numbered non-empty data lines of a CSV file.
-type CsvLines = (Arc<Vec<String>>, Vec<(usize, String)>);
-
-fn read_csv_lines(path: &Path, options: &CsvOptions) -> Result<CsvLines> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::op("data.from_csv", format!("cannot read {}: {e}", path.display()))
-    })?;
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.to_string()))
-        .filter(|(_, l)| !l.trim().is_empty());
-    let names = if options.header {
-        let (_, first) = lines.next().ok_or_else(|| {
-            Error::op("data.from_csv", format!("{} has no header line", path.display()))
-        })?;
-        fields(&first, options.delimiter)
-    } else {
-        Vec::new()
-    };
-    let rows: Vec<(usize, String)> = lines.collect();
-    let names = if options.header {
-        names
-    } else {
-        let n = rows.first().map_or(0, |(_, l)| fields(l, options.delimiter).len());
-        (0..n).map(|i| i.to_string()).collect()
-    };
-    Ok((Arc::new(names), rows))
-}
-
-fn parse_row(
-    path: &Path,
-    names: &[String],
-    line_no: usize,
-    line: &str,
-    options: &CsvOptions,
-) -> Result<Features> {
-    let at = |m: String| Error::op("data.from_csv", format!("{} line {line_no}: {m}", path.display()));
-    let values = fields(line, options.delimiter);
-    if values.len() != names.len() {
-        return Err(at(format!(
-            "{} fields, the header has {} columns",
-            values.len(),
-            names.len()
-        )));
-    }
-    let ty = TensorType::scalar(options.dtype);
-    let mut row = BTreeMap::new();
-    for (name, text) in names.iter().zip(&values) {
-        let bad = || at(format!("column `{name}`: cannot parse `{text}` as {}", options.dtype.numpy_name()));
-        let data = match options.dtype.kind() {
-            DTypeKind::Float => Data::Float(vec![text.parse::<f64>().map_err(|_| bad())?]),
-            DTypeKind::Signed => Data::Int(vec![text.parse::<i64>().map_err(|_| bad())?]),
-            DTypeKind::Unsigned => Data::UInt(vec![text.parse::<u64>().map_err(|_| bad())?]),
-            DTypeKind::Bool => Data::Bool(vec![match text.as_str() {
-                "1" | "true" | "True" => true,
-                "0" | "false" | "False" => false,
-                _ => return Err(bad()),
-            }]),
+impl CsvRows {
+    fn open(path: &Path, options: &CsvOptions) -> Result<CsvRows> {
+        let fail = |m: String| Error::op("data.from_csv", format!("{}: {m}", path.display()));
+        let delimiter = u8::try_from(options.delimiter)
+            .ok()
+            .filter(u8::is_ascii)
+            .ok_or_else(|| fail(format!("the delimiter {:?} is not ASCII", options.delimiter)))?;
+        let file = std::fs::File::open(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        let newlines = Newlines::default();
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(options.header)
+            .delimiter(delimiter)
+            .flexible(true)
+            .trim(csv::Trim::All)
+            .from_reader(Counting {
+                inner: file,
+                newlines: newlines.clone(),
+            });
+        let names = if options.header {
+            let header = reader
+                .headers()
+                .map_err(|e| fail(csv_error(&e, &newlines)))?;
+            if header.is_empty() {
+                return Err(fail("has no header line".into()));
+            }
+            let names: Vec<String> = header.iter().map(str::to_string).collect();
+            if let Some((k, dup)) = names
+                .iter()
+                .enumerate()
+                .find(|(k, n)| names[..*k].contains(n))
+            {
+                return Err(fail(format!(
+                    "column {} repeats the header name `{dup}`",
+                    k + 1
+                )));
+            }
+            Some(Arc::new(names))
+        } else {
+            None
         };
-        let tensor = Tensor::new(ty.clone(), data).map_err(|e| at(e.to_string()))?;
-        row.insert(name.clone(), HostArray::from_tensor(&tensor));
+        Ok(CsvRows {
+            reader,
+            path: path.to_path_buf(),
+            names,
+            dtype: options.dtype,
+            record: csv::StringRecord::new(),
+            failed: false,
+            newlines,
+        })
     }
-    Ok(row)
+
+    /// The current record as a row.
+    fn row(&mut self) -> Result<Features> {
+        let line = self
+            .record
+            .position()
+            .map_or(0, |p| self.newlines.line_of(p.byte()));
+        let at = |m: String| {
+            Error::op("data.from_csv", format!("{} line {line}: {m}", self.path.display()))
+        };
+        let names = self
+            .names
+            .get_or_insert_with(|| Arc::new((0..self.record.len()).map(|i| i.to_string()).collect()))
+            .clone();
+        if self.record.len() != names.len() {
+            return Err(at(format!(
+                "{} fields, but the file has {} columns",
+                self.record.len(),
+                names.len()
+            )));
+        }
+        let ty = TensorType::scalar(self.dtype);
+        let mut row = BTreeMap::new();
+        for (k, (name, text)) in names.iter().zip(self.record.iter()).enumerate() {
+            let value = parse_field(text, self.dtype).ok_or_else(|| {
+                Error::op(
+                    "data.from_csv",
+                    format!(
+                        "{} line {line}, column {} (`{name}`): cannot parse `{text}` as {}",
+                        self.path.display(),
+                        k + 1,
+                        self.dtype.numpy_name()
+                    ),
+                )
+            })?;
+            let tensor = Tensor::new(ty.clone(), value).map_err(|e| at(e.to_string()))?;
+            row.insert(name.clone(), HostArray::from_tensor(&tensor));
+        }
+        Ok(row)
+    }
+}
+
+impl Iterator for CsvRows {
+    type Item = Result<Features>;
+
+    fn next(&mut self) -> Option<Result<Features>> {
+        if self.failed {
+            return None;
+        }
+        match self.reader.read_record(&mut self.record) {
+            Ok(false) => None,
+            Ok(true) => Some(self.row()),
+            Err(e) => {
+                // A record that is not UTF-8 leaves the reader where it was: skip it. Anything
+                // else (an I/O error) ends the stream after reporting it.
+                self.failed = !matches!(e.kind(), csv::ErrorKind::Utf8 { .. });
+                Some(Err(Error::op(
+                    "data.from_csv",
+                    format!("{}: {}", self.path.display(), csv_error(&e, &self.newlines)),
+                )))
+            }
+        }
+    }
+}
+
+/// Where a file's line ends are, recorded as the `csv` reader reads it. The reader's own line
+/// numbers do not count the empty lines it skips, and a record's byte offset is where the
+/// reader started looking for it (before the empty lines it skipped), so a record's line in
+/// the file is found from that offset and the line ends right after it. Only the line ends read
+/// ahead of the last record asked about are kept.
+#[derive(Clone, Default)]
+struct Newlines(Arc<Mutex<NewlineState>>);
+
+#[derive(Default)]
+struct NewlineState {
+    /// Bytes read so far.
+    read: u64,
+    /// Whether the last byte read was `\r` (a `\r\n` split between two reads).
+    after_cr: bool,
+    /// The line ends not yet counted: where each starts (its `\r` or `\n`) and ends.
+    pending: VecDeque<(u64, u64)>,
+    /// Line ends counted (before the last record asked about).
+    before: u64,
+}
+
+impl Newlines {
+    /// The 1-based line of the record the reader started looking for at byte `offset`
+    /// (asked in increasing order): past the line ends before it and the empty lines at it.
+    /// A line end inside a quoted field counts as the record's own line, so a multi-line
+    /// record is named by its first line.
+    fn line_of(&self, offset: u64) -> u64 {
+        let mut s = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        // Line ends starting at or before the cursor are behind the record; one starting at
+        // the cursor is an empty line the reader skipped (or the `\n` of a `\r\n` the offset
+        // points into), so the record starts after it.
+        let mut cursor = offset;
+        while let Some(&(start, end)) = s.pending.front() {
+            if start > cursor {
+                break;
+            }
+            s.pending.pop_front();
+            s.before += 1;
+            cursor = cursor.max(end);
+        }
+        s.before + 1
+    }
+}
+
+/// A reader that records the line ends (`\n` or `\r\n`) passing through it.
+struct Counting<R> {
+    inner: R,
+    newlines: Newlines,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut s = self.newlines.0.lock().unwrap_or_else(|p| p.into_inner());
+        let base = s.read;
+        for (i, &b) in buf[..n].iter().enumerate() {
+            let at = base + i as u64;
+            if b == b'\n' {
+                let start = if s.after_cr { at - 1 } else { at };
+                s.pending.push_back((start, at + 1));
+            }
+            s.after_cr = b == b'\r';
+        }
+        s.read += n as u64;
+        Ok(n)
+    }
+}
+
+/// A `csv` error in this module's words, with its line when it has one.
+fn csv_error(e: &csv::Error, newlines: &Newlines) -> String {
+    match e.kind() {
+        csv::ErrorKind::Utf8 { pos, err } => {
+            let line = pos.as_ref().map_or(0, |p| newlines.line_of(p.byte()));
+            format!("line {line}, column {}: not UTF-8 text", err.field() + 1)
+        }
+        csv::ErrorKind::Io(io) => format!("cannot read: {io}"),
+        _ => e.to_string(),
+    }
+}
+
+/// One field as a value of `dtype`, or `None` when it is not one (an integer out of the
+/// dtype's range included: it is refused, not wrapped).
+fn parse_field(text: &str, dtype: DType) -> Option<Data> {
+    let bits = dtype.bit_width();
+    Some(match dtype.kind() {
+        DTypeKind::Float => Data::Float(vec![text.parse::<f64>().ok()?]),
+        DTypeKind::Signed => {
+            let v = text.parse::<i64>().ok()?;
+            let fits = bits >= 64 || (-(1i64 << (bits - 1))..(1i64 << (bits - 1))).contains(&v);
+            Data::Int(vec![fits.then_some(v)?])
+        }
+        DTypeKind::Unsigned => {
+            let v = text.parse::<u64>().ok()?;
+            Data::UInt(vec![(bits >= 64 || v < (1u64 << bits)).then_some(v)?])
+        }
+        DTypeKind::Bool => Data::Bool(vec![match text {
+            "1" | "true" | "True" => true,
+            "0" | "false" | "False" => false,
+            _ => return None,
+        }]),
+    })
 }

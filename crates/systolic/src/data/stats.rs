@@ -79,7 +79,7 @@ impl WaitStats {
         if self.batches == 0 {
             Duration::ZERO
         } else {
-            self.waited / self.batches as u32
+            Duration::from_nanos((self.waited.as_nanos() / u128::from(self.batches)) as u64)
         }
     }
 
@@ -146,6 +146,12 @@ impl<T> Iter<T> {
         self.clock = clock;
         self.stats = WaitStats::default();
         self
+    }
+
+    /// Starts the statistics over from now (after a warm-up step, say), keeping the clock.
+    pub fn reset_stats(&mut self) {
+        self.start = self.clock.now();
+        self.stats = WaitStats::default();
     }
 
     /// Draws a progress bar on stderr with the elements per second and the wait share,
