@@ -22,7 +22,9 @@ fn pipeline(n: usize, seed: u64) -> Dataset<HostArray> {
 }
 
 fn batches(ds: &Dataset<HostArray>, epoch: u64) -> Vec<Vec<f32>> {
-    ds.epoch(epoch).map(|b| b.unwrap().to_vec::<f32>().unwrap()).collect()
+    ds.epoch(epoch)
+        .map(|b| b.unwrap().to_vec::<f32>().unwrap())
+        .collect()
 }
 
 #[test]
@@ -30,11 +32,18 @@ fn same_seed_same_batches_and_every_example_once_per_epoch() {
     let ds = pipeline(23, 5);
     let e0 = batches(&ds, 0);
     assert_eq!(e0, batches(&pipeline(23, 5), 0));
-    assert_eq!(e0.iter().map(Vec::len).collect::<Vec<_>>(), vec![4, 4, 4, 4, 4, 3]);
+    assert_eq!(
+        e0.iter().map(Vec::len).collect::<Vec<_>>(),
+        vec![4, 4, 4, 4, 4, 3]
+    );
     for e in 0..3 {
         let mut all = batches(&ds, e).concat();
         all.sort_by(f32::total_cmp);
-        assert_eq!(all, (0..23).map(|i| i as f32).collect::<Vec<_>>(), "epoch {e}");
+        assert_eq!(
+            all,
+            (0..23).map(|i| i as f32).collect::<Vec<_>>(),
+            "epoch {e}"
+        );
     }
     assert_ne!(e0, batches(&ds, 1));
     assert_ne!(e0, batches(&pipeline(23, 6), 0));
@@ -60,11 +69,23 @@ fn a_worker_error_reaches_the_consumer_in_place() {
     let out: Vec<_> = ds.iter().collect();
     assert_eq!(out.len(), 4);
     let err = out[2].as_ref().unwrap_err().to_string();
-    assert!(err.contains("batch 2") && err.contains("element 13") && err.contains("bad record"), "{err}");
-    assert_eq!(out[3].as_ref().unwrap().to_vec::<i32>().unwrap(), vec![15, 16, 17, 18, 19]);
-    assert_eq!(out[1].as_ref().unwrap().to_vec::<i32>().unwrap(), vec![5, 6, 7, 8, 9]);
+    assert!(
+        err.contains("batch 2") && err.contains("element 13") && err.contains("bad record"),
+        "{err}"
+    );
+    assert_eq!(
+        out[3].as_ref().unwrap().to_vec::<i32>().unwrap(),
+        vec![15, 16, 17, 18, 19]
+    );
+    assert_eq!(
+        out[1].as_ref().unwrap().to_vec::<i32>().unwrap(),
+        vec![5, 6, 7, 8, 9]
+    );
     // A panic is an error too.
-    let p: Vec<_> = Dataset::from_vec(vec![1, 2]).map_parallel(|x: i32| if x == 2 { panic!("boom") } else { Ok(x) }, 2).iter().collect();
+    let p: Vec<_> = Dataset::from_vec(vec![1, 2])
+        .map_parallel(|x: i32| if x == 2 { panic!("boom") } else { Ok(x) }, 2)
+        .iter()
+        .collect();
     assert!(p[1].as_ref().unwrap_err().to_string().contains("boom"));
 }
 
@@ -76,29 +97,51 @@ fn npy_npz_and_csv_sources_read_numpy_files() {
         .map(|r| r.unwrap().to_vec::<f32>().unwrap())
         .collect();
     assert_eq!(rows, x.chunks(2).map(<[f32]>::to_vec).collect::<Vec<_>>());
-    let ex: Vec<_> = Dataset::from_npz(files().join("xy.npz")).batch(6, false).iter().map(Result::unwrap).collect();
+    let ex: Vec<_> = Dataset::from_npz(files().join("xy.npz"))
+        .batch(6, false)
+        .iter()
+        .map(Result::unwrap)
+        .collect();
     assert_eq!(ex.len(), 1);
     assert_eq!(ex[0]["x"].shape(), &[6, 2]);
     assert_eq!(ex[0]["x"].to_vec::<f32>().unwrap(), x);
     assert_eq!(ex[0]["y"].to_vec::<i64>().unwrap(), vec![0, 1, 2, 0, 1, 2]);
-    let csv: Vec<_> = Dataset::from_csv(files().join("rows.csv"), CsvOptions::default()).iter().map(Result::unwrap).collect();
+    let csv: Vec<_> = Dataset::from_csv(files().join("rows.csv"), CsvOptions::default())
+        .iter()
+        .map(Result::unwrap)
+        .collect();
     assert_eq!(csv.len(), 5);
     assert_eq!(csv[3]["a"].to_vec::<f32>().unwrap(), vec![3.75]);
     assert_eq!(csv[3]["b"].to_vec::<f32>().unwrap(), vec![-3.0]);
-    let missing = Dataset::from_npy(files().join("nope.npy")).iter().next().unwrap().unwrap_err();
+    let missing = Dataset::from_npy(files().join("nope.npy"))
+        .iter()
+        .next()
+        .unwrap()
+        .unwrap_err();
     assert!(missing.to_string().contains("nope.npy"), "{missing}");
     // A list of files, interleaved.
-    let two = Dataset::from_files([files().join("x.npy"), files().join("x.npy")])
-        .interleave(|p| Ok(Dataset::from_npy(p)), 2, 3);
+    let two = Dataset::from_files([files().join("x.npy"), files().join("x.npy")]).interleave(
+        |p| Ok(Dataset::from_npy(p)),
+        2,
+        3,
+    );
     assert_eq!(two.iter().count(), 12);
 }
 
 #[test]
 fn prefetch_keeps_order_and_to_device_delivers_arrays() {
-    let ds = Dataset::from_vec((0..200).collect::<Vec<i64>>()).map_parallel(Ok, 2).prefetch(3);
-    assert_eq!(ds.iter().collect::<systolic::Result<Vec<_>>>().unwrap(), (0..200).collect::<Vec<_>>());
+    let ds = Dataset::from_vec((0..200).collect::<Vec<i64>>())
+        .map_parallel(Ok, 2)
+        .prefetch(3);
+    assert_eq!(
+        ds.iter().collect::<systolic::Result<Vec<_>>>().unwrap(),
+        (0..200).collect::<Vec<_>>()
+    );
     let dev = pipeline(10, 1).prefetch_to_device(2, systolic::default_device());
-    let got: Vec<Vec<f32>> = dev.iter().map(|a| a.unwrap().to_vec::<f32>().unwrap()).collect();
+    let got: Vec<Vec<f32>> = dev
+        .iter()
+        .map(|a| a.unwrap().to_vec::<f32>().unwrap())
+        .collect();
     assert_eq!(got, batches(&pipeline(10, 1), 0));
 }
 
@@ -111,7 +154,7 @@ fn wait_stats_on_a_simulated_clock() {
         Ok(x)
     });
     let mut it = ds.iter().with_clock(Arc::new(clock.clone()));
-    while let Some(x) = it.next() {
+    for x in it.by_ref() {
         x.unwrap();
         clock.advance(Duration::from_millis(6));
     }
@@ -126,7 +169,11 @@ fn wait_stats_on_a_simulated_clock() {
 
 #[test]
 fn prefetching_hides_decode_and_transfer_when_the_step_is_longer() {
-    let c = Costs { decode_ns: 3_000, transfer_ns: 1_500, step_ns: 5_000 };
+    let c = Costs {
+        decode_ns: 3_000,
+        transfer_ns: 1_500,
+        step_ns: 5_000,
+    };
     let none = simulate(c, 100, 0);
     assert_eq!(none.total_ns, 100 * 9_500);
     assert_eq!(none.device_idle_ns, 100 * 4_500);
@@ -136,7 +183,10 @@ fn prefetching_hides_decode_and_transfer_when_the_step_is_longer() {
         assert_eq!(t.device_idle_ns, 4_500);
     }
     // A decode longer than the step bounds the step instead.
-    let slow = Costs { decode_ns: 7_000, ..c };
+    let slow = Costs {
+        decode_ns: 7_000,
+        ..c
+    };
     assert_eq!(simulate(slow, 100, 2).total_ns, 100 * 7_000 + 1_500 + 5_000);
 }
 
@@ -150,10 +200,12 @@ fn csv_file(text: &str) -> (tempfile::TempDir, PathBuf) {
 
 #[test]
 fn csv_quoted_fields_and_errors_with_line_and_column() {
-    let (_dir, path) = csv_file(
-        "\"a\";\"b;c\"\n1.5;\"2\"\n\n\"-3\";\"4\"\"\"\n7; x7 \n8;9;10\n5;6\n",
-    );
-    let opts = CsvOptions { delimiter: ';', ..CsvOptions::default() };
+    let (_dir, path) =
+        csv_file("\"a\";\"b;c\"\n1.5;\"2\"\n\n\"-3\";\"4\"\"\"\n7; x7 \n8;9;10\n5;6\n");
+    let opts = CsvOptions {
+        delimiter: ';',
+        ..CsvOptions::default()
+    };
     let rows: Vec<_> = Dataset::from_csv(&path, opts).iter().collect();
     assert_eq!(rows.len(), 5, "{rows:?}");
     let first = rows[0].as_ref().unwrap();
@@ -161,51 +213,106 @@ fn csv_quoted_fields_and_errors_with_line_and_column() {
     assert_eq!(first["b;c"].to_vec::<f32>().unwrap(), vec![2.0]);
     // `"4"""` is the text `4"`: not a number, reported at its line and column.
     let quote = rows[1].as_ref().unwrap_err().to_string();
-    assert!(quote.contains("line 4, column 2 (`b;c`)") && quote.contains("`4\"`"), "{quote}");
+    assert!(
+        quote.contains("line 4, column 2 (`b;c`)") && quote.contains("`4\"`"),
+        "{quote}"
+    );
     let bad = rows[2].as_ref().unwrap_err().to_string();
-    assert!(bad.contains("rows.csv line 5, column 2") && bad.contains("`x7` as float32"), "{bad}");
+    assert!(
+        bad.contains("rows.csv line 5, column 2") && bad.contains("`x7` as float32"),
+        "{bad}"
+    );
     let wide = rows[3].as_ref().unwrap_err().to_string();
-    assert!(wide.contains("line 6") && wide.contains("3 fields") && wide.contains("2 columns"), "{wide}");
+    assert!(
+        wide.contains("line 6") && wide.contains("3 fields") && wide.contains("2 columns"),
+        "{wide}"
+    );
     // The rows after the bad ones still come.
-    assert_eq!(rows[4].as_ref().unwrap()["a"].to_vec::<f32>().unwrap(), vec![5.0]);
-    assert_eq!(rows[4].as_ref().unwrap()["b;c"].to_vec::<f32>().unwrap(), vec![6.0]);
+    assert_eq!(
+        rows[4].as_ref().unwrap()["a"].to_vec::<f32>().unwrap(),
+        vec![5.0]
+    );
+    assert_eq!(
+        rows[4].as_ref().unwrap()["b;c"].to_vec::<f32>().unwrap(),
+        vec![6.0]
+    );
 }
 
 #[test]
 fn csv_without_header_integer_ranges_and_missing_files() {
     let (_dir, path) = csv_file("1,2\n3,300\n-4,5\n");
-    let opts = CsvOptions { header: false, dtype: systolic_ir::DType::I8, ..CsvOptions::default() };
+    let opts = CsvOptions {
+        header: false,
+        dtype: systolic_ir::DType::I8,
+        ..CsvOptions::default()
+    };
     let rows: Vec<_> = Dataset::from_csv(&path, opts).iter().collect();
     assert_eq!(rows.len(), 3);
-    assert_eq!(rows[0].as_ref().unwrap()["1"].to_vec::<i8>().unwrap(), vec![2]);
+    assert_eq!(
+        rows[0].as_ref().unwrap()["1"].to_vec::<i8>().unwrap(),
+        vec![2]
+    );
     // 300 does not fit int8: an error, not a wrapped 44.
     let err = rows[1].as_ref().unwrap_err().to_string();
-    assert!(err.contains("line 2, column 2 (`1`)") && err.contains("`300` as int8"), "{err}");
-    assert_eq!(rows[2].as_ref().unwrap()["0"].to_vec::<i8>().unwrap(), vec![-4]);
+    assert!(
+        err.contains("line 2, column 2 (`1`)") && err.contains("`300` as int8"),
+        "{err}"
+    );
+    assert_eq!(
+        rows[2].as_ref().unwrap()["0"].to_vec::<i8>().unwrap(),
+        vec![-4]
+    );
     let missing = Dataset::from_csv(path.with_file_name("nope.csv"), CsvOptions::default());
     let errs: Vec<_> = missing.iter().collect();
     assert_eq!(errs.len(), 1);
     let err = errs[0].as_ref().unwrap_err().to_string();
-    assert!(err.contains("data.from_csv") && err.contains("nope.csv"), "{err}");
+    assert!(
+        err.contains("data.from_csv") && err.contains("nope.csv"),
+        "{err}"
+    );
     // Windows line ends and several empty lines: the line is still the file's.
     let (_dir3, crlf) = csv_file("1,2\r\n\r\n\r\n3,x\r\n4,5\r\n");
-    let opts = CsvOptions { header: false, ..CsvOptions::default() };
+    let opts = CsvOptions {
+        header: false,
+        ..CsvOptions::default()
+    };
     let rows: Vec<_> = Dataset::from_csv(&crlf, opts).iter().collect();
     assert_eq!(rows.len(), 3);
     let err = rows[1].as_ref().unwrap_err().to_string();
     assert!(err.contains("line 4, column 2"), "{err}");
-    assert_eq!(rows[2].as_ref().unwrap()["1"].to_vec::<f32>().unwrap(), vec![5.0]);
+    assert_eq!(
+        rows[2].as_ref().unwrap()["1"].to_vec::<f32>().unwrap(),
+        vec![5.0]
+    );
     let (_dir2, dup) = csv_file("a,b,a\n1,2,3\n");
-    let err = Dataset::from_csv(&dup, CsvOptions::default()).iter().next().unwrap().unwrap_err().to_string();
-    assert!(err.contains("column 3 repeats the header name `a`"), "{err}");
-    let bad_delim = CsvOptions { delimiter: 'é', ..CsvOptions::default() };
-    let err = Dataset::from_csv(&path, bad_delim).iter().next().unwrap().unwrap_err().to_string();
+    let err = Dataset::from_csv(&dup, CsvOptions::default())
+        .iter()
+        .next()
+        .unwrap()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("column 3 repeats the header name `a`"),
+        "{err}"
+    );
+    let bad_delim = CsvOptions {
+        delimiter: 'é',
+        ..CsvOptions::default()
+    };
+    let err = Dataset::from_csv(&path, bad_delim)
+        .iter()
+        .next()
+        .unwrap()
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("not ASCII"), "{err}");
 }
 
 #[test]
 fn shuffle_then_repeat_reshuffles_each_repetition_and_epoch() {
-    let ds = Dataset::from_vec((0..16).collect::<Vec<i32>>()).shuffle(16, 3).repeat(Some(2));
+    let ds = Dataset::from_vec((0..16).collect::<Vec<i32>>())
+        .shuffle(16, 3)
+        .repeat(Some(2));
     let run = |e| ds.epoch(e).collect::<systolic::Result<Vec<i32>>>().unwrap();
     let (e0, e1) = (run(0), run(1));
     assert_eq!(e0, run(0));
@@ -222,30 +329,60 @@ fn shuffle_then_repeat_reshuffles_each_repetition_and_epoch() {
 #[test]
 fn drop_remainder_with_a_failed_element_loses_and_repeats_nothing() {
     let ds = Dataset::from_vec((0..11).collect::<Vec<i32>>())
-        .map(|x| if x == 4 { Err(Error::Host("torn".into())) } else { Ok(HostArray::scalar(x)) })
+        .map(|x| {
+            if x == 4 {
+                Err(Error::Host("torn".into()))
+            } else {
+                Ok(HostArray::scalar(x))
+            }
+        })
         .batch(3, true);
     let out: Vec<_> = ds.iter().collect();
     assert_eq!(out.len(), 3);
-    assert_eq!(out[0].as_ref().unwrap().to_vec::<i32>().unwrap(), vec![0, 1, 2]);
+    assert_eq!(
+        out[0].as_ref().unwrap().to_vec::<i32>().unwrap(),
+        vec![0, 1, 2]
+    );
     let err = out[1].as_ref().unwrap_err().to_string();
-    assert!(err.contains("batch 1") && err.contains("element 4") && err.contains("torn"), "{err}");
-    assert_eq!(out[2].as_ref().unwrap().to_vec::<i32>().unwrap(), vec![6, 7, 8]);
+    assert!(
+        err.contains("batch 1") && err.contains("element 4") && err.contains("torn"),
+        "{err}"
+    );
+    assert_eq!(
+        out[2].as_ref().unwrap().to_vec::<i32>().unwrap(),
+        vec![6, 7, 8]
+    );
     let zero = Dataset::from_vec(vec![HostArray::scalar(1i32)]).batch(0, false);
-    assert!(zero.iter().next().unwrap().unwrap_err().to_string().contains("batch size"));
+    assert!(zero
+        .iter()
+        .next()
+        .unwrap()
+        .unwrap_err()
+        .to_string()
+        .contains("batch size"));
 }
 
 #[test]
 fn interleave_reports_a_bad_file_and_reads_the_others() {
     let good = files().join("x.npy");
-    let ds = Dataset::from_files([good.clone(), files().join("missing.npy"), good])
-        .interleave(|p| Ok(Dataset::from_npy(p)), 2, 2);
+    let ds = Dataset::from_files([good.clone(), files().join("missing.npy"), good]).interleave(
+        |p| Ok(Dataset::from_npy(p)),
+        2,
+        2,
+    );
     let out: Vec<_> = ds.iter().collect();
     assert_eq!(out.iter().filter(|r| r.is_ok()).count(), 12);
-    let errs: Vec<String> = out.iter().filter_map(|r| r.as_ref().err().map(|e| e.to_string())).collect();
+    let errs: Vec<String> = out
+        .iter()
+        .filter_map(|r| r.as_ref().err().map(|e| e.to_string()))
+        .collect();
     assert_eq!(errs.len(), 1);
     assert!(errs[0].contains("missing.npy"), "{}", errs[0]);
     // Rows alternate between the two open files in blocks of two.
-    let first: Vec<f32> = out[..2].iter().flat_map(|r| r.as_ref().unwrap().to_vec::<f32>().unwrap()).collect();
+    let first: Vec<f32> = out[..2]
+        .iter()
+        .flat_map(|r| r.as_ref().unwrap().to_vec::<f32>().unwrap())
+        .collect();
     assert_eq!(first, vec![-2.0, -1.5, -1.0, -0.5]);
 }
 
@@ -258,15 +395,14 @@ fn dropping_an_iterator_early_stops_its_threads() {
     // Each epoch's generator holds a clone; it lives in the threads that run the stream.
     let ds = Dataset::from_generator(move || {
         let h = held.clone();
-        (0u64..).map(move |x| {
+        (0u64..).inspect(move |_| {
             let _ = &h;
-            x
         })
     })
     .map_parallel(Ok, 3)
-        .prefetch(2)
-        .map(Ok)
-        .prefetch(1);
+    .prefetch(2)
+    .map(Ok)
+    .prefetch(1);
     let mut it = ds.iter();
     assert_eq!(it.next().unwrap().unwrap(), 0);
     assert_eq!(it.next().unwrap().unwrap(), 1);
@@ -287,7 +423,10 @@ fn a_panic_upstream_of_prefetch_is_an_error_not_a_short_epoch() {
     assert_eq!(out.len(), 4);
     assert_eq!(*out[2].as_ref().unwrap(), 2);
     let err = out[3].as_ref().unwrap_err().to_string();
-    assert!(err.contains("panicked") && err.contains("generator broke"), "{err}");
+    assert!(
+        err.contains("panicked") && err.contains("generator broke"),
+        "{err}"
+    );
 }
 
 /// The producer thread stays exactly `n` batches ahead of the consumer: with batch 0 held,
@@ -317,21 +456,36 @@ fn prefetch_to_device_keeps_exactly_n_batches_in_flight() {
         assert_eq!(made.load(Ordering::SeqCst), depth + 1, "depth {depth}");
         let rest: Vec<_> = it.map(Result::unwrap).collect();
         assert_eq!(rest.len(), 9);
-        assert_eq!(rest[8].to_vec::<f32>().unwrap(), vec![36.0, 37.0, 38.0, 39.0]);
+        assert_eq!(
+            rest[8].to_vec::<f32>().unwrap(),
+            vec![36.0, 37.0, 38.0, 39.0]
+        );
     }
 }
 
 #[test]
 fn prefetch_to_device_passes_errors_in_place() {
     let ds = Dataset::from_vec((0..9).collect::<Vec<i32>>())
-        .map(|x| if x == 5 { Err(Error::Host("bad jpeg".into())) } else { Ok(HostArray::scalar(x)) })
+        .map(|x| {
+            if x == 5 {
+                Err(Error::Host("bad jpeg".into()))
+            } else {
+                Ok(HostArray::scalar(x))
+            }
+        })
         .batch(3, false)
         .prefetch_to_device(2, systolic::default_device());
     let out: Vec<_> = ds.iter().collect();
     assert_eq!(out.len(), 3);
     let err = out[1].as_ref().unwrap_err().to_string();
-    assert!(err.contains("element 5") && err.contains("bad jpeg"), "{err}");
-    assert_eq!(out[2].as_ref().unwrap().to_vec::<i32>().unwrap(), vec![6, 7, 8]);
+    assert!(
+        err.contains("element 5") && err.contains("bad jpeg"),
+        "{err}"
+    );
+    assert_eq!(
+        out[2].as_ref().unwrap().to_vec::<i32>().unwrap(),
+        vec![6, 7, 8]
+    );
 }
 
 /// The example's simulated v5e case: a batch's PCIe time from the chip's host-link figure, a
@@ -343,22 +497,40 @@ fn simulated_v5e_prefetch_gain_is_exact() {
     let chip = systolic_tpu::chip("v5e").unwrap();
     let pcie = chip.pcie_bandwidth.value.unwrap();
     let bytes = 128 * (256 * 4 + 4);
-    let transfer_ns = (systolic_tpu::interconnect::host_transfer_s(&chip, bytes as f64).unwrap() * 1e9).round() as u64;
+    let transfer_ns = (systolic_tpu::interconnect::host_transfer_s(&chip, bytes as f64).unwrap()
+        * 1e9)
+        .round() as u64;
     assert_eq!(transfer_ns, (bytes as f64 / pcie * 1e9).round() as u64);
-    let c = Costs { decode_ns: 30_000, transfer_ns, step_ns: 50_000 };
+    let c = Costs {
+        decode_ns: 30_000,
+        transfer_ns,
+        step_ns: 50_000,
+    };
     let n = 24;
     let none = simulate(c, n, 0);
     assert_eq!(none.total_ns, n * (30_000 + transfer_ns + 50_000));
     for depth in [2, 4] {
         let t = simulate(c, n, depth);
-        assert_eq!(none.total_ns - t.total_ns, (n - 1) * (30_000 + transfer_ns), "depth {depth}");
+        assert_eq!(
+            none.total_ns - t.total_ns,
+            (n - 1) * (30_000 + transfer_ns),
+            "depth {depth}"
+        );
         assert_eq!(t.device_idle_ns, 30_000 + transfer_ns);
     }
     // Transfer-bound: 6 per batch on the wire against a step of 5.
-    let wire = Costs { decode_ns: 1, transfer_ns: 6, step_ns: 5 };
+    let wire = Costs {
+        decode_ns: 1,
+        transfer_ns: 6,
+        step_ns: 5,
+    };
     assert_eq!(simulate(wire, 10, 2).total_ns, 1 + 10 * 6 + 5);
     // Depth 1 with a decode as long as the step: each decode starts when the previous step
     // does, so it still hides behind it.
-    let even = Costs { decode_ns: 5, transfer_ns: 0, step_ns: 5 };
+    let even = Costs {
+        decode_ns: 5,
+        transfer_ns: 0,
+        step_ns: 5,
+    };
     assert_eq!(simulate(even, 10, 1).total_ns, 5 + 10 * 5);
 }

@@ -53,7 +53,10 @@ fn each_device_receives_its_shard_of_every_batch() {
             );
         }
         let labels = y.addressable_shards();
-        assert_eq!(labels[7].data.to_vec::<i32>().unwrap(), vec![(16 * b as i32 + 14) % 3, (16 * b as i32 + 15) % 3]);
+        assert_eq!(
+            labels[7].data.to_vec::<i32>().unwrap(),
+            vec![(16 * b as i32 + 14) % 3, (16 * b as i32 + 15) % 3]
+        );
     }
 }
 
@@ -63,14 +66,19 @@ fn a_2d_mesh_replicates_over_the_axis_the_spec_leaves_out() {
     let mesh = make_mesh(&[4, 2], &["data", "model"]).unwrap();
     let sharding = NamedSharding::new(&mesh, P!("data")).unwrap();
     let (x, _) = examples(8);
-    let ds = Dataset::from_tensor_slices(x).batch(8, true).prefetch_to_device(1, sharding);
+    let ds = Dataset::from_tensor_slices(x)
+        .batch(8, true)
+        .prefetch_to_device(1, sharding);
     let batch = ds.iter().next().unwrap().unwrap();
     let shards = batch.addressable_shards();
     assert_eq!(shards.len(), 8);
     // Mesh devices 2 and 3 are (data=1, model=0) and (data=1, model=1): rows 2..4 on both.
     for d in [2, 3] {
         assert_eq!(shards[d].index[0], 2..4);
-        assert_eq!(shards[d].data.to_vec::<f32>().unwrap(), vec![2.0, 2.5, 3.0, 3.5]);
+        assert_eq!(
+            shards[d].data.to_vec::<f32>().unwrap(),
+            vec![2.0, 2.5, 3.0, 3.5]
+        );
     }
 }
 
@@ -89,6 +97,9 @@ fn a_batch_the_mesh_does_not_divide_is_an_error_in_place() {
     assert_eq!(out.len(), 3);
     assert!(out[0].is_ok() && out[1].is_ok());
     let err = out[2].as_ref().unwrap_err().to_string();
-    assert!(err.contains("data.prefetch_to_device") && err.contains("batch 2"), "{err}");
+    assert!(
+        err.contains("data.prefetch_to_device") && err.contains("batch 2"),
+        "{err}"
+    );
     assert!(err.contains('4') && err.contains("data"), "{err}");
 }

@@ -7,8 +7,8 @@
 mod api_semantics;
 mod constructs_golden;
 mod control_flow;
-mod data;
 mod conv_transpose;
+mod data;
 mod disable_jit;
 mod display_golden;
 mod failed_arrays;

@@ -43,7 +43,11 @@ impl<T: Batch> Dataset<T> {
                     .into_iter()
                     .collect::<Result<Vec<T>>>()
                     .and_then(T::stack);
-                Some(stacked.map_err(|cause| Error::op("data.batch", format!("batch {index}: {cause}"))))
+                Some(
+                    stacked.map_err(|cause| {
+                        Error::op("data.batch", format!("batch {index}: {cause}"))
+                    }),
+                )
             }))
         })
     }

@@ -173,7 +173,10 @@ impl HostArray {
     /// first array whose type differs, and for no arrays at all.
     pub fn stack(items: &[HostArray]) -> Result<HostArray> {
         let first = items.first().ok_or_else(|| {
-            Error::op("data.batch", "cannot stack zero arrays (no type to give the batch)")
+            Error::op(
+                "data.batch",
+                "cannot stack zero arrays (no type to give the batch)",
+            )
         })?;
         let mut bytes = Vec::with_capacity(first.bytes.len() * items.len());
         for (k, item) in items.iter().enumerate() {

@@ -52,15 +52,15 @@ impl<T: Send + 'static> Dataset<T> {
                 if open.iter().all(Option::is_none) && inputs_done {
                     return None;
                 }
-                if let Some(stream) = open[slot].as_mut() {
-                    if taken < block {
-                        if let Some(y) = stream.next() {
-                            taken += 1;
-                            return Some(y);
-                        }
-                        // Exhausted: the slot takes the next input when its turn comes.
-                        open[slot] = None;
+                if let Some(stream) = open[slot].as_mut()
+                    && taken < block
+                {
+                    if let Some(y) = stream.next() {
+                        taken += 1;
+                        return Some(y);
                     }
+                    // Exhausted: the slot takes the next input when its turn comes.
+                    open[slot] = None;
                 }
                 slot = (slot + 1) % cycle;
                 taken = 0;

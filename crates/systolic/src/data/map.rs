@@ -19,7 +19,11 @@ use std::thread::JoinHandle;
 
 /// `f` on element `index` (an upstream failure passes through unchanged), with `f`'s error or
 /// panic turned into the stage's error naming the element.
-pub(crate) fn apply<T, U>(f: &(impl Fn(T) -> Result<U> + ?Sized), index: usize, x: Result<T>) -> Result<U> {
+pub(crate) fn apply<T, U>(
+    f: &(impl Fn(T) -> Result<U> + ?Sized),
+    index: usize,
+    x: Result<T>,
+) -> Result<U> {
     let x = x?;
     match catch_unwind(AssertUnwindSafe(|| f(x))) {
         Ok(Ok(y)) => Ok(y),
@@ -109,8 +113,10 @@ impl<T: Send + 'static, U: Send + 'static> ParallelMap<T, U> {
                     if !sent {
                         // No worker could be started: the element's failure is its result.
                         let e = Error::Host("no map worker is running".into());
-                        self.ready
-                            .insert(self.next_in, Err(element_error("data.map", self.next_in, &e)));
+                        self.ready.insert(
+                            self.next_in,
+                            Err(element_error("data.map", self.next_in, &e)),
+                        );
                     }
                     self.next_in += 1;
                 }

@@ -36,6 +36,38 @@
 //! let again: Vec<Vec<f32>> = ds.iter().map(|b| b.unwrap().to_vec::<f32>().unwrap()).collect();
 //! assert_eq!(again, batches);
 //! ```
+//!
+//! A training loop: examples and labels decoded on two workers, batched, and put on the device
+//! two batches ahead of a jitted step; the iterator says how long the loop waited for data.
+//!
+//! ```
+//! use systolic::data::{Dataset, HostArray};
+//! use systolic::{jit, numpy as np, Array};
+//! let x = HostArray::from_vec((0..64).map(|i| i as f32).collect(), &[16, 4])?;
+//! let y = HostArray::from_vec((0..16).map(|i| i % 2).collect::<Vec<i32>>(), &[16])?;
+//! let ds = Dataset::from_tensor_slices((x, y))
+//!     .shuffle(16, 0)
+//!     .map_parallel(|(x, y): (HostArray, HostArray)| Ok((x, y)), 2) // decode here
+//!     .batch(4, true)
+//!     .prefetch_to_device(2, systolic::default_device());
+//! // The sum of the rows whose label is 1.
+//! let step = jit(|(x, y): &(Array, Array)| {
+//!     let w = np::reshape(&np::astype(y, x.dtype()), &[4, 1]);
+//!     np::sum(&(x * &w), None, false)
+//! });
+//! for epoch in 0..2 {
+//!     let mut it = ds.epoch(epoch);
+//!     let mut total = 0.0;
+//!     for batch in it.by_ref() {
+//!         let (x, y) = batch?;
+//!         total += step.call(&(x, y))?.to_vec::<f32>()?[0];
+//!     }
+//!     // Every example once per epoch: row i sums to 16·i + 6, label 1 on the odd rows.
+//!     assert_eq!(total, (0..16).filter(|i| i % 2 == 1).map(|i| (16 * i + 6) as f32).sum::<f32>());
+//!     assert_eq!(it.stats().batches, 4);
+//! }
+//! # Ok::<(), systolic::Error>(())
+//! ```
 
 mod batch;
 mod device;

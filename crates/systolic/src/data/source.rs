@@ -66,7 +66,12 @@ impl Dataset<PathBuf> {
     /// A list of files, in the given order: the usual input of
     /// [`interleave`](Dataset::interleave) with a per-file source.
     pub fn from_files<P: AsRef<Path>>(paths: impl IntoIterator<Item = P>) -> Dataset<PathBuf> {
-        Dataset::from_vec(paths.into_iter().map(|p| p.as_ref().to_path_buf()).collect())
+        Dataset::from_vec(
+            paths
+                .into_iter()
+                .map(|p| p.as_ref().to_path_buf())
+                .collect(),
+        )
     }
 
     /// The files of `dir` whose names end with `suffix` (`".npy"`), sorted by name so the order
@@ -81,7 +86,9 @@ impl Dataset<PathBuf> {
                     .map(|e| e.map(|e| e.path()))
                     .collect::<std::io::Result<Vec<_>>>()?;
                 files.retain(|p| {
-                    p.is_file() && p.file_name().is_some_and(|n| n.to_string_lossy().ends_with(&suffix))
+                    p.is_file()
+                        && p.file_name()
+                            .is_some_and(|n| n.to_string_lossy().ends_with(&suffix))
                 });
                 files.sort();
                 Ok(files)
@@ -212,7 +219,12 @@ impl CsvRows {
         let delimiter = u8::try_from(options.delimiter)
             .ok()
             .filter(u8::is_ascii)
-            .ok_or_else(|| fail(format!("the delimiter {:?} is not ASCII", options.delimiter)))?;
+            .ok_or_else(|| {
+                fail(format!(
+                    "the delimiter {:?} is not ASCII",
+                    options.delimiter
+                ))
+            })?;
         let file = std::fs::File::open(path).map_err(|e| fail(format!("cannot read: {e}")))?;
         let newlines = Newlines::default();
         let mut reader = csv::ReaderBuilder::new()
@@ -264,11 +276,16 @@ impl CsvRows {
             .position()
             .map_or(0, |p| self.newlines.line_of(p.byte()));
         let at = |m: String| {
-            Error::op("data.from_csv", format!("{} line {line}: {m}", self.path.display()))
+            Error::op(
+                "data.from_csv",
+                format!("{} line {line}: {m}", self.path.display()),
+            )
         };
         let names = self
             .names
-            .get_or_insert_with(|| Arc::new((0..self.record.len()).map(|i| i.to_string()).collect()))
+            .get_or_insert_with(|| {
+                Arc::new((0..self.record.len()).map(|i| i.to_string()).collect())
+            })
             .clone();
         if self.record.len() != names.len() {
             return Err(at(format!(
