@@ -378,6 +378,21 @@ fn interleave_reports_a_bad_file_and_reads_the_others() {
         .collect();
     assert_eq!(errs.len(), 1);
     assert!(errs[0].contains("missing.npy"), "{}", errs[0]);
+    // A directory's files by suffix, sorted; a directory that does not exist is one Err.
+    let listed: Vec<PathBuf> = Dataset::list_files(files(), ".npy")
+        .iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(listed, vec![files().join("x.npy")]);
+    let none: Vec<_> = Dataset::list_files(files().join("absent"), ".npy")
+        .iter()
+        .collect();
+    assert_eq!(none.len(), 1);
+    let err = none[0].as_ref().unwrap_err().to_string();
+    assert!(
+        err.contains("data.list_files") && err.contains("absent"),
+        "{err}"
+    );
     // Rows alternate between the two open files in blocks of two.
     let first: Vec<f32> = out[..2]
         .iter()

@@ -38,7 +38,8 @@ impl SplitMix64 {
 impl<T: Send + 'static> Dataset<T> {
     /// Shuffles with a buffer of `buffer_size` elements (tf.data's `shuffle(buffer_size,
     /// seed)`, reshuffled each epoch): deterministic for a seed and epoch, different between
-    /// epochs. Failed elements move like the others and still reach the consumer.
+    /// epochs. Failed elements move like the others and still reach the consumer. A buffer of
+    /// 0 or 1 keeps the order; one at least as large as the dataset is a uniform permutation.
     ///
     /// ```
     /// use systolic::data::Dataset;
