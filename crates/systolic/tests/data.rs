@@ -549,3 +549,31 @@ fn simulated_v5e_prefetch_gain_is_exact() {
     };
     assert_eq!(simulate(even, 10, 1).total_ns, 5 + 10 * 5);
 }
+
+/// Batches put on a simulated TPU from the prefetch thread land on that chip, and its clock is
+/// charged the PCIe time of exactly their bytes (one chip no other suite test uses).
+#[test]
+fn prefetch_to_a_simulated_tpu_charges_its_pcie_time() {
+    if std::env::var_os("SYSTOLIC_TPUS").is_some() {
+        return; // the default chips are not there
+    }
+    let device = systolic::device("tpu:v6e:0").unwrap();
+    let before = device.simulated_clock().unwrap();
+    let x = HostArray::from_vec((0..64 * 32).map(|i| i as f32).collect(), &[64, 32]).unwrap();
+    let batches: Vec<systolic::Array> = Dataset::from_tensor_slices(x)
+        .batch(16, true)
+        .prefetch_to_device(2, device)
+        .iter()
+        .map(Result::unwrap)
+        .collect();
+    let after = device.simulated_clock().unwrap();
+    assert_eq!(batches.len(), 4);
+    assert!(batches.iter().all(|b| b.device() == device));
+    let bytes = 64 * 32 * 4;
+    assert_eq!(after.bytes_to_device - before.bytes_to_device, bytes);
+    let pcie = device.chip().unwrap().pcie_bandwidth.value.unwrap();
+    let charged = after.host_to_device_s - before.host_to_device_s;
+    assert!((charged - bytes as f64 / pcie).abs() < 1e-12, "{charged}");
+    let first = batches[0].to_vec::<f32>().unwrap();
+    assert_eq!(first[..3], [0.0, 1.0, 2.0]);
+}
