@@ -577,3 +577,34 @@ fn prefetch_to_a_simulated_tpu_charges_its_pcie_time() {
     let first = batches[0].to_vec::<f32>().unwrap();
     assert_eq!(first[..3], [0.0, 1.0, 2.0]);
 }
+
+/// `map_parallel` really runs its workers at once: each of the first three elements waits until
+/// all three are being mapped together (a bounded wait, so a sequential map fails instead of
+/// hanging), and the results still come in order.
+#[test]
+fn map_parallel_runs_its_workers_at_once() {
+    use std::sync::{Condvar, Mutex};
+    let meeting = Arc::new((Mutex::new(0usize), Condvar::new()));
+    let ds = Dataset::from_vec((0..9).collect::<Vec<i32>>()).map_parallel(
+        move |x| {
+            if x < 3 {
+                let (count, cv) = &*meeting;
+                let mut n = count.lock().unwrap();
+                *n += 1;
+                cv.notify_all();
+                let deadline = std::time::Instant::now() + Duration::from_secs(20);
+                while *n < 3 {
+                    let left = deadline.saturating_duration_since(std::time::Instant::now());
+                    if left.is_zero() {
+                        return Err(Error::Host(format!("only {} of 3 elements met", *n)));
+                    }
+                    n = cv.wait_timeout(n, left).unwrap().0;
+                }
+            }
+            Ok(x * 2)
+        },
+        3,
+    );
+    let out = ds.iter().collect::<systolic::Result<Vec<_>>>().unwrap();
+    assert_eq!(out, (0..9).map(|x| x * 2).collect::<Vec<_>>());
+}
