@@ -35,6 +35,7 @@ mod array;
 pub mod checkpoint;
 pub mod config;
 mod core;
+pub mod data;
 mod device;
 mod display;
 mod element;

@@ -8,6 +8,7 @@ mod api_semantics;
 mod constructs_golden;
 mod control_flow;
 mod conv_transpose;
+mod data;
 mod disable_jit;
 mod display_golden;
 mod failed_arrays;

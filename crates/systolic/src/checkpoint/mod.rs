@@ -62,9 +62,9 @@
 //! ```
 
 mod file;
-mod npz;
+pub(crate) mod npz;
 mod safetensors;
-mod stored;
+pub(crate) mod stored;
 
 use crate::array::{describe, Array, Repr};
 use crate::device::client;
