@@ -7,6 +7,7 @@
 
 mod compiled_mlp;
 mod golden;
+mod input_pipeline;
 mod inputs;
 mod language_model;
 mod many_devices;
@@ -44,6 +45,7 @@ fn stages() -> Vec<Box<dyn Stage>> {
     stages.push(Box::new(many_devices::ManyDevices));
     stages.push(Box::new(pmap_training::PmapTraining));
     stages.push(Box::new(sharded_transformer::ShardedTransformer));
+    stages.push(Box::new(input_pipeline::InputPipeline));
     stages.push(Box::new(language_model::LanguageModel));
     stages
 }
