@@ -240,6 +240,7 @@ impl Buffer {
     /// a simulated TPU the copy costs PCIe time on the device's clock.
     pub fn to_tensor(&self) -> Result<Tensor> {
         let data = self.data(String::new())?;
+        let _span = crate::transfer::span(false, &self.ty, self.device);
         charge_to_host(self.device, self.byte_size());
         Ok(data.to_tensor())
     }
@@ -249,6 +250,7 @@ impl Buffer {
     /// wait). From a simulated TPU: PCIe time on its clock.
     pub fn to_cpu_buffer(&self) -> Result<CpuBuffer> {
         let data = self.data(String::new())?;
+        let _span = crate::transfer::span(false, &self.ty, self.device);
         charge_to_host(self.device, self.byte_size());
         Ok(data.as_ref().clone())
     }
@@ -332,6 +334,13 @@ impl Buffer {
     /// Waits until the slot is no longer pending and returns it locked.
     fn wait_slot(&self) -> MutexGuard<'_, Slot> {
         let mut slot = self.shared.lock();
+        let _wait = if matches!(*slot, Slot::Pending(_)) {
+            systolic_trace::Span::lazy(systolic_trace::cat::WAIT, || {
+                format!("wait for {}", self.ty)
+            })
+        } else {
+            systolic_trace::Span::none()
+        };
         while matches!(*slot, Slot::Pending(_)) {
             slot = self
                 .shared

@@ -45,6 +45,7 @@ pub mod numpy;
 mod operators;
 mod ops;
 pub mod optim;
+pub mod profiler;
 pub mod random;
 mod sharding;
 mod transforms;
