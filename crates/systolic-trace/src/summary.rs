@@ -224,9 +224,16 @@ pub fn memory_peak(evs: &[&Event]) -> Option<MemoryPeak> {
     Some(peak)
 }
 
-/// µs as the summary prints them: `950 µs`, `12.35 ms`, `1.500 s`.
+/// µs as the summary prints them: `0.125 µs`, `6.00 µs`, `950 µs`, `12.35 ms`, `1.500 s`
+/// (simulated kernels take fractions of a µs).
 pub fn fmt_us(us: f64) -> String {
-    if us < 1e3 {
+    if us == 0.0 {
+        "0 µs".to_string()
+    } else if us < 1.0 {
+        format!("{us:.3} µs")
+    } else if us < 10.0 {
+        format!("{us:.2} µs")
+    } else if us < 1e3 {
         format!("{us:.0} µs")
     } else if us < 1e6 {
         format!("{:.2} ms", us / 1e3)

@@ -151,7 +151,7 @@ fn cost_only_slice(
     let report = systolic_tpu::simulate_global(module, slice, &sim_options(args), !args.no_compile)
         .map_err(|e| tpu_error(file, e))?;
     for chip in &report.chips {
-        let name = format!("{}:{} device {}", report.slice, report.chip, chip.device);
+        let name = format!("{} chip {}", report.slice, chip.device);
         let dev = systolic_runtime::tpu_trace::Chip {
             pid: systolic_trace::DEVICE_PID + chip.device,
             name: &name,

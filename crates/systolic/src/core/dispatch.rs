@@ -123,11 +123,11 @@ pub(crate) fn drain() {
     let job: Job = Box::new(move || {
         let _ = tx.send(());
     });
-    if let Some(q) = queue().and_then(|q| q.lock().ok()) {
-        if q.send(job).is_ok() {
-            drop(q);
-            let _ = rx.recv();
-        }
+    if let Some(q) = queue().and_then(|q| q.lock().ok())
+        && q.send(job).is_ok()
+    {
+        drop(q);
+        let _ = rx.recv();
     }
 }
 
