@@ -192,7 +192,7 @@ fn a_simulated_chips_kernels_sum_to_its_step_time() {
 fn profile_summarises_a_small_trace_as_worked_out_by_hand() {
     // tests/data/trace/small.json, by hand: executions at 3–4, 5–6 and 8–9 ms (busy 3 ms, span
     // 6 ms, gaps 1 and 2 ms); per execution a 600 µs fusion and a 300 µs dot; a 200 µs
-    // all-reduce (6.7% of 3 ms); buffers of 4 KiB (3.1 ms) and 1 KiB (3.7 ms) live together
+    // all-reduce (6.7% of the 3 ms busy, more than the 2.7 ms of kernels); buffers of 4 KiB (3.1 ms) and 1 KiB (3.7 ms) live together
     // until 3.9 ms: peak 5 KiB at 3.7 ms. The simulated chip: one 10 µs step, a 6 µs
     // compute-bound dot and a 4 µs memory-bound fusion.
     let dir = data_dir().join("trace");
@@ -206,5 +206,55 @@ fn profile_summarises_a_small_trace_as_worked_out_by_hand() {
     assert!(
         !out.status.success() && stderr.contains("missing.json"),
         "{stderr}"
+    );
+}
+
+#[test]
+fn an_spmd_run_traces_each_processs_collectives_with_bytes_and_group() {
+    let dir = data_dir().join("spmd").join("mlp_dp_step");
+    let tmp = tempfile::tempdir().unwrap();
+    let out_trace = tmp.path().join("spmd.json");
+    let inputs: Vec<String> = (0..6)
+        .map(|i| dir.join(format!("in{i}.npy")).to_str().unwrap().to_string())
+        .collect();
+    let mut args: Vec<String> = vec![
+        "run".into(),
+        dir.join("module.mlir").to_str().unwrap().into(),
+    ];
+    for i in &inputs {
+        args.push("--input".into());
+        args.push(i.clone());
+    }
+    args.push("--trace".into());
+    args.push(out_trace.to_str().unwrap().into());
+    let out = systolic(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let (stdout, stderr) = texts(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("collectives"), "{stdout}");
+    let trace = Trace::read(&out_trace).unwrap();
+    assert_eq!(spans(&trace, cat::EXECUTE).len(), 1);
+    let collectives = spans(&trace, cat::COLLECTIVE);
+    assert!(!collectives.is_empty());
+    let kernels = spans(&trace, cat::KERNEL);
+    let mut per_process = std::collections::BTreeMap::<String, usize>::new();
+    for c in &collectives {
+        assert!(c.arg_u64("bytes").unwrap() > 0, "{c:?}");
+        // The group of a data-parallel all-reduce: all eight processes.
+        assert_eq!(c.arg_str("group").unwrap().matches('(').count(), 8, "{c:?}");
+        *per_process
+            .entry(c.arg_str("process").unwrap().to_string())
+            .or_default() += 1;
+        // Inside its kernel, on that process's thread.
+        assert!(
+            kernels.iter().any(|k| k.tid == c.tid && inside(c, k)),
+            "{c:?}"
+        );
+    }
+    assert_eq!(per_process.len(), 8);
+    let counts: std::collections::BTreeSet<usize> = per_process.values().copied().collect();
+    assert_eq!(
+        counts.len(),
+        1,
+        "every process meets every collective: {per_process:?}"
     );
 }

@@ -299,11 +299,13 @@ pub fn render(summaries: &[ProcessSummary]) -> String {
             );
         }
         if s.collective_us > 0.0 {
+            // Busy time: the executions' wall time, or — when several threads run kernels at
+            // once (an SPMD run's processes) — the kernels' time summed over threads.
             let _ = writeln!(
                 o,
-                "collectives {} ({:.1}% of execute time)",
+                "collectives {} ({:.1}% of busy time)",
                 fmt_us(s.collective_us),
-                pct(s.collective_us, s.execute_us)
+                pct(s.collective_us, s.execute_us.max(s.kernel_us))
             );
         }
         for (i, dir) in ["host→device", "device→host"].iter().enumerate() {
