@@ -258,3 +258,49 @@ fn an_spmd_run_traces_each_processs_collectives_with_bytes_and_group() {
         "every process meets every collective: {per_process:?}"
     );
 }
+
+#[test]
+fn a_slice_simulation_traces_every_chip_on_its_own_clock() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_trace = dir.path().join("slice.json");
+    let module = data_dir()
+        .join("spmd")
+        .join("mlp_dp_step")
+        .join("module.mlir");
+    let out = systolic(&[
+        "simulate",
+        module.to_str().unwrap(),
+        "--slice",
+        "v5e:4x2",
+        "--cost-only",
+        "--json",
+        "--trace",
+        out_trace.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = texts(&out);
+    assert!(out.status.success(), "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let trace = Trace::read(&out_trace).unwrap();
+    let chips = report["chips"].as_array().unwrap();
+    assert_eq!(chips.len(), 8);
+    for chip in chips {
+        let pid = DEVICE_PID + chip["device"].as_u64().unwrap() as u32;
+        let on = |c: &str| -> Vec<&Event> {
+            spans(&trace, c)
+                .into_iter()
+                .filter(|e| e.pid == pid)
+                .collect()
+        };
+        // The chip's kernels sum to its compute time; its execution spans its whole clock.
+        let compute: f64 = on(cat::KERNEL).iter().map(|k| k.dur).sum();
+        let expected = chip["compute_s"].as_f64().unwrap() * 1e6;
+        assert!((compute - expected).abs() < 1e-2, "{compute} vs {expected}");
+        let execution = on(cat::EXECUTE);
+        assert_eq!(execution.len(), 1);
+        assert!((execution[0].dur - chip["time_s"].as_f64().unwrap() * 1e6).abs() < 1e-2);
+        assert_eq!(
+            on(cat::COLLECTIVE).len(),
+            report["collectives"].as_array().unwrap().len()
+        );
+    }
+}
