@@ -161,6 +161,13 @@ fn a_traced_jit_run_records_compile_passes_kernels_transfers_and_the_cache_hit()
         .map(|e| e.arg_u64("bytes").unwrap())
         .collect();
     assert!(!live.is_empty() && live.last() == Some(&0), "{live:?}");
+    // The argument's device buffer is one of them, with its bytes and type.
+    assert!(trace.events.iter().any(|e| e.phase == Phase::Instant
+        && e.name == "alloc"
+        && e.arg_u64("bytes") == Some(4000)
+        && e.arg_str("shape") == Some("tensor<10x100xf32>")
+        && e.arg_str("op")
+            .is_some_and(|op| op.starts_with("buffer on cpu:"))));
     let summary = trace.summary_text();
     assert!(summary.contains("executions 2"), "{summary}");
     assert!(summary.contains("memory peak"), "{summary}");
