@@ -40,6 +40,7 @@ mod program;
 mod spmd;
 mod timing;
 mod tour;
+mod trace_file;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -60,6 +61,9 @@ enum Command {
     Check(commands::check::CheckArgs),
     /// Model a program on a simulated TPU chip: kernel times, step time, MFU, HBM use.
     Simulate(commands::simulate::SimulateArgs),
+    /// Summarise a trace (from `--trace` or `profiler::stop_trace`): compile vs execute
+    /// time, gaps between executions, top ops, collectives, transfers, the memory peak.
+    Profile(commands::profile::ProfileArgs),
     /// The simulated TPU chips and their published figures.
     Chips(commands::chips::ChipsArgs),
     /// A tour of what Systolic does, on built-in programs and generated data.
@@ -83,7 +87,7 @@ where
                 return ExitCode::SUCCESS;
             }
             if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                eprintln!("error: a command is needed: run, check, simulate, chips or tour (see systolic --help)");
+                eprintln!("error: a command is needed: run, check, simulate, profile, chips or tour (see systolic --help)");
                 return ExitCode::from(2);
             }
             // clap's first paragraph says what is wrong (it may name the missing arguments on
@@ -102,6 +106,7 @@ where
         Command::Run(args) => commands::run::run(args).map(|()| true),
         Command::Check(args) => commands::check::run(args),
         Command::Simulate(args) => commands::simulate::run(args).map(|()| true),
+        Command::Profile(args) => commands::profile::run(args).map(|()| true),
         Command::Chips(args) => commands::chips::run(args).map(|()| true),
         Command::Tour => tour::run().map(|()| true),
     };

@@ -767,8 +767,14 @@ pub fn prepare(
                 dump_dir: options.dump_dir.clone(),
                 ..Default::default()
             };
+            // The backend's own SPMD compile (not the runtime's cache): its trace span here.
+            let span = systolic_trace::Span::lazy(systolic_trace::cat::COMPILE, || {
+                format!("compile @{} for {} devices", plan.entry, plan.grid.len())
+            })
+            .with("cache", "miss");
             let exe = systolic_cpu::compile_spmd(&plan.module, plan.grid, &compile_options)
                 .map_err(|e| located_error(file, &e.to_string()))?;
+            drop(span);
             Ok(Box::new(SpmdCpu {
                 plan,
                 exe,
@@ -806,6 +812,13 @@ impl Executable for SpmdCpu {
 
     fn execute(&mut self) -> Result<(), CliError> {
         self.outputs.clear();
+        let _span = systolic_trace::Span::lazy(systolic_trace::cat::EXECUTE, || {
+            format!(
+                "execute @{} on {} devices",
+                self.plan.entry,
+                self.plan.grid.len()
+            )
+        });
         self.outputs = self
             .exe
             .execute_borrowed(&self.inputs)

@@ -18,3 +18,4 @@ mod simulate_sharded;
 mod spmd_goldens;
 mod tour;
 mod tour_training;
+mod trace_command;

@@ -88,6 +88,7 @@ impl PassManager {
         }
         for (i, pass) in self.passes.iter().enumerate() {
             let name = pass.name();
+            let _span = systolic_trace::Span::new(systolic_trace::cat::PASS, name);
             let start = Instant::now();
             let changed = pass.run(module).map_err(|mut d| {
                 d.message = format!("in pass `{name}`: {}", d.message);

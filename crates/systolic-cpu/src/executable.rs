@@ -59,6 +59,8 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<CpuExecutabl
 /// Lowers `entry` of a module the CPU pipeline has already optimised (no passes run): what a
 /// compile cache holding optimised modules does on a hit. Nothing is logged.
 pub fn lower_optimized(optimized: &Module, entry: &str) -> Result<CpuExecutable> {
+    let _span =
+        systolic_trace::Span::lazy(systolic_trace::cat::LOWER, || format!("lower @{entry}"));
     let mut lowerer = Lowerer::new(optimized);
     let program = lowerer.lower_function(entry)?;
     let fallback_ops = lowerer.finish();

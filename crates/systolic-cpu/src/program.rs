@@ -154,6 +154,9 @@ pub struct Step {
     pub span: Option<Span>,
     /// Estimated run time, ns ([`crate::lower::cost`]): what the scheduler pairs steps by.
     pub cost_ns: f64,
+    /// For a fusion, its ops in order (`sine,multiply,add,reduce`): what trace spans name the
+    /// kernel by; empty otherwise.
+    pub fused_ops: String,
     /// Per operand: this is the slot's last use, pass it by value.
     owned: Vec<bool>,
     /// Slots dropped after this step (last uses not passed by value, unused results).
@@ -178,6 +181,7 @@ impl Step {
             op_name,
             span,
             cost_ns: 0.0,
+            fused_ops: String::new(),
             owned: vec![],
             frees: vec![],
         }
@@ -187,6 +191,22 @@ impl Step {
     pub fn with_cost(mut self, cost_ns: f64) -> Step {
         self.cost_ns = cost_ns;
         self
+    }
+
+    /// The step with the ops of its fusion listed (see [`Step::fused_ops`]).
+    pub fn with_fused_ops(mut self, ops: String) -> Step {
+        self.fused_ops = ops;
+        self
+    }
+
+    /// The kernel's name in traces: its description, and for a fusion the ops fused into it
+    /// (`fusion.0 (reduction) [sine,multiply,add,reduce]`).
+    pub fn trace_name(&self) -> String {
+        if self.fused_ops.is_empty() {
+            self.kernel_name()
+        } else {
+            format!("{} [{}]", self.kernel_name(), self.fused_ops)
+        }
     }
 
     /// A tensor kernel: no side effects, no nested programs, so the scheduler may move it and
@@ -212,6 +232,13 @@ impl Step {
 
     /// Runs the kernel on `args` and checks the results' types.
     fn exec<'r>(&self, args: Vec<ValueArg<'_>>) -> Result<Vec<ValueArg<'r>>> {
+        let mut span =
+            systolic_trace::Span::lazy(systolic_trace::cat::KERNEL, || self.trace_name());
+        if span.is_recording() {
+            span.arg("op", self.op_name.as_str());
+            let shapes: Vec<String> = self.result_types.iter().map(|t| t.to_string()).collect();
+            span.arg("results", shapes.join(", "));
+        }
         let results = match &self.exec {
             Exec::Kernel(k) => {
                 let args = args
@@ -392,9 +419,20 @@ impl Program {
     pub fn execute<'p>(&'p self, inputs: Vec<ValueArg<'p>>) -> Result<Vec<RtValue>> {
         if self.serial {
             let _flush = crate::threads::DenormalMode::flush();
+            let _span = self.span();
             return self.run(inputs);
         }
-        crate::threads::run(|| self.run(inputs))
+        crate::threads::run(|| {
+            let _span = self.span();
+            self.run(inputs)
+        })
+    }
+
+    /// The trace span of one run as an entry point, on the thread its kernels start on.
+    fn span(&self) -> systolic_trace::Span {
+        systolic_trace::Span::lazy(systolic_trace::cat::PROGRAM, || {
+            format!("run @{}", self.name)
+        })
     }
 
     /// Runs the program as one process of an SPMD execution ([`crate::spmd`]), on the
@@ -405,6 +443,7 @@ impl Program {
     pub fn execute_on_this_thread<'p>(&'p self, inputs: Vec<ValueArg<'p>>) -> Result<Vec<RtValue>> {
         let _flush = crate::threads::DenormalMode::flush();
         let _spmd = crate::threads::ProcessThread::enter();
+        let _span = self.span();
         self.run(inputs)
     }
 
@@ -427,6 +466,7 @@ impl Program {
             slots[s] = None;
         }
         let on_process_thread = crate::threads::on_process_thread();
+        let mut memory = Memory::new(self.num_slots);
         let mut k = 0;
         while k < self.steps.len() {
             let step = &self.steps[k];
@@ -440,10 +480,16 @@ impl Program {
                 } else {
                     self.run_pair(step, other, &mut slots)?
                 };
+                memory.taken(step);
+                memory.taken(other);
                 self.store(step, a, &mut slots);
                 self.store(other, b, &mut slots);
+                memory.stored(step, &slots);
+                memory.stored(other, &slots);
                 self.free(step, &mut slots);
                 self.free(other, &mut slots);
+                memory.freed(step);
+                memory.freed(other);
                 k += 2;
             } else {
                 let results = if on_process_thread && step.for_pool() {
@@ -452,8 +498,11 @@ impl Program {
                     self.run_step(step, &mut slots)
                 }
                 .map_err(|e| step.locate(e))?;
+                memory.taken(step);
                 self.store(step, results, &mut slots);
+                memory.stored(step, &slots);
                 self.free(step, &mut slots);
+                memory.freed(step);
                 k += 1;
             }
         }
@@ -467,6 +516,7 @@ impl Program {
             };
             out.push(v.ok_or_else(|| self.missing(s))?);
         }
+        drop(memory);
         Ok(out)
     }
 
@@ -564,6 +614,84 @@ impl Program {
             "internal: slot {slot} of {} read after it was freed or before it was written",
             self.name
         ))
+    }
+}
+
+/// The trace's view of a run's memory: every value a step makes gets an `alloc` event (its
+/// bytes, type and op) and a `free` when it dies — passed by value to its last reader (which
+/// may write its result into that storage, so the free comes first), dropped after its last
+/// use, or handed back as a result when the run ends. Inputs and constants are borrowed, not
+/// counted. Nothing is done unless a trace is being recorded.
+struct Memory {
+    /// Per slot: the trace's buffer id and bytes of the value in it (`None` when untracked).
+    live: Vec<Option<(u64, u64)>>,
+}
+
+impl Memory {
+    fn new(num_slots: usize) -> Memory {
+        let live = if systolic_trace::enabled() {
+            vec![None; num_slots]
+        } else {
+            vec![]
+        };
+        Memory { live }
+    }
+
+    fn release(&mut self, slot: usize) {
+        if let Some(Some((id, bytes))) = self.live.get_mut(slot).map(Option::take) {
+            systolic_trace::free(systolic_trace::HOST_PID, None, id, bytes);
+        }
+    }
+
+    /// The step's operands passed by value are gone into the step.
+    fn taken(&mut self, step: &Step) {
+        if self.live.is_empty() {
+            return;
+        }
+        for (&s, &owned) in step.operands.iter().zip(&step.owned) {
+            if owned {
+                self.release(s);
+            }
+        }
+    }
+
+    /// The step's results are in their slots.
+    fn stored(&mut self, step: &Step, slots: &[Option<ValueArg<'_>>]) {
+        if self.live.is_empty() {
+            return;
+        }
+        for (&s, ty) in step.results.iter().zip(&step.result_types) {
+            if let Some(ValueArg::Owned(RtValue::Buffer(b))) = &slots[s] {
+                let bytes = b.ty().byte_size() as u64;
+                let id = systolic_trace::alloc(
+                    systolic_trace::HOST_PID,
+                    None,
+                    bytes,
+                    &ty.to_string(),
+                    &step.trace_name(),
+                );
+                self.live[s] = Some((id, bytes));
+            }
+        }
+    }
+
+    /// The step's dead values were dropped.
+    fn freed(&mut self, step: &Step) {
+        if self.live.is_empty() {
+            return;
+        }
+        for &s in &step.frees {
+            self.release(s);
+        }
+    }
+}
+
+impl Drop for Memory {
+    /// The run is over (or failed): what is still tracked leaves as results or is dropped.
+    fn drop(&mut self) {
+        for s in 0..self.live.len() {
+            self.release(s);
+        }
     }
 }
 

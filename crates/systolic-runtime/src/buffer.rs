@@ -42,6 +42,41 @@ struct Shared {
     ready: Condvar,
     /// The buffer's HBM on a simulated TPU, given back when the data goes.
     lease: Mutex<Option<HbmLease>>,
+    /// On a CPU device while a trace records: the buffer's alloc event, freed when the data
+    /// goes (a simulated TPU's lease records its own).
+    traced: Mutex<Option<TracedBytes>>,
+}
+
+/// A buffer's bytes in the trace being recorded: `free` when dropped.
+#[derive(Debug)]
+struct TracedBytes {
+    id: u64,
+    bytes: u64,
+}
+
+impl TracedBytes {
+    /// An `alloc` event for a buffer of `ty` on a CPU `device` (`None` when not tracing, and
+    /// on simulated devices).
+    fn new(ty: &TensorType, device: Device) -> Option<TracedBytes> {
+        if !systolic_trace::enabled() || device.sim().is_some() {
+            return None;
+        }
+        let bytes = ty.byte_size() as u64;
+        let id = systolic_trace::alloc(
+            systolic_trace::HOST_PID,
+            None,
+            bytes,
+            &ty.to_string(),
+            &format!("buffer on {device}"),
+        );
+        Some(TracedBytes { id, bytes })
+    }
+}
+
+impl Drop for TracedBytes {
+    fn drop(&mut self) {
+        systolic_trace::free(systolic_trace::HOST_PID, None, self.id, self.bytes);
+    }
 }
 
 /// The last handle of a buffer gives its memory to the CPU backend's storage pool
@@ -73,6 +108,7 @@ impl Shared {
 
     fn release_memory(&self) {
         self.lease.lock().unwrap_or_else(|p| p.into_inner()).take();
+        self.traced.lock().unwrap_or_else(|p| p.into_inner()).take();
     }
 }
 
@@ -165,6 +201,7 @@ impl Buffer {
             ty: data.ty().clone(),
             device,
             shared: Arc::new(Shared {
+                traced: Mutex::new(TracedBytes::new(data.ty(), device)),
                 slot: Mutex::new(Slot::Ready(data)),
                 ready: Condvar::new(),
                 lease: Mutex::new(lease),
@@ -185,6 +222,7 @@ impl Buffer {
             slot: Mutex::new(Slot::Pending(vec![])),
             ready: Condvar::new(),
             lease: Mutex::new(lease),
+            traced: Mutex::new(TracedBytes::new(&ty, device)),
         });
         let buffer = Buffer {
             ty,
@@ -240,6 +278,7 @@ impl Buffer {
     /// a simulated TPU the copy costs PCIe time on the device's clock.
     pub fn to_tensor(&self) -> Result<Tensor> {
         let data = self.data(String::new())?;
+        let _span = crate::transfer::span(false, &self.ty, self.device);
         charge_to_host(self.device, self.byte_size());
         Ok(data.to_tensor())
     }
@@ -249,6 +288,7 @@ impl Buffer {
     /// wait). From a simulated TPU: PCIe time on its clock.
     pub fn to_cpu_buffer(&self) -> Result<CpuBuffer> {
         let data = self.data(String::new())?;
+        let _span = crate::transfer::span(false, &self.ty, self.device);
         charge_to_host(self.device, self.byte_size());
         Ok(data.as_ref().clone())
     }
@@ -332,6 +372,13 @@ impl Buffer {
     /// Waits until the slot is no longer pending and returns it locked.
     fn wait_slot(&self) -> MutexGuard<'_, Slot> {
         let mut slot = self.shared.lock();
+        let _wait = if matches!(*slot, Slot::Pending(_)) {
+            systolic_trace::Span::lazy(systolic_trace::cat::WAIT, || {
+                format!("wait for {}", self.ty)
+            })
+        } else {
+            systolic_trace::Span::none()
+        };
         while matches!(*slot, Slot::Pending(_)) {
             slot = self
                 .shared

@@ -169,7 +169,9 @@ impl Executable {
             .map(|(i, b)| b.data(self.place(i)))
             .collect::<Result<Vec<_>>>()?;
         let inputs = data.iter().map(|d| ValueArg::Buffer(d.as_ref())).collect();
+        let span = self.span();
         let outputs = self.finish(self.compiled.program().execute(inputs));
+        drop(span);
         self.advance_clock(&outputs);
         outputs
     }
@@ -249,9 +251,19 @@ impl Executable {
                 (None, None) => unreachable!("every argument is donated or kept"),
             })
             .collect();
+        let span = self.span();
         let outputs = self.finish(self.compiled.program().execute(inputs));
+        drop(span);
         self.advance_clock(&outputs);
         outputs
+    }
+
+    /// The trace span of one execution, on the calling thread.
+    fn span(&self) -> systolic_trace::Span {
+        systolic_trace::Span::lazy(systolic_trace::cat::EXECUTE, || {
+            format!("execute @{}", self.entry())
+        })
+        .with("device", self.device.to_string())
     }
 
     fn place(&self, index: usize) -> String {

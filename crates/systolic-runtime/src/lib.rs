@@ -44,6 +44,7 @@ pub mod options;
 pub mod profile;
 pub mod sim;
 pub mod spmd_executable;
+pub mod tpu_trace;
 pub mod transfer;
 
 pub use buffer::Buffer;

@@ -211,7 +211,10 @@ impl SpmdExecutable {
             .iter()
             .map(|a| a.iter().map(Arc::as_ref).collect())
             .collect();
-        self.finish(self.compiled.execute_refs(&refs))
+        let span = self.span();
+        let results = self.compiled.execute_refs(&refs);
+        drop(span);
+        self.finish(results)
     }
 
     /// Runs every process on its arguments, donating them: their memory may hold the outputs,
@@ -330,7 +333,22 @@ impl SpmdExecutable {
     /// Runs the processes on their checked inputs; each device's results become its buffers,
     /// and a simulated slice's clocks advance.
     fn run(&self, inputs: Vec<Vec<CpuBuffer>>) -> Result<Vec<Vec<Buffer>>> {
-        self.finish(self.compiled.execute(inputs))
+        let span = self.span();
+        let results = self.compiled.execute(inputs);
+        drop(span);
+        self.finish(results)
+    }
+
+    /// The trace span of one execution on every device, on the calling thread (each
+    /// process's program and kernels are spans of its own thread inside it).
+    fn span(&self) -> systolic_trace::Span {
+        systolic_trace::Span::lazy(systolic_trace::cat::EXECUTE, || {
+            format!(
+                "execute @{} on {} devices",
+                self.entry(),
+                self.devices.len()
+            )
+        })
     }
 
     /// Each device's results as its buffers, or the execution's error; a simulated slice's

@@ -178,6 +178,7 @@ impl HostCopy {
     /// Copies `data` out; from a simulated TPU this costs PCIe time on the device's clock, as
     /// the synchronous read-back does.
     pub(crate) fn copy_from(self, data: &CpuBuffer) {
+        let _span = span(false, data.ty(), self.device);
         let copied = data.clone();
         crate::buffer::charge_to_host(self.device, self.bytes);
         self.publish(Ok(copied));
@@ -207,4 +208,35 @@ impl Drop for HostCopy {
             state.done.notify_all();
         }
     }
+}
+
+/// The trace span of a transfer of a `ty` array to (`to_device`) or from `device`: its bytes,
+/// shape and direction.
+pub(crate) fn span(
+    to_device: bool,
+    ty: &systolic_ir::TensorType,
+    device: Device,
+) -> systolic_trace::Span {
+    let mut span = systolic_trace::Span::new(
+        systolic_trace::cat::TRANSFER,
+        if to_device {
+            "host→device"
+        } else {
+            "device→host"
+        },
+    );
+    if span.is_recording() {
+        span.arg("bytes", ty.byte_size() as u64);
+        span.arg("shape", ty.to_string());
+        span.arg("device", device.to_string());
+        span.arg(
+            "direction",
+            if to_device {
+                "host_to_device"
+            } else {
+                "device_to_host"
+            },
+        );
+    }
+    span
 }

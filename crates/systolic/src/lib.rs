@@ -46,6 +46,7 @@ pub mod numpy;
 mod operators;
 mod ops;
 pub mod optim;
+pub mod profiler;
 pub mod random;
 mod sharding;
 mod transforms;

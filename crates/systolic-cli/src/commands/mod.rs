@@ -2,5 +2,6 @@
 
 pub mod check;
 pub mod chips;
+pub mod profile;
 pub mod run;
 pub mod simulate;

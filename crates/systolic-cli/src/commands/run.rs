@@ -49,6 +49,11 @@ pub struct RunArgs {
     /// error naming how far a `while` loop got, instead of running on without end.
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     pub timeout: Option<std::time::Duration>,
+    /// Record a trace of the command (compile passes, each run's kernels, transfers,
+    /// memory) to this file — Chrome trace-event JSON, gzipped if it ends in `.gz` — with an
+    /// SVG picture beside it, and print its summary (`systolic profile`) at the end.
+    #[arg(long, value_name = "FILE.json")]
+    pub trace: Option<PathBuf>,
     /// Print the timing report as JSON on the last line.
     #[arg(long)]
     pub json: bool,
@@ -108,6 +113,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         )));
     }
     let func = entry_func(&module, entry, &file)?;
+    crate::trace_file::start(args.trace.as_deref())?;
     let options = PrepareOptions {
         dump_dir: args.dump_dir.clone(),
         cache_dir: args.cache_dir.clone(),
@@ -146,6 +152,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         times.push(ms);
     }
     let outputs = executable.outputs()?;
+    crate::trace_file::finish(args.trace.as_deref(), args.json)?;
     if args.profile {
         print_profile(&executable.profile(args.repeat.max(PROFILE_MIN_ROUNDS))?);
     }

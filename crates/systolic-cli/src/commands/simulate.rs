@@ -60,6 +60,11 @@ pub struct SimulateArgs {
     /// Print the report as JSON on the last line.
     #[arg(long)]
     pub json: bool,
+    /// Record a trace to this file (`systolic run --trace`'s format): each chip a process on
+    /// its simulated clock, kernels marked compute- or memory-bound, collectives on the ICI
+    /// track, PCIe transfers; an SVG picture beside it and the summary printed at the end.
+    #[arg(long, value_name = "FILE.json")]
+    pub trace: Option<PathBuf>,
 }
 
 fn tpu_error(file: &str, e: TpuError) -> CliError {
@@ -72,6 +77,14 @@ fn tpu_error(file: &str, e: TpuError) -> CliError {
 
 /// Runs the command: the per-kernel table and summary, then the JSON report with `--json`.
 pub fn run(args: &SimulateArgs) -> Result<(), CliError> {
+    crate::trace_file::start(args.trace.as_deref())?;
+    let result = simulate(args);
+    // Written even when the simulation failed part-way: the trace shows how far it got.
+    let written = crate::trace_file::finish(args.trace.as_deref(), args.json);
+    result.and(written)
+}
+
+fn simulate(args: &SimulateArgs) -> Result<(), CliError> {
     let file = args.file.display().to_string();
     if let Some(dir) = &args.out_dir {
         crate::outputs::check_out_dir(dir)?;
@@ -137,6 +150,14 @@ fn cost_only_slice(
 ) -> Result<(), CliError> {
     let report = systolic_tpu::simulate_global(module, slice, &sim_options(args), !args.no_compile)
         .map_err(|e| tpu_error(file, e))?;
+    for chip in &report.chips {
+        let name = format!("{} chip {}", report.slice, chip.device);
+        let dev = systolic_runtime::tpu_trace::Chip {
+            pid: systolic_trace::DEVICE_PID + chip.device,
+            name: &name,
+        };
+        systolic_runtime::tpu_trace::spmd_execution(dev, 0.0, &report, chip, chip.wait_s);
+    }
     out!("{}", systolic_tpu::report::render_spmd(&report, args.top));
     if args.json {
         print_json(serde_json::to_value(&report))?;
@@ -154,6 +175,12 @@ fn cost_only(
     let module = tpu_module(args, module, file)?;
     let report = systolic_tpu::simulate(&module, chip, &sim_options(args))
         .map_err(|e| tpu_error(file, e))?;
+    let name = format!("tpu:{} (cost only)", chip.name);
+    let dev = systolic_runtime::tpu_trace::Chip {
+        pid: systolic_trace::DEVICE_PID,
+        name: &name,
+    };
+    systolic_runtime::tpu_trace::execution(dev, 0.0, &report);
     print_report(&report, args.top);
     if args.json {
         print_json(serde_json::to_value(&report))?;

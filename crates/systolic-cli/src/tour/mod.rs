@@ -51,7 +51,7 @@ fn stages() -> Vec<Box<dyn Stage>> {
 }
 
 /// Capabilities that will become stages, named so the tour says where it is going.
-const COMING: &[&str] = &["profiles"];
+const COMING: &[&str] = &["printing from inside jit (debug::print)"];
 
 /// Runs every stage.
 pub fn run() -> Result<(), CliError> {

@@ -163,7 +163,8 @@ impl<'m> Lowerer<'m> {
                     op.kind.name(),
                     op.span,
                 )
-                .with_cost(super::cost::estimate_ns(op, ctx)),
+                .with_cost(super::cost::estimate_ns(op, ctx))
+                .with_fused_ops(fused_ops(op)),
             );
         }
         Err(CpuError::new(format!(
@@ -341,4 +342,24 @@ impl Builder {
             ))
         })
     }
+}
+
+/// The ops of a `systolic.fusion` in program order, each once, without the dialect and the
+/// region's return (`sine,multiply,add,reduce`): how a trace names the fused kernel. Empty for
+/// other ops.
+fn fused_ops(op: &Op) -> String {
+    if !matches!(op.kind, OpKind::Fusion { .. }) {
+        return String::new();
+    }
+    let mut names: Vec<String> = vec![];
+    for region in &op.regions {
+        systolic_ir::walk::walk_ops(region, &mut |inner, _| {
+            let full = inner.kind.name();
+            let short = full.rsplit('.').next().unwrap_or(&full).to_string();
+            if short != "return" && !names.contains(&short) {
+                names.push(short);
+            }
+        });
+    }
+    names.join(",")
 }

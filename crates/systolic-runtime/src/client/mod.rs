@@ -177,6 +177,7 @@ impl Client {
             self.inner.transfers.clone(),
         );
         let job: Job = Box::new(move || {
+            let _span = crate::transfer::span(true, tensor.ty(), device);
             let converted = catch_unwind(AssertUnwindSafe(|| CpuBuffer::from_tensor(&tensor)))
                 .map_err(|_| "converting the host array failed".to_string());
             completion.finish(converted);
@@ -209,6 +210,7 @@ impl Client {
     /// not fit) and costs PCIe time on the device's clock.
     pub fn buffer_from_host(&self, data: CpuBuffer, device: Device) -> Result<Buffer> {
         self.check_device(device)?;
+        let _span = crate::transfer::span(true, data.ty(), device);
         let lease = self.transfer_in(data.ty(), device)?;
         Ok(Buffer::ready_in(
             data,
@@ -319,7 +321,12 @@ impl Client {
         device: Device,
         key: Option<CacheKey>,
     ) -> Result<Executable> {
+        let mut span = systolic_trace::Span::lazy(systolic_trace::cat::COMPILE, || {
+            format!("compile @{}", options.cpu.entry)
+        });
+        span.arg("device", device.to_string());
         if options.cpu.dump_dir.is_some() {
+            span.arg("cache", "miss");
             let (compiled, _) = self.compile_now(module, options)?;
             return Ok(self.executable(device, Arc::new(compiled), CompileSource::Compiled));
         }
@@ -332,6 +339,7 @@ impl Client {
         });
         if let Some(compiled) = self.memory().get(&key).cloned() {
             self.stats().memory_hits += 1;
+            span.arg("cache", "hit");
             return Ok(self.executable(device, compiled, CompileSource::MemoryCache));
         }
         let disk = options.disk_cache.resolve().map(DiskCache::new);
@@ -350,9 +358,11 @@ impl Client {
             )
         }) {
             self.stats().disk_hits += 1;
+            span.arg("cache", "disk");
             let compiled = self.remember(key, compiled);
             return Ok(self.executable(device, compiled, CompileSource::DiskCache));
         }
+        span.arg("cache", "miss");
         let (compiled, optimized) = self.compile_now(module, options)?;
         if let Some(disk) = &disk {
             self.store_on_disk(disk, &key, &optimized);

@@ -148,6 +148,10 @@ impl Client {
                  (its modelled cost is not serialised yet)"
             )));
         }
+        let _span = systolic_trace::Span::lazy(systolic_trace::cat::COMPILE, || {
+            format!("compile @{} (ahead of time)", options.cpu.entry)
+        })
+        .with("cache", "miss");
         let (compiled, optimized) = self.compile_now(module, options)?;
         Ok(SerializedExecutable {
             executable: self.executable(device, Arc::new(compiled), CompileSource::Compiled),

@@ -157,7 +157,15 @@ impl Client {
                 self.inner.transfers.clone(),
             )
         };
+        let mut span = systolic_trace::Span::lazy(systolic_trace::cat::COMPILE, || {
+            format!(
+                "compile @{} for {} devices",
+                options.cpu.entry,
+                devices.len()
+            )
+        });
         if options.cpu.dump_dir.is_some() {
+            span.arg("cache", "miss");
             let (compiled, _) = self.compile_spmd_now(module, grid, options)?;
             return Ok(executable(Arc::new(compiled), CompileSource::Compiled));
         }
@@ -171,6 +179,7 @@ impl Client {
         });
         if let Some(compiled) = self.spmd_memory().get(&key).cloned() {
             self.stats().memory_hits += 1;
+            span.arg("cache", "hit");
             return Ok(executable(compiled, CompileSource::MemoryCache));
         }
         let disk = options.disk_cache.resolve().map(DiskCache::new);
@@ -192,9 +201,11 @@ impl Client {
             )
         }) {
             self.stats().disk_hits += 1;
+            span.arg("cache", "disk");
             let compiled = self.remember_spmd(key, compiled);
             return Ok(executable(compiled, CompileSource::DiskCache));
         }
+        span.arg("cache", "miss");
         let (compiled, optimized) = self.compile_spmd_now(module, grid, options)?;
         if let Some(disk) = &disk {
             self.store_on_disk(disk, &key, &optimized);

@@ -18,6 +18,8 @@
 
 pub mod slice;
 
+use crate::tpu_trace as trace;
+
 use crate::buffer::Buffer;
 use crate::error::{Result, RuntimeError};
 use crate::executable::Executable;
@@ -64,6 +66,8 @@ pub struct SimClock {
 struct LiveBuffer {
     ty: TensorType,
     bytes: u64,
+    /// Its id in the trace being recorded (0: none).
+    trace_id: u64,
 }
 
 #[derive(Debug, Default)]
@@ -86,6 +90,8 @@ pub struct SimDevice {
     state: Mutex<State>,
     /// Where the chip is in its slice (`None` for an independent chip).
     pub(crate) placement: Option<slice::Placement>,
+    /// Its process in traces (`systolic_trace::DEVICE_PID` + its id).
+    pub(crate) trace_pid: u32,
 }
 
 fn registry() -> &'static Mutex<Vec<&'static SimDevice>> {
@@ -137,6 +143,9 @@ pub(crate) fn register_placed(
     chip.peak_bf16_flops
         .value
         .ok_or_else(|| missing(&chip, "bf16 peak", "compute time"))?;
+    let mut devices = registry().lock().unwrap_or_else(|p| p.into_inner());
+    // Ids are positions in the registry from 1; the lock is held, so this one is the next.
+    let id = devices.len() as u32 + 1;
     let device: &'static SimDevice = Box::leak(Box::new(SimDevice {
         name: format!("tpu:{}:{index}", chip.name),
         chip,
@@ -144,10 +153,10 @@ pub(crate) fn register_placed(
         hbm_capacity: AtomicU64::new(hbm_capacity),
         state: Mutex::new(State::default()),
         placement,
+        trace_pid: systolic_trace::DEVICE_PID + id,
     }));
-    let mut devices = registry().lock().unwrap_or_else(|p| p.into_inner());
     devices.push(device);
-    Ok(devices.len() as u32)
+    Ok(id)
 }
 
 /// True when `chip` publishes every figure a simulated device needs.
@@ -161,6 +170,14 @@ pub(crate) fn usable(chip: &ChipSpec) -> bool {
 impl SimDevice {
     fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The chip as a process of traces.
+    fn chip_id(&self) -> trace::Chip<'_> {
+        trace::Chip {
+            pid: self.trace_pid,
+            name: &self.name,
+        }
     }
 
     /// The clock now.
@@ -188,6 +205,7 @@ impl SimDevice {
     pub(crate) fn charge_to_device(&self, bytes: u64) {
         let s = bytes as f64 / self.pcie_bandwidth;
         let mut st = self.state();
+        trace::transfer(self.chip_id(), st.clock.time_s, s, bytes, true);
         st.clock.host_to_device_s += s;
         st.clock.time_s += s;
         st.clock.bytes_to_device += bytes;
@@ -197,21 +215,31 @@ impl SimDevice {
     pub(crate) fn charge_from_device(&self, bytes: u64) {
         let s = bytes as f64 / self.pcie_bandwidth;
         let mut st = self.state();
+        trace::transfer(self.chip_id(), st.clock.time_s, s, bytes, false);
         st.clock.device_to_host_s += s;
         st.clock.time_s += s;
         st.clock.bytes_from_device += bytes;
     }
 
-    fn charge_execution(&self, seconds: f64) {
+    fn charge_execution(&self, program: &TpuProgram) {
+        let seconds = program.step_time_s();
         let mut st = self.state();
+        trace::execution(self.chip_id(), st.clock.time_s, &program.report);
         st.clock.compute_s += seconds;
         st.clock.time_s += seconds;
         st.clock.executions += 1;
     }
 
     /// Advances the clock by one SPMD execution's share: kernels, collectives, waiting.
-    pub(crate) fn charge_spmd_execution(&self, compute_s: f64, collective_s: f64, wait_s: f64) {
+    pub(crate) fn charge_spmd_execution(
+        &self,
+        report: &systolic_tpu::SpmdReport,
+        chip: &systolic_tpu::spmd::ChipTime,
+        wait_s: f64,
+    ) {
+        let (compute_s, collective_s) = (chip.compute_s, chip.collective_s);
         let mut st = self.state();
+        trace::spmd_execution(self.chip_id(), st.clock.time_s, report, chip, wait_s);
         st.clock.compute_s += compute_s;
         st.clock.collective_s += collective_s;
         st.clock.wait_s += wait_s;
@@ -276,11 +304,13 @@ impl SimDevice {
     fn lease(&'static self, st: &mut State, ty: &TensorType, bytes: u64) -> HbmLease {
         st.next_id += 1;
         let id = st.next_id;
+        let trace_id = trace::alloc(self.chip_id(), st.clock.time_s, ty, bytes);
         st.live.insert(
             id,
             LiveBuffer {
                 ty: ty.clone(),
                 bytes,
+                trace_id,
             },
         );
         st.live_bytes += bytes;
@@ -291,6 +321,12 @@ impl SimDevice {
         let mut st = self.state();
         if let Some(b) = st.live.remove(&id) {
             st.live_bytes -= b.bytes;
+            systolic_trace::free(
+                self.trace_pid,
+                Some(st.clock.time_s * 1e6),
+                b.trace_id,
+                b.bytes,
+            );
         }
     }
 }
@@ -431,7 +467,7 @@ impl Executable {
     /// Advances the device's clock by one execution's modelled time.
     pub(crate) fn advance_clock(&self, outputs: &Result<Vec<Buffer>>) {
         if let (Some(program), Some(sim), Ok(_)) = (&self.tpu, self.device().sim(), outputs) {
-            sim.charge_execution(program.step_time_s());
+            sim.charge_execution(program);
         }
     }
 }

@@ -228,7 +228,7 @@ impl SpmdTpuProgram {
         };
         for (sim, chip) in sims.iter().zip(&self.report.chips) {
             let late = start.map_or(0.0, |t| (t - sim.clock().time_s).max(0.0));
-            sim.charge_spmd_execution(chip.compute_s, chip.collective_s, chip.wait_s + late);
+            sim.charge_spmd_execution(&self.report, chip, chip.wait_s + late);
         }
     }
 }

@@ -116,6 +116,21 @@ pub(crate) fn submit_named(
     slots
 }
 
+/// Waits until every job queued before this call has run (the profiler stops a trace after
+/// the work it covers: calls return before their executions have run).
+pub(crate) fn drain() {
+    let (tx, rx) = channel::<()>();
+    let job: Job = Box::new(move || {
+        let _ = tx.send(());
+    });
+    if let Some(q) = queue().and_then(|q| q.lock().ok())
+        && q.send(job).is_ok()
+    {
+        drop(q);
+        let _ = rx.recv();
+    }
+}
+
 /// Queues a run of `exe` on `inputs` (concrete or pending arrays, all on `device`) and returns
 /// its results at once as pending arrays of `out_types`. The worker waits for pending inputs;
 /// an input's failure or the execution's is stored in every result, the latter as an error of

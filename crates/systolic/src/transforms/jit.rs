@@ -605,7 +605,11 @@ impl<A: Tree, F: Function<A>> Jit<A, F::Output, F> {
         leaves: &[Array],
         capture_concrete: bool,
     ) -> Result<(Lowered<F::Output>, Vec<Array>)> {
+        let span = systolic_trace::Span::lazy(systolic_trace::cat::TRACE, || {
+            format!("trace jit({})", self.name)
+        });
         let (staged, template) = stage_function("main", args, leaves, capture_concrete, &self.f)?;
+        drop(span);
         *self.traces.borrow_mut() += 1;
         let lowered = Lowered {
             module: Module {
@@ -765,7 +769,10 @@ impl<A: Tree, F: Function<A>> Jit<A, F::Output, F> {
         let asked: Vec<bool> = asked.iter().map(Option::is_some).collect();
         let signature = Signature::new(args.def(), &leaves, &asked, device);
         let key = signature.key();
-        if !self.cache.borrow().contains_key(&key) {
+        let hit = self.cache.borrow().contains_key(&key);
+        let _span = systolic_trace::Span::lazy(systolic_trace::cat::CALL, || label.clone())
+            .with("cache", if hit { "hit" } else { "miss" });
+        if !hit {
             if self.explain {
                 self.explain_miss(&signature);
             }

@@ -424,13 +424,23 @@ impl Kernel for CollectiveKernel {
         let Some(group) = &plan.group else {
             return Ok(self.zeros());
         };
+        let mut span =
+            systolic_trace::Span::lazy(systolic_trace::cat::COLLECTIVE, || self.op.clone());
+        if span.is_recording() {
+            let bytes: usize = args.iter().map(|a| a.buffer().ty().byte_size()).sum();
+            span.arg("bytes", bytes as u64);
+            span.arg("group", format!("[{}]", list(group)));
+            span.arg("process", self.me.to_string());
+        }
         let mut data: Vec<Payload> = args.into_iter().map(|a| Arc::new(a.into_owned())).collect();
         let roots = match plan.kind {
             Kind::Broadcast { dynamic_root: true } => data.pop(),
             _ => None,
         };
         let n = self.result_types.len();
+        let wait = systolic_trace::Span::new(systolic_trace::cat::WAIT, "wait for the group");
         let all = self.exchange(group, data, "")?;
+        drop(wait);
         // Operand `k` of every member, in group order.
         let column = |k: usize| -> Vec<&CpuBuffer> { all.iter().map(|d| d[k].as_ref()).collect() };
         match &plan.kind {
