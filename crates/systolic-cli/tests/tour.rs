@@ -11,7 +11,14 @@ fn tour_runs_and_agrees_with_jax() {
     assert!(stdout.contains("logits: tensor<8x10xf32>"), "{stdout}");
     assert!(stdout.contains("agrees"), "{stdout}");
     // The bundled golden stages: every output checked against JAX's.
-    assert!(stdout.contains("[5/13]"), "{stdout}");
+    assert!(stdout.contains("[5/14]"), "{stdout}");
+    // The input pipeline: prefetching must not change the losses (the stage fails
+    // otherwise), and the simulated chip's idle share drops with prefetch.
+    assert!(
+        stdout.contains("the losses are the same with and without prefetching"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("simulated v5e: step"), "{stdout}");
     // The many-devices stage: a JAX shard_map step on 8 devices, compiled and interpreted,
     // checked against JAX (the stage fails the tour otherwise), then costed on a slice.
     assert!(

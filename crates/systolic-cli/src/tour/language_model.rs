@@ -177,7 +177,6 @@ fn sample(
 /// costed: a step's modelled time, MFU and HBM.
 fn cost_on_v5e(corpus: &Corpus, compute: DType) -> Result<(), CliError> {
     let cfg = Config::standard(corpus.chars.len() as i64);
-    let device = systolic::device("tpu:v5e").map_err(fail)?;
     let opt = gpt::optimizer(2e-3, 100, 1500);
     let params = gpt::init(&cfg, &random::key(0)).map_err(fail)?;
     let opt_state = opt.init(&params).map_err(fail)?;
@@ -187,17 +186,7 @@ fn cost_on_v5e(corpus: &Corpus, compute: DType) -> Result<(), CliError> {
     let step =
         jit_fallible(|(s, x, y): &(State, Array, Array)| gpt::train_step(&opt, s, x, y, compute));
     let lowered = step.lower(&((params, opt_state), x, y)).map_err(fail)?;
-    let options = systolic_runtime::CompileOptions {
-        device: Some(device),
-        ..Default::default()
-    };
-    let exe = systolic::client()
-        .compile(&lowered.module, &options)
-        .map_err(fail)?;
-    let cost = exe
-        .tpu_cost()
-        .ok_or_else(|| fail("no TPU cost for tpu:v5e"))?;
-    let r = &cost.report;
+    let r = &super::simulated_step(&lowered.module, "tpu:v5e")?;
     outln!(
         "  the example's model ({} parameters, batch {}×{}) on a simulated v5e chip: step {:.2} \
          ms, MFU {:.0}%, peak HBM {:.0} MiB",

@@ -53,6 +53,26 @@ fn stages() -> Vec<Box<dyn Stage>> {
 /// Capabilities that will become stages, named so the tour says where it is going.
 const COMING: &[&str] = &["printing from inside jit (debug::print)"];
 
+/// `module` compiled for the simulated TPU `device` (`"tpu:v5e"`) and its modelled step:
+/// time, MFU, HBM.
+fn simulated_step(
+    module: &systolic_ir::Module,
+    device: &str,
+) -> Result<systolic_tpu::SimReport, CliError> {
+    let fail = |e: &dyn std::fmt::Display| CliError::msg(format!("tour, on {device}: {e}"));
+    let options = systolic_runtime::CompileOptions {
+        device: Some(systolic::device(device).map_err(|e| fail(&e))?),
+        ..Default::default()
+    };
+    let exe = systolic::client()
+        .compile(module, &options)
+        .map_err(|e| fail(&e))?;
+    let cost = exe
+        .tpu_cost()
+        .ok_or_else(|| fail(&"not a simulated TPU, so there is no cost"))?;
+    Ok(cost.report.clone())
+}
+
 /// Runs every stage.
 pub fn run() -> Result<(), CliError> {
     // The front end's devices, fixed before any stage makes one: host CPU devices for the

@@ -221,25 +221,8 @@ impl HostArray {
 
 /// Splits `host` over `sharding`'s devices, one transfer per device.
 fn put_sharded(ty: &TensorType, host: CpuBuffer, sharding: &NamedSharding) -> Result<Array> {
-    sharding.check_shape(&ty.shape, &format!("data.prefetch_to_device of {ty}"))?;
-    let layout = sharding.layout(&ty.shape)?;
-    let pieces = systolic_cpu::shards::split(&host, &layout).map_err(Error::Host)?;
-    let devices = sharding.mesh().devices();
-    let arrays = pieces
-        .into_iter()
-        .zip(devices)
-        .map(|(p, &d)| -> Result<Array> {
-            let pty = p.ty().clone();
-            let b = client().buffer_from_host(p, d)?;
-            Ok(Array::make(pty, false, d, Repr::Concrete(b)))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(crate::sharding::from_pieces(
-        ty.clone(),
-        false,
-        sharding.clone(),
-        arrays,
-    ))
+    let what = format!("data.prefetch_to_device of {ty}");
+    crate::sharding::put_host_sharded(ty, false, host, sharding, &what)
 }
 
 /// A source that can be cut along its leading axis into examples

@@ -16,7 +16,7 @@ mod visualize;
 pub use constraint::with_sharding_constraint;
 pub use mesh::{make_mesh, make_mesh_of, Mesh};
 pub use named::NamedSharding;
-pub(crate) use sharded_array::{assemble, from_pieces};
+pub(crate) use sharded_array::{assemble, from_pieces, put_host_sharded};
 pub use sharded_array::{device_put, Placement, Shard};
 pub use shardings::Shardings;
 pub use spec::{DimSpec, PartitionSpec, Unconstrained};

@@ -83,29 +83,35 @@ fn put_sharded(x: &Array, sharding: &NamedSharding) -> Result<Array> {
     if x.sharding().as_ref() == Some(sharding) {
         return Ok(x.clone());
     }
-    sharding.check_shape(
-        x.dims(),
-        &format!("device_put of {}", crate::array::describe(x.aval())),
-    )?;
-    let layout = sharding.layout(x.dims())?;
+    let what = format!("device_put of {}", crate::array::describe(x.aval()));
     let host = x.buffer()?.to_cpu_buffer()?;
+    put_host_sharded(x.aval(), x.weak_type(), host, sharding, &what)
+}
+
+/// Splits a host buffer of global type `ty` over `sharding`'s devices, one transfer per
+/// device (`device_put` of an array, and the input pipeline's `prefetch_to_device`); `what`
+/// names the caller in a shape error.
+pub(crate) fn put_host_sharded(
+    ty: &TensorType,
+    weak: bool,
+    host: systolic_cpu::CpuBuffer,
+    sharding: &NamedSharding,
+    what: &str,
+) -> Result<Array> {
+    sharding.check_shape(&ty.shape, what)?;
+    let layout = sharding.layout(&ty.shape)?;
     let pieces = systolic_cpu::shards::split(&host, &layout).map_err(Error::Host)?;
     let devices = sharding.mesh().devices();
     let arrays = pieces
         .into_iter()
         .zip(devices)
         .map(|(p, &d)| -> Result<Array> {
-            let ty = p.ty().clone();
+            let pty = p.ty().clone();
             let b = client().buffer_from_host(p, d)?;
-            Ok(Array::make(ty, x.weak_type(), d, Repr::Concrete(b)))
+            Ok(Array::make(pty, weak, d, Repr::Concrete(b)))
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok(from_pieces(
-        x.aval().clone(),
-        x.weak_type(),
-        sharding.clone(),
-        arrays,
-    ))
+    Ok(from_pieces(ty.clone(), weak, sharding.clone(), arrays))
 }
 
 /// A sharded array of global type `ty` from its pieces (`pieces[d]` on mesh device `d`).
