@@ -89,7 +89,16 @@ impl Trace {
             let Some(phase) = Phase::from_letter(ph) else {
                 continue;
             };
-            let num = |k: &str| o.get(k).and_then(Value::as_f64);
+            // A field that is there must be a number: `"ts": "x"` is not a start at 0.
+            let num = |k: &str| -> Result<Option<f64>, TraceIoError> {
+                match o.get(k) {
+                    None => Ok(None),
+                    Some(v) => v
+                        .as_f64()
+                        .map(Some)
+                        .ok_or_else(|| bad(&format!("`{k}` is not a number"))),
+                }
+            };
             let mut args = o
                 .get("args")
                 .and_then(Value::as_object)
@@ -98,11 +107,13 @@ impl Trace {
             if let Some(s) = o.get("s") {
                 args.insert("s".into(), s.clone());
             }
-            let ts = num("ts").unwrap_or(0.0);
-            let dur = num("dur").unwrap_or(0.0);
-            if !ts.is_finite() || !dur.is_finite() || dur < 0.0 {
+            let ts = num("ts")?.unwrap_or(0.0);
+            let dur = num("dur")?.unwrap_or(0.0);
+            if !ts.is_finite() || !dur.is_finite() || dur < 0.0 || !(ts + dur).is_finite() {
                 return Err(bad("`ts`/`dur` not finite and non-negative"));
             }
+            let pid = num("pid")?.unwrap_or(0.0);
+            let tid = num("tid")?.unwrap_or(0.0);
             events.push(Event {
                 phase,
                 name: o
@@ -117,8 +128,8 @@ impl Trace {
                     .to_string(),
                 ts,
                 dur,
-                pid: num("pid").unwrap_or(0.0) as u32,
-                tid: num("tid").unwrap_or(0.0) as u64,
+                pid: pid as u32,
+                tid: tid as u64,
                 args,
             });
         }
@@ -177,6 +188,19 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 mod tests {
     use super::*;
     use crate::event::HOST_PID;
+
+    /// Found by the `trace_profile` fuzz target: a span ending past f64's range drew an
+    /// "inf s" axis, and a `ts` that is not a number was read as 0.
+    #[test]
+    fn hostile_times_are_refused_naming_the_event() {
+        let e = Trace::from_json(r#"[{"ph":"X","ts":1e308,"dur":1e308}]"#).unwrap_err();
+        assert!(e.0.contains("event 0") && e.0.contains("finite"), "{}", e.0);
+        let e = Trace::from_json(r#"[{"ph":"X","ts":1},{"ph":"X","ts":"x"}]"#).unwrap_err();
+        assert!(e.0.contains("event 1: `ts` is not a number"), "{}", e.0);
+        let e = Trace::from_json(r#"[{"ph":"X","ts":1,"pid":"p"}]"#).unwrap_err();
+        assert!(e.0.contains("`pid` is not a number"), "{}", e.0);
+        assert!(Trace::from_json(r#"[{"ph":"X","ts":1,"dur":2,"pid":3}]"#).is_ok());
+    }
 
     #[test]
     fn json_and_gzip_round_trip_through_an_atomic_write() {
