@@ -188,20 +188,12 @@ fn merely_slow(args: &[String]) -> bool {
     if args.get(1).is_some_and(|c| c == "tour") {
         return true;
     }
-    args.windows(2).any(|w| {
-        let repeat = if w[0] == "--repeat" {
-            Some(w[1].as_str())
-        } else {
-            w[0].strip_prefix("--repeat=")
-        };
-        repeat
-            .and_then(|r| r.trim().parse::<u64>().ok())
-            .is_some_and(|n| n > 100)
-    }) || args.iter().any(|a| {
-        a.strip_prefix("--repeat=")
-            .and_then(|r| r.trim().parse::<u64>().ok())
-            .is_some_and(|n| n > 100)
-    })
+    let too_many = |r: &str| r.trim().parse::<u64>().is_ok_and(|n| n > 100);
+    args.windows(2)
+        .any(|w| w[0] == "--repeat" && too_many(&w[1]))
+        || args
+            .iter()
+            .any(|a| a.strip_prefix("--repeat=").is_some_and(too_many))
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -12,6 +12,18 @@ pub mod gen;
 
 #[cfg(test)]
 mod tests {
+    /// `n` pseudo-random bytes from a xorshift64 state (the tests' stand-in for fuzz input).
+    pub(super) fn xorshift_bytes(state: &mut u64, n: usize) -> Vec<u8> {
+        (0..n)
+            .map(|_| {
+                *state ^= *state << 13;
+                *state ^= *state >> 7;
+                *state ^= *state << 17;
+                *state as u8
+            })
+            .collect()
+    }
+
     use crate::gen::{program, Options};
     use libfuzzer_sys::arbitrary::Unstructured;
 
@@ -20,14 +32,7 @@ mod tests {
     fn generated_programs_parse_and_verify() {
         let mut state = 0x2545_F491_4F6C_DD1Du64;
         for len in 0..3000usize {
-            let bytes: Vec<u8> = (0..len % 400)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    state as u8
-                })
-                .collect();
+            let bytes = xorshift_bytes(&mut state, len % 400);
             let mut u = Unstructured::new(&bytes);
             let Ok(p) = program(&mut u, Options::default()) else {
                 continue;
@@ -43,6 +48,7 @@ mod tests {
 
 #[cfg(test)]
 mod smoke {
+    use super::tests::xorshift_bytes;
     use crate::compare::mismatch;
     use crate::gen::{program, Options};
     use libfuzzer_sys::arbitrary::Unstructured;
@@ -57,14 +63,7 @@ mod smoke {
         let mut bad = vec![];
         let mut ran = 0;
         for len in 0..2000usize {
-            let bytes: Vec<u8> = (0..len % 700)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    state as u8
-                })
-                .collect();
+            let bytes = xorshift_bytes(&mut state, len % 700);
             let mut u = Unstructured::new(&bytes);
             let Ok(p) = program(&mut u, Options::default()) else {
                 continue;
