@@ -194,6 +194,13 @@ impl CpuBuffer {
         CpuBuffer::new(ty, self.storage)
     }
 
+    /// The address of the first element: which memory holds the data (two buffers with the
+    /// same address share it; an in-place update keeps its operand's). For tests and
+    /// diagnostics, never for reading through.
+    pub fn data_address(&self) -> usize {
+        with_storage!(&self.storage, v => v.as_ptr() as usize)
+    }
+
     /// The f32 elements, if this is an f32 buffer.
     pub fn as_f32(&self) -> Option<&[f32]> {
         match &self.storage {

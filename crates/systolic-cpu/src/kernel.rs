@@ -28,6 +28,14 @@ impl<'a> Arg<'a> {
         }
     }
 
+    /// The buffer, writable, when this is its last use (owned); `None` when borrowed.
+    pub fn owned_mut(&mut self) -> Option<&mut CpuBuffer> {
+        match self {
+            Arg::Borrowed(_) => None,
+            Arg::Owned(b) => Some(b),
+        }
+    }
+
     /// The buffer by value: moved when owned, copied when borrowed.
     pub fn into_owned(self) -> CpuBuffer {
         match self.take() {

@@ -349,6 +349,33 @@ impl Buffer {
         self.ty.byte_size() as u64
     }
 
+    /// The address of the buffer's data in host memory (JAX's `unsafe_buffer_pointer`), after
+    /// waiting for it to be ready: an execution that wrote a result into a donated argument
+    /// gives a result with the argument's address. For tests and diagnostics only.
+    ///
+    /// ```
+    /// use systolic_runtime::{Client, CompileOptions};
+    /// use systolic_ir::Tensor;
+    /// let module = systolic_ir::text::parse_module(
+    ///     "func.func @main(%w: tensor<256xf32>, %g: tensor<256xf32>) -> tensor<256xf32> {
+    ///        %0 = stablehlo.subtract %w, %g : tensor<256xf32>
+    ///        return %0 : tensor<256xf32>
+    ///      }",
+    ///     "step",
+    /// ).unwrap();
+    /// let client = Client::cpu();
+    /// let exe = client.compile(&module, &CompileOptions::no_disk_cache()).unwrap();
+    /// let put = |v: f32| client.buffer_from_tensor(Tensor::from_f32(vec![256], vec![v; 256]), exe.device()).unwrap();
+    /// let (w, g) = (put(3.0), put(1.0));
+    /// let at = w.unsafe_buffer_pointer().unwrap();
+    /// let out = exe.execute_donating_some(vec![w, g], &[true, false]).unwrap().remove(0);
+    /// assert_eq!(out.unsafe_buffer_pointer().unwrap(), at); // written over w
+    /// assert_eq!(out.to_tensor().unwrap(), Tensor::from_f32(vec![256], vec![2.0; 256]));
+    /// ```
+    pub fn unsafe_buffer_pointer(&self) -> Result<usize> {
+        Ok(self.data(String::new())?.data_address())
+    }
+
     /// Frees the data now; every handle reports the buffer as donated afterwards.
     pub fn delete(&self) {
         *self.wait_slot() = Slot::Donated;

@@ -185,6 +185,33 @@ impl Array {
         self.inner.donated_to.get().is_some()
     }
 
+    /// The address of the array's data in host memory, as JAX's
+    /// `jax.Array.unsafe_buffer_pointer()`: waits for the data; an error for a deleted, failed
+    /// or traced array, or a sharded one (JAX asks for one shard). A donated parameter's
+    /// update is written into the donated buffer, so the result has its address.
+    ///
+    /// ```
+    /// use systolic::{jit, Arg, Array};
+    /// let step = jit(|(w, g): &(Array, Array)| w - g).donate_argnums(Arg::<0>);
+    /// let w = Array::from_vec(vec![1.0f32; 1024], &[1024]);
+    /// let at = w.unsafe_buffer_pointer().unwrap();
+    /// let w = step.call(&(w, Array::from_vec(vec![0.5f32; 1024], &[1024]))).unwrap();
+    /// assert_eq!(w.unsafe_buffer_pointer().unwrap(), at);
+    /// ```
+    pub fn unsafe_buffer_pointer(&self) -> Result<usize> {
+        if let Repr::Sharded(_) = &self.inner.repr {
+            return Err(Error::op(
+                "unsafe_buffer_pointer",
+                format!(
+                    "the {} is sharded over several devices: ask one of its \
+                     addressable_shards() for its pointer",
+                    describe(&self.inner.ty)
+                ),
+            ));
+        }
+        Ok(self.buffer()?.unsafe_buffer_pointer()?)
+    }
+
     /// An array carrying `error` (what a failed op returns).
     pub(crate) fn failed(error: Error) -> Array {
         Array::make(

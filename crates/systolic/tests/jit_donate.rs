@@ -1,6 +1,7 @@
 //! `jit(f).donate_argnums(…)` (issue 18) with JAX 0.10.2's semantics: donated arguments that a
 //! result of their type takes are deleted at the call (every later use is an error saying so),
-//! their buffers move into the execution; unusable donations keep their data; the same array
+//! their buffers move into the execution, which writes the results of their type into them;
+//! unusable donations keep their data; the same array
 //! twice is an error; nested calls ignore donation; sharded arguments keep their data; and
 //! `lower()` prints `tf.aliasing_output` as JAX does.
 
@@ -175,39 +176,78 @@ fn lower_prints_the_aliasing_as_jax_does() {
 }
 
 #[test]
-fn the_donated_buffer_is_released_to_the_execution() {
-    // A length no other test uses, so the backend's storage pool count for it is ours.
+fn the_update_is_written_into_the_donated_buffer() {
+    // XLA's input_output_alias: `w - 0.1 * g` overwrites the donated w, so a training step
+    // holds one copy of the parameters, not two.
     let n = 70_021usize;
-    let pooled = || systolic_cpu::pool::pooled(DType::F32, n);
     let g = Array::from_vec(vec![1.0f32; n], &[n as i64]);
     let w = Array::from_vec(vec![2.0f32; n], &[n as i64]);
-    // Not donated: the caller still holds w's memory after the call (the pool gets only the
-    // execution's own temporaries, if any).
-    let before = pooled();
+    let at = w.unsafe_buffer_pointer().unwrap();
+    // Not donated: the result is new memory and w keeps its own.
     let kept = jit(sgd).call(&(w.clone(), g.clone())).unwrap();
-    kept.block_until_ready().unwrap();
-    let temporaries = pooled() - before;
-    // Donated: w's storage moved into the execution and was freed for reuse at its last use
-    // (the next allocation of its size takes it instead of new memory).
+    assert_ne!(kept.unsafe_buffer_pointer().unwrap(), at);
+    assert_eq!(w.unsafe_buffer_pointer().unwrap(), at);
+    // Donated: the result is w's memory, step after step.
     let step = jit(sgd).donate_argnums(Arg::<0>);
-    let before = pooled();
-    let next = step.call(&(w.clone(), g.clone())).unwrap();
-    next.block_until_ready().unwrap();
-    assert!(w.is_deleted());
-    assert_eq!(
-        pooled() - before,
-        temporaries + 1,
-        "w's memory is free again"
-    );
-    // The next step's result takes that memory, and gives back its own donated input's: no
-    // new memory per step.
-    let before = pooled();
-    let mut after = next;
+    let mut w = step.call(&(w, g.clone())).unwrap();
+    assert_eq!(w.unsafe_buffer_pointer().unwrap(), at);
     for _ in 0..3 {
-        after = step.call(&(after, g.clone())).unwrap();
-        after.block_until_ready().unwrap();
-        assert_eq!(pooled(), before, "steady state: no new memory per step");
+        w = step.call(&(w, g.clone())).unwrap();
+        assert_eq!(
+            w.unsafe_buffer_pointer().unwrap(),
+            at,
+            "no new memory per step"
+        );
     }
-    assert!((vec_of(&after)[0] - 1.6).abs() < 1e-5);
-    drop(kept);
+    assert!((vec_of(&w)[0] - 1.6).abs() < 1e-5);
+    assert!(vec_of(&kept).iter().all(|&x| (x - 1.9).abs() < 1e-6));
+    // A donated array another handle still reads (an eager op queued on it) is copied first:
+    // the reader sees the old values.
+    let w = Array::from_vec(vec![2.0f32; n], &[n as i64]);
+    let doubled = &w * 2.0;
+    let next = step.call(&(w, g.clone())).unwrap();
+    assert!(vec_of(&doubled).iter().all(|&x| x == 4.0));
+    assert!(vec_of(&next).iter().all(|&x| (x - 1.9).abs() < 1e-6));
+}
+
+#[test]
+fn an_adam_update_writes_every_donated_state_in_place() {
+    // Three donated states updated by one fused loop (w, m, v ← f(w, m, v, g)): each result
+    // takes the buffer of the state of its type, as XLA aliases each parameter to its output.
+    let n = 4096usize;
+    let full = |x: f32| Array::from_vec(vec![x; n], &[n as i64]);
+    let adam = |(w, m, v, g): &(Array, Array, Array, Array)| {
+        let m2 = &(m * 0.9) + &(g * 0.1);
+        let v2 = &(v * 0.999) + &(&(g * g) * 0.001);
+        let w2 = w - &(&(&m2 * 0.01) / &(&np::sqrt(&v2) + 1e-8));
+        (w2, m2, v2)
+    };
+    let step = jit(adam).donate_argnums((Arg::<0>, Arg::<1>, Arg::<2>));
+    let (w, m, v, g) = (full(1.0), full(0.0), full(0.0), full(0.5));
+    let before: Vec<usize> = [&w, &m, &v]
+        .iter()
+        .map(|a| a.unsafe_buffer_pointer().unwrap())
+        .collect();
+    let want = jit(adam)
+        .call(&(w.clone(), m.clone(), v.clone(), g.clone()))
+        .unwrap();
+    // Done before the donating call, so that no execution still reads the states (a donated
+    // buffer another execution reads is copied, as the test above shows).
+    want.0.block_until_ready().unwrap();
+    let (w2, m2, v2) = step.call(&(w, m, v, g)).unwrap();
+    let after: Vec<usize> = [&w2, &m2, &v2]
+        .iter()
+        .map(|a| a.unsafe_buffer_pointer().unwrap())
+        .collect();
+    let mut sorted_before = before.clone();
+    let mut sorted_after = after.clone();
+    sorted_before.sort_unstable();
+    sorted_after.sort_unstable();
+    assert_eq!(
+        sorted_after, sorted_before,
+        "every result lives in a donated buffer"
+    );
+    assert_eq!(vec_of(&w2), vec_of(&want.0));
+    assert_eq!(vec_of(&m2), vec_of(&want.1));
+    assert_eq!(vec_of(&v2), vec_of(&want.2));
 }

@@ -372,6 +372,7 @@ fn load_iota(dims: &[usize], access: &Access, start: usize, n: usize, dst: &mut 
 
 /// A destination buffer shared by the workers of a stage, each writing its own disjoint
 /// ranges.
+#[derive(Clone, Copy)]
 pub struct SharedDest {
     ptr: *mut u8,
     len: usize,
@@ -427,6 +428,15 @@ impl SharedDest {
     /// # Safety
     /// The range must be in bounds and owned by the calling worker.
     pub unsafe fn store(&self, src: &Reg, start: usize, n: usize) {
+        // A register viewing exactly this range (an operand's block stored back over itself
+        // by an in-place update) already is the value: copying it onto itself would be a
+        // copy between overlapping ranges. Only a same-lane view can be one (no conversion).
+        if let Some(at) = src.viewed_address() {
+            let width = (self.dtype.bit_width() as usize).div_ceil(8).max(1);
+            if at == self.ptr as usize + start * width {
+                return;
+            }
+        }
         macro_rules! copy {
             ($t:ty, $v:expr) => {
                 self.range::<$t>(start, n).copy_from_slice(&$v[..n])

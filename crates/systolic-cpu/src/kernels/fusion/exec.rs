@@ -26,6 +26,42 @@ pub fn run(program: &LoopProgram, args: &[&CpuBuffer]) -> Result<Vec<CpuBuffer>>
     buffers.into_results(program)
 }
 
+/// Runs `program` writing result `r` into the storage behind `into[r]` where one is given
+/// (an operand's, for an in-place update); those results come back as `None`, their values
+/// in the caller's storage, and the others as buffers.
+///
+/// # Safety
+/// Each `into[r]` must point to live storage of result `r`'s dtype and element count that
+/// nothing else writes during the call, and that no operand aliases unless
+/// [`super::in_place::in_place_candidates`] allows it.
+pub(crate) unsafe fn run_into(
+    program: &LoopProgram,
+    args: &[&CpuBuffer],
+    into: Vec<Option<SharedDest>>,
+) -> Result<Vec<Option<CpuBuffer>>> {
+    check_args(program, args)?;
+    let mut buffers = Buffers::adopting(program, into);
+    for s in 0..program.stages.len() {
+        run_stage_at(program, args, &mut buffers, s);
+    }
+    let adopted: Vec<bool> = buffers.adopted.iter().map(Option::is_some).collect();
+    buffers.temps.drain(..).for_each(crate::pool::recycle);
+    buffers
+        .outputs
+        .into_iter()
+        .zip(&program.result_types)
+        .zip(adopted)
+        .map(|((s, t), adopted)| {
+            if adopted {
+                return Ok(None);
+            }
+            CpuBuffer::new(t.clone(), s)
+                .map(Some)
+                .map_err(|e| CpuError::new(format!("fused loop: {e}")))
+        })
+        .collect()
+}
+
 /// Checks the operands against the types the program was compiled for.
 pub fn check_args(program: &LoopProgram, args: &[&CpuBuffer]) -> Result<()> {
     if args.len() != program.arg_types.len() {
@@ -48,10 +84,13 @@ pub fn check_args(program: &LoopProgram, args: &[&CpuBuffer]) -> Result<()> {
 
 /// The results and temporaries of one run.
 pub struct Buffers {
-    /// One per result.
+    /// One per result (empty for an adopted one).
     pub outputs: Vec<Storage>,
     /// One per temporary.
     pub temps: Vec<Storage>,
+    /// Per result, when it is written into storage the caller owns ([`run_into`]); empty when
+    /// none is.
+    adopted: Vec<Option<SharedDest>>,
 }
 
 impl Buffers {
@@ -63,6 +102,26 @@ impl Buffers {
         Buffers {
             outputs: program.result_types.iter().map(output).collect(),
             temps: program.temp_types.iter().map(alloc).collect(),
+            adopted: vec![],
+        }
+    }
+
+    /// Buffers for a run writing result `r` into `into[r]` where given (nothing is allocated
+    /// for those).
+    fn adopting(program: &LoopProgram, into: Vec<Option<SharedDest>>) -> Buffers {
+        let alloc = |t: &systolic_ir::TensorType| crate::pool::take(t.dtype, t.num_elements());
+        Buffers {
+            outputs: program
+                .result_types
+                .iter()
+                .zip(&into)
+                .map(|(t, d)| match d {
+                    Some(_) => Storage::Bool(vec![]),
+                    None => output(t),
+                })
+                .collect(),
+            temps: program.temp_types.iter().map(alloc).collect(),
+            adopted: into,
         }
     }
 
@@ -73,6 +132,7 @@ impl Buffers {
         Buffers {
             outputs: vec![],
             temps: program.temp_types.iter().map(alloc).collect(),
+            adopted: vec![],
         }
     }
 
@@ -152,11 +212,16 @@ pub fn run_stage_at(program: &LoopProgram, args: &[&CpuBuffer], buffers: &mut Bu
         .map(|&t| (t, std::mem::replace(&mut temps[t], Storage::Bool(vec![]))))
         .collect();
     {
+        let adopted = &buffers.adopted;
         let out_dests: Vec<SharedDest> = buffers
             .outputs
             .iter_mut()
             .zip(&program.result_types)
-            .map(|(s, t)| SharedDest::streaming(s, t.dtype))
+            .enumerate()
+            .map(|(r, (s, t))| match adopted.get(r).copied().flatten() {
+                Some(into) => into,
+                None => SharedDest::streaming(s, t.dtype),
+            })
             .collect();
         let temp_dests: Vec<(usize, SharedDest)> = taken
             .iter_mut()

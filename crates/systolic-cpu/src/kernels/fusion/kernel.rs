@@ -1,10 +1,12 @@
 //! The fused-loop [`Kernel`] and the family's entry point, [`lower`].
 
+use super::access::SharedDest;
 use super::exec;
+use super::in_place::in_place_candidates;
 use super::plan::{plan, BlockSpec};
 use super::program::{Access, Dest, Instr, LoopProgram, Source, Stage};
 use crate::buffer::CpuBuffer;
-use crate::error::Result;
+use crate::error::{CpuError, Result};
 use crate::kernel::{Arg, Kernel};
 use crate::kernels::shape::movement::ViewKernel;
 use crate::kernels::shape::strided::View;
@@ -16,12 +18,25 @@ use systolic_ir::{row_major_strides, FusionKind, Op, OpKind};
 pub struct LoopKernel {
     name: String,
     program: LoopProgram,
+    /// Per result, the operands it may be written over when they die here
+    /// ([`super::in_place`]).
+    in_place: Vec<Vec<usize>>,
 }
 
 impl LoopKernel {
     /// A kernel running `program`, described as `name` in logs and profiles.
     pub fn new(name: String, program: LoopProgram) -> LoopKernel {
-        LoopKernel { name, program }
+        let in_place = in_place_candidates(&program);
+        LoopKernel {
+            name,
+            program,
+            in_place,
+        }
+    }
+
+    /// Per result, the operands it is written over when one of them dies here.
+    pub fn in_place_candidates(&self) -> &[Vec<usize>] {
+        &self.in_place
     }
 
     /// The program it runs.
@@ -35,10 +50,59 @@ impl Kernel for LoopKernel {
         self.name.clone()
     }
 
-    fn run(&self, args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>> {
+    fn run(&self, mut args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>> {
+        // Results written over operands that die here (a donated parameter updated by the
+        // step): their storage pointers are taken while the operands are still held by
+        // value, before the read-only views below.
+        let mut into: Vec<Option<SharedDest>> = vec![None; self.program.result_types.len()];
+        let mut donor: Vec<Option<usize>> = vec![None; into.len()];
+        for (r, candidates) in self.in_place.iter().enumerate() {
+            let result = &self.program.result_types[r];
+            for &a in candidates {
+                if donor.contains(&Some(a)) {
+                    continue;
+                }
+                let arg_type = &self.program.arg_types[a];
+                if let Some(b) = args[a].owned_mut().filter(|b| b.ty() == arg_type) {
+                    into[r] = Some(SharedDest::new(b.storage_mut(), result.dtype));
+                    donor[r] = Some(a);
+                    break;
+                }
+            }
+        }
+        if donor.iter().all(Option::is_none) {
+            let buffers: Vec<&CpuBuffer> = args.iter().map(|a| a.buffer()).collect();
+            // Operands that die here go back to the pool as `args` drops (see `Arg`'s `Drop`).
+            return exec::run(&self.program, &buffers);
+        }
         let buffers: Vec<&CpuBuffer> = args.iter().map(|a| a.buffer()).collect();
-        // Operands that die here go back to the pool as `args` drops (see `Arg`'s `Drop`).
-        exec::run(&self.program, &buffers)
+        // SAFETY: each `into[r]` points into operand `donor[r]`'s storage, which this kernel
+        // owns (`Arg::Owned`: nobody else reads or writes it), has result `r`'s dtype and
+        // element count (operand types are checked against the program's, whose pair
+        // `in_place_candidates` matched), and stays alive until the run returns;
+        // `in_place_candidates` allowed the program to read that operand while writing `r` over it.
+        let results = unsafe { exec::run_into(&self.program, &buffers, into) }?;
+        drop(buffers);
+        let mut args: Vec<Option<Arg<'_>>> = args.into_iter().map(Some).collect();
+        results
+            .into_iter()
+            .zip(donor)
+            .zip(&self.program.result_types)
+            .map(|((result, donor), ty)| match (result, donor) {
+                (Some(b), _) => Ok(b),
+                (None, Some(a)) => {
+                    let storage = args[a]
+                        .take()
+                        .and_then(Arg::into_reusable)
+                        .map(|b| b.into_parts().1)
+                        .ok_or_else(|| CpuError::new("fused loop: an in-place operand was lost"))?;
+                    CpuBuffer::new(ty.clone(), storage)
+                        .map_err(|e| CpuError::new(format!("fused loop: {e}")))
+                }
+                (None, None) => Err(CpuError::new("fused loop: a result was not written")),
+            })
+            .collect()
+        // The remaining dying operands go back to the pool as `args` drops.
     }
 }
 

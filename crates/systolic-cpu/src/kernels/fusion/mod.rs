@@ -7,6 +7,7 @@ pub mod reg;
 
 pub(crate) mod access;
 pub mod exec;
+pub mod in_place;
 pub mod kernel;
 pub mod plan;
 pub mod program;

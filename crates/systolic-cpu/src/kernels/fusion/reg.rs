@@ -247,6 +247,14 @@ impl Reg {
     pub fn unview(&mut self) {
         with_lanes!(self, v => v.unview())
     }
+
+    /// The address of the lanes this register views, if it is a view (see [`Reg::view`]):
+    /// a store of it to that same address has nothing to write (an in-place update storing
+    /// an operand's block back unchanged).
+    #[inline]
+    pub fn viewed_address(&self) -> Option<usize> {
+        with_lanes!(self, v => (!v.view.is_null() && !v.splat).then_some(v.view as usize))
+    }
 }
 
 /// A Rust type that is a lane type, with typed access to registers holding it.
