@@ -64,3 +64,52 @@ fn missing_check_file() {
         "{stderr}"
     );
 }
+
+/// The ceiling of the smallest f32 subnormal: 1 under the spec, 0 on XLA:CPU (which reads the
+/// subnormal as zero), and reduce_precision to no mantissa bits of a NaN (∞ under the spec,
+/// NaN on XLA:CPU).
+const SUBNORMALS: &str = "func.func @ceil_of_a_subnormal() {
+  %0 = stablehlo.constant dense<[0x00000001, 0x80000001]> : tensor<2xf32>
+  %1 = stablehlo.ceil %0 : tensor<2xf32>
+  check.expect_eq_const %1, dense<[1.0, -0.0]> : tensor<2xf32>
+  func.return
+}
+
+// -----
+
+func.func @nan_with_no_mantissa() {
+  %0 = stablehlo.constant dense<0x7FFFFFFFFFFFFFFF> : tensor<f64>
+  %1 = stablehlo.reduce_precision %0, format = e5m0 : tensor<f64>
+  check.expect_eq_const %1, dense<0x7FF0000000000000> : tensor<f64>
+  func.return
+}
+";
+
+#[test]
+fn numerics_spec_keeps_subnormals_and_xla_flushes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("subnormals.mlir");
+    std::fs::write(&file, SUBNORMALS).unwrap();
+    let path = file.to_str().unwrap();
+    let spec = systolic(&["check", "--numerics", "spec", path]);
+    let (stdout, stderr) = texts(&spec);
+    assert_eq!(spec.status.code(), Some(0), "{stdout}{stderr}");
+    assert_eq!(stdout.trim_end().lines().last(), Some("2 passed, 0 failed"));
+    // The default is XLA:CPU's arithmetic, what JAX computes.
+    for args in [
+        vec!["check", path],
+        vec!["check", "--numerics", "xla", path],
+    ] {
+        let xla = systolic(&args);
+        let (stdout, _) = texts(&xla);
+        assert_eq!(xla.status.code(), Some(1), "{stdout}");
+        assert_eq!(stdout.trim_end().lines().last(), Some("0 passed, 2 failed"));
+    }
+    let bad = systolic(&["check", "--numerics", "ieee", path]);
+    let (_, stderr) = texts(&bad);
+    assert_eq!(bad.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("spec") && stderr.contains("xla"),
+        "{stderr}"
+    );
+}

@@ -594,6 +594,8 @@ pub(crate) fn run_parallel(
         changed: Condvar::new(),
     };
     let shared = Arc::new(shared);
+    // Every process computes as the thread that started the run does.
+    let mode = systolic_ir::numerics::mode();
     let outcomes: Vec<(Result<Vec<Value>>, Vec<CheckOutcome>)> = std::thread::scope(|s| {
         let handles: Vec<_> = jobs
             .into_iter()
@@ -605,27 +607,29 @@ pub(crate) fn run_parallel(
                     .name(format!("process {id}"))
                     .stack_size(STACK_SIZE)
                     .spawn_scoped(s, move || {
-                        let mut guard = FinishGuard {
-                            shared: &shared,
-                            me,
-                            reported: false,
-                        };
-                        let process = Process {
-                            inner: Arc::new(ProcessInner {
-                                id,
-                                shared: Arc::clone(&shared),
-                                sequence: Mutex::new(HashMap::new()),
-                            }),
-                        };
-                        let mut interp = Interpreter::with_process(module, process);
-                        let result = interp.call(name, mine);
-                        let status = match &result {
-                            Ok(_) => Status::Done,
-                            Err(e) => Status::Failed(e.to_string()),
-                        };
-                        shared.finish(me, status);
-                        guard.reported = true;
-                        (result, interp.take_checks())
+                        systolic_ir::numerics::with_mode(mode, || {
+                            let mut guard = FinishGuard {
+                                shared: &shared,
+                                me,
+                                reported: false,
+                            };
+                            let process = Process {
+                                inner: Arc::new(ProcessInner {
+                                    id,
+                                    shared: Arc::clone(&shared),
+                                    sequence: Mutex::new(HashMap::new()),
+                                }),
+                            };
+                            let mut interp = Interpreter::with_process(module, process);
+                            let result = interp.call(name, mine);
+                            let status = match &result {
+                                Ok(_) => Status::Done,
+                                Err(e) => Status::Failed(e.to_string()),
+                            };
+                            shared.finish(me, status);
+                            guard.reported = true;
+                            (result, interp.take_checks())
+                        })
                     })
             })
             .collect();

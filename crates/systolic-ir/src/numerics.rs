@@ -7,9 +7,71 @@
 //! the same answer as computing in f32 (f64 has more than 2·24+2 significand bits). bf16 and f16
 //! arithmetic on XLA:CPU is done in f32 and rounded after each op, which [`round_to`] reproduces by
 //! rounding through f32.
+//!
+//! Two [`Mode`]s: XLA:CPU's (the default: flush-to-zero and denormals-are-zero, what JAX
+//! computes on a CPU and what the compiled backend does) and the StableHLO spec's (subnormals
+//! are ordinary numbers), which the upstream interpreter tests assume. The mode is per thread
+//! ([`with_mode`]), so a test or a `systolic check --numerics spec` run changes nothing for
+//! the rest of the process.
 
 use crate::dtype::DType;
 use half::{bf16, f16};
+use std::cell::Cell;
+
+/// Which float arithmetic the interpreter reproduces.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// XLA:CPU's: f32, bf16 and f64 subnormals read and written as zeros of their sign;
+    /// `reduce_precision` keeps NaNs. What JAX computes on a CPU.
+    #[default]
+    XlaCpu,
+    /// The StableHLO spec's: subnormals are numbers like any other; `reduce_precision` to zero
+    /// mantissa bits turns a NaN into an infinity (it has no NaN left), as the spec's
+    /// interpreter does.
+    Spec,
+}
+
+impl Mode {
+    /// The mode named `xla` or `spec` (what `systolic check --numerics` takes).
+    pub fn parse(name: &str) -> Option<Mode> {
+        match name {
+            "xla" | "xla-cpu" => Some(Mode::XlaCpu),
+            "spec" => Some(Mode::Spec),
+            _ => None,
+        }
+    }
+}
+
+thread_local! {
+    static MODE: Cell<Mode> = const { Cell::new(Mode::XlaCpu) };
+}
+
+/// This thread's numerics mode.
+pub fn mode() -> Mode {
+    MODE.with(Cell::get)
+}
+
+/// Runs `f` with this thread's numerics mode set to `mode` (restored afterwards, also when `f`
+/// panics). Threads an interpreter starts for itself (the processes of a parallel run) take
+/// the mode of the thread starting them.
+///
+/// ```
+/// use systolic_ir::{numerics, DType};
+/// assert_eq!(numerics::flush_denormal(DType::F32, 1e-40), 0.0);
+/// let kept = numerics::with_mode(numerics::Mode::Spec, || numerics::flush_denormal(DType::F32, 1e-40));
+/// assert_eq!(kept, 1e-40);
+/// assert_eq!(numerics::mode(), numerics::Mode::XlaCpu);
+/// ```
+pub fn with_mode<R>(mode: Mode, f: impl FnOnce() -> R) -> R {
+    struct Restore(Mode);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            MODE.with(|m| m.set(self.0));
+        }
+    }
+    let _restore = Restore(MODE.with(|m| m.replace(mode)));
+    f()
+}
 
 /// Rounds `x` to the nearest value of the float dtype `dtype` (round to nearest, ties to even;
 /// overflow to ±inf; NaN stays NaN). Integer dtypes are returned unchanged.
@@ -36,9 +98,10 @@ pub fn is_subnormal(dtype: DType, x: f64) -> bool {
 
 /// XLA:CPU runs with flush-to-zero and denormals-are-zero: arithmetic on f32, bf16 and f64 sees
 /// and produces no subnormals (a subnormal becomes a zero of the same sign). f16 is computed in
-/// f32 where its subnormals are normal numbers, so they survive.
+/// f32 where its subnormals are normal numbers, so they survive. Under [`Mode::Spec`] nothing
+/// is flushed.
 pub fn flush_denormal(dtype: DType, x: f64) -> f64 {
-    if dtype != DType::F16 && is_subnormal(dtype, x) {
+    if dtype != DType::F16 && is_subnormal(dtype, x) && mode() == Mode::XlaCpu {
         0.0f64.copysign(x)
     } else {
         x
@@ -172,6 +235,28 @@ mod tests {
             .map(|&x| float_to_unsigned(DType::U8, x))
             .collect();
         assert_eq!(got, vec![255, 0, 255]);
+    }
+
+    #[test]
+    fn the_spec_mode_keeps_subnormals_on_this_thread_only() {
+        let kept = with_mode(Mode::Spec, || {
+            let other = std::thread::spawn(|| flush_denormal(DType::F32, 1e-40))
+                .join()
+                .unwrap();
+            (
+                flush_denormal(DType::F32, -1e-40),
+                arith_result(DType::F64, 1e-310),
+                other,
+            )
+        });
+        assert_eq!(kept, (-1e-40, 1e-310, 0.0));
+        assert_eq!(flush_denormal(DType::F32, 1e-40), 0.0);
+        let r = std::panic::catch_unwind(|| with_mode(Mode::Spec, || panic!("inside")));
+        assert!(r.is_err());
+        assert_eq!(mode(), Mode::XlaCpu, "restored after a panic");
+        assert_eq!(Mode::parse("spec"), Some(Mode::Spec));
+        assert_eq!(Mode::parse("xla"), Some(Mode::XlaCpu));
+        assert_eq!(Mode::parse("ieee"), None);
     }
 
     #[test]

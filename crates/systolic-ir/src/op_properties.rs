@@ -143,6 +143,7 @@ impl ChloBinaryOp {
     pub fn cost(self) -> ElementCost {
         use ChloBinaryOp::*;
         match self {
+            Mulhi => ElementCost::Cheap,
             NextAfter | Polygamma | Zeta => ElementCost::Special,
         }
     }

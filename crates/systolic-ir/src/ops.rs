@@ -171,6 +171,8 @@ op_enum! {
 op_enum! {
     /// Elementwise CHLO ops with two operands.
     pub enum ChloBinaryOp in "chlo" {
+        /// (integers: the high half of the double-width product)
+        Mulhi = "mulhi",
         NextAfter = "next_after",
         Polygamma = "polygamma",
         Zeta = "zeta",

@@ -4,6 +4,7 @@
 use crate::error::CliError;
 use std::path::PathBuf;
 use systolic_interp::checkfile::{run_check_source, CheckReport};
+use systolic_ir::numerics::{self, Mode};
 
 /// Arguments of `systolic check`.
 #[derive(clap::Args, Debug)]
@@ -11,6 +12,28 @@ pub struct CheckArgs {
     /// Test files in the StableHLO interpreter-test form.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// Float arithmetic: `xla` flushes f32/bf16/f64 subnormals to zero as XLA:CPU (and so
+    /// JAX on a CPU) does; `spec` keeps them, as the StableHLO spec and its interpreter tests do.
+    #[arg(long, value_enum, default_value_t = Numerics::Xla)]
+    pub numerics: Numerics,
+}
+
+/// The `--numerics` choices (see [`systolic_ir::numerics::Mode`]).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Numerics {
+    /// XLA:CPU's: subnormals flushed to zero.
+    Xla,
+    /// The StableHLO spec's: subnormals kept.
+    Spec,
+}
+
+impl Numerics {
+    fn mode(self) -> Mode {
+        match self {
+            Numerics::Xla => Mode::XlaCpu,
+            Numerics::Spec => Mode::Spec,
+        }
+    }
 }
 
 /// Runs every file; prints one line per function and the totals last. Returns whether all
@@ -20,7 +43,9 @@ pub fn run(args: &CheckArgs) -> Result<bool, CliError> {
     for path in &args.files {
         let name = path.display().to_string();
         let src = crate::program::read_source(path)?;
-        reports.push(run_check_source(&src, &name));
+        reports.push(numerics::with_mode(args.numerics.mode(), || {
+            run_check_source(&src, &name)
+        }));
     }
     for report in &reports {
         print_functions(report);

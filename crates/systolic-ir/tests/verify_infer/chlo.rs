@@ -56,6 +56,25 @@ fn chlo_binary_ops_need_equal_float_types() {
 }
 
 #[test]
+fn mulhi_takes_two_integers_of_one_type() {
+    let u = t(&[3], DType::U16);
+    assert_eq!(
+        infer(
+            OpKind::ChloBinary(ChloBinaryOp::Mulhi),
+            &[u.clone(), u.clone()]
+        ),
+        Ok(vec![u])
+    );
+    expect_err(
+        infer(
+            OpKind::ChloBinary(ChloBinaryOp::Mulhi),
+            &[f32t(&[2]), f32t(&[2])],
+        ),
+        "integer",
+    );
+}
+
+#[test]
 fn top_k_replaces_the_last_dimension() {
     // What JAX prints for lax.top_k(x: f32[5], 2): (tensor<2xf32>, tensor<2xi32>).
     let k = |k| OpKind::TopK { k, largest: true };

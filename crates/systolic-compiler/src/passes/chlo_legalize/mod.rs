@@ -20,6 +20,7 @@ pub mod builder;
 pub mod elementary;
 pub mod erf;
 pub mod gamma;
+pub mod mulhi;
 pub mod special;
 
 use crate::pass::Pass;
@@ -158,6 +159,9 @@ fn binary(rw: &mut Rewriter<'_, '_>, op: &Op, kind: ChloBinaryOp) -> Option<Vec<
         return None;
     };
     let ty = rw.tensor_ty(x)?.clone();
+    if kind == ChloBinaryOp::Mulhi {
+        return mulhi::mulhi(rw, &ty, x, y).map(|v| vec![v]);
+    }
     if !ty.dtype.is_float() {
         return None;
     }
@@ -174,7 +178,7 @@ fn binary(rw: &mut Rewriter<'_, '_>, op: &Op, kind: ChloBinaryOp) -> Option<Vec<
     let r = match kind {
         ChloBinaryOp::Polygamma => gamma::polygamma(&mut b, xin, yin),
         ChloBinaryOp::Zeta => gamma::zeta(&mut b, xin, yin),
-        ChloBinaryOp::NextAfter => return None,
+        ChloBinaryOp::NextAfter | ChloBinaryOp::Mulhi => return None,
     };
     let r = if compute != ty.dtype {
         b.convert(r, ty.dtype)

@@ -106,13 +106,17 @@ fn float_fn(op: ChloUnaryOp) -> Option<fn(f64) -> f64> {
     })
 }
 
-/// Applies a CHLO binary op elementwise to two float tensors of the same type.
+/// Applies a CHLO binary op elementwise to two tensors of the same type (floats; integers for
+/// `mulhi`).
 pub fn binary(op: ChloBinaryOp, a: &Tensor, b: &Tensor, out: &TensorType) -> Result<Tensor> {
     if a.ty() != b.ty() {
         crate::bail!("operand types {} and {} differ", a.ty(), b.ty());
     }
     let dtype = a.dtype();
     check_result(out, a.shape(), dtype)?;
+    if op == ChloBinaryOp::Mulhi {
+        return mulhi(a, b, out);
+    }
     let (Data::Float(x), Data::Float(y)) = (a.data(), b.data()) else {
         crate::bail!("not defined for element type {dtype}");
     };
@@ -125,9 +129,38 @@ pub fn binary(op: ChloBinaryOp, a: &Tensor, b: &Tensor, out: &TensorType) -> Res
                 rounded(dtype, special::polygamma(daz(dtype, p), daz(dtype, q)))
             }
             ChloBinaryOp::Zeta => rounded(dtype, special::zeta(daz(dtype, p), daz(dtype, q))),
+            ChloBinaryOp::Mulhi => unreachable!("integer op, handled above"),
         })
         .collect();
     make(out.clone(), Data::Float(data))
+}
+
+/// `chlo.mulhi`: the high half of the double-width product of two integers of `w` bits
+/// (signed: arithmetic, so `-64 · 4` in i8 is `-256 >> 8 = -1`; unsigned: logical).
+fn mulhi(a: &Tensor, b: &Tensor, out: &TensorType) -> Result<Tensor> {
+    let bits = a.dtype().bit_width();
+    let data = match (a.data(), b.data()) {
+        (Data::Int(x), Data::Int(y)) => Data::Int(
+            x.iter()
+                .zip(y)
+                .map(|(&p, &q)| {
+                    let high = ((p as i128 * q as i128) >> bits) as i64;
+                    numerics::wrap_signed(bits, high)
+                })
+                .collect(),
+        ),
+        (Data::UInt(x), Data::UInt(y)) => Data::UInt(
+            x.iter()
+                .zip(y)
+                .map(|(&p, &q)| {
+                    let high = ((p as u128 * q as u128) >> bits) as u64;
+                    numerics::wrap_unsigned(bits, high)
+                })
+                .collect(),
+        ),
+        _ => crate::bail!("not defined for element type {}", a.dtype()),
+    };
+    make(out.clone(), data)
 }
 
 /// The next value of `dtype` after `x` in the direction of `y`, on the bit pattern (so the

@@ -141,7 +141,8 @@ pub fn bitcast_convert(x: &Tensor, out: &TensorType) -> Result<Tensor> {
 /// `reduce_precision`: rounds each float to `exponent_bits` exponent bits and `mantissa_bits`
 /// mantissa bits (round to nearest even, overflow to ±inf, values below the reduced format's
 /// smallest normal to ±0), keeping the dtype. Done on the dtype's own bit pattern, as XLA does;
-/// NaNs pass through unchanged (observed on XLA:CPU, payloads included).
+/// NaNs pass through unchanged (observed on XLA:CPU, payloads included, even with no mantissa
+/// bit left), except under [`numerics::Mode::Spec`] with zero mantissa bits (infinity).
 pub fn reduce_precision(
     x: &Tensor,
     exponent_bits: i32,
@@ -172,7 +173,10 @@ pub fn reduce_precision(
     let data = v
         .iter()
         .map(|&a| {
-            if a.is_nan() {
+            if a.is_nan() && mantissa_bits == 0 && numerics::mode() == numerics::Mode::Spec {
+                // No mantissa bit is left to mark a NaN: the spec's answer is an infinity.
+                f64::INFINITY.copysign(a)
+            } else if a.is_nan() {
                 a
             } else {
                 let bits = numerics::float_to_bits(dtype, a);

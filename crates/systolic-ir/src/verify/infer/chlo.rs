@@ -21,8 +21,9 @@ pub(crate) fn unary(op: ChloUnaryOp, operands: &[Type]) -> Inferred {
     }])
 }
 
-/// `chlo.next_after`, `polygamma`, `zeta`: two float operands of one type.
-pub(crate) fn binary(_op: ChloBinaryOp, operands: &[Type]) -> Inferred {
+/// `chlo.next_after`, `polygamma`, `zeta`: two float operands of one type; `chlo.mulhi`: two
+/// integer operands of one type.
+pub(crate) fn binary(op: ChloBinaryOp, operands: &[Type]) -> Inferred {
     expect_operands(operands, 2, "lhs, rhs")?;
     let lhs = tensor_at(operands, 0, "lhs")?;
     let rhs = tensor_at(operands, 1, "rhs")?;
@@ -31,7 +32,12 @@ pub(crate) fn binary(_op: ChloBinaryOp, operands: &[Type]) -> Inferred {
             "operands have types {lhs} and {rhs}; they must be equal"
         ));
     }
-    expect_dtype(lhs, is_float, "floating-point type", "lhs")?;
+    match op {
+        ChloBinaryOp::Mulhi => expect_dtype(lhs, is_integer, "integer type", "lhs")?,
+        ChloBinaryOp::NextAfter | ChloBinaryOp::Polygamma | ChloBinaryOp::Zeta => {
+            expect_dtype(lhs, is_float, "floating-point type", "lhs")?
+        }
+    }
     Ok(vec![Type::Tensor(lhs.clone())])
 }
 

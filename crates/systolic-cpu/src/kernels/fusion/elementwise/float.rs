@@ -226,9 +226,11 @@ pub fn chlo_test<F: Format>(op: ChloUnaryOp) -> Option<Fn1> {
     })
 }
 
-/// The body of a CHLO binary op of format `F`.
-pub fn chlo_binary<F: Format>(op: ChloBinaryOp) -> Fn2 {
-    match op {
+/// The body of a CHLO binary op of format `F`; `None` for `mulhi` (integers only, rewritten
+/// into StableHLO integer ops by the compiler's `chlo_legalize`).
+pub fn chlo_binary<F: Format>(op: ChloBinaryOp) -> Option<Fn2> {
+    Some(match op {
+        ChloBinaryOp::Mulhi => return None,
         ChloBinaryOp::NextAfter => body2!(F, |x, y| next_after::<F>(x, y)),
         ChloBinaryOp::Polygamma => {
             body2!(F, |x, y| F::finish(
@@ -238,7 +240,7 @@ pub fn chlo_binary<F: Format>(op: ChloBinaryOp) -> Fn2 {
         ChloBinaryOp::Zeta => body2!(F, |x, y| F::finish(
             x.ftz().via_f64_2(y.ftz(), special::zeta)
         )),
-    }
+    })
 }
 
 /// `chlo.next_after` on the dtype's bit pattern (the step from zero is the smallest

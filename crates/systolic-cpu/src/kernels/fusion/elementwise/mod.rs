@@ -96,7 +96,7 @@ pub fn resolve(kind: &OpKind, operands: &[DType], result: DType) -> Option<Body>
             _ => None,
         },
         OpKind::ChloBinary(op) => {
-            with_float!(first, F => Body::TwoSplat(float::chlo_binary::<F>(*op)))
+            with_float!(first, F => Body::TwoSplat(float::chlo_binary::<F>(*op)?))
         }
         OpKind::Compare {
             direction,
