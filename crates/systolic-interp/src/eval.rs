@@ -8,7 +8,8 @@ use crate::ops;
 use crate::parallel::Process;
 use crate::regions::Regions;
 use crate::value::Value;
-use systolic_ir::{Func, Module, Op, OpKind, Region, Type};
+use std::collections::HashMap;
+use systolic_ir::{CheckOp, Func, Module, Op, OpKind, Region, Tensor, Type};
 
 /// What a `check.*` op found.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,6 +39,10 @@ pub struct Interpreter<'m> {
     /// The functions being called, outermost first (to find recursion).
     calls: Vec<&'m str>,
     process: Option<Process>,
+    /// The values `interpreter.probe` recorded, per probe id in execution order (iteration 0
+    /// first): what `check.expect_serialized_eq` compares with. The upstream interpreter
+    /// writes them to files and reads them back; holding them is the same comparison.
+    probes: HashMap<String, Vec<Tensor>>,
 }
 
 /// Values bound so far in one activation of a function, indexed by `ValueId`.
@@ -58,6 +63,7 @@ impl<'m> Interpreter<'m> {
             checks: vec![],
             calls: vec![],
             process: None,
+            probes: HashMap::new(),
         }
     }
 
@@ -220,8 +226,24 @@ impl<'m> Interpreter<'m> {
             format!("the result {}", tys.join(", "))
         })
         .map_err(|e| InterpError::new(e.to_string()))?;
+        if let OpKind::InterpreterProbe { probe_id } = &op.kind {
+            let value = crate::operands::tensor(&args, 0)?.clone();
+            self.probes.entry(probe_id.clone()).or_default().push(value);
+            return Ok(args);
+        }
         if let OpKind::Check(check) = &op.kind {
-            let failure = ops::check::eval(check, &args)?;
+            let failure = match check {
+                CheckOp::ExpectSerializedEq {
+                    probe_id,
+                    iteration,
+                } => {
+                    let recorded = usize::try_from(*iteration)
+                        .ok()
+                        .and_then(|i| self.probes.get(probe_id)?.get(i));
+                    ops::check::serialized_eq(&args, probe_id, *iteration, recorded)?
+                }
+                _ => ops::check::eval(check, &args)?,
+            };
             self.checks.push(CheckOutcome {
                 op: op.kind.name(),
                 func: func.name.clone(),

@@ -142,3 +142,28 @@ fn empty_source_has_nothing_to_report() {
     assert!(report.functions.is_empty());
     assert_eq!(report.to_string(), "0 passed, 0 failed");
 }
+
+/// A probe compared with the wrong value, or at an iteration never recorded, fails naming the
+/// probe; the run goes on.
+#[test]
+fn serialized_checks_name_the_probe_and_the_iteration() {
+    let src = r#"func.func @mismatch() {
+  %a = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+  %p = interpreter.probe %a, probe_id = "values" : tensor<2xi32>
+  %b = stablehlo.constant dense<[1, 3]> : tensor<2xi32>
+  check.expect_serialized_eq %b, probe_id = "values" : tensor<2xi32>
+  check.expect_serialized_eq %a, probe_id = "values", iter = 1 : tensor<2xi32>
+  check.expect_serialized_eq %a, probe_id = "other" : tensor<2xi32>
+  func.return
+}
+"#;
+    let report = run_check_source(src, "probes.mlir");
+    assert_eq!(report.failed(), 1);
+    let text = report.to_string();
+    assert!(
+        text.contains("probe 'values' (iteration 0): element [1]"),
+        "{text}"
+    );
+    assert!(text.contains("probe 'values' has no iteration 1"), "{text}");
+    assert!(text.contains("probe 'other' has no iteration 0"), "{text}");
+}

@@ -640,6 +640,13 @@ pub enum OpKind {
         /// `infeed`: functions whose results feed successive `stablehlo.infeed` ops, in order.
         infeed: Vec<String>,
     },
+    /// `interpreter.probe %x, probe_id = "name" : T`: returns `%x` and records its value under
+    /// the name (each execution of the op records one more iteration), for a later
+    /// `check.expect_serialized_eq %y, probe_id = "name"[, iter = N]` to compare with.
+    InterpreterProbe {
+        /// The name the value is recorded under.
+        probe_id: String,
+    },
 
     // ---- Shardy (JAX's default export of sharded programs)
     /// `sdy.manual_computation(%x) in_shardings=[…] out_shardings=[…] manual_axes={…}
@@ -740,6 +747,7 @@ impl OpKind {
             ManualComputation(_) => "sdy.manual_computation",
             ShardingConstraint(_) => "sdy.sharding_constraint",
             RunParallel { .. } => "interpreter.run_parallel",
+            InterpreterProbe { .. } => "interpreter.probe",
             Check(c) => match c {
                 CheckOp::ExpectEq => "check.expect_eq",
                 CheckOp::ExpectEqConst(_) => "check.expect_eq_const",

@@ -418,6 +418,7 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
         | Fusion { .. }
         | Check(_)
         | RunParallel { .. }
+        | InterpreterProbe { .. }
         | ManualComputation(_)
         | ShardingConstraint(_) => Work::default(),
         // Communication is costed on the interconnect, not the TensorCore.
@@ -462,6 +463,7 @@ pub fn is_free(func: &Func, op: &Op) -> bool {
         | PartitionId
         | Check(_)
         | RunParallel { .. }
+        | InterpreterProbe { .. }
         | ShardingConstraint(_) => true,
         Reshape | BitcastConvert => {
             let (Some(a), Some(b)) = (
@@ -621,6 +623,7 @@ pub fn standalone_traffic(func: &Func, op: &Op) -> u64 {
         | TopK { .. }
         | Check(_)
         | RunParallel { .. }
+        | InterpreterProbe { .. }
         | Fusion { .. }
         | ManualComputation(_) => values_bytes(func, &op.operands) + results,
     }

@@ -103,6 +103,7 @@ pub(crate) fn jvp(
         | Outfeed { .. }
         | Check(_)
         | RunParallel { .. }
+        | InterpreterProbe { .. }
         | Fusion { .. } => Err(unsupported(op, "differentiate")),
         // Handled before this table: control flow by `control` and manual computations by
         // `manual_computation` (both modes; they run the regions' rules), calls and composites
@@ -209,6 +210,7 @@ pub(crate) fn transpose(
         | TopK { .. }
         | Check(_)
         | RunParallel { .. }
+        | InterpreterProbe { .. }
         | Fusion { .. } => Err(unsupported(op, "transpose")),
     }
 }

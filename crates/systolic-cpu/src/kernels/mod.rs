@@ -120,7 +120,8 @@ pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> 
         | Infeed { .. }
         | Outfeed { .. }
         | Check(_)
-        | RunParallel { .. } => Ok(None),
+        | RunParallel { .. }
+        | InterpreterProbe { .. } => Ok(None),
     };
     kernel.map_err(|e| e.at_op(op))
 }

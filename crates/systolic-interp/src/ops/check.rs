@@ -44,9 +44,26 @@ pub fn eval(check: &CheckOp, args: &[Value]) -> Result<Option<String>> {
         CheckOp::ExpectSerializedEq {
             probe_id,
             iteration,
-        } => Some(format!(
-            "probe '{probe_id}' (iteration {iteration}) cannot be compared: serialized probe \
-             files are not available to this interpreter"
+        } => serialized_eq(args, probe_id, *iteration, None)?,
+    })
+}
+
+/// `check.expect_serialized_eq`: the value equals, bit for bit, what `interpreter.probe`
+/// recorded under `probe_id` at `iteration` (`recorded`, looked up by the evaluator, which
+/// holds the probes; `None` when there is no such record).
+pub fn serialized_eq(
+    args: &[Value],
+    probe_id: &str,
+    iteration: u64,
+    recorded: Option<&Tensor>,
+) -> Result<Option<String>> {
+    let actual = tensor(args, 0)?;
+    Ok(match recorded {
+        Some(expected) => compare(actual, expected, bitwise_equal)
+            .map(|why| format!("probe '{probe_id}' (iteration {iteration}): {why}")),
+        None => Some(format!(
+            "probe '{probe_id}' has no iteration {iteration}: no interpreter.probe recorded it \
+             before this check"
         )),
     })
 }
@@ -213,7 +230,7 @@ mod tests {
         };
         let why = eval(&check, &[f32s(&[1.0])]).unwrap().unwrap();
         assert!(
-            why.contains("probe0") && why.contains("not available"),
+            why.contains("probe0") && why.contains("no iteration 1"),
             "{why}"
         );
     }

@@ -338,6 +338,7 @@ op_table! {
         };
         "sdy.manual_computation" => ManualComputation(attrs: group(ManualComputationGroup));
         "sdy.sharding_constraint" => ShardingConstraint(sharding: req(SdyShardingAttr, "sharding"));
+        "interpreter.probe" => InterpreterProbe { probe_id: req(Str, "probe_id") };
         "interpreter.run_parallel" => RunParallel {
             programs: req(SymbolRows, "programs"),
             infeed: elide(SymbolList, "infeed", vec![]),
@@ -1167,7 +1168,7 @@ mod tests {
             AllGather { .. }, AllReduce { .. }, ReduceScatter { .. }, AllToAll { .. },
             CollectivePermute { .. }, CollectiveBroadcast { .. }, ReplicaId, PartitionId,
             Send { .. }, Recv { .. }, Infeed { .. }, Outfeed { .. }, TopK { .. }, Check(_),
-            RunParallel { .. }, Fusion { .. }, ManualComputation(_), ShardingConstraint(_),
+            RunParallel { .. }, InterpreterProbe { .. }, Fusion { .. }, ManualComputation(_), ShardingConstraint(_),
         )
     }
 
@@ -1522,6 +1523,9 @@ mod tests {
             RunParallel {
                 programs: vec![vec!["a".into()]],
                 infeed: vec![],
+            },
+            InterpreterProbe {
+                probe_id: "probe_1".into(),
             },
             Fusion {
                 kind: FusionKind::Reduction,

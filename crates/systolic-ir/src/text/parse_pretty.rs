@@ -270,7 +270,9 @@ impl Parser<'_> {
                 }
                 self.expect_punct(")")?;
             }
-            _ if name.starts_with("check.") => self.parse_pretty_check(&mut raw)?,
+            _ if name.starts_with("check.") || name == "interpreter.probe" => {
+                self.parse_pretty_check(&mut raw)?
+            }
             "stablehlo.optimization_barrier" if self.is_punct("(")? => {
                 // `stablehlo.optimization_barrier()`: no operands at all.
                 self.next()?;

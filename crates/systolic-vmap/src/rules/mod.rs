@@ -138,6 +138,7 @@ pub(crate) fn batch(cx: &mut Cx, op: &Op, args: &[BVal], captures: bool) -> Resu
         | Outfeed { .. }
         | Check(_)
         | RunParallel { .. }
+        | InterpreterProbe { .. }
         | Fusion { .. } => Err(cx.err(
             "has no batching rule (it cannot take batched operands; only its unbatched use \
              is supported)",

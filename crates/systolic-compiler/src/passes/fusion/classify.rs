@@ -135,6 +135,7 @@ pub fn categorize(func: &Func, op: &Op) -> Category {
         | Outfeed { .. }
         | Check(_)
         | RunParallel { .. }
+        | InterpreterProbe { .. }
         | Fusion { .. }
         | ManualComputation(_) => Category::Opaque,
         // An identity the simplifier removes; left alone if it is still here.

@@ -341,6 +341,7 @@ impl<'a> Partitioner<'a> {
             | Infeed { .. }
             | Outfeed { .. }
             | RunParallel { .. }
+            | InterpreterProbe { .. }
             | Fusion { .. } => Err(unhandled(op, "")),
         }
     }

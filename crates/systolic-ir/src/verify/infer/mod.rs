@@ -238,6 +238,11 @@ fn infer_kind(
             declared,
             "run_parallel's results are its programs', which the verifier checks against the module",
         ),
+        InterpreterProbe { .. } => {
+            common::expect_operands(operands, 1, "operand")?;
+            common::tensor_at(operands, 0, "operand")?;
+            Ok(operands.to_vec())
+        }
         Fusion { .. } => control::fusion(operands, regions),
         ManualComputation(attrs) => shardy::manual_computation(attrs, operands, regions, declared),
         ShardingConstraint(sharding) => shardy::sharding_constraint(sharding, operands),

@@ -382,6 +382,7 @@ pub fn op_steps(op: &Op, func: &Func, top_level: bool) -> Result<Vec<Step>, Stri
         | Outfeed { .. }
         | Check(_)
         | RunParallel { .. }
+        | InterpreterProbe { .. }
         | Fusion { .. } => Ok(vec![barrier(op, func)]),
     }
 }
