@@ -422,7 +422,10 @@ impl Program {
             let _span = self.span();
             return self.run(inputs);
         }
+        // The pool thread counts its values against the caller's memory process.
+        let memory = systolic_trace::enabled().then(systolic_trace::memory_pids);
         crate::threads::run(|| {
+            let _memory = memory.map(systolic_trace::MemoryProcess::enter);
             let _span = self.span();
             self.run(inputs)
         })
@@ -625,6 +628,8 @@ impl Program {
 struct Memory {
     /// Per slot: the trace's buffer id and bytes of the value in it (`None` when untracked).
     live: Vec<Option<(u64, u64)>>,
+    /// The process the values count against (the device's: `systolic_trace::memory_pid`).
+    pid: u32,
 }
 
 impl Memory {
@@ -634,12 +639,15 @@ impl Memory {
         } else {
             vec![]
         };
-        Memory { live }
+        Memory {
+            live,
+            pid: systolic_trace::memory_pid(),
+        }
     }
 
     fn release(&mut self, slot: usize) {
         if let Some(Some((id, bytes))) = self.live.get_mut(slot).map(Option::take) {
-            systolic_trace::free(systolic_trace::HOST_PID, None, id, bytes);
+            systolic_trace::free(self.pid, None, id, bytes);
         }
     }
 
@@ -664,7 +672,7 @@ impl Memory {
             if let Some(ValueArg::Owned(RtValue::Buffer(b))) = &slots[s] {
                 let bytes = b.ty().byte_size() as u64;
                 let id = systolic_trace::alloc(
-                    systolic_trace::HOST_PID,
+                    self.pid,
                     None,
                     bytes,
                     &ty.to_string(),

@@ -52,6 +52,8 @@ struct Shared {
 struct TracedBytes {
     id: u64,
     bytes: u64,
+    /// The device's memory process ([`memory_pid`]).
+    pid: u32,
 }
 
 impl TracedBytes {
@@ -62,21 +64,41 @@ impl TracedBytes {
             return None;
         }
         let bytes = ty.byte_size() as u64;
+        let pid = memory_pid(device);
         let id = systolic_trace::alloc(
-            systolic_trace::HOST_PID,
+            pid,
             None,
             bytes,
             &ty.to_string(),
             &format!("buffer on {device}"),
         );
-        Some(TracedBytes { id, bytes })
+        Some(TracedBytes { id, bytes, pid })
     }
 }
 
 impl Drop for TracedBytes {
     fn drop(&mut self) {
-        systolic_trace::free(systolic_trace::HOST_PID, None, self.id, self.bytes);
+        systolic_trace::free(self.pid, None, self.id, self.bytes);
     }
+}
+
+/// The trace process whose memory a CPU `device`'s buffers count against: the host's for
+/// `cpu:0` (and for simulated chips, whose host-side values are the host's; their HBM is
+/// their own process's), `CPU_DEVICE_PID + k` for `cpu:k` ([`systolic_trace::cpu_memory_pid`]).
+pub(crate) fn memory_pid(device: Device) -> u32 {
+    if device.is_simulated() {
+        return systolic_trace::HOST_PID;
+    }
+    systolic_trace::cpu_memory_pid(device.index())
+}
+
+/// Counts the values an execution on `devices` makes against their memory processes (one
+/// device, or an SPMD execution's participants in order); inert when not tracing.
+pub(crate) fn enter_memory(devices: &[Device]) -> systolic_trace::MemoryProcess {
+    if !systolic_trace::enabled() {
+        return systolic_trace::MemoryProcess::enter(vec![]);
+    }
+    systolic_trace::MemoryProcess::enter(devices.iter().map(|&d| memory_pid(d)).collect())
 }
 
 /// The last handle of a buffer gives its memory to the CPU backend's storage pool

@@ -170,7 +170,9 @@ impl Executable {
             .collect::<Result<Vec<_>>>()?;
         let inputs = data.iter().map(|d| ValueArg::Buffer(d.as_ref())).collect();
         let span = self.span();
+        let memory = crate::buffer::enter_memory(&[self.device]);
         let outputs = self.finish(self.compiled.program().execute(inputs));
+        drop(memory);
         drop(span);
         self.advance_clock(&outputs);
         outputs
@@ -252,7 +254,9 @@ impl Executable {
             })
             .collect();
         let span = self.span();
+        let memory = crate::buffer::enter_memory(&[self.device]);
         let outputs = self.finish(self.compiled.program().execute(inputs));
+        drop(memory);
         drop(span);
         self.advance_clock(&outputs);
         outputs

@@ -29,11 +29,11 @@ pub mod recorder;
 pub mod summary;
 pub mod svg;
 
-pub use event::{Event, Phase, DEVICE_PID, HOST_PID};
+pub use event::{Event, Phase, CPU_DEVICE_PID, DEVICE_PID, HOST_PID};
 pub use json::{write_atomically, TraceIoError};
 pub use recorder::{
-    alloc, complete, enabled, free, now_us, record, set_process_name, set_thread_name, start,
-    thread_id, SessionError, Span,
+    alloc, complete, cpu_memory_pid, enabled, free, memory_pid, memory_pids, now_us, record,
+    set_process_name, set_thread_name, start, thread_id, MemoryProcess, SessionError, Span,
 };
 
 /// The categories spans are recorded under; summaries and pictures group by them.

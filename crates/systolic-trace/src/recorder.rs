@@ -7,7 +7,7 @@
 use crate::event::{Event, Phase, HOST_PID};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
@@ -269,6 +269,66 @@ fn memory_event(
         tid: 0,
         args: counter,
     });
+}
+
+thread_local! {
+    /// The processes whose memory this thread's runs count as (see [`MemoryProcess`]).
+    static MEMORY_PIDS: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Which process the buffers a program makes on this thread count against, while it lives:
+/// the runtime enters the device's process around an execution (a CPU device `cpu:k` of a
+/// multi-device run is a process of its own, so that each device has its memory track), and
+/// the CPU backend records its values' `alloc`/`free` under [`memory_pid`]. For an SPMD
+/// execution it enters one process per participant ([`memory_pids`]), in the participants'
+/// order, and each participant's thread enters its own. Inert when tracing is off.
+#[must_use = "the process applies until the guard is dropped"]
+pub struct MemoryProcess {
+    previous: Option<Vec<u32>>,
+}
+
+impl MemoryProcess {
+    /// Counts this thread's runs against `pids` (the first for a single run) until dropped.
+    pub fn enter(pids: Vec<u32>) -> MemoryProcess {
+        if !enabled() {
+            return MemoryProcess { previous: None };
+        }
+        let previous = MEMORY_PIDS.with(|m| std::mem::replace(&mut *m.borrow_mut(), pids));
+        MemoryProcess {
+            previous: Some(previous),
+        }
+    }
+}
+
+impl Drop for MemoryProcess {
+    fn drop(&mut self) {
+        if let Some(previous) = self.previous.take() {
+            MEMORY_PIDS.with(|m| *m.borrow_mut() = previous);
+        }
+    }
+}
+
+/// The process whose memory host CPU device `cpu:index` counts against: the host's for
+/// `cpu:0`, [`crate::CPU_DEVICE_PID`]` + index` (named `cpu:index (memory)` in the trace
+/// being recorded) for the others of a multi-device run.
+pub fn cpu_memory_pid(index: usize) -> u32 {
+    if index == 0 {
+        return HOST_PID;
+    }
+    let pid = crate::event::CPU_DEVICE_PID + index as u32;
+    set_process_name(pid, format!("cpu:{index} (memory)"));
+    pid
+}
+
+/// The process this thread's run allocates in: the one [`MemoryProcess`] entered, else the
+/// host.
+pub fn memory_pid() -> u32 {
+    MEMORY_PIDS.with(|m| m.borrow().first().copied().unwrap_or(HOST_PID))
+}
+
+/// The processes [`MemoryProcess`] entered on this thread (empty: none).
+pub fn memory_pids() -> Vec<u32> {
+    MEMORY_PIDS.with(|m| m.borrow().clone())
 }
 
 /// A span on this thread's host track, recorded when dropped. Inert (nothing allocated,

@@ -31,8 +31,9 @@
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+pub use systolic_trace::summary::{fmt_bytes, fmt_us, MemoryPeak, ProcessSummary};
 use systolic_trace::Span;
-pub use systolic_trace::{cat, Event, Phase, Trace};
+pub use systolic_trace::{cat, svg_path, Event, Phase, Trace};
 
 /// Where the running trace will be written.
 static TARGET: Mutex<Option<PathBuf>> = Mutex::new(None);
