@@ -187,9 +187,9 @@ impl Completion {
 
 /// Charges a device→host copy of `bytes` to a simulated device's clock (PCIe time); nothing on
 /// the CPU.
-pub(crate) fn charge_to_host(device: Device, bytes: u64) {
+pub(crate) fn charge_to_host(device: Device, bytes: u64, ready_s: Option<f64>) {
     if let Some(sim) = device.sim() {
-        sim.charge_from_device(bytes);
+        sim.charge_from_device(bytes, ready_s);
     }
 }
 
@@ -278,6 +278,30 @@ impl Buffer {
         self.device
     }
 
+    /// On a simulated TPU, when the buffer's data is on the device on its clock (its DMA's
+    /// or its execution's end); 0 elsewhere.
+    pub(crate) fn sim_ready_s(&self) -> f64 {
+        self.shared
+            .lease
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map_or(0.0, HbmLease::ready_s)
+    }
+
+    /// Marks when a simulated TPU buffer's data is on the device.
+    pub(crate) fn set_sim_ready_s(&self, at_s: f64) {
+        if let Some(lease) = self
+            .shared
+            .lease
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+        {
+            lease.set_ready_s(at_s);
+        }
+    }
+
     /// True once the transfer has finished (successfully or not) or the buffer was donated:
     /// [`Buffer::block_until_ready`] would not wait.
     pub fn is_ready(&self) -> bool {
@@ -301,7 +325,7 @@ impl Buffer {
     pub fn to_tensor(&self) -> Result<Tensor> {
         let data = self.data(String::new())?;
         let _span = crate::transfer::span(false, &self.ty, self.device);
-        charge_to_host(self.device, self.byte_size());
+        charge_to_host(self.device, self.byte_size(), Some(self.sim_ready_s()));
         Ok(data.to_tensor())
     }
 
@@ -311,7 +335,7 @@ impl Buffer {
     pub fn to_cpu_buffer(&self) -> Result<CpuBuffer> {
         let data = self.data(String::new())?;
         let _span = crate::transfer::span(false, &self.ty, self.device);
-        charge_to_host(self.device, self.byte_size());
+        charge_to_host(self.device, self.byte_size(), Some(self.sim_ready_s()));
         Ok(data.as_ref().clone())
     }
 
@@ -347,7 +371,8 @@ impl Buffer {
     /// assert_eq!(z.copy_to_host_async().wait_tensor().unwrap(), Tensor::from_f32(vec![2], vec![2.0, 4.0]));
     /// ```
     pub fn copy_to_host_async(&self) -> HostTransfer {
-        let (transfer, copy) = HostTransfer::start(self.device, self.byte_size());
+        let (transfer, copy) =
+            HostTransfer::start(self.device, self.byte_size(), self.sim_ready_s());
         let mut slot = self.shared.lock();
         if let Slot::Pending(waiting) = &mut *slot {
             // The transfer filling the buffer makes the copy the moment it finishes: queuing a
