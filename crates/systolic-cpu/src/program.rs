@@ -157,6 +157,9 @@ pub struct Step {
     /// For a fusion, its ops in order (`sine,multiply,add,reduce`): what trace spans name the
     /// kernel by; empty otherwise.
     pub fused_ops: String,
+    /// The scope path of the op (`layer1/attention`, from its location: `named_scope`);
+    /// empty when none.
+    pub scope: String,
     /// Per operand: this is the slot's last use, pass it by value.
     owned: Vec<bool>,
     /// Slots dropped after this step (last uses not passed by value, unused results).
@@ -182,6 +185,7 @@ impl Step {
             span,
             cost_ns: 0.0,
             fused_ops: String::new(),
+            scope: String::new(),
             owned: vec![],
             frees: vec![],
         }
@@ -199,13 +203,30 @@ impl Step {
         self
     }
 
-    /// The kernel's name in traces: its description, and for a fusion the ops fused into it
-    /// (`fusion.0 (reduction) [sine,multiply,add,reduce]`).
+    /// The step with the scope path of its op (see [`Step::scope`]).
+    pub fn with_scope(mut self, scope: String) -> Step {
+        self.scope = scope;
+        self
+    }
+
+    /// The kernel's name in traces: its description after its scope path, and for a fusion
+    /// the ops fused into it (`block1/mlp/fusion.0 (reduction) [sine,multiply,add,reduce]`).
     pub fn trace_name(&self) -> String {
+        let name = self.scoped_kernel_name();
         if self.fused_ops.is_empty() {
+            name
+        } else {
+            format!("{name} [{}]", self.fused_ops)
+        }
+    }
+
+    /// [`Step::kernel_name`] after the op's scope path, if it has one (`layer1/dot_general …`):
+    /// what profiles name the kernel by.
+    pub fn scoped_kernel_name(&self) -> String {
+        if self.scope.is_empty() {
             self.kernel_name()
         } else {
-            format!("{} [{}]", self.kernel_name(), self.fused_ops)
+            format!("{}/{}", self.scope, self.kernel_name())
         }
     }
 

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::Instant;
 
@@ -17,9 +17,46 @@ static ENABLED: AtomicBool = AtomicBool::new(false);
 /// Which session is on: a span opened in one session and closed in another is dropped.
 static SESSION: AtomicU64 = AtomicU64::new(0);
 static NEXT_TID: AtomicU64 = AtomicU64::new(1);
+/// The most events a session records ([`set_event_limit`]); 0: not set yet (the default or
+/// [`EVENT_LIMIT_ENV`]).
+static LIMIT: AtomicUsize = AtomicUsize::new(0);
+
+/// The default of [`event_limit`]: about a million events, a few hundred MB of memory.
+pub const DEFAULT_EVENT_LIMIT: usize = 1 << 20;
+
+/// The environment variable that sets [`event_limit`] (a positive integer).
+pub const EVENT_LIMIT_ENV: &str = "SYSTOLIC_TRACE_MAX_EVENTS";
+
+/// The name of the marker event a session records when it reaches its limit.
+pub const LIMIT_MARKER: &str = "trace event limit reached";
+
+/// The most events a session records: [`set_event_limit`]'s, else `SYSTOLIC_TRACE_MAX_EVENTS`,
+/// else [`DEFAULT_EVENT_LIMIT`]. A session that reaches it records a marker event
+/// ([`LIMIT_MARKER`], category `limit`, with the limit) and nothing more, so a long traced run
+/// holds bounded memory; summaries warn about it.
+pub fn event_limit() -> usize {
+    match LIMIT.load(Ordering::Relaxed) {
+        0 => std::env::var(EVENT_LIMIT_ENV)
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or(DEFAULT_EVENT_LIMIT),
+        n => n,
+    }
+}
+
+/// Sets [`event_limit`] for the sessions started from now on (at least 2: room for one event
+/// and the marker).
+pub fn set_event_limit(events: usize) {
+    LIMIT.store(events.max(2), Ordering::Relaxed);
+}
 
 #[derive(Default)]
 struct State {
+    /// A session is on (recording, or stopped recording at its limit).
+    open: bool,
+    /// The session's event limit.
+    limit: usize,
     events: Vec<Event>,
     process_names: BTreeMap<u32, String>,
     thread_names: BTreeMap<(u32, u64), String>,
@@ -68,13 +105,15 @@ impl std::error::Error for SessionError {}
 /// Starts recording (one session per process at a time, as JAX's profiler).
 pub fn start() -> Result<(), SessionError> {
     let mut st = state();
-    if enabled() {
+    if st.open {
         return Err(SessionError(
             "a trace is already being recorded; stop it first".into(),
         ));
     }
     origin();
     *st = State {
+        open: true,
+        limit: event_limit(),
         process_names: [(HOST_PID, "host".to_string())].into(),
         ..State::default()
     };
@@ -87,7 +126,7 @@ pub fn start() -> Result<(), SessionError> {
 /// sorted by start, longer spans before the spans they contain).
 pub fn stop() -> Result<Vec<Event>, SessionError> {
     let mut st = state();
-    if !enabled() {
+    if !st.open {
         return Err(SessionError("no trace is being recorded".into()));
     }
     ENABLED.store(false, Ordering::Relaxed);
@@ -172,7 +211,39 @@ pub fn set_thread_name(pid: u32, tid: u64, name: impl Into<String>) {
 /// Records an event (no-op when off).
 pub fn record(event: Event) {
     if enabled() {
-        state().events.push(event);
+        push(&mut state(), event);
+    }
+}
+
+/// Whether `n` more events fit under the session's limit; when they do not, records the
+/// marker and stops recording (every span site is then one atomic load again).
+fn room(st: &mut State, n: usize) -> bool {
+    if !enabled() {
+        return false;
+    }
+    if st.events.len() + n < st.limit {
+        return true;
+    }
+    ENABLED.store(false, Ordering::Relaxed);
+    let mut args = Map::new();
+    args.insert("limit".into(), st.limit.into());
+    args.insert("s".into(), "g".into());
+    st.events.push(Event {
+        phase: Phase::Instant,
+        name: LIMIT_MARKER.into(),
+        cat: crate::cat::LIMIT.into(),
+        ts: now_us(),
+        dur: 0.0,
+        pid: HOST_PID,
+        tid: 0,
+        args,
+    });
+    false
+}
+
+fn push(st: &mut State, event: Event) {
+    if room(st, 1) {
+        st.events.push(event);
     }
 }
 
@@ -245,6 +316,9 @@ fn memory_event(
     delta: i64,
 ) {
     args.insert("s".into(), "t".into());
+    if !room(st, 2) {
+        return;
+    }
     st.events.push(Event {
         phase: Phase::Instant,
         name: name.into(),
@@ -476,5 +550,48 @@ pub(crate) mod tests {
             .iter()
             .any(|e| e.phase == Phase::Metadata && e.name == "thread_name"));
         assert!(!enabled());
+    }
+
+    #[test]
+    fn a_session_stops_recording_at_its_event_limit_with_a_marker() {
+        let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        set_event_limit(10);
+        start().unwrap();
+        for _ in 0..20 {
+            let _s = Span::new(cat::KERNEL, "k");
+        }
+        // Recording stopped: span sites are inert again, and memory events too.
+        assert!(!enabled());
+        assert!(!Span::new(cat::KERNEL, "after").is_recording());
+        assert_eq!(alloc(HOST_PID, None, 8, "f32[2]", "x"), 0);
+        assert!(start().is_err(), "the session is still open until stopped");
+        let events = stop().unwrap();
+        set_event_limit(DEFAULT_EVENT_LIMIT);
+        let recorded: Vec<&Event> = events
+            .iter()
+            .filter(|e| e.phase != Phase::Metadata)
+            .collect();
+        assert_eq!(recorded.len(), 10, "nine spans and the marker");
+        let marker = recorded.iter().find(|e| e.cat == cat::LIMIT).unwrap();
+        assert_eq!(marker.name, LIMIT_MARKER);
+        assert_eq!(marker.arg_u64("limit"), Some(10));
+        let text = crate::summary::render(&crate::summary::summarize(&events));
+        assert!(
+            text.contains("warning: the trace reached its limit of 10 events"),
+            "{text}"
+        );
+        // The next session records again.
+        start().unwrap();
+        {
+            let _s = Span::new(cat::KERNEL, "k");
+        }
+        assert_eq!(
+            stop()
+                .unwrap()
+                .iter()
+                .filter(|e| e.phase == Phase::Complete)
+                .count(),
+            1
+        );
     }
 }

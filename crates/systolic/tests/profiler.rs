@@ -359,3 +359,38 @@ fn prefetching_to_a_simulated_tpu_hides_its_transfers_behind_the_steps_exactly()
     assert_eq!(hidden, BATCHES - 1, "{transfers:?}\n{executions:?}");
     let _ = std::fs::remove_file(&path);
 }
+
+/// `named_scope` inside a jitted function names its ops' locations, and the kernels made of
+/// them carry the scope path in the trace (a fusion takes its root op's).
+#[test]
+fn named_scopes_reach_the_kernels_in_a_trace() {
+    let _turn = TURN.lock().unwrap_or_else(|p| p.into_inner());
+    let f = jit(|x: &Array| {
+        let h = systolic::named_scope("encoder", || {
+            systolic::named_scope("mlp", || jnp::tanh(&jnp::matmul(x, x)))
+        });
+        systolic::named_scope("head", || jnp::sum(&h, None, false))
+    });
+    let x = Array::from_vec((0..64).map(|i| i as f32 * 0.01).collect(), &[8, 8]);
+    let text = f.lower(&x).unwrap().as_text();
+    assert!(text.contains(r#"loc("encoder/mlp/dot_general")"#), "{text}");
+    assert!(text.contains(r#"loc("head/reduce")"#), "{text}");
+    let dir = tempfile::tempdir().unwrap();
+    let (y, path) = profiler::trace(dir.path(), || f.call(&x).unwrap()).unwrap();
+    y.block_until_ready().unwrap();
+    let trace = Trace::read(&path).unwrap();
+    let kernels = spans(&trace, cat::KERNEL);
+    assert!(
+        kernels.iter().any(|k| k.name.starts_with("encoder/mlp/")),
+        "{:?}",
+        kernels.iter().map(|k| &k.name).collect::<Vec<_>>()
+    );
+    assert!(
+        kernels.iter().any(|k| k.name.starts_with("head/")),
+        "{:?}",
+        kernels.iter().map(|k| &k.name).collect::<Vec<_>>()
+    );
+    // Outside any scope, ops have no location and kernels no prefix.
+    let g = jit(|x: &Array| jnp::sin(x));
+    assert!(!g.lower(&x).unwrap().as_text().contains("loc("));
+}
