@@ -74,6 +74,12 @@ fn main() -> systolic::Result<()> {
         out: args.out.clone(),
     };
     let out = profiled_run::run(&config)?;
+    if out.step_spans != args.steps {
+        return Err(systolic::Error::Runtime(format!(
+            "profile_run: the trace holds {} step annotations, not {}",
+            out.step_spans, args.steps
+        )));
+    }
     println!(
         "MLP {}→{}→{}→{} SGD, batch {} over {} device(s): 1 warm-up step, {} profiled steps",
         args.features,

@@ -123,12 +123,12 @@ fn batch(c: &Config, seed: usize) -> (Array, Array) {
 }
 
 type StepFn = fn(&(Params, Array, Array)) -> (Params, Array);
+/// The jitted step.
+type JitStep = Jit<(Params, Array, Array), (Params, Array), StepFn>;
 
 /// The jitted step: data-parallel over `devices` host devices (the batch's rows split, the
 /// six parameter leaves replicated), or plain `jit` on one.
-fn jitted(
-    devices: usize,
-) -> systolic::Result<Jit<(Params, Array, Array), (Params, Array), StepFn>> {
+fn jitted(devices: usize) -> systolic::Result<JitStep> {
     let f = jit(step as StepFn).named("train_step");
     if devices <= 1 {
         return Ok(f);
@@ -156,7 +156,7 @@ fn median(mut xs: Vec<f64>) -> f64 {
 /// Runs the warm-up and `c.steps` steps under a trace written to `c.out`, and reads the
 /// trace back.
 pub fn run(c: &Config) -> systolic::Result<Outcome> {
-    if c.devices > 1 && c.batch % c.devices != 0 {
+    if c.devices > 1 && !c.batch.is_multiple_of(c.devices) {
         return Err(systolic::Error::Runtime(format!(
             "profile_run: a batch of {} does not split over {} devices",
             c.batch, c.devices
