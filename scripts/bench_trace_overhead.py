@@ -4,8 +4,9 @@
 For each program of `scripts/bench_vs_jax.py` (the README's performance table): export it from
 JAX once, then run `systolic run --backend cpu --repeat N --json` on it alternately without and
 with `--trace` (the whole run recorded: compile, every repeat's kernels, buffers and
-transfers), ROUNDS times each, and compare the steady-state medians. Alternating rounds keeps a
-slow moment of a shared machine from landing on one side only. JAX is only the exporter here.
+transfers), ROUNDS times each, and compare the steady-state medians. Which side runs first
+alternates between rounds, so that a slow moment of a shared machine does not land on one side
+only; on a busy machine use more rounds. JAX is only the exporter here.
 
     PY=/root/.cache/systolic-jax-venv/bin/python
     cargo build -p systolic-cli            # or --release with --binary target/release/systolic
@@ -70,10 +71,12 @@ def main():
             module, inputs = export(name, work / name)
             plain, traced = [], []
             for r in range(a.rounds):
-                plain.append(steady_ms(a.binary, module, inputs, a.repeat, None))
-                traced.append(
-                    steady_ms(a.binary, module, inputs, a.repeat, work / f"{name}-{r}.json.gz")
-                )
+                # Which side goes first alternates, so that a drift of the machine's load
+                # does not always land on the same side.
+                sides = [None, work / f"{name}-{r}.json.gz"]
+                for trace in sides if r % 2 == 0 else sides[::-1]:
+                    ms = steady_ms(a.binary, module, inputs, a.repeat, trace)
+                    (traced if trace else plain).append(ms)
             p_ms, t_ms = statistics.median(plain), statistics.median(traced)
             rows.append((name, p_ms, t_ms, t_ms / p_ms))
             print(f"{name:24} untraced {p_ms:9.3f} ms  traced {t_ms:9.3f} ms  "
