@@ -819,6 +819,14 @@ impl Executable for SpmdCpu {
                 self.plan.grid.len()
             )
         });
+        // Each process runs on host device cpu:k, whose memory is a track of its own.
+        let _memory = systolic_trace::MemoryProcess::enter(if systolic_trace::enabled() {
+            (0..self.plan.grid.len())
+                .map(systolic_trace::cpu_memory_pid)
+                .collect()
+        } else {
+            vec![]
+        });
         self.outputs = self
             .exe
             .execute_borrowed(&self.inputs)

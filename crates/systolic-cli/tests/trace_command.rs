@@ -6,7 +6,7 @@ use crate::common;
 
 use common::{data_dir, systolic, texts};
 use std::path::PathBuf;
-use systolic_trace::{cat, Event, Trace, DEVICE_PID};
+use systolic_trace::{cat, Event, Phase, Trace, CPU_DEVICE_PID, DEVICE_PID, HOST_PID};
 
 const M: usize = 4;
 const K: usize = 8;
@@ -257,6 +257,86 @@ fn an_spmd_run_traces_each_processs_collectives_with_bytes_and_group() {
         1,
         "every process meets every collective: {per_process:?}"
     );
+}
+
+/// `systolic run` of the JAX data-parallel step on 8 host devices, traced; its trace.
+fn traced_spmd_run(out_trace: &std::path::Path) -> String {
+    let dir = data_dir().join("spmd").join("mlp_dp_step");
+    let mut args: Vec<String> = vec![
+        "run".into(),
+        dir.join("module.mlir").to_str().unwrap().into(),
+    ];
+    for i in 0..6 {
+        args.push("--input".into());
+        args.push(dir.join(format!("in{i}.npy")).to_str().unwrap().into());
+    }
+    args.push("--trace".into());
+    args.push(out_trace.to_str().unwrap().into());
+    let out = systolic(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let (stdout, stderr) = texts(&out);
+    assert!(out.status.success(), "{stderr}");
+    stdout
+}
+
+#[test]
+fn an_spmd_runs_memory_is_drawn_per_device() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out_trace = tmp.path().join("spmd.json");
+    let stdout = traced_spmd_run(&out_trace);
+    // The summary printed at the end of the run has every device's memory.
+    for k in 1..8 {
+        assert!(
+            stdout.contains(&format!("== cpu:{k} (memory) ==")),
+            "{stdout}"
+        );
+    }
+    let trace = Trace::read(&out_trace).unwrap();
+    // Every buffer is freed on the process it was allocated on, and every alloc of a
+    // device's process names that device or an op of its program.
+    let mut allocs = std::collections::HashMap::<u64, u32>::new();
+    for e in trace
+        .events
+        .iter()
+        .filter(|e| e.phase == Phase::Instant && e.cat == cat::MEMORY)
+    {
+        let id = e.arg_u64("id").unwrap();
+        if e.name == "alloc" {
+            allocs.insert(id, e.pid);
+            let op = e.arg_str("op").unwrap();
+            if let Some(device) = op.strip_prefix("buffer on ") {
+                let expect = match device {
+                    "cpu:0" => HOST_PID,
+                    d => CPU_DEVICE_PID + d.strip_prefix("cpu:").unwrap().parse::<u32>().unwrap(),
+                };
+                assert_eq!(e.pid, expect, "{e:?}");
+            }
+        } else {
+            assert_eq!(allocs.get(&id), Some(&e.pid), "freed elsewhere: {e:?}");
+        }
+    }
+    let summaries = trace.summaries();
+    let mut peaks = vec![];
+    for k in 0..8u32 {
+        let pid = if k == 0 { HOST_PID } else { CPU_DEVICE_PID + k };
+        let s = summaries
+            .iter()
+            .find(|s| s.pid == pid)
+            .unwrap_or_else(|| panic!("no memory process for cpu:{k}: {summaries:?}"));
+        let m = s.memory.as_ref().unwrap();
+        assert!(m.bytes > 0 && m.count > 0 && !m.buffers.is_empty(), "{s:?}");
+        // The buffers alive at the peak are listed with their shapes and the ops that made
+        // them, and sum to at most the peak.
+        assert!(m
+            .buffers
+            .iter()
+            .all(|(_, shape, op)| shape.starts_with("tensor<") && !op.is_empty()));
+        assert!(m.buffers.iter().map(|b| b.0).sum::<u64>() <= m.bytes);
+        if k > 0 {
+            peaks.push(m.bytes);
+        }
+    }
+    // Seven devices ran the same per-device program on same-shaped shards: the same peak.
+    assert!(peaks.windows(2).all(|w| w[0] == w[1]), "{peaks:?}");
 }
 
 #[test]

@@ -157,6 +157,9 @@ pub struct Step {
     /// For a fusion, its ops in order (`sine,multiply,add,reduce`): what trace spans name the
     /// kernel by; empty otherwise.
     pub fused_ops: String,
+    /// The scope path of the op (`layer1/attention`, from its location: `named_scope`);
+    /// empty when none.
+    pub scope: String,
     /// Per operand: this is the slot's last use, pass it by value.
     owned: Vec<bool>,
     /// Slots dropped after this step (last uses not passed by value, unused results).
@@ -182,6 +185,7 @@ impl Step {
             span,
             cost_ns: 0.0,
             fused_ops: String::new(),
+            scope: String::new(),
             owned: vec![],
             frees: vec![],
         }
@@ -199,13 +203,30 @@ impl Step {
         self
     }
 
-    /// The kernel's name in traces: its description, and for a fusion the ops fused into it
-    /// (`fusion.0 (reduction) [sine,multiply,add,reduce]`).
+    /// The step with the scope path of its op (see [`Step::scope`]).
+    pub fn with_scope(mut self, scope: String) -> Step {
+        self.scope = scope;
+        self
+    }
+
+    /// The kernel's name in traces: its description after its scope path, and for a fusion
+    /// the ops fused into it (`block1/mlp/fusion.0 (reduction) [sine,multiply,add,reduce]`).
     pub fn trace_name(&self) -> String {
+        let name = self.scoped_kernel_name();
         if self.fused_ops.is_empty() {
+            name
+        } else {
+            format!("{name} [{}]", self.fused_ops)
+        }
+    }
+
+    /// [`Step::kernel_name`] after the op's scope path, if it has one (`layer1/dot_general …`):
+    /// what profiles name the kernel by.
+    pub fn scoped_kernel_name(&self) -> String {
+        if self.scope.is_empty() {
             self.kernel_name()
         } else {
-            format!("{} [{}]", self.kernel_name(), self.fused_ops)
+            format!("{}/{}", self.scope, self.kernel_name())
         }
     }
 
@@ -422,7 +443,10 @@ impl Program {
             let _span = self.span();
             return self.run(inputs);
         }
+        // The pool thread counts its values against the caller's memory process.
+        let memory = systolic_trace::enabled().then(systolic_trace::memory_pids);
         crate::threads::run(|| {
+            let _memory = memory.map(systolic_trace::MemoryProcess::enter);
             let _span = self.span();
             self.run(inputs)
         })
@@ -625,6 +649,8 @@ impl Program {
 struct Memory {
     /// Per slot: the trace's buffer id and bytes of the value in it (`None` when untracked).
     live: Vec<Option<(u64, u64)>>,
+    /// The process the values count against (the device's: `systolic_trace::memory_pid`).
+    pid: u32,
 }
 
 impl Memory {
@@ -634,12 +660,15 @@ impl Memory {
         } else {
             vec![]
         };
-        Memory { live }
+        Memory {
+            live,
+            pid: systolic_trace::memory_pid(),
+        }
     }
 
     fn release(&mut self, slot: usize) {
         if let Some(Some((id, bytes))) = self.live.get_mut(slot).map(Option::take) {
-            systolic_trace::free(systolic_trace::HOST_PID, None, id, bytes);
+            systolic_trace::free(self.pid, None, id, bytes);
         }
     }
 
@@ -664,7 +693,7 @@ impl Memory {
             if let Some(ValueArg::Owned(RtValue::Buffer(b))) = &slots[s] {
                 let bytes = b.ty().byte_size() as u64;
                 let id = systolic_trace::alloc(
-                    systolic_trace::HOST_PID,
+                    self.pid,
                     None,
                     bytes,
                     &ty.to_string(),

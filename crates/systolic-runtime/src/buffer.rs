@@ -52,6 +52,8 @@ struct Shared {
 struct TracedBytes {
     id: u64,
     bytes: u64,
+    /// The device's memory process ([`memory_pid`]).
+    pid: u32,
 }
 
 impl TracedBytes {
@@ -62,21 +64,41 @@ impl TracedBytes {
             return None;
         }
         let bytes = ty.byte_size() as u64;
+        let pid = memory_pid(device);
         let id = systolic_trace::alloc(
-            systolic_trace::HOST_PID,
+            pid,
             None,
             bytes,
             &ty.to_string(),
             &format!("buffer on {device}"),
         );
-        Some(TracedBytes { id, bytes })
+        Some(TracedBytes { id, bytes, pid })
     }
 }
 
 impl Drop for TracedBytes {
     fn drop(&mut self) {
-        systolic_trace::free(systolic_trace::HOST_PID, None, self.id, self.bytes);
+        systolic_trace::free(self.pid, None, self.id, self.bytes);
     }
+}
+
+/// The trace process whose memory a CPU `device`'s buffers count against: the host's for
+/// `cpu:0` (and for simulated chips, whose host-side values are the host's; their HBM is
+/// their own process's), `CPU_DEVICE_PID + k` for `cpu:k` ([`systolic_trace::cpu_memory_pid`]).
+pub(crate) fn memory_pid(device: Device) -> u32 {
+    if device.is_simulated() {
+        return systolic_trace::HOST_PID;
+    }
+    systolic_trace::cpu_memory_pid(device.index())
+}
+
+/// Counts the values an execution on `devices` makes against their memory processes (one
+/// device, or an SPMD execution's participants in order); inert when not tracing.
+pub(crate) fn enter_memory(devices: &[Device]) -> systolic_trace::MemoryProcess {
+    if !systolic_trace::enabled() {
+        return systolic_trace::MemoryProcess::enter(vec![]);
+    }
+    systolic_trace::MemoryProcess::enter(devices.iter().map(|&d| memory_pid(d)).collect())
 }
 
 /// The last handle of a buffer gives its memory to the CPU backend's storage pool
@@ -165,9 +187,9 @@ impl Completion {
 
 /// Charges a device→host copy of `bytes` to a simulated device's clock (PCIe time); nothing on
 /// the CPU.
-pub(crate) fn charge_to_host(device: Device, bytes: u64) {
+pub(crate) fn charge_to_host(device: Device, bytes: u64, ready_s: Option<f64>) {
     if let Some(sim) = device.sim() {
-        sim.charge_from_device(bytes);
+        sim.charge_from_device(bytes, ready_s);
     }
 }
 
@@ -256,6 +278,30 @@ impl Buffer {
         self.device
     }
 
+    /// On a simulated TPU, when the buffer's data is on the device on its clock (its DMA's
+    /// or its execution's end); 0 elsewhere.
+    pub(crate) fn sim_ready_s(&self) -> f64 {
+        self.shared
+            .lease
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map_or(0.0, HbmLease::ready_s)
+    }
+
+    /// Marks when a simulated TPU buffer's data is on the device.
+    pub(crate) fn set_sim_ready_s(&self, at_s: f64) {
+        if let Some(lease) = self
+            .shared
+            .lease
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+        {
+            lease.set_ready_s(at_s);
+        }
+    }
+
     /// True once the transfer has finished (successfully or not) or the buffer was donated:
     /// [`Buffer::block_until_ready`] would not wait.
     pub fn is_ready(&self) -> bool {
@@ -279,7 +325,7 @@ impl Buffer {
     pub fn to_tensor(&self) -> Result<Tensor> {
         let data = self.data(String::new())?;
         let _span = crate::transfer::span(false, &self.ty, self.device);
-        charge_to_host(self.device, self.byte_size());
+        charge_to_host(self.device, self.byte_size(), Some(self.sim_ready_s()));
         Ok(data.to_tensor())
     }
 
@@ -289,7 +335,7 @@ impl Buffer {
     pub fn to_cpu_buffer(&self) -> Result<CpuBuffer> {
         let data = self.data(String::new())?;
         let _span = crate::transfer::span(false, &self.ty, self.device);
-        charge_to_host(self.device, self.byte_size());
+        charge_to_host(self.device, self.byte_size(), Some(self.sim_ready_s()));
         Ok(data.as_ref().clone())
     }
 
@@ -325,7 +371,8 @@ impl Buffer {
     /// assert_eq!(z.copy_to_host_async().wait_tensor().unwrap(), Tensor::from_f32(vec![2], vec![2.0, 4.0]));
     /// ```
     pub fn copy_to_host_async(&self) -> HostTransfer {
-        let (transfer, copy) = HostTransfer::start(self.device, self.byte_size());
+        let (transfer, copy) =
+            HostTransfer::start(self.device, self.byte_size(), self.sim_ready_s());
         let mut slot = self.shared.lock();
         if let Slot::Pending(waiting) = &mut *slot {
             // The transfer filling the buffer makes the copy the moment it finishes: queuing a

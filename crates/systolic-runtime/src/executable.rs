@@ -169,10 +169,13 @@ impl Executable {
             .map(|(i, b)| b.data(self.place(i)))
             .collect::<Result<Vec<_>>>()?;
         let inputs = data.iter().map(|d| ValueArg::Buffer(d.as_ref())).collect();
+        let ready = inputs_ready_s(args.iter().copied());
         let span = self.span();
+        let memory = crate::buffer::enter_memory(&[self.device]);
         let outputs = self.finish(self.compiled.program().execute(inputs));
+        drop(memory);
         drop(span);
-        self.advance_clock(&outputs);
+        self.advance_clock(&outputs, ready);
         outputs
     }
 
@@ -231,6 +234,7 @@ impl Executable {
             a.block_until_ready()
                 .and_then(|()| a.data(self.place(i)).map(|_| ()))?;
         }
+        let ready = inputs_ready_s(args.iter());
         let mut kept = Vec::with_capacity(args.len());
         let mut owned = Vec::with_capacity(args.len());
         for (i, b) in args.iter().enumerate() {
@@ -252,9 +256,11 @@ impl Executable {
             })
             .collect();
         let span = self.span();
+        let memory = crate::buffer::enter_memory(&[self.device]);
         let outputs = self.finish(self.compiled.program().execute(inputs));
+        drop(memory);
         drop(span);
-        self.advance_clock(&outputs);
+        self.advance_clock(&outputs, ready);
         outputs
     }
 
@@ -295,4 +301,10 @@ impl Executable {
             })
             .collect()
     }
+}
+
+/// When the last of `args` is on its simulated device (0 on the CPU): an execution there
+/// starts no earlier.
+fn inputs_ready_s<'b>(args: impl Iterator<Item = &'b Buffer>) -> f64 {
+    args.map(Buffer::sim_ready_s).fold(0.0, f64::max)
 }

@@ -234,7 +234,7 @@ fn profile_program(
             slots[s] = Some(v);
         }
         profile.steps.push(StepTime {
-            kernel: step.kernel_name(),
+            kernel: step.scoped_kernel_name(),
             op: step.op_name.clone(),
             ms,
             paired: program.runs_with_next(k) || (k > 0 && program.runs_with_next(k - 1)),

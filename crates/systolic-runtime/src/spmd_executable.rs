@@ -212,7 +212,9 @@ impl SpmdExecutable {
             .map(|a| a.iter().map(Arc::as_ref).collect())
             .collect();
         let span = self.span();
+        let memory = crate::buffer::enter_memory(&self.devices);
         let results = self.compiled.execute_refs(&refs);
+        drop(memory);
         drop(span);
         self.finish(results)
     }
@@ -334,7 +336,9 @@ impl SpmdExecutable {
     /// and a simulated slice's clocks advance.
     fn run(&self, inputs: Vec<Vec<CpuBuffer>>) -> Result<Vec<Vec<Buffer>>> {
         let span = self.span();
+        let memory = crate::buffer::enter_memory(&self.devices);
         let results = self.compiled.execute(inputs);
+        drop(memory);
         drop(span);
         self.finish(results)
     }

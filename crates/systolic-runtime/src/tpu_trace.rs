@@ -1,7 +1,8 @@
 //! What a simulated chip draws in a trace (`systolic_trace`), on its own simulated clock: a process per chip
-//! with three tracks — compute (executions and their kernels, each marked compute-, memory-
-//! or overhead-bound), ICI (collectives) and PCIe (host transfers) — and its HBM as alloc/free
-//! events and a live-bytes counter. Seconds on the clock become trace microseconds.
+//! with four tracks — compute (executions and their kernels, each marked compute-, memory-
+//! or overhead-bound), ICI (collectives) and the two DMA engines of the PCIe link (host→device
+//! and device→host transfers, which overlap the executions) — and its HBM as alloc/free events
+//! and a live-bytes counter. Seconds on the clock become trace microseconds.
 
 use serde_json::{Map, Value};
 use systolic_ir::TensorType;
@@ -9,7 +10,8 @@ use systolic_trace::cat;
 
 const COMPUTE: u64 = 1;
 const ICI: u64 = 2;
-const PCIE: u64 = 3;
+const DMA_TO_DEVICE: u64 = 3;
+const DMA_FROM_DEVICE: u64 = 4;
 
 fn us(seconds: f64) -> f64 {
     seconds * 1e6
@@ -29,7 +31,8 @@ fn name_tracks(dev: Chip<'_>) {
     systolic_trace::set_process_name(dev.pid, format!("{} (simulated clock)", dev.name));
     systolic_trace::set_thread_name(dev.pid, COMPUTE, "compute");
     systolic_trace::set_thread_name(dev.pid, ICI, "ICI");
-    systolic_trace::set_thread_name(dev.pid, PCIE, "PCIe");
+    systolic_trace::set_thread_name(dev.pid, DMA_TO_DEVICE, "DMA host→device (PCIe)");
+    systolic_trace::set_thread_name(dev.pid, DMA_FROM_DEVICE, "DMA device→host (PCIe)");
 }
 
 fn args(pairs: &[(&str, Value)]) -> Map<String, Value> {
@@ -39,20 +42,20 @@ fn args(pairs: &[(&str, Value)]) -> Map<String, Value> {
         .collect()
 }
 
-/// A PCIe transfer starting at `start_s` on the chip's clock.
+/// A PCIe transfer starting at `start_s` on the chip's clock, on its direction's DMA track.
 pub fn transfer(dev: Chip<'_>, start_s: f64, seconds: f64, bytes: u64, to_device: bool) {
     if !systolic_trace::enabled() {
         return;
     }
     name_tracks(dev);
-    let (name, direction) = if to_device {
-        ("host→device", "host_to_device")
+    let (name, direction, track) = if to_device {
+        ("host→device", "host_to_device", DMA_TO_DEVICE)
     } else {
-        ("device→host", "device_to_host")
+        ("device→host", "device_to_host", DMA_FROM_DEVICE)
     };
     systolic_trace::complete(
         dev.pid,
-        PCIE,
+        track,
         cat::TRANSFER,
         name,
         us(start_s),

@@ -124,13 +124,15 @@ impl CopyState {
 }
 
 impl HostTransfer {
-    /// A copy not done yet, and the side that does it: `bytes` from `device`.
-    pub(crate) fn start(device: Device, bytes: u64) -> (HostTransfer, HostCopy) {
+    /// A copy not done yet, and the side that does it: `bytes` from `device`, of a buffer
+    /// ready at `ready_s` on a simulated device's clock.
+    pub(crate) fn start(device: Device, bytes: u64, ready_s: f64) -> (HostTransfer, HostCopy) {
         let state = Arc::new(CopyState::default());
         let copy = HostCopy {
             state: Some(state.clone()),
             device,
             bytes,
+            ready_s,
         };
         (HostTransfer { state }, copy)
     }
@@ -172,6 +174,8 @@ pub(crate) struct HostCopy {
     state: Option<Arc<CopyState>>,
     device: Device,
     bytes: u64,
+    /// When the buffer is ready on a simulated device's clock (the copy starts no earlier).
+    ready_s: f64,
 }
 
 impl HostCopy {
@@ -180,7 +184,7 @@ impl HostCopy {
     pub(crate) fn copy_from(self, data: &CpuBuffer) {
         let _span = span(false, data.ty(), self.device);
         let copied = data.clone();
-        crate::buffer::charge_to_host(self.device, self.bytes);
+        crate::buffer::charge_to_host(self.device, self.bytes, Some(self.ready_s));
         self.publish(Ok(copied));
     }
 

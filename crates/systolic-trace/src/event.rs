@@ -5,6 +5,10 @@ use serde_json::{Map, Value};
 /// The process id of the host: its threads are its tracks.
 pub const HOST_PID: u32 = 1;
 
+/// The first process id of the host's CPU devices other than `cpu:0` in a multi-device run:
+/// `cpu:k` (k ≥ 1) draws its memory as process `CPU_DEVICE_PID + k`; `cpu:0`'s is the host's.
+pub const CPU_DEVICE_PID: u32 = 1_000_000;
+
 /// The first process id of simulated devices (a chip with simulator id `n` is `DEVICE_PID + n`).
 pub const DEVICE_PID: u32 = 100;
 

@@ -29,11 +29,12 @@ pub mod recorder;
 pub mod summary;
 pub mod svg;
 
-pub use event::{Event, Phase, DEVICE_PID, HOST_PID};
+pub use event::{Event, Phase, CPU_DEVICE_PID, DEVICE_PID, HOST_PID};
 pub use json::{write_atomically, TraceIoError};
 pub use recorder::{
-    alloc, complete, enabled, free, now_us, record, set_process_name, set_thread_name, start,
-    thread_id, SessionError, Span,
+    alloc, complete, cpu_memory_pid, enabled, event_limit, free, memory_pid, memory_pids, now_us,
+    record, set_event_limit, set_process_name, set_thread_name, start, thread_id, MemoryProcess,
+    SessionError, Span, DEFAULT_EVENT_LIMIT, EVENT_LIMIT_ENV, LIMIT_MARKER,
 };
 
 /// The categories spans are recorded under; summaries and pictures group by them.
@@ -65,6 +66,8 @@ pub mod cat {
     pub const USER: &str = "user";
     /// Allocations, frees and live-byte counters.
     pub const MEMORY: &str = "memory";
+    /// The marker of a session that reached its event limit (`recorder::event_limit`).
+    pub const LIMIT: &str = "limit";
 }
 
 /// A recorded trace: metadata events first, then each track in time order.

@@ -7,9 +7,9 @@
 use crate::event::{Event, Phase, HOST_PID};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::Instant;
 
@@ -17,9 +17,46 @@ static ENABLED: AtomicBool = AtomicBool::new(false);
 /// Which session is on: a span opened in one session and closed in another is dropped.
 static SESSION: AtomicU64 = AtomicU64::new(0);
 static NEXT_TID: AtomicU64 = AtomicU64::new(1);
+/// The most events a session records ([`set_event_limit`]); 0: not set yet (the default or
+/// [`EVENT_LIMIT_ENV`]).
+static LIMIT: AtomicUsize = AtomicUsize::new(0);
+
+/// The default of [`event_limit`]: about a million events, a few hundred MB of memory.
+pub const DEFAULT_EVENT_LIMIT: usize = 1 << 20;
+
+/// The environment variable that sets [`event_limit`] (a positive integer).
+pub const EVENT_LIMIT_ENV: &str = "SYSTOLIC_TRACE_MAX_EVENTS";
+
+/// The name of the marker event a session records when it reaches its limit.
+pub const LIMIT_MARKER: &str = "trace event limit reached";
+
+/// The most events a session records: [`set_event_limit`]'s, else `SYSTOLIC_TRACE_MAX_EVENTS`,
+/// else [`DEFAULT_EVENT_LIMIT`]. A session that reaches it records a marker event
+/// ([`LIMIT_MARKER`], category `limit`, with the limit) and nothing more, so a long traced run
+/// holds bounded memory; summaries warn about it.
+pub fn event_limit() -> usize {
+    match LIMIT.load(Ordering::Relaxed) {
+        0 => std::env::var(EVENT_LIMIT_ENV)
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or(DEFAULT_EVENT_LIMIT),
+        n => n,
+    }
+}
+
+/// Sets [`event_limit`] for the sessions started from now on (at least 2: room for one event
+/// and the marker).
+pub fn set_event_limit(events: usize) {
+    LIMIT.store(events.max(2), Ordering::Relaxed);
+}
 
 #[derive(Default)]
 struct State {
+    /// A session is on (recording, or stopped recording at its limit).
+    open: bool,
+    /// The session's event limit.
+    limit: usize,
     events: Vec<Event>,
     process_names: BTreeMap<u32, String>,
     thread_names: BTreeMap<(u32, u64), String>,
@@ -68,13 +105,15 @@ impl std::error::Error for SessionError {}
 /// Starts recording (one session per process at a time, as JAX's profiler).
 pub fn start() -> Result<(), SessionError> {
     let mut st = state();
-    if enabled() {
+    if st.open {
         return Err(SessionError(
             "a trace is already being recorded; stop it first".into(),
         ));
     }
     origin();
     *st = State {
+        open: true,
+        limit: event_limit(),
         process_names: [(HOST_PID, "host".to_string())].into(),
         ..State::default()
     };
@@ -87,7 +126,7 @@ pub fn start() -> Result<(), SessionError> {
 /// sorted by start, longer spans before the spans they contain).
 pub fn stop() -> Result<Vec<Event>, SessionError> {
     let mut st = state();
-    if !enabled() {
+    if !st.open {
         return Err(SessionError("no trace is being recorded".into()));
     }
     ENABLED.store(false, Ordering::Relaxed);
@@ -172,7 +211,39 @@ pub fn set_thread_name(pid: u32, tid: u64, name: impl Into<String>) {
 /// Records an event (no-op when off).
 pub fn record(event: Event) {
     if enabled() {
-        state().events.push(event);
+        push(&mut state(), event);
+    }
+}
+
+/// Whether `n` more events fit under the session's limit; when they do not, records the
+/// marker and stops recording (every span site is then one atomic load again).
+fn room(st: &mut State, n: usize) -> bool {
+    if !enabled() {
+        return false;
+    }
+    if st.events.len() + n < st.limit {
+        return true;
+    }
+    ENABLED.store(false, Ordering::Relaxed);
+    let mut args = Map::new();
+    args.insert("limit".into(), st.limit.into());
+    args.insert("s".into(), "g".into());
+    st.events.push(Event {
+        phase: Phase::Instant,
+        name: LIMIT_MARKER.into(),
+        cat: crate::cat::LIMIT.into(),
+        ts: now_us(),
+        dur: 0.0,
+        pid: HOST_PID,
+        tid: 0,
+        args,
+    });
+    false
+}
+
+fn push(st: &mut State, event: Event) {
+    if room(st, 1) {
+        st.events.push(event);
     }
 }
 
@@ -245,6 +316,9 @@ fn memory_event(
     delta: i64,
 ) {
     args.insert("s".into(), "t".into());
+    if !room(st, 2) {
+        return;
+    }
     st.events.push(Event {
         phase: Phase::Instant,
         name: name.into(),
@@ -269,6 +343,66 @@ fn memory_event(
         tid: 0,
         args: counter,
     });
+}
+
+thread_local! {
+    /// The processes whose memory this thread's runs count as (see [`MemoryProcess`]).
+    static MEMORY_PIDS: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Which process the buffers a program makes on this thread count against, while it lives:
+/// the runtime enters the device's process around an execution (a CPU device `cpu:k` of a
+/// multi-device run is a process of its own, so that each device has its memory track), and
+/// the CPU backend records its values' `alloc`/`free` under [`memory_pid`]. For an SPMD
+/// execution it enters one process per participant ([`memory_pids`]), in the participants'
+/// order, and each participant's thread enters its own. Inert when tracing is off.
+#[must_use = "the process applies until the guard is dropped"]
+pub struct MemoryProcess {
+    previous: Option<Vec<u32>>,
+}
+
+impl MemoryProcess {
+    /// Counts this thread's runs against `pids` (the first for a single run) until dropped.
+    pub fn enter(pids: Vec<u32>) -> MemoryProcess {
+        if !enabled() {
+            return MemoryProcess { previous: None };
+        }
+        let previous = MEMORY_PIDS.with(|m| std::mem::replace(&mut *m.borrow_mut(), pids));
+        MemoryProcess {
+            previous: Some(previous),
+        }
+    }
+}
+
+impl Drop for MemoryProcess {
+    fn drop(&mut self) {
+        if let Some(previous) = self.previous.take() {
+            MEMORY_PIDS.with(|m| *m.borrow_mut() = previous);
+        }
+    }
+}
+
+/// The process whose memory host CPU device `cpu:index` counts against: the host's for
+/// `cpu:0`, [`crate::CPU_DEVICE_PID`]` + index` (named `cpu:index (memory)` in the trace
+/// being recorded) for the others of a multi-device run.
+pub fn cpu_memory_pid(index: usize) -> u32 {
+    if index == 0 {
+        return HOST_PID;
+    }
+    let pid = crate::event::CPU_DEVICE_PID + index as u32;
+    set_process_name(pid, format!("cpu:{index} (memory)"));
+    pid
+}
+
+/// The process this thread's run allocates in: the one [`MemoryProcess`] entered, else the
+/// host.
+pub fn memory_pid() -> u32 {
+    MEMORY_PIDS.with(|m| m.borrow().first().copied().unwrap_or(HOST_PID))
+}
+
+/// The processes [`MemoryProcess`] entered on this thread (empty: none).
+pub fn memory_pids() -> Vec<u32> {
+    MEMORY_PIDS.with(|m| m.borrow().clone())
 }
 
 /// A span on this thread's host track, recorded when dropped. Inert (nothing allocated,
@@ -416,5 +550,48 @@ pub(crate) mod tests {
             .iter()
             .any(|e| e.phase == Phase::Metadata && e.name == "thread_name"));
         assert!(!enabled());
+    }
+
+    #[test]
+    fn a_session_stops_recording_at_its_event_limit_with_a_marker() {
+        let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        set_event_limit(10);
+        start().unwrap();
+        for _ in 0..20 {
+            let _s = Span::new(cat::KERNEL, "k");
+        }
+        // Recording stopped: span sites are inert again, and memory events too.
+        assert!(!enabled());
+        assert!(!Span::new(cat::KERNEL, "after").is_recording());
+        assert_eq!(alloc(HOST_PID, None, 8, "f32[2]", "x"), 0);
+        assert!(start().is_err(), "the session is still open until stopped");
+        let events = stop().unwrap();
+        set_event_limit(DEFAULT_EVENT_LIMIT);
+        let recorded: Vec<&Event> = events
+            .iter()
+            .filter(|e| e.phase != Phase::Metadata)
+            .collect();
+        assert_eq!(recorded.len(), 10, "nine spans and the marker");
+        let marker = recorded.iter().find(|e| e.cat == cat::LIMIT).unwrap();
+        assert_eq!(marker.name, LIMIT_MARKER);
+        assert_eq!(marker.arg_u64("limit"), Some(10));
+        let text = crate::summary::render(&crate::summary::summarize(&events));
+        assert!(
+            text.contains("warning: the trace reached its limit of 10 events"),
+            "{text}"
+        );
+        // The next session records again.
+        start().unwrap();
+        {
+            let _s = Span::new(cat::KERNEL, "k");
+        }
+        assert_eq!(
+            stop()
+                .unwrap()
+                .iter()
+                .filter(|e| e.phase == Phase::Complete)
+                .count(),
+            1
+        );
     }
 }

@@ -43,6 +43,8 @@ pub struct ProcessSummary {
     pub transfers: [(f64, u64); 2],
     /// Memory: the peak of live bytes, when and what was alive.
     pub memory: Option<MemoryPeak>,
+    /// What makes the numbers incomplete (the trace reached its event limit).
+    pub warnings: Vec<String>,
 }
 
 /// The moment most bytes were live.
@@ -148,6 +150,15 @@ fn summarize_process(pid: u32, name: String, evs: &[&Event]) -> ProcessSummary {
     ops.truncate(TOP);
     s.top_ops = ops;
     s.memory = memory_peak(evs);
+    for e in evs.iter().filter(|e| e.cat == cat::LIMIT) {
+        s.warnings.push(format!(
+            "the trace reached its limit of {} events at {} and recorded nothing after it: \
+             the numbers below cover the run up to then (raise the limit with \
+             SYSTOLIC_TRACE_MAX_EVENTS or profiler::set_event_limit)",
+            e.arg_u64("limit").unwrap_or(0),
+            fmt_us(e.ts)
+        ));
+    }
     s
 }
 
@@ -271,6 +282,9 @@ pub fn render(summaries: &[ProcessSummary]) -> String {
     let mut o = String::new();
     for s in summaries {
         let _ = writeln!(o, "== {} ==", s.name);
+        for w in &s.warnings {
+            let _ = writeln!(o, "warning: {w}");
+        }
         if s.trace_us > 0.0 || s.compile_us > 0.0 {
             let how: Vec<String> = s.compiles.iter().map(|(k, v)| format!("{v} {k}")).collect();
             let _ = writeln!(

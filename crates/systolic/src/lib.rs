@@ -54,6 +54,7 @@ pub mod tree;
 
 pub use crate::core::eager::eager_cache_len;
 pub use crate::core::promote;
+pub use crate::core::scope::{named_scope, NamedScope};
 pub use array::Array;
 pub use device::{client, default_device, device, devices, set_cpu_devices, set_tpus};
 pub use element::Element;

@@ -11,6 +11,7 @@
 //! `systolic profile TRACE` summarises it.
 //!
 //! Tracing is off unless started, and then costs each span site one relaxed atomic load.
+//! Kernels are named by the scope path of their ops ([`crate::named_scope`]).
 //!
 //! ```
 //! use systolic::{jit, numpy as jnp, profiler, Array};
@@ -31,8 +32,21 @@
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+pub use systolic_trace::summary::{fmt_bytes, fmt_us, MemoryPeak, ProcessSummary};
 use systolic_trace::Span;
-pub use systolic_trace::{cat, Event, Phase, Trace};
+pub use systolic_trace::{cat, svg_path, Event, Phase, Trace};
+/// The most events a trace records, and how to change it for the traces started afterwards:
+/// a session that reaches it records a marker, stops recording (bounded memory on long runs)
+/// and its summary warns. Default about a million (`SYSTOLIC_TRACE_MAX_EVENTS` sets it too).
+///
+/// ```
+/// use systolic::profiler;
+/// let before = profiler::event_limit();
+/// profiler::set_event_limit(5_000_000);
+/// assert_eq!(profiler::event_limit(), 5_000_000);
+/// profiler::set_event_limit(before);
+/// ```
+pub use systolic_trace::{event_limit, set_event_limit};
 
 /// Where the running trace will be written.
 static TARGET: Mutex<Option<PathBuf>> = Mutex::new(None);

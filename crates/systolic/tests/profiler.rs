@@ -218,3 +218,179 @@ fn annotations_nest_around_the_work_they_name() {
     let call = spans(&trace, cat::CALL)[0];
     assert!(call.tid == user[0].tid && inside(call, user[0]));
 }
+
+/// On a simulated TPU, a batch put on the chip ahead of its step (`prefetch_to_device`) moves
+/// over PCIe on the chip's host→device DMA engine while the step before it computes, so the
+/// chip's clock gains exactly the hidden transfers: with `b` batches of transfer time `t`, a
+/// step of `s` and a read-back of the loss of `r` (the host waits for it every step), no
+/// prefetching takes `b × (t + s + r)` and prefetching 2 takes `t + b × (s + r)` when
+/// `t ≤ s + r`. The trace draws the transfers on the chip's DMA track, overlapping its
+/// executions. (`tpu:v5e:0` is this binary's alone.)
+#[test]
+fn prefetching_to_a_simulated_tpu_hides_its_transfers_behind_the_steps_exactly() {
+    use systolic::data::{Dataset, HostArray};
+    if std::env::var_os("SYSTOLIC_TPUS").is_some() {
+        return; // the default chips are not there
+    }
+    let _turn = TURN.lock().unwrap_or_else(|p| p.into_inner());
+    const BATCHES: usize = 6;
+    const ROWS: usize = 8;
+    const WIDTH: usize = 2048;
+    let device = systolic::device("tpu:v5e:0").unwrap();
+    let pcie = device.chip().unwrap().pcie_bandwidth.value.unwrap();
+    let w = Array::from_vec(
+        (0..WIDTH * WIDTH)
+            .map(|i| ((i % 13) as f32 - 6.0) * 1e-3)
+            .collect(),
+        &[WIDTH as i64, WIDTH as i64],
+    )
+    .device_put(device)
+    .unwrap();
+    let f = jit(|(w, x): &(Array, Array)| jnp::sum(&jnp::tanh(&jnp::matmul(x, w)), None, false));
+    let batches = || {
+        let n = BATCHES * ROWS;
+        let x = HostArray::from_vec(
+            (0..n * WIDTH).map(|i| (i % 7) as f32 * 0.1).collect(),
+            &[n as i64, WIDTH as i64],
+        )
+        .unwrap();
+        Dataset::from_tensor_slices(x).batch(ROWS, true)
+    };
+    // Warm up: compile, and leave the host waiting for the chip (the clock is then settled).
+    let x0 = batches().iter().next().unwrap().unwrap();
+    let warm = f.call(&(w.clone(), x0.to_array(device).unwrap())).unwrap();
+    warm.to_vec::<f32>().unwrap();
+    let step_s = {
+        let c = device.simulated_clock().unwrap();
+        let before = c.compute_s;
+        f.call(&(w.clone(), x0.to_array(device).unwrap()))
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap();
+        device.simulated_clock().unwrap().compute_s - before
+    };
+    let t = (ROWS * WIDTH * 4) as f64 / pcie;
+    let r = 4.0 / pcie;
+    // Preconditions of the formulas below (and of every prefetched transfer falling inside a
+    // step, whichever moment the prefetch thread asks for it).
+    assert!(
+        2.0 * t <= step_s,
+        "the test needs a step longer than two transfers: {t} vs {step_s}"
+    );
+
+    let run = |prefetch: usize| -> (f64, Vec<f32>) {
+        let before = device.simulated_clock().unwrap();
+        let mut losses = vec![];
+        let mut step = |x: Array| {
+            let l = f.call(&(w.clone(), x)).unwrap();
+            losses.push(l.to_vec::<f32>().unwrap()[0]);
+        };
+        if prefetch == 0 {
+            for batch in batches().iter() {
+                step(batch.unwrap().to_array(device).unwrap());
+            }
+        } else {
+            for x in batches().prefetch_to_device(prefetch, device).iter() {
+                step(x.unwrap());
+            }
+        }
+        let after = device.simulated_clock().unwrap();
+        assert_eq!(after.executions - before.executions, BATCHES as u64);
+        (after.time_s - before.time_s, losses)
+    };
+    let b = BATCHES as f64;
+    let close = |got: f64, want: f64| (got - want).abs() <= 1e-12 * want.max(1e-6);
+    let (plain, plain_losses) = run(0);
+    assert!(
+        close(plain, b * (t + step_s + r)),
+        "{plain} vs {}",
+        b * (t + step_s + r)
+    );
+    let ((ahead, ahead_losses), path) = profiler::trace(
+        std::env::temp_dir().join(format!("systolic-dma-{}.json", std::process::id())),
+        || run(2),
+    )
+    .unwrap();
+    assert!(
+        close(ahead, t + b * (step_s + r)),
+        "{ahead} vs {}",
+        t + b * (step_s + r)
+    );
+    assert!(
+        close(plain - ahead, (b - 1.0) * t),
+        "gain {}",
+        plain - ahead
+    );
+    assert_eq!(plain_losses, ahead_losses);
+
+    // The trace: the chip's transfers on its DMA track, all but the first inside a step.
+    let trace = Trace::read(&path).unwrap();
+    check_tracks(&trace);
+    let dma_tid = trace
+        .events
+        .iter()
+        .find(|e| {
+            e.phase == Phase::Metadata
+                && e.pid > systolic_trace::DEVICE_PID
+                && e.arg_str("name") == Some("DMA host→device (PCIe)")
+        })
+        .map(|e| (e.pid, e.tid))
+        .expect("a DMA track on the chip");
+    let on_chip = |category: &str| -> Vec<&Event> {
+        spans(&trace, category)
+            .into_iter()
+            .filter(|e| e.pid == dma_tid.0)
+            .collect()
+    };
+    let transfers: Vec<&Event> = on_chip(cat::TRANSFER)
+        .into_iter()
+        .filter(|e| e.tid == dma_tid.1)
+        .collect();
+    assert_eq!(transfers.len(), BATCHES);
+    assert!(transfers
+        .iter()
+        .all(|e| e.arg_u64("bytes") == Some((ROWS * WIDTH * 4) as u64)));
+    let executions = on_chip(cat::EXECUTE);
+    assert_eq!(executions.len(), BATCHES);
+    let hidden = transfers
+        .iter()
+        .filter(|x| executions.iter().any(|e| inside(x, e)))
+        .count();
+    assert_eq!(hidden, BATCHES - 1, "{transfers:?}\n{executions:?}");
+    let _ = std::fs::remove_file(&path);
+}
+
+/// `named_scope` inside a jitted function names its ops' locations, and the kernels made of
+/// them carry the scope path in the trace (a fusion takes its root op's).
+#[test]
+fn named_scopes_reach_the_kernels_in_a_trace() {
+    let _turn = TURN.lock().unwrap_or_else(|p| p.into_inner());
+    let f = jit(|x: &Array| {
+        let h = systolic::named_scope("encoder", || {
+            systolic::named_scope("mlp", || jnp::tanh(&jnp::matmul(x, x)))
+        });
+        systolic::named_scope("head", || jnp::sum(&h, None, false))
+    });
+    let x = Array::from_vec((0..64).map(|i| i as f32 * 0.01).collect(), &[8, 8]);
+    let text = f.lower(&x).unwrap().as_text();
+    assert!(text.contains(r#"loc("encoder/mlp/dot_general")"#), "{text}");
+    assert!(text.contains(r#"loc("head/reduce")"#), "{text}");
+    let dir = tempfile::tempdir().unwrap();
+    let (y, path) = profiler::trace(dir.path(), || f.call(&x).unwrap()).unwrap();
+    y.block_until_ready().unwrap();
+    let trace = Trace::read(&path).unwrap();
+    let kernels = spans(&trace, cat::KERNEL);
+    assert!(
+        kernels.iter().any(|k| k.name.starts_with("encoder/mlp/")),
+        "{:?}",
+        kernels.iter().map(|k| &k.name).collect::<Vec<_>>()
+    );
+    assert!(
+        kernels.iter().any(|k| k.name.starts_with("head/")),
+        "{:?}",
+        kernels.iter().map(|k| &k.name).collect::<Vec<_>>()
+    );
+    // Outside any scope, ops have no location and kernels no prefix.
+    let g = jit(|x: &Array| jnp::sin(x));
+    assert!(!g.lower(&x).unwrap().as_text().contains("loc("));
+}

@@ -14,6 +14,7 @@ mod many_devices;
 mod mlp;
 mod mlp_training;
 mod pmap_training;
+mod profile_run;
 mod sharded_transformer;
 mod tpu_run;
 mod tpu_sim;
@@ -46,6 +47,7 @@ fn stages() -> Vec<Box<dyn Stage>> {
     stages.push(Box::new(pmap_training::PmapTraining));
     stages.push(Box::new(sharded_transformer::ShardedTransformer));
     stages.push(Box::new(input_pipeline::InputPipeline));
+    stages.push(Box::new(profile_run::ProfileRun));
     stages.push(Box::new(language_model::LanguageModel));
     stages
 }

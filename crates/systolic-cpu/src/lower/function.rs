@@ -164,7 +164,8 @@ impl<'m> Lowerer<'m> {
                     op.span,
                 )
                 .with_cost(super::cost::estimate_ns(op, ctx))
-                .with_fused_ops(fused_ops(op)),
+                .with_fused_ops(fused_ops(op))
+                .with_scope(scope(op)),
             );
         }
         Err(CpuError::new(format!(
@@ -347,6 +348,27 @@ impl Builder {
 /// The ops of a `systolic.fusion` in program order, each once, without the dialect and the
 /// region's return (`sine,multiply,add,reduce`): how a trace names the fused kernel. Empty for
 /// other ops.
+/// The scope path of `op` from its location: a named location `scope/path/op` (what
+/// `systolic::named_scope` and JAX's `jax.named_scope` give an op, `jit(f)/layer1/dot_general`)
+/// is the scope `scope/path`; found through call sites (the callee) and fused locations (the
+/// first named one). Empty when the op has none.
+fn scope(op: &Op) -> String {
+    fn named(loc: &systolic_ir::Location) -> Option<&str> {
+        use systolic_ir::Location;
+        match loc {
+            Location::Name { name, .. } => Some(name),
+            Location::CallSite { callee, .. } => named(callee),
+            Location::Fused { locations, .. } => locations.iter().find_map(named),
+            _ => None,
+        }
+    }
+    op.loc
+        .as_ref()
+        .and_then(named)
+        .and_then(|n| n.rsplit_once('/'))
+        .map_or_else(String::new, |(scope, _)| scope.to_string())
+}
+
 fn fused_ops(op: &Op) -> String {
     if !matches!(op.kind, OpKind::Fusion { .. }) {
         return String::new();

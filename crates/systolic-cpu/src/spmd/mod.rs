@@ -374,13 +374,21 @@ impl SpmdExecutable {
     fn run(&self, args: Vec<Vec<ValueArg<'_>>>) -> Result<Vec<Vec<CpuBuffer>>> {
         let rendezvous: Rendezvous<Payload> = Rendezvous::new(self.grid);
         let kernels = self.kernel_threads;
+        // Each participant's values count against its device's memory process (entered by
+        // the runtime in the participants' order).
+        let memory = systolic_trace::memory_pids();
         let jobs: Vec<_> = self
             .grid
             .processes()
             .zip(self.processes.iter().zip(args))
-            .map(|(id, (exe, mine))| {
+            .enumerate()
+            .map(|(k, (id, (exe, mine)))| {
                 let rendezvous = &rendezvous;
-                move || run_process(rendezvous, id, exe, mine, kernels)
+                let pid = memory.get(k).copied();
+                move || {
+                    let _memory = pid.map(|p| systolic_trace::MemoryProcess::enter(vec![p]));
+                    run_process(rendezvous, id, exe, mine, kernels)
+                }
             })
             .collect();
         let crew = self.take_crew()?;

@@ -247,7 +247,11 @@ impl Client {
             return Ok(buffer.clone());
         }
         let data = buffer.data(format!(": copying it to {device}"))?;
-        crate::buffer::charge_to_host(buffer.device(), data.ty().byte_size() as u64);
+        crate::buffer::charge_to_host(
+            buffer.device(),
+            data.ty().byte_size() as u64,
+            Some(buffer.sim_ready_s()),
+        );
         let lease = self.transfer_in(data.ty(), device)?;
         Ok(Buffer::ready_shared(
             data,
@@ -271,7 +275,8 @@ impl Client {
             device: device.to_string(),
             message,
         })?;
-        sim.charge_to_device(ty.byte_size() as u64);
+        let ready = sim.charge_to_device(ty.byte_size() as u64);
+        lease.set_ready_s(ready);
         Ok(Some(lease))
     }
 

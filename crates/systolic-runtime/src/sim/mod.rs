@@ -4,10 +4,18 @@
 //!   ([`systolic_tpu::numerics`]: f32 products at DEFAULT precision on bf16-rounded operands,
 //!   HIGH as three bf16 passes, bf16 accumulated in f32) and then compiled and run by the CPU
 //!   backend, so its numbers are real.
-//! - **Time.** Each device has a simulated clock. A host→device or device→host transfer
-//!   advances it by bytes / the chip's PCIe bandwidth; an execution by the cost model's step
-//!   time of the program ([`systolic_tpu::simulate`] on the TPU-compiled module). Everything
-//!   runs one after the other on the clock: transfers do not overlap compute.
+//! - **Time.** Each device has a simulated clock with three engines, as a TPU has: the
+//!   compute engine runs executions, one after the other, each for the cost model's step time
+//!   of the program ([`systolic_tpu::simulate`] on the TPU-compiled module); two DMA engines
+//!   copy host→device and device→host, one copy at a time each, for bytes / the chip's PCIe
+//!   bandwidth. The engines overlap: a transfer runs while an execution computes, so data put
+//!   on the device ahead of the step that needs it (`prefetch_to_device`) hides its PCIe time,
+//!   as on a real TPU. What orders them: a buffer is ready when its DMA ends (a transfer) or
+//!   its execution ends (an output); an execution starts once the compute engine is free and
+//!   its inputs are ready; a device→host copy once its buffer is ready. The host has a place
+//!   on the clock too: reading a result back waits for it, so the host is at that copy's end,
+//!   and nothing it asks for afterwards (a transfer, an execution) starts earlier. The clock's
+//!   time is when everything asked for so far is done.
 //! - **Memory.** Every live buffer on the device takes its TPU-padded size of the chip's HBM.
 //!   A transfer that does not fit fails; compiling a program whose own peak exceeds HBM fails;
 //!   executing one whose temporaries do not fit beside the device's live buffers fails. The
@@ -39,7 +47,9 @@ const BUFFERS_NAMED: usize = 5;
 /// A device's simulated clock and what advanced it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SimClock {
-    /// Seconds in all: compute, collectives and waiting, plus transfers.
+    /// When everything asked of the device so far is done: its executions (compute,
+    /// collectives, waiting) and its transfers, which overlap the executions (see the module
+    /// docs), so this is at most their sum.
     pub time_s: f64,
     /// Modelled step time of all executions (an SPMD execution's kernels only: its
     /// collectives and waits are apart).
@@ -68,11 +78,34 @@ struct LiveBuffer {
     bytes: u64,
     /// Its id in the trace being recorded (0: none).
     trace_id: u64,
+    /// When its data is on the device: its DMA's or its execution's end, seconds.
+    ready_s: f64,
+}
+
+/// When each engine of a chip is free next, and where the host is, on the chip's clock.
+#[derive(Clone, Copy, Debug, Default)]
+struct Engines {
+    compute_s: f64,
+    to_device_s: f64,
+    from_device_s: f64,
+    /// The end of the last read-back the host waited for.
+    host_s: f64,
+}
+
+impl Engines {
+    /// When everything asked so far is done.
+    fn done_s(&self) -> f64 {
+        self.compute_s
+            .max(self.to_device_s)
+            .max(self.from_device_s)
+            .max(self.host_s)
+    }
 }
 
 #[derive(Debug, Default)]
 struct State {
     clock: SimClock,
+    engines: Engines,
     live: HashMap<u64, LiveBuffer>,
     live_bytes: u64,
     next_id: u64,
@@ -201,33 +234,64 @@ impl SimDevice {
         self.hbm_capacity.store(bytes, Ordering::Relaxed);
     }
 
-    /// Advances the clock by a host→device copy of `bytes`.
-    pub(crate) fn charge_to_device(&self, bytes: u64) {
+    /// A host→device copy of `bytes` on the host→device DMA engine, from when the engine is
+    /// free and the host has asked for it; returns when the data is on the device.
+    pub(crate) fn charge_to_device(&self, bytes: u64) -> f64 {
         let s = bytes as f64 / self.pcie_bandwidth;
         let mut st = self.state();
-        trace::transfer(self.chip_id(), st.clock.time_s, s, bytes, true);
+        let start = st.engines.to_device_s.max(st.engines.host_s);
+        trace::transfer(self.chip_id(), start, s, bytes, true);
+        st.engines.to_device_s = start + s;
         st.clock.host_to_device_s += s;
-        st.clock.time_s += s;
         st.clock.bytes_to_device += bytes;
+        st.clock.time_s = st.engines.done_s();
+        start + s
     }
 
-    /// Advances the clock by a device→host copy of `bytes`.
-    pub(crate) fn charge_from_device(&self, bytes: u64) {
+    /// A device→host copy of `bytes` of a buffer ready at `ready_s` (`None`: once the
+    /// executions asked for so far are done) on the device→host DMA engine; the host waits
+    /// for it, so it is at the copy's end afterwards.
+    pub(crate) fn charge_from_device(&self, bytes: u64, ready_s: Option<f64>) {
         let s = bytes as f64 / self.pcie_bandwidth;
         let mut st = self.state();
-        trace::transfer(self.chip_id(), st.clock.time_s, s, bytes, false);
+        let ready = ready_s.unwrap_or(st.engines.compute_s);
+        let start = st.engines.from_device_s.max(st.engines.host_s).max(ready);
+        trace::transfer(self.chip_id(), start, s, bytes, false);
+        st.engines.from_device_s = start + s;
+        st.engines.host_s = st.engines.host_s.max(start + s);
         st.clock.device_to_host_s += s;
-        st.clock.time_s += s;
         st.clock.bytes_from_device += bytes;
+        st.clock.time_s = st.engines.done_s();
     }
 
-    fn charge_execution(&self, program: &TpuProgram) {
+    /// One execution whose inputs are ready at `inputs_ready_s`, on the compute engine once
+    /// it is free (and not before the host asked for it); returns its end, when its outputs
+    /// are ready.
+    fn charge_execution(&self, program: &TpuProgram, inputs_ready_s: f64) -> f64 {
         let seconds = program.step_time_s();
         let mut st = self.state();
-        trace::execution(self.chip_id(), st.clock.time_s, &program.report);
+        let start = st
+            .engines
+            .compute_s
+            .max(st.engines.host_s)
+            .max(inputs_ready_s);
+        trace::execution(self.chip_id(), start, &program.report);
+        st.engines.compute_s = start + seconds;
         st.clock.compute_s += seconds;
-        st.clock.time_s += seconds;
         st.clock.executions += 1;
+        st.clock.time_s = st.engines.done_s();
+        start + seconds
+    }
+
+    /// When buffer `id`'s data is on the device (0 for one not live).
+    fn ready_s(&self, id: u64) -> f64 {
+        self.state().live.get(&id).map_or(0.0, |b| b.ready_s)
+    }
+
+    fn set_ready_s(&self, id: u64, at_s: f64) {
+        if let Some(b) = self.state().live.get_mut(&id) {
+            b.ready_s = at_s;
+        }
     }
 
     /// Advances the clock by one SPMD execution's share: kernels, collectives, waiting.
@@ -239,11 +303,15 @@ impl SimDevice {
     ) {
         let (compute_s, collective_s) = (chip.compute_s, chip.collective_s);
         let mut st = self.state();
-        trace::spmd_execution(self.chip_id(), st.clock.time_s, report, chip, wait_s);
+        // An SPMD execution starts when everything before it is done (its inputs' transfers
+        // included): the slice's chips meet at its collectives, so they start together.
+        let start = st.clock.time_s;
+        trace::spmd_execution(self.chip_id(), start, report, chip, wait_s);
         st.clock.compute_s += compute_s;
         st.clock.collective_s += collective_s;
         st.clock.wait_s += wait_s;
-        st.clock.time_s += compute_s + collective_s + wait_s;
+        st.engines.compute_s = start + compute_s + collective_s + wait_s;
+        st.clock.time_s = st.engines.done_s();
         st.clock.executions += 1;
     }
 
@@ -311,6 +379,7 @@ impl SimDevice {
                 ty: ty.clone(),
                 bytes,
                 trace_id,
+                ready_s: st.engines.compute_s,
             },
         );
         st.live_bytes += bytes;
@@ -336,6 +405,18 @@ impl SimDevice {
 pub(crate) struct HbmLease {
     device: &'static SimDevice,
     id: u64,
+}
+
+impl HbmLease {
+    /// When the buffer's data is on the device, on its clock.
+    pub(crate) fn ready_s(&self) -> f64 {
+        self.device.ready_s(self.id)
+    }
+
+    /// The buffer's data is on the device at `at_s` (its DMA's or its execution's end).
+    pub(crate) fn set_ready_s(&self, at_s: f64) {
+        self.device.set_ready_s(self.id, at_s);
+    }
 }
 
 impl Drop for HbmLease {
@@ -464,10 +545,15 @@ impl Executable {
         })
     }
 
-    /// Advances the device's clock by one execution's modelled time.
-    pub(crate) fn advance_clock(&self, outputs: &Result<Vec<Buffer>>) {
-        if let (Some(program), Some(sim), Ok(_)) = (&self.tpu, self.device().sim(), outputs) {
-            sim.charge_execution(program);
+    /// Advances the device's clock by one execution's modelled time, from when its inputs
+    /// are ready (`inputs_ready_s`, from [`Buffer::sim_ready_s`]); its outputs are ready at
+    /// its end.
+    pub(crate) fn advance_clock(&self, outputs: &Result<Vec<Buffer>>, inputs_ready_s: f64) {
+        if let (Some(program), Some(sim), Ok(outputs)) = (&self.tpu, self.device().sim(), outputs) {
+            let end = sim.charge_execution(program, inputs_ready_s);
+            for b in outputs {
+                b.set_sim_ready_s(end);
+            }
         }
     }
 }
@@ -544,14 +630,23 @@ mod tests {
     }
 
     #[test]
-    fn pcie_charges() {
+    fn pcie_charges_on_dma_engines_ordered_by_readiness_and_the_host() {
         let chip = systolic_tpu::chip("v6e").unwrap();
         let pcie = chip.pcie_bandwidth.value.unwrap();
         let dev = lookup(register(chip, 0).unwrap()).unwrap();
-        dev.charge_to_device(1 << 20);
-        dev.charge_from_device(1 << 10);
+        let (a, b) = ((1u64 << 20) as f64 / pcie, (1u64 << 10) as f64 / pcie);
+        // Two puts queue on the host→device engine.
+        assert_eq!(dev.charge_to_device(1 << 20), a);
+        assert_eq!(dev.charge_to_device(1 << 20), 2.0 * a);
+        // A read-back of the first buffer starts when it is ready, on the other engine,
+        // beside the second put; the host then waits for it.
+        dev.charge_from_device(1 << 10, Some(a));
         let c = dev.clock();
-        assert_eq!(c.bytes_to_device, 1 << 20);
-        assert!((c.time_s - ((1 << 20) + (1 << 10)) as f64 / pcie).abs() < 1e-15);
+        assert_eq!(c.bytes_to_device, 2 << 20);
+        assert_eq!(c.time_s, (a + b).max(2.0 * a));
+        // A put asked for after that read starts no earlier than its end.
+        assert_eq!(dev.charge_to_device(1 << 20), (2.0 * a).max(a + b) + a);
+        assert_eq!(dev.clock().host_to_device_s, 3.0 * a);
+        assert_eq!(dev.clock().device_to_host_s, b);
     }
 }

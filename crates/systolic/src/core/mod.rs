@@ -13,6 +13,7 @@
 //!   executable.
 //! - `dispatch`: the asynchronous dispatch queue that eager ops and compiled calls run on.
 //! - `body`: region bodies (reducers, comparators) as data, built the same traced or eager.
+//! - `scope`: name scopes (`named_scope`) that staged ops carry in their locations.
 //! - `raise`: errors that leave a traced user function by unwinding (a failed array's
 //!   metadata read under a trace, `jit_fallible`'s `Err`), caught by staging.
 //! - [`promote`]: JAX's type promotion lattice with weak types (public as
@@ -25,5 +26,6 @@ pub(crate) mod dispatch;
 pub(crate) mod eager;
 pub mod promote;
 pub(crate) mod raise;
+pub(crate) mod scope;
 pub(crate) mod staging;
 pub(crate) mod trace;

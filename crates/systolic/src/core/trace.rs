@@ -134,8 +134,10 @@ impl Trace {
             .collect();
         let regions = bodies.iter().map(|b| b.build(&mut self.func)).collect();
         vma::after_stage(self.id, &kind, &operands, &outs);
+        let loc = super::scope::location(&kind);
         let mut op = Op::new(kind, operands, outs.clone());
         op.regions = regions;
+        op.loc = loc;
         self.ops.push(op);
         outs
     }

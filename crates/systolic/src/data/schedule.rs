@@ -16,9 +16,10 @@
 //!   the step is the longest, and a run of `b` batches is `decode + transfer + b × step`, a
 //!   gain of exactly `(b − 1) × (decode + transfer)` over no prefetching.
 //!
-//! The model is separate from the runtime's simulated TPU devices, whose clocks still run a
-//! `device_put` and an execution one after the other; it is what those clocks would show if a
-//! transfer ran on the DMA engine beside the step.
+//! The runtime's simulated TPU devices run the same overlap on their own clocks (a transfer
+//! on the chip's DMA engine beside the running step; `systolic_runtime::sim`), with the step
+//! and transfer times of the real program and no host decode (the host's decode costs no
+//! device time there); this model adds the decode, for the example's tables.
 
 /// Per-batch costs in nanoseconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
