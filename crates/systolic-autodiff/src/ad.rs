@@ -32,6 +32,11 @@ pub(crate) struct Ad<'s> {
     pub(crate) remat_tags: Vec<Option<i64>>,
     /// Whether `b.ops` is the top-level list (remat tags are only kept there).
     pub(crate) top_level: bool,
+    /// Whether the forward values being emitted are a backward rule's recomputation (of a
+    /// branch, a loop iteration, a manual computation's body): host callbacks are left out
+    /// there, since the forward program already ran them (JAX's `debug.print` prints the
+    /// primal values once under `grad`).
+    pub(crate) recomputing: bool,
     /// How often each source value is used.
     uses: Vec<u32>,
 }
@@ -78,6 +83,7 @@ impl<'s> Ad<'s> {
             customs: vec![],
             remat_tags: vec![],
             top_level: true,
+            recomputing: false,
             uses: systolic_ir::walk::use_counts(src),
         }
     }

@@ -16,6 +16,22 @@ use systolic_ir::{Func, Op, OpKind, Type, ValueId};
 /// Reverse mode over a list of source ops: returns the cotangents of `seeds` given the
 /// cotangents `cts` of `outs`. The forward sweep and the backward sweep are emitted into
 /// `ad.b.ops`.
+/// [`vjp_block`] for a backward rule that recomputes the forward values of `ops` (a branch,
+/// a loop body, a manual computation's body) inside its backward program: the recomputation
+/// leaves out host callbacks (`debug::print`), which the forward program already ran.
+pub(crate) fn vjp_block_recomputing(
+    ad: &mut Ad,
+    ops: &[Op],
+    seeds: &[ValueId],
+    outs: &[ValueId],
+    cts: &[Option<ValueId>],
+) -> Res<Vec<Option<ValueId>>> {
+    let saved = std::mem::replace(&mut ad.recomputing, true);
+    let result = vjp_block(ad, ops, seeds, outs, cts);
+    ad.recomputing = saved;
+    result
+}
+
 pub(crate) fn vjp_block(
     ad: &mut Ad,
     ops: &[Op],
@@ -72,6 +88,9 @@ fn vjp_block_inner(
         } else {
             fwd.push((op, tag));
         }
+    }
+    if ad.recomputing {
+        drop_host_callbacks(&mut fwd);
     }
     ad.b.ops.extend(fwd.iter().map(|(o, _)| o.clone()));
     // Seed the output cotangents.
@@ -255,4 +274,15 @@ pub(crate) fn vjp_func(src: &Func, wrt: &[usize]) -> Res<Func> {
         });
     }
     assemble(src, ad.b, params, returns)
+}
+
+/// Removes host callbacks (they have no results) from `ops` and their regions.
+fn drop_host_callbacks(ops: &mut Vec<(Op, Option<i64>)>) {
+    let is_callback = |op: &Op| systolic_ir::host_callback::is_host_callback(&op.kind);
+    ops.retain(|(op, _)| !is_callback(op));
+    for (op, _) in ops.iter_mut() {
+        for r in &mut op.regions {
+            systolic_ir::walk::erase_ops(r, &mut |o| is_callback(o));
+        }
+    }
 }

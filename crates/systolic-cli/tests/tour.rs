@@ -11,7 +11,13 @@ fn tour_runs_and_agrees_with_jax() {
     assert!(stdout.contains("logits: tensor<8x10xf32>"), "{stdout}");
     assert!(stdout.contains("agrees"), "{stdout}");
     // The bundled golden stages: every output checked against JAX's.
-    assert!(stdout.contains("[5/15]"), "{stdout}");
+    assert!(stdout.contains("[5/16]"), "{stdout}");
+    // debug::print! inside jit(vmap(value_and_grad)): one line per example (the stage fails
+    // unless each equals the loss the program returned).
+    assert!(
+        stdout.contains("4 lines, in example order, each equal to the loss the program returned"),
+        "{stdout}"
+    );
     // The input pipeline: prefetching must not change the losses (the stage fails
     // otherwise), and the simulated chip's idle share drops with prefetch.
     assert!(

@@ -89,6 +89,13 @@ pub trait Kernel: Send + Sync + Debug {
     fn is_collective(&self) -> bool {
         false
     }
+
+    /// True for a kernel with an effect outside its results (a host callback,
+    /// [`crate::kernels::host_callback`]): the scheduler keeps it in program order and never
+    /// runs it beside another step.
+    fn has_side_effect(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

@@ -233,7 +233,7 @@ impl Step {
     /// A tensor kernel: no side effects, no nested programs, so the scheduler may move it and
     /// run it beside another step.
     fn movable(&self) -> bool {
-        matches!(&self.exec, Exec::Kernel(k) if !k.is_collective())
+        matches!(&self.exec, Exec::Kernel(k) if !k.is_collective() && !k.has_side_effect())
     }
 
     /// A tensor kernel worth running on the pool from a process thread of an SPMD execution

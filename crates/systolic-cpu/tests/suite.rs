@@ -23,6 +23,7 @@ mod fusion_random_compiled;
 mod fusion_reduce;
 mod fusion_rows;
 mod goldens;
+mod host_callback;
 mod indexing;
 mod jax_fixtures;
 mod linalg;

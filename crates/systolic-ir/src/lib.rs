@@ -21,6 +21,7 @@ pub mod collective_groups;
 pub mod deadline;
 pub mod diag;
 pub mod dtype;
+pub mod host_callback;
 pub mod inline;
 pub mod lapack;
 pub mod memory_budget;

@@ -194,3 +194,50 @@ fn an_unwritable_cache_directory_does_not_fail_the_compile() {
     assert_eq!(exe.source(), CompileSource::Compiled);
     assert_eq!(client.cache_stats().disk_write_failures, 1);
 }
+
+#[test]
+fn a_module_with_a_host_callback_never_reaches_the_disk_cache() {
+    // Its callback number means something only in this process: another process reading the
+    // entry could call an unrelated closure under the same number.
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = calls.clone();
+    let id = systolic_ir::host_callback::register(Arc::new(move |_: &[systolic_ir::Tensor]| {
+        counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(vec![])
+    }));
+    let text = format!(
+        "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {{
+  stablehlo.custom_call @systolic.host_callback(%x) {{api_version = 4 : i32, backend_config = {{callback_id = {id} : i64, name = \"t\"}}, has_side_effect = true}} : (tensor<2xf32>) -> ()
+  %y = stablehlo.add %x, %x : tensor<2xf32>
+  return %y : tensor<2xf32>
+}}"
+    );
+    let module = support::module(&text);
+    let dir = tempfile::tempdir().unwrap();
+    let options = CompileOptions::with_cache_dir(dir.path());
+    for _ in 0..2 {
+        // A fresh client each time: what a second process would see.
+        let client = Client::cpu();
+        let exe = client.compile(&module, &options).unwrap();
+        assert_eq!(exe.source(), CompileSource::Compiled);
+        let stats = client.cache_stats();
+        assert_eq!((stats.disk_hits, stats.disk_writes), (0, 0));
+        let x = upload(
+            &client,
+            &[
+                systolic_ir::Tensor::from_f64(vec![2], systolic_ir::DType::F32, vec![1.0, 2.0])
+                    .unwrap(),
+            ],
+        );
+        exe.execute(&[&x[0]]).unwrap();
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 2);
+    // Nor can it be serialised ahead of time.
+    let err = Client::cpu()
+        .compile_serializable(&module, &options)
+        .err()
+        .expect("refused");
+    assert!(err.to_string().contains("host callback"), "{err}");
+    systolic_ir::host_callback::unregister(id);
+}

@@ -37,15 +37,18 @@ pub enum Bound {
     Memory,
     /// The fixed per-kernel overhead exceeds both.
     Overhead,
+    /// A copy to the host over PCIe: a host callback's operands (`debug::print`).
+    HostTransfer,
 }
 
 impl Bound {
-    /// `compute`, `memory` or `overhead`.
+    /// `compute`, `memory`, `overhead` or `host transfer`.
     pub fn as_str(self) -> &'static str {
         match self {
             Bound::Compute => "compute",
             Bound::Memory => "memory",
             Bound::Overhead => "overhead",
+            Bound::HostTransfer => "host transfer",
         }
     }
 }
@@ -83,6 +86,47 @@ fn missing(chip: &ChipSpec, figure: &'static str, needed_for: &'static str) -> T
         figure,
         needed_for,
     }
+}
+
+/// The cost of a host callback (`systolic.host_callback`, what `debug::print` stages): its
+/// operands copied device→host over PCIe, plus the fixed overhead of a kernel, `count` times.
+/// The callback's own run on the host is not on the chip's clock. Small, but not zero: a print
+/// inside a training loop's body is paid on every iteration.
+///
+/// ```
+/// use systolic_tpu::cost::{host_callback_cost, Bound};
+/// use systolic_tpu::{chip, ModelParams};
+/// let chip = chip("v5e").unwrap();
+/// let k = host_callback_cost(&chip, &ModelParams::default(), "print".into(), 4096, 2.0).unwrap();
+/// assert_eq!(k.bound, Bound::HostTransfer);
+/// let pcie = systolic_tpu::interconnect::host_transfer_s(&chip, 4096.0).unwrap();
+/// assert!((k.time_s - 2.0 * (pcie + ModelParams::default().kernel_overhead_s)).abs() < 1e-15);
+/// ```
+pub fn host_callback_cost(
+    chip: &ChipSpec,
+    params: &ModelParams,
+    name: String,
+    operand_bytes: u64,
+    count: f64,
+) -> Result<KernelCost, TpuError> {
+    let transfer_s = crate::interconnect::host_transfer_s(chip, operand_bytes as f64)?;
+    let once = transfer_s + params.kernel_overhead_s;
+    Ok(KernelCost {
+        name,
+        kind: format!(
+            "stablehlo.custom_call @{}",
+            systolic_ir::host_callback::HOST_CALLBACK_TARGET
+        ),
+        flops: 0.0,
+        bytes: operand_bytes as f64 * count,
+        mxu_time_s: 0.0,
+        vpu_time_s: 0.0,
+        hbm_time_s: 0.0,
+        time_s: once * count,
+        bound: Bound::HostTransfer,
+        mxu_utilization: None,
+        count,
+    })
 }
 
 /// Bytes a product moves beyond reading its operands and writing its result once, because its

@@ -411,6 +411,25 @@ impl Walker<'_> {
                         op.kind.name()
                     ));
                 }
+                OpKind::CustomCall { .. }
+                    if systolic_ir::host_callback::is_host_callback(&op.kind) =>
+                {
+                    let bytes = values_bytes(func, &op.operands);
+                    let k = crate::cost::host_callback_cost(
+                        self.chip,
+                        self.params,
+                        name,
+                        bytes,
+                        count,
+                    )?;
+                    let once = if k.count > 0.0 {
+                        k.time_s / k.count
+                    } else {
+                        0.0
+                    };
+                    push_compute(self.frame(), once);
+                    self.schedule.kernels.push(k);
+                }
                 OpKind::CustomCall {
                     call_target_name, ..
                 } if !systolic_ir::lapack::LapackCall::is_lapack_target(call_target_name) => {

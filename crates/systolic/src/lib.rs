@@ -36,6 +36,7 @@ pub mod checkpoint;
 pub mod config;
 mod core;
 pub mod data;
+pub mod debug;
 mod device;
 mod display;
 mod element;

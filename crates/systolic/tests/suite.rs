@@ -9,6 +9,7 @@ mod constructs_golden;
 mod control_flow;
 mod conv_transpose;
 mod data;
+mod debug_print;
 mod disable_jit;
 mod display_golden;
 mod failed_arrays;

@@ -33,7 +33,7 @@ use crate::ad::{is_float_type, Ad};
 use crate::builder::{AdBuilder, Res};
 use crate::rules::control::forward::jvp_block;
 use crate::rules::control::reverse::{in_region, result_cts, Custom};
-use crate::vjp::vjp_block;
+use crate::vjp::vjp_block_recomputing;
 use crate::Error;
 use systolic_ir::{
     Block, Func, ManualComputationAttrs, Op, OpKind, Region, ReturnKind, Type, ValueId,
@@ -188,7 +188,7 @@ pub(crate) fn backward(
     let seeds: Vec<ValueId> = active.iter().map(|&j| body.args[j]).collect();
     let outs: Vec<ValueId> = pos.iter().map(|&i| ret.operands[i]).collect();
     let (mut ops, rets) = in_region(ad, |ad| {
-        let res = vjp_block(ad, &body.ops, &seeds, &outs, &ct_args)?;
+        let res = vjp_block_recomputing(ad, &body.ops, &seeds, &outs, &ct_args)?;
         let mut rets = vec![];
         for (k, r) in res.into_iter().enumerate() {
             rets.push(match r {

@@ -85,6 +85,12 @@ pub(crate) fn jvp(
         CustomCall { .. } if systolic_ir::batch_collective::read(&op.kind).is_some() => {
             batch_collective::jvp(b, op, t, y)
         }
+        // A host callback (`debug::print`): the walker has already emitted it on the primal
+        // values, which is all JAX's debug_callback JVP rule does; it carries no tangent (and,
+        // never emitted on tangents, has no transpose).
+        CustomCall { .. } if systolic_ir::host_callback::is_host_callback(&op.kind) => {
+            Ok(vec![None; op.results.len()])
+        }
         // No rule yet: the error names the op.
         ChloBinary(_)
         | Map { .. }

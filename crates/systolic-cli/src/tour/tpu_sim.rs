@@ -57,6 +57,7 @@ fn summary(r: &SimReport) -> String {
                 Bound::Compute => "compute",
                 Bound::Memory => "memory",
                 Bound::Overhead => "overhead",
+                Bound::HostTransfer => "host-transfer",
             };
             format!("slowest kernel {} is {bound}-bound", k.kind)
         })

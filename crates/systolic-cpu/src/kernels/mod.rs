@@ -17,6 +17,7 @@ pub mod conv;
 pub mod dot;
 pub mod fallback;
 pub mod fusion;
+pub mod host_callback;
 pub mod indexing;
 pub mod lapack;
 pub mod linalg;
@@ -50,6 +51,9 @@ pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> 
             call_target_name, ..
         } if systolic_ir::lapack::LapackCall::is_lapack_target(call_target_name) => {
             lapack::lower(op, ctx)
+        }
+        CustomCall { .. } if systolic_ir::host_callback::is_host_callback(&op.kind) => {
+            host_callback::lower(op, ctx)
         }
         CustomCall { .. } => fusion::lower(op, ctx),
         Fusion {

@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::operands::{expect_count, scalar_int, tensor};
 use crate::regions::Regions;
 use crate::value::Value;
-use systolic_ir::{DType, OpKind, Type};
+use systolic_ir::{DType, OpKind, Tensor, Type};
 
 /// Most iterations a `while` may run before the interpreter reports it as runaway.
 const MAX_WHILE_ITERATIONS: u64 = 100_000_000;
@@ -81,6 +81,9 @@ pub fn eval(
         }
         Call { callee } => regions.call(callee, args),
         Composite { decomposition, .. } => regions.call(decomposition, args),
+        CustomCall { .. } if systolic_ir::host_callback::is_host_callback(kind) => {
+            host_callback(kind, args, result_types)
+        }
         CustomCall {
             call_target_name, ..
         } => custom_call(call_target_name, args, result_types),
@@ -179,6 +182,25 @@ fn custom_call(target: &str, args: Vec<Value>, result_types: &[Type]) -> Result<
         return Ok(args);
     }
     crate::bail!("custom_call target '{target}' is not supported by the interpreter")
+}
+
+/// `systolic.host_callback`: the registered closure, called on the operands
+/// ([`systolic_ir::host_callback`]); its error is the op's.
+fn host_callback(kind: &OpKind, args: Vec<Value>, result_types: &[Type]) -> Result<Vec<Value>> {
+    let tensors = args
+        .into_iter()
+        .map(|v| match v {
+            Value::Tensor(t) => Ok(t),
+            other => Err(crate::error::InterpError::new(format!(
+                "{}: a host callback takes tensors, not {}",
+                kind.name(),
+                other.ty()
+            ))),
+        })
+        .collect::<Result<Vec<Tensor>>>()?;
+    let results = systolic_ir::host_callback::invoke(kind, &tensors, result_types)
+        .map_err(crate::error::InterpError::new)?;
+    Ok(results.into_iter().map(Value::Tensor).collect())
 }
 
 /// `sdy.manual_computation` on one device: when every manual axis has size 1, each device's

@@ -347,7 +347,7 @@ impl Client {
             span.arg("cache", "hit");
             return Ok(self.executable(device, compiled, CompileSource::MemoryCache));
         }
-        let disk = options.disk_cache.resolve().map(DiskCache::new);
+        let disk = disk_cache_for(module, options);
         let lower = |m: &Module| {
             crate::executable::lower(m, &options.cpu.entry)
                 .map_err(|e| format!("its module does not lower: {e}"))
@@ -527,4 +527,16 @@ fn same_signature(
         list(&want_params),
         list(want_results)
     ))
+}
+
+/// The disk cache `options` name for `module`, or none when the module holds a host callback
+/// (`systolic_ir::host_callback`): the callback's number means something only in the process
+/// that registered it, so such a module is never written to the cache that other processes
+/// read, nor read from it (an entry found there was made by another process, whose number could
+/// call an unrelated closure of this one).
+pub(crate) fn disk_cache_for(module: &Module, options: &CompileOptions) -> Option<DiskCache> {
+    if systolic_ir::host_callback::module_has_host_callback(module) {
+        return None;
+    }
+    options.disk_cache.resolve().map(DiskCache::new)
 }

@@ -148,6 +148,13 @@ impl Client {
                  (its modelled cost is not serialised yet)"
             )));
         }
+        if systolic_ir::host_callback::module_has_host_callback(module) {
+            return Err(RuntimeError::Compile(format!(
+                "@{}: a program holding a host callback (debug::print, debug::callback) cannot \
+                 be serialised: its callbacks are closures of this process",
+                options.cpu.entry
+            )));
+        }
         let _span = systolic_trace::Span::lazy(systolic_trace::cat::COMPILE, || {
             format!("compile @{} (ahead of time)", options.cpu.entry)
         })

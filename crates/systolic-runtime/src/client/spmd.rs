@@ -11,7 +11,6 @@
 use super::Client;
 use crate::cache_key::CacheKey;
 use crate::device::{Device, DeviceKind};
-use crate::disk_cache::DiskCache;
 use crate::error::{Result, RuntimeError};
 use crate::executable::CompileSource;
 use crate::options::CompileOptions;
@@ -182,7 +181,7 @@ impl Client {
             span.arg("cache", "hit");
             return Ok(executable(compiled, CompileSource::MemoryCache));
         }
-        let disk = options.disk_cache.resolve().map(DiskCache::new);
+        let disk = super::disk_cache_for(module, options);
         let lower = |m: &Module| {
             lower_spmd(m, grid, &options.cpu).map_err(|e| format!("its module does not lower: {e}"))
         };

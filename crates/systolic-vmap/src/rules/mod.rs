@@ -9,6 +9,7 @@ mod custom;
 mod custom_rule;
 mod dot;
 mod elementwise;
+mod host_callback;
 mod indexing;
 mod linalg;
 mod reduce;
@@ -101,6 +102,9 @@ pub(crate) fn batch(cx: &mut Cx, op: &Op, args: &[BVal], captures: bool) -> Resu
         RngBitGenerator { .. } => rng::rng_bit_generator(cx, op, args),
         CustomCall { .. } if systolic_ir::pvary::is_pvary(&op.kind) => {
             collective::collective(cx, op, args)
+        }
+        CustomCall { .. } if systolic_ir::host_callback::is_host_callback(&op.kind) => {
+            host_callback::host_callback(cx, op, args)
         }
         CustomCall { .. } => custom::custom_call(cx, op, args),
         AllGather { .. }

@@ -6,7 +6,7 @@
 
 use crate::ad::{captured, is_float_type, Ad};
 use crate::builder::{AdBuilder, Res};
-use crate::vjp::vjp_block;
+use crate::vjp::vjp_block_recomputing;
 use crate::Error;
 use systolic_ir::{
     Attribute, Block, ComparisonDirection, DType, Op, OpKind, Region, ReturnKind, Type, ValueId,
@@ -212,7 +212,7 @@ fn branch_backward(
             .ok_or_else(|| Error::new("a branch without a terminator"))?;
         let outs: Vec<ValueId> = pos.iter().map(|&i| ret.operands[i]).collect();
         let (ops, rets) = in_region(ad, |ad| {
-            let res = vjp_block(ad, &blk.ops, &c.inputs, &outs, &cts_opt)?;
+            let res = vjp_block_recomputing(ad, &blk.ops, &c.inputs, &outs, &cts_opt)?;
             let mut rets = vec![];
             for (i, r) in res.into_iter().enumerate() {
                 rets.push(match r {
@@ -535,7 +535,7 @@ fn while_backward(
         let ct_in: Vec<Option<ValueId>> = bargs[1..1 + np].iter().map(|&v| Some(v)).collect();
         let mut seeds: Vec<ValueId> = pos.iter().map(|&i| body.args[i]).collect();
         seeds.extend(caps.iter().copied());
-        let res = vjp_block(ad, &body.ops, &seeds, &outs, &ct_in)?;
+        let res = vjp_block_recomputing(ad, &body.ops, &seeds, &outs, &ct_in)?;
         let mut rets = vec![];
         let one = ad.b.scalar(it_dtype, 1.0)?;
         rets.push(ad.b.sub(it, one)?);
