@@ -236,7 +236,7 @@ fn a_callback_sees_the_values_and_its_error_reaches_the_caller_of_jit() {
                 log.lock().unwrap().push(v[0].to_vec::<f32>()?);
                 Ok(())
             },
-            &[y.clone()],
+            std::slice::from_ref(&y),
         )
         .unwrap();
         y
@@ -256,7 +256,7 @@ fn a_callback_sees_the_values_and_its_error_reaches_the_caller_of_jit() {
                     message: "the value is out of range".into(),
                 })
             },
-            &[x.clone()],
+            std::slice::from_ref(x),
         )
         .unwrap();
         x * 2.0
@@ -290,6 +290,9 @@ fn a_failed_argument_ends_the_trace_with_its_error() {
         debug::print!("{}", bad);
         x.clone()
     });
-    let err = f.call(&x3()).err().expect("the trace fails").to_string();
+    let Err(err) = f.call(&x3()) else {
+        panic!("the trace fails")
+    };
+    let err = err.to_string();
     assert!(err.contains("reshape"), "{err}");
 }
