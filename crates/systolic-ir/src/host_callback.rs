@@ -36,7 +36,7 @@
 //! // Once unregistered, a call says so, naming the op and the id.
 //! assert!(host_callback::unregister(id));
 //! let err = host_callback::invoke(&kind, &[x], &[]).unwrap_err();
-//! assert!(err.contains("systolic.host_callback") && err.contains("not registered"), "{err}");
+//! assert!(err.contains("systolic.host_callback") && err.contains("no callback is registered"), "{err}");
 //! # let _ = CallbackId(0);
 //! ```
 
