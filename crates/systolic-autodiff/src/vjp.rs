@@ -13,9 +13,6 @@ use std::collections::{HashMap, HashSet};
 use systolic_ir::walk::{clone_op_from_arena, ValueMap};
 use systolic_ir::{Func, Op, OpKind, Type, ValueId};
 
-/// Reverse mode over a list of source ops: returns the cotangents of `seeds` given the
-/// cotangents `cts` of `outs`. The forward sweep and the backward sweep are emitted into
-/// `ad.b.ops`.
 /// [`vjp_block`] for a backward rule that recomputes the forward values of `ops` (a branch,
 /// a loop body, a manual computation's body) inside its backward program: the recomputation
 /// leaves out host callbacks (`debug::print`), which the forward program already ran.
@@ -32,6 +29,9 @@ pub(crate) fn vjp_block_recomputing(
     result
 }
 
+/// Reverse mode over a list of source ops: returns the cotangents of `seeds` given the
+/// cotangents `cts` of `outs`. The forward sweep and the backward sweep are emitted into
+/// `ad.b.ops`.
 pub(crate) fn vjp_block(
     ad: &mut Ad,
     ops: &[Op],
