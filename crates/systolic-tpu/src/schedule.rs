@@ -232,6 +232,18 @@ impl Walker<'_> {
         }
     }
 
+    /// Adds a costed kernel: its time once on the compute timeline (the timeline counts one
+    /// iteration of the innermost loop) and the kernel to the schedule.
+    fn push_kernel(&mut self, k: KernelCost) {
+        let once = if k.count > 0.0 {
+            k.time_s / k.count
+        } else {
+            0.0
+        };
+        push_compute(self.frame(), once);
+        self.schedule.kernels.push(k);
+    }
+
     fn push(
         &mut self,
         name: String,
@@ -241,14 +253,7 @@ impl Walker<'_> {
         count: f64,
     ) -> Result<(), TpuError> {
         let k = kernel_cost(self.chip, self.params, name, kind, work, traffic, count)?;
-        // The timeline counts one iteration of the innermost loop: the kernel's time once.
-        let once = if k.count > 0.0 {
-            k.time_s / k.count
-        } else {
-            0.0
-        };
-        push_compute(self.frame(), once);
-        self.schedule.kernels.push(k);
+        self.push_kernel(k);
         Ok(())
     }
 
@@ -422,13 +427,7 @@ impl Walker<'_> {
                         bytes,
                         count,
                     )?;
-                    let once = if k.count > 0.0 {
-                        k.time_s / k.count
-                    } else {
-                        0.0
-                    };
-                    push_compute(self.frame(), once);
-                    self.schedule.kernels.push(k);
+                    self.push_kernel(k);
                 }
                 OpKind::CustomCall {
                     call_target_name, ..

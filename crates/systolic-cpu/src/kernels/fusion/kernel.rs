@@ -70,12 +70,11 @@ impl Kernel for LoopKernel {
                 }
             }
         }
+        let buffers: Vec<&CpuBuffer> = args.iter().map(|a| a.buffer()).collect();
         if donor.iter().all(Option::is_none) {
-            let buffers: Vec<&CpuBuffer> = args.iter().map(|a| a.buffer()).collect();
             // Operands that die here go back to the pool as `args` drops (see `Arg`'s `Drop`).
             return exec::run(&self.program, &buffers);
         }
-        let buffers: Vec<&CpuBuffer> = args.iter().map(|a| a.buffer()).collect();
         // SAFETY: each `into[r]` points into operand `donor[r]`'s storage, which this kernel
         // owns (`Arg::Owned`: nobody else reads or writes it), has result `r`'s dtype and
         // element count (operand types are checked against the program's, whose pair
