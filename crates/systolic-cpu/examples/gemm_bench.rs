@@ -3,8 +3,8 @@
 //!
 //! Run: `cargo run --release -p systolic-cpu --example gemm_bench [sizes…] [cases…]`
 //! (a size is `N` for N × N · N × N or `MxKxN` for M × K · K × N, e.g. `4096x256x1024`, the
-//! MLP product of `examples/train_lm`; cases: f32, bf16->f32, bf16->bf16, i8->i32; default
-//! all).
+//! MLP product of `examples/train_lm`; cases: f32, bf16->f32, bf16->bf16, i8->i32, conv;
+//! default all).
 //! The JAX side (same sizes and dtypes, jitted `lax.dot`) is `examples/gemm_bench_jax.py`:
 //! `/root/.cache/systolic-jax-venv/bin/python crates/systolic-cpu/examples/gemm_bench_jax.py`.
 //! Both report the best of several runs after a warm-up; run them one after the other on an
@@ -134,6 +134,12 @@ fn main() {
         std::arch::is_x86_feature_detected!("avx512bf16"),
         std::arch::is_x86_feature_detected!("avx512vnni"),
         rayon::current_num_threads()
+    );
+    println!(
+        "blocking of the packed bf16 kernel: {:?}",
+        systolic_cpu::kernels::dot::packed::Blocking::detect::<
+            systolic_cpu::kernels::dot::packed::bf16::Bf16Kernel,
+        >()
     );
     let cases = [
         ("f32", DType::F32, DType::F32),

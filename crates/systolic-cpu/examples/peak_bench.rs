@@ -7,6 +7,8 @@
 //! - the clock, from a chain of dependent 64-bit multiplies (3 cycles each);
 //! - f32 FMA: 12 independent `vfmadd231ps zmm` chains (two FMA units × 16 lanes × 2 flops a
 //!   cycle at best), with no loads;
+//! - bf16 `vdpbf16ps` and int8 `vpdpbusd` (AVX-512), 12 independent chains each, no loads:
+//!   the peaks of the packed bf16 and int8 kernels where AMX is absent;
 //! - AMX bf16: `tdpbf16ps` into four accumulator tiles, first with no loads, then with the
 //!   2 × 2 blocking's four tile loads per four products from L1 (the best a kernel fed from
 //!   L1 can do; this machine's `packed::amx` kernel feeds from L2).
@@ -68,6 +70,70 @@ mod x86 {
                 "vfmadd231ps zmm6, zmm14, zmm15", "vfmadd231ps zmm7, zmm14, zmm15",
                 "vfmadd231ps zmm8, zmm14, zmm15", "vfmadd231ps zmm9, zmm14, zmm15",
                 "vfmadd231ps zmm10, zmm14, zmm15", "vfmadd231ps zmm11, zmm14, zmm15",
+                "dec {n}", "jnz 2b",
+                n = inout(reg) iterations => _,
+                out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _, out("zmm4") _,
+                out("zmm5") _, out("zmm6") _, out("zmm7") _, out("zmm8") _, out("zmm9") _,
+                out("zmm10") _, out("zmm11") _, out("zmm14") _, out("zmm15") _,
+                options(nostack, nomem)
+            );
+        }
+    }
+
+    /// Runs `iterations` × 12 independent `vdpbf16ps zmm` (32 bf16 pairs, 64 flops each).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F and AVX512-BF16.
+    #[target_feature(enable = "avx512f,avx512bf16")]
+    pub unsafe fn bf16_dot_chains(iterations: u64) {
+        // SAFETY: register-only arithmetic on zmm registers the block declares clobbered.
+        unsafe {
+            asm!(
+                "vpxord zmm0, zmm0, zmm0", "vpxord zmm1, zmm1, zmm1", "vpxord zmm2, zmm2, zmm2",
+                "vpxord zmm3, zmm3, zmm3", "vpxord zmm4, zmm4, zmm4", "vpxord zmm5, zmm5, zmm5",
+                "vpxord zmm6, zmm6, zmm6", "vpxord zmm7, zmm7, zmm7", "vpxord zmm8, zmm8, zmm8",
+                "vpxord zmm9, zmm9, zmm9", "vpxord zmm10, zmm10, zmm10",
+                "vpxord zmm11, zmm11, zmm11", "vpternlogd zmm14, zmm14, zmm14, 0xff",
+                "vpternlogd zmm15, zmm15, zmm15, 0xff",
+                "2:",
+                "vdpbf16ps zmm0, zmm14, zmm15", "vdpbf16ps zmm1, zmm14, zmm15",
+                "vdpbf16ps zmm2, zmm14, zmm15", "vdpbf16ps zmm3, zmm14, zmm15",
+                "vdpbf16ps zmm4, zmm14, zmm15", "vdpbf16ps zmm5, zmm14, zmm15",
+                "vdpbf16ps zmm6, zmm14, zmm15", "vdpbf16ps zmm7, zmm14, zmm15",
+                "vdpbf16ps zmm8, zmm14, zmm15", "vdpbf16ps zmm9, zmm14, zmm15",
+                "vdpbf16ps zmm10, zmm14, zmm15", "vdpbf16ps zmm11, zmm14, zmm15",
+                "dec {n}", "jnz 2b",
+                n = inout(reg) iterations => _,
+                out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _, out("zmm4") _,
+                out("zmm5") _, out("zmm6") _, out("zmm7") _, out("zmm8") _, out("zmm9") _,
+                out("zmm10") _, out("zmm11") _, out("zmm14") _, out("zmm15") _,
+                options(nostack, nomem)
+            );
+        }
+    }
+
+    /// Runs `iterations` × 12 independent `vpdpbusd zmm` (64 u8 × i8 products, 128 ops each).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F and AVX512-VNNI.
+    #[target_feature(enable = "avx512f,avx512vnni")]
+    pub unsafe fn int8_dot_chains(iterations: u64) {
+        // SAFETY: register-only arithmetic on zmm registers the block declares clobbered.
+        unsafe {
+            asm!(
+                "vpxord zmm0, zmm0, zmm0", "vpxord zmm1, zmm1, zmm1", "vpxord zmm2, zmm2, zmm2",
+                "vpxord zmm3, zmm3, zmm3", "vpxord zmm4, zmm4, zmm4", "vpxord zmm5, zmm5, zmm5",
+                "vpxord zmm6, zmm6, zmm6", "vpxord zmm7, zmm7, zmm7", "vpxord zmm8, zmm8, zmm8",
+                "vpxord zmm9, zmm9, zmm9", "vpxord zmm10, zmm10, zmm10",
+                "vpxord zmm11, zmm11, zmm11", "vpternlogd zmm14, zmm14, zmm14, 0xff",
+                "vpternlogd zmm15, zmm15, zmm15, 0xff",
+                "2:",
+                "vpdpbusd zmm0, zmm14, zmm15", "vpdpbusd zmm1, zmm14, zmm15",
+                "vpdpbusd zmm2, zmm14, zmm15", "vpdpbusd zmm3, zmm14, zmm15",
+                "vpdpbusd zmm4, zmm14, zmm15", "vpdpbusd zmm5, zmm14, zmm15",
+                "vpdpbusd zmm6, zmm14, zmm15", "vpdpbusd zmm7, zmm14, zmm15",
+                "vpdpbusd zmm8, zmm14, zmm15", "vpdpbusd zmm9, zmm14, zmm15",
+                "vpdpbusd zmm10, zmm14, zmm15", "vpdpbusd zmm11, zmm14, zmm15",
                 "dec {n}", "jnz 2b",
                 n = inout(reg) iterations => _,
                 out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _, out("zmm4") _,
@@ -160,6 +226,35 @@ fn main() {
         );
     } else {
         println!("f32 FMA          (no AVX-512F)");
+    }
+
+    if std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512bf16")
+    {
+        let n = 50_000_000u64;
+        // SAFETY: the features are present (checked above).
+        let seconds = best_of_five(|| unsafe { x86::bf16_dot_chains(n) });
+        let gflops = (n * 12 * 32 * 2) as f64 / seconds / 1e9;
+        println!(
+            "bf16 vdpbf16ps   {gflops:6.0} GFLOP/s per core ({:.1} flops/cycle)",
+            gflops / ghz
+        );
+    } else {
+        println!("bf16 vdpbf16ps   (no AVX512-BF16)");
+    }
+    if std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512vnni")
+    {
+        let n = 50_000_000u64;
+        // SAFETY: the features are present (checked above).
+        let seconds = best_of_five(|| unsafe { x86::int8_dot_chains(n) });
+        let gops = (n * 12 * 64 * 2) as f64 / seconds / 1e9;
+        println!(
+            "int8 vpdpbusd    {gops:6.0} GOP/s per core ({:.1} ops/cycle)",
+            gops / ghz
+        );
+    } else {
+        println!("int8 vpdpbusd    (no AVX512-VNNI)");
     }
 
     if amx::available() {

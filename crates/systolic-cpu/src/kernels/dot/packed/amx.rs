@@ -21,6 +21,7 @@
 
 use super::super::float::BatchedShape;
 use super::super::layout::MatView;
+use super::PackedElement;
 use half::bf16;
 use rayon::prelude::*;
 use std::sync::OnceLock;
@@ -85,48 +86,6 @@ fn detect() -> bool {
 #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
 fn detect() -> bool {
     false
-}
-
-mod sealed {
-    /// Only the element types below may implement [`super::AmxElement`] (the packing views
-    /// words as elements, which is sound for these plain-data types only).
-    pub trait Sealed {}
-    impl Sealed for half::bf16 {}
-    impl Sealed for i8 {}
-}
-
-/// An element type AMX multiplies (bf16 or i8).
-pub trait AmxElement: sealed::Sealed + Copy + Default + Send + Sync {
-    /// Accumulator and result type.
-    type Acc: Copy + Default + Send + Sync;
-    /// Elements per 32-bit K word.
-    const GROUP: usize;
-    /// Bits per element.
-    const BITS: u32;
-    /// True for `tdpbf16ps`, false for `tdpbssd`.
-    const IS_BF16: bool;
-    /// The element's bits, zero-extended.
-    fn bits(self) -> u32;
-}
-
-impl AmxElement for bf16 {
-    type Acc = f32;
-    const GROUP: usize = 2;
-    const BITS: u32 = 16;
-    const IS_BF16: bool = true;
-    fn bits(self) -> u32 {
-        self.to_bits() as u32
-    }
-}
-
-impl AmxElement for i8 {
-    type Acc = i32;
-    const GROUP: usize = 4;
-    const BITS: u32 = 8;
-    const IS_BF16: bool = false;
-    fn bits(self) -> u32 {
-        self as u8 as u32
-    }
 }
 
 /// What a product's results are stored as: the accumulators themselves (f32, i32), or bf16
@@ -370,13 +329,13 @@ thread_local! {
 }
 
 /// K words (of `T::GROUP` elements) a packed row of `k` elements takes, in whole tile steps.
-fn words_per_k<T: AmxElement>(k: usize) -> usize {
+fn words_per_k<T: PackedElement>(k: usize) -> usize {
     k.div_ceil(T::GROUP).div_ceil(STEP_WORDS) * STEP_WORDS
 }
 
 /// `out[b] = lhs[b] · rhs[b]` on AMX for a batch (dense `[B, M, N]` result, every element
 /// written). Call only when [`available`].
-pub fn run<T: AmxElement>(
+pub fn run<T: PackedElement>(
     s: BatchedShape,
     lhs: &[T],
     lv: MatView,
@@ -412,7 +371,7 @@ pub fn run_bf16(
 }
 
 /// [`run`] into any [`Sink`] (a rounding sink only when K fits one block).
-fn run_into<T: AmxElement, O: Sink<T::Acc>>(
+fn run_into<T: PackedElement, O: Sink<T::Acc>>(
     s: BatchedShape,
     lhs: &[T],
     lv: MatView,
@@ -461,9 +420,9 @@ fn run_into<T: AmxElement, O: Sink<T::Acc>>(
 
 /// The words of a packed buffer seen as elements of `T` (a word holds `GROUP` of them in K
 /// order, little-endian).
-fn elements_mut<T: AmxElement>(words: &mut [u32]) -> &mut [T] {
+fn elements_mut<T: PackedElement>(words: &mut [u32]) -> &mut [T] {
     let len = std::mem::size_of_val(words) / std::mem::size_of::<T>();
-    // SAFETY: `AmxElement` is sealed and implemented only for bf16 and i8: plain data of
+    // SAFETY: `PackedElement` is sealed and implemented only for bf16 and i8: plain data of
     // size 2 or 1 and alignment at most 4, valid for every bit pattern.
     unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut T, len) }
 }
@@ -472,9 +431,9 @@ fn elements_mut<T: AmxElement>(words: &mut [u32]) -> &mut [T] {
 ///
 /// # Panics
 /// When `T` is not 16 bits wide.
-fn bits16<T: AmxElement>(x: &[T]) -> &[u16] {
+fn bits16<T: PackedElement>(x: &[T]) -> &[u16] {
     assert_eq!(T::BITS, 16);
-    // SAFETY: `AmxElement` is sealed; its 16-bit implementation is bf16, a transparent u16.
+    // SAFETY: `PackedElement` is sealed; its 16-bit implementation is bf16, a transparent u16.
     unsafe { std::slice::from_raw_parts(x.as_ptr() as *const u16, x.len()) }
 }
 
@@ -496,7 +455,7 @@ fn aligned(buf: &mut Vec<u32>, len: usize) -> &mut [u32] {
 
 /// One product: pack B, then compute row chunks, each packing its own rows of A.
 #[allow(clippy::too_many_arguments)]
-fn one_matrix<T: AmxElement, O: Sink<T::Acc>>(
+fn one_matrix<T: PackedElement, O: Sink<T::Acc>>(
     s: BatchedShape,
     lhs: &[T],
     lv: MatView,
@@ -634,7 +593,7 @@ fn one_matrix<T: AmxElement, O: Sink<T::Acc>>(
 /// `lda` words, rows rounded up to whole panels): the rows' elements, zero past K and past
 /// the last row.
 #[allow(clippy::too_many_arguments)]
-fn pack_a_block<T: AmxElement>(
+fn pack_a_block<T: PackedElement>(
     lhs: &[T],
     lv: MatView,
     k: usize,
@@ -686,7 +645,7 @@ fn pack_a_block<T: AmxElement>(
 /// one 4-byte store — the element-by-element loop stored 2 bytes at a time and was 6% of a
 /// bf16 transformer training step's samples.
 #[allow(clippy::too_many_arguments)]
-fn pack_a_transposed_pairs<T: AmxElement>(
+fn pack_a_transposed_pairs<T: PackedElement>(
     lhs: &[T],
     lv: MatView,
     k0: usize,
@@ -731,7 +690,7 @@ struct EdgeTile<A>([A; TILE * TILE]);
 /// block's words of one 32-column panel. `load_c` (partial sums of earlier K blocks in `c`)
 /// only with a direct sink.
 #[allow(clippy::too_many_arguments)]
-fn tile_at<T: AmxElement, O: Sink<T::Acc>>(
+fn tile_at<T: PackedElement, O: Sink<T::Acc>>(
     steps: usize,
     a_panel: &[u32],
     lda: usize,

@@ -35,30 +35,15 @@ impl Bf16Kernel {
     }
 }
 
-/// Packs a pair of bf16 (the second absent at the end of K: zero).
-fn pair(values: &[bf16]) -> u32 {
-    let lo = values.first().map_or(0, |v| v.to_bits()) as u32;
-    let hi = values.get(1).map_or(0, |v| v.to_bits()) as u32;
-    lo | (hi << 16)
-}
-
 impl MicroKernel for Bf16Kernel {
     type In = bf16;
     type Acc = f32;
-    const GROUP: usize = 2;
     const MR: usize = MR;
     const NR: usize = NR;
+    const LHS_FLIP: u32 = 0;
 
     fn add(x: f32, y: f32) -> f32 {
         x + y
-    }
-
-    fn lhs_word(values: &[bf16]) -> u32 {
-        pair(values)
-    }
-
-    fn rhs_word(values: &[bf16]) -> u32 {
-        pair(values)
     }
 
     unsafe fn tile(

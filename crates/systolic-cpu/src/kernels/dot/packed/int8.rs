@@ -9,7 +9,7 @@
 
 use super::super::float::BatchedShape;
 use super::super::layout::MatView;
-use super::MicroKernel;
+use super::{Blocking, MicroKernel};
 
 /// Rows of a tile: 14 rows × 2 vectors = 28 accumulators.
 const MR: usize = 14;
@@ -41,30 +41,14 @@ impl I8Kernel {
 impl MicroKernel for I8Kernel {
     type In = i8;
     type Acc = i32;
-    const GROUP: usize = 4;
     const MR: usize = MR;
     const NR: usize = NR;
+    /// Shifted to unsigned: `a ^ 0x80 = a + 128` in every byte (missing K elements still give
+    /// zero products: the rhs pads with zeros).
+    const LHS_FLIP: u32 = 0x8080_8080;
 
     fn add(x: i32, y: i32) -> i32 {
         x.wrapping_add(y)
-    }
-
-    fn lhs_word(values: &[i8]) -> u32 {
-        // Shifted to unsigned: a + 128 (missing K elements are zero products either way,
-        // since the rhs pads with zeros).
-        let mut bytes = [0u8; 4];
-        for (b, &v) in bytes.iter_mut().zip(values) {
-            *b = (v as u8) ^ 0x80;
-        }
-        u32::from_le_bytes(bytes)
-    }
-
-    fn rhs_word(values: &[i8]) -> u32 {
-        let mut bytes = [0u8; 4];
-        for (b, &v) in bytes.iter_mut().zip(values) {
-            *b = v as u8;
-        }
-        u32::from_le_bytes(bytes)
     }
 
     unsafe fn tile(
@@ -96,7 +80,31 @@ pub fn run_i8(
     rv: MatView,
     out: &mut [i32],
 ) {
-    super::run(&kern, s, lhs, lv, rhs, rv, out);
+    run_i8_blocked(
+        kern,
+        Blocking::detect::<I8Kernel>(),
+        s,
+        lhs,
+        lv,
+        rhs,
+        rv,
+        out,
+    );
+}
+
+/// [`run_i8`] with the blocking given.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_i8_blocked(
+    kern: I8Kernel,
+    blocking: Blocking,
+    s: BatchedShape,
+    lhs: &[i8],
+    lv: MatView,
+    rhs: &[i8],
+    rv: MatView,
+    out: &mut [i32],
+) {
+    super::run_blocked(&kern, blocking, s, lhs, lv, rhs, rv, out);
     let per_matrix = s.m * s.n;
     if per_matrix == 0 || s.k == 0 {
         return;
