@@ -25,6 +25,7 @@ pub mod alloc;
 pub mod buffer;
 pub mod error;
 pub mod executable;
+pub mod isa;
 pub mod kernel;
 pub mod kernels;
 pub mod lower;

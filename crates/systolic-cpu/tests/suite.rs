@@ -25,6 +25,7 @@ mod fusion_rows;
 mod goldens;
 mod host_callback;
 mod indexing;
+mod isa_caps;
 mod jax_fixtures;
 mod linalg;
 mod linalg_custom_calls;

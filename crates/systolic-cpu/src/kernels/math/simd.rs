@@ -7,10 +7,11 @@
 
 use std::sync::OnceLock;
 
-/// True when this CPU runs the AVX-512 copies of the loops (checked once).
+/// True when this CPU runs the AVX-512 copies of the loops (checked once; capped by
+/// [`crate::isa`]).
 pub fn has_avx512() -> bool {
     static DETECTED: OnceLock<bool> = OnceLock::new();
-    *DETECTED.get_or_init(detect_avx512)
+    *DETECTED.get_or_init(|| crate::isa::allows(crate::isa::IsaCap::Avx512) && detect_avx512())
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -12,7 +12,7 @@
 pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx")
+        crate::isa::allows(crate::isa::IsaCap::Avx2) && std::arch::is_x86_feature_detected!("avx")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {

@@ -47,7 +47,7 @@ const PARALLEL_MACS: usize = 1 << 20;
 /// True when the CPU has AMX (tiles, bf16 and int8) and the OS lets this process use it.
 pub fn available() -> bool {
     static AVAILABLE: OnceLock<bool> = OnceLock::new();
-    *AVAILABLE.get_or_init(detect)
+    *AVAILABLE.get_or_init(|| crate::isa::allows(crate::isa::IsaCap::Native) && detect())
 }
 
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]

@@ -26,7 +26,8 @@ impl Bf16Kernel {
     /// The fastest implementation this CPU runs.
     pub fn detect() -> Bf16Kernel {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx512f")
+        if crate::isa::allows(crate::isa::IsaCap::Avx512)
+            && std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512bf16")
         {
             return Bf16Kernel::Avx512;

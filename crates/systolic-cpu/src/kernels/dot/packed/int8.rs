@@ -29,7 +29,8 @@ impl I8Kernel {
     /// The fastest implementation this CPU runs.
     pub fn detect() -> I8Kernel {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx512f")
+        if crate::isa::allows(crate::isa::IsaCap::Avx512)
+            && std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512vnni")
         {
             return I8Kernel::Avx512Vnni;
