@@ -19,6 +19,7 @@ lowering included; ours: parse, verify, passes, lowering — no disk cache) to t
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -342,26 +343,47 @@ def print_table(rows, markdown):
                         for i, (c, w) in enumerate(zip(row, widths))))
 
 
-def machine():
-    """One line naming the CPU, its cores and the load while the benchmark ran."""
-    model = "unknown CPU"
+def cpu_info():
+    """(model name, the flags that decide our kernels) from /proc/cpuinfo."""
+    model, flags = "unknown CPU", set()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
+            if line.startswith("model name") and model == "unknown CPU":
                 model = line.split(":", 1)[1].strip()
-                break
+            elif line.startswith("flags") and not flags:
+                flags = set(line.split(":", 1)[1].split())
     except OSError:
         pass
+    wanted = [("amx_tile", "AMX"), ("avx512f", "AVX-512"), ("avx512_bf16", "AVX512-BF16"),
+              ("avx512_vnni", "AVX512-VNNI"), ("avx512_fp16", "AVX512-FP16"), ("avx2", "AVX2")]
+    shown = [name for flag, name in wanted if flag in flags]
+    if "amx_tile" not in flags:
+        shown.append("no AMX")
+    return model, shown
+
+
+def cpu_key():
+    """The README block this CPU's table goes in: one per CPU model and AMX or not."""
+    model, shown = cpu_info()
+    slug = "-".join("".join(c if c.isalnum() else " " for c in model.lower()).split())
+    return slug + ("-amx" if "AMX" in shown else "")
+
+
+def machine():
+    """One line naming the CPU, its cores and the load while the benchmark ran."""
+    model, _ = cpu_info()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     return f"{model}, {os.cpu_count()} cores, load average {load:.1f} at the end"
 
 
 def update_readme(path, rows, repeat, warmup):
-    """Replaces the table between the README's bench-table markers with this run's."""
-    start, end = "<!-- bench-table -->", "<!-- /bench-table -->"
+    """Replaces this CPU's table in the README (between `<!-- bench-table: KEY -->` markers,
+    KEY from `cpu_key`), or adds it after the last CPU's table: the README keeps one table per
+    CPU kind it was measured on."""
+    key = cpu_key()
+    start, end = f"<!-- bench-table: {key} -->", f"<!-- /bench-table: {key} -->"
     text = path.read_text()
-    if start not in text or end not in text:
-        sys.exit(f"{path} has no {start} … {end} block")
+    model, shown = cpu_info()
     table = [
         "| " + " | ".join(COLUMNS) + " |",
         "|" + "|".join("---" for _ in COLUMNS) + "|",
@@ -369,15 +391,26 @@ def update_readme(path, rows, repeat, warmup):
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     block = "\n".join([
         start,
+        f"#### {model} ({', '.join(shown)})",
+        "",
         f"Measured {when} on {machine()}; JAX {jax.__version__} on CPU; {repeat} timed runs "
         f"after {warmup} warm-up runs (ours: after the first run).",
         "",
         *table,
         end,
     ])
-    head, rest = text.split(start, 1)
-    _, tail = rest.split(end, 1)
-    path.write_text(head + block + tail)
+    if start in text and end in text:
+        head, rest = text.split(start, 1)
+        _, tail = rest.split(end, 1)
+        path.write_text(head + block + tail)
+        return
+    closes = [i + len(m) for m in set(re.findall(r"<!-- /bench-table: [^>]* -->", text))
+              for i in [text.rindex(m)]]
+    if not closes:
+        sys.exit(f"{path} has no <!-- bench-table: KEY --> … <!-- /bench-table: KEY --> block "
+                 "to add this CPU's table after")
+    at = max(closes)
+    path.write_text(text[:at] + "\n\n" + block + text[at:])
 
 
 def main():
@@ -387,7 +420,7 @@ def main():
     parser.add_argument("--markdown", action="store_true", help="print the table as markdown")
     parser.add_argument("--json", type=Path, help="also write the rows to this JSON file")
     parser.add_argument("--readme", type=Path, metavar="README.md",
-                        help="write the table into this file between its bench-table markers")
+                        help="write the table into this file: this CPU's block, replaced or added")
     parser.add_argument("--keep", type=Path, metavar="DIR",
                         help="export into DIR (kept: module.mlir, in*.npy per program) instead "
                              "of a temporary directory, e.g. to profile with `systolic run "
