@@ -12,6 +12,7 @@ mod compiled_vs_interp_elementwise;
 mod compiled_vs_interp_families;
 mod compiled_vs_interp_other;
 mod compiled_vs_interp_runtime;
+mod complex;
 mod conv;
 mod dot;
 mod dot_compiled;

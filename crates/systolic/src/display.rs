@@ -462,6 +462,7 @@ fn scalar_str(dtype: DType, data: &Data, i: usize) -> String {
     match data {
         Data::Bool(v) => if v[i] { "True" } else { "False" }.to_string(),
         Data::Float(v) => float_scalar_str(dtype, v[i]),
+        Data::Complex(v) => crate::debug::format::python_complex_repr(v[i].re, v[i].im),
         _ => int_str(data, i),
     }
 }

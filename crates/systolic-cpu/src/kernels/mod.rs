@@ -16,6 +16,7 @@ pub mod control;
 pub mod conv;
 pub mod dot;
 pub mod fallback;
+pub mod fft;
 pub mod fusion;
 pub mod host_callback;
 pub mod indexing;
@@ -32,11 +33,12 @@ pub mod window;
 /// one (the caller then uses the interpreter fallback).
 ///
 /// Ops that read or make complex values (`complex<f32>`, `complex<f64>`), themselves or in
-/// their regions, have no native kernel yet: they all run on the fallback, which computes
-/// them exactly as the interpreter does. The families below therefore only see real types.
+/// their regions, have no native kernel yet except `fft` ([`fft`]): they run on the fallback,
+/// which computes them exactly as the interpreter does. The other families therefore only see
+/// real types.
 pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
     use OpKind::*;
-    if touches_complex(op, ctx) {
+    if !matches!(op.kind, Fft { .. }) && touches_complex(op, ctx) {
         return Ok(None);
     }
     let kernel = match &op.kind {
@@ -90,6 +92,7 @@ pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> 
         ReduceWindow { .. } | SelectAndScatter { .. } => window::lower(op, ctx),
         RngBitGenerator { .. } | Rng { .. } => rng::lower(op, ctx),
         Cholesky { .. } | TriangularSolve { .. } => linalg::lower(op, ctx),
+        Fft { .. } => fft::lower(op, ctx),
         // Lowered by `crate::lower` itself (constants, control flow, value plumbing), or
         // expanded by the CPU pipeline before lowering (`map`, batch norms, the collectives and
         // ids of a single-device program); what reaches here runs on the fallback.
@@ -125,7 +128,6 @@ pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> 
         },
         // No native kernel: the interpreter fallback runs them (and is reported).
         GetDimensionSize { .. }
-        | Fft { .. }
         | Send { .. }
         | Recv { .. }
         | Infeed { .. }
