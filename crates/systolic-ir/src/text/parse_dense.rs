@@ -346,7 +346,7 @@ impl Parser<'_> {
             }
             DTypeKind::Float => self.float_lits(lits, dtype).map(Data::Float),
             DTypeKind::Complex => {
-                let well_formed = lits.len() % 3 == 0
+                let well_formed = lits.len().is_multiple_of(3)
                     && lits.chunks(3).all(|c| {
                         matches!(c[0], Lit::ComplexOpen)
                             && !c[1..].iter().any(|l| matches!(l, Lit::ComplexOpen))
