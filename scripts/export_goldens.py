@@ -506,6 +506,9 @@ def export_npy_fixtures():
         "scalar_i64": (np.array(-42, np.int64), None),
         "empty_f32": (np.zeros((0, 3), np.float32), None),
         "fortran_3d_i8": (np.asfortranarray(np.arange(24, dtype=np.int8).reshape(2, 3, 4)), None),
+        "c64": (np.array([[1.5 - 2j, 0], [complex(np.inf, 1), complex(-0.0, -1e-40)]],
+                         np.complex64), None),
+        "big_endian_c128": (np.array([1 + 2j, complex(-3.5e300, 1e-300)], ">c16"), None),
     }
     expected = {}
     for name, (a, version) in arrays.items():
@@ -516,7 +519,11 @@ def export_npy_fixtures():
             with open(path, "wb") as f:
                 np.lib.format.write_array(f, a, version=version)
         flat = np.asarray(a).reshape(-1)
-        if a.dtype.kind in "fV" and a.dtype.name != "int4":
+        if a.dtype.kind == "c":
+            # [re, im], each as text.
+            values = [[repr(float(v.real)), repr(float(v.imag))]
+                      for v in flat.astype(np.complex128)]
+        elif a.dtype.kind in "fV" and a.dtype.name != "int4":
             # As text: JSON readers need not round decimal numbers correctly; Rust's parse does.
             values = [repr(float(v)) for v in flat.astype(np.float64)]
         else:

@@ -33,6 +33,8 @@ pub fn summary(name: &str, b: &CpuBuffer) -> String {
         Storage::BF16(v) => floats(v),
         Storage::F32(v) => floats(v),
         Storage::F64(v) => floats(v),
+        Storage::C64(v) => complexes(v.iter().map(|z| (z.re as f64, z.im as f64))),
+        Storage::C128(v) => complexes(v.iter().map(|z| (z.re, z.im))),
     };
     let more = if b.num_elements() > FIRST_VALUES {
         ", …"
@@ -69,6 +71,17 @@ fn floats<T: Copy + Into<f64>>(v: &[T]) -> (Vec<String>, String) {
         .collect();
     let sum: f64 = v.iter().map(|&x| x.into()).sum();
     (first, format!("sum {}", float_text(sum)))
+}
+
+/// The first values (`re+imj`) and the f64 sum of complex numbers.
+fn complexes(v: impl Iterator<Item = (f64, f64)> + Clone) -> (Vec<String>, String) {
+    let text = |(re, im): (f64, f64)| {
+        let sign = if im.is_sign_negative() { "-" } else { "+" };
+        format!("{}{sign}{}j", float_text(re), float_text(im.abs()))
+    };
+    let first = v.clone().take(FIRST_VALUES).map(text).collect();
+    let sum = v.fold((0.0, 0.0), |(a, b), (re, im)| (a + re, b + im));
+    (first, format!("sum {}", text(sum)))
 }
 
 /// Six significant digits, switching to exponent form for very large or small magnitudes.

@@ -1,6 +1,6 @@
 //! The `.npy` reader and writer against files numpy itself wrote (`export_npy_fixtures` in
 //! `scripts/export_goldens.py`): every layout (C and Fortran order, versions 1-3, big-endian)
-//! and every kind of dtype (bool, ints, floats, ml_dtypes' bfloat16 and int4).
+//! and every kind of dtype (bool, ints, floats, complex, ml_dtypes' bfloat16 and int4).
 
 use crate::common;
 
@@ -17,7 +17,7 @@ fn fixtures() -> serde_json::Map<String, serde_json::Value> {
 #[test]
 fn reads_every_numpy_fixture_exactly() {
     let all = fixtures();
-    assert_eq!(all.len(), 14);
+    assert_eq!(all.len(), 16);
     for (name, want) in &all {
         let dtype = common::dtype_from_numpy(want["dtype"].as_str().unwrap());
         let path = common::data_dir().join("npy").join(format!("{name}.npy"));
@@ -41,6 +41,11 @@ fn reads_every_numpy_fixture_exactly() {
                 Scalar::Int(x) => Some(x) == v.as_i64(),
                 Scalar::UInt(x) => Some(x) == v.as_u64(),
                 Scalar::Bool(b) => Some(b as u64) == v.as_u64(),
+                // Complex values are written as [re, im], each as its float text.
+                Scalar::Complex(z) => {
+                    let part = |k: usize| -> f64 { v[k].as_str().unwrap().parse().unwrap() };
+                    z.re.to_bits() == part(0).to_bits() && z.im.to_bits() == part(1).to_bits()
+                }
             };
             assert!(ok, "{name}[{i}]: got {}, numpy has {v}", t.get(i));
         }
@@ -53,6 +58,7 @@ fn writes_what_numpy_writes() {
     let all = fixtures();
     for name in [
         "c_f32",
+        "c64",
         "bf16",
         "f16",
         "bool",

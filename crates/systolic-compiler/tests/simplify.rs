@@ -557,6 +557,8 @@ fn convert_chains_are_exact_for_every_type_triple() {
         DType::BF16,
         DType::F32,
         DType::F64,
+        DType::C64,
+        DType::C128,
     ];
     let values = |d: DType| -> Data {
         match d.kind() {
@@ -579,6 +581,18 @@ fn convert_chains_are_exact_for_every_type_triple() {
             DTypeKind::Float => {
                 Data::Float(vec![-0.0, f64::INFINITY, f64::NAN, 1e30, -2.5, 65519.0])
             }
+            DTypeKind::Complex => Data::Complex(
+                [
+                    (-0.0, 1.0),
+                    (f64::INFINITY, -2.5),
+                    (f64::NAN, 0.0),
+                    (1e30, 3.0),
+                ]
+                .into_iter()
+                .chain([(-2.5, -0.0), (65519.0, 7.0)])
+                .map(|(re, im)| systolic_ir::Complex64::new(re, im))
+                .collect(),
+            ),
         }
     };
     let mut merged = 0;

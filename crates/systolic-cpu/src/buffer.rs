@@ -3,9 +3,10 @@
 //! Unlike [`systolic_ir::Tensor`] (exact values stored by kind, for the interpreter), a
 //! [`CpuBuffer`] stores each dtype in its own Rust type so kernels run at machine speed. The
 //! sub-byte integer types (i2, i4, u2, u4) are stored one per byte in `i8`/`u8`, as XLA's host
-//! literals do.
+//! literals do; complex numbers as `num_complex`'s pairs (real part first, numpy's layout).
 
 use half::{bf16, f16};
+use num_complex::{Complex32, Complex64};
 use systolic_ir::{DType, Tensor, TensorType};
 
 /// Elements of a buffer, row-major, in their native type.
@@ -37,6 +38,10 @@ pub enum Storage {
     F32(Vec<f32>),
     /// `f64`.
     F64(Vec<f64>),
+    /// `complex<f32>`.
+    C64(Vec<Complex32>),
+    /// `complex<f64>`.
+    C128(Vec<Complex64>),
 }
 
 /// Runs `$body` with `$v` bound to the typed vector inside a [`Storage`] (by reference or by
@@ -58,6 +63,8 @@ macro_rules! with_storage {
             $crate::buffer::Storage::BF16($v) => $body,
             $crate::buffer::Storage::F32($v) => $body,
             $crate::buffer::Storage::F64($v) => $body,
+            $crate::buffer::Storage::C64($v) => $body,
+            $crate::buffer::Storage::C128($v) => $body,
         }
     };
 }
@@ -79,6 +86,8 @@ impl Storage {
             DType::BF16 => Storage::BF16(vec![bf16::ZERO; n]),
             DType::F32 => Storage::F32(vec![0.0; n]),
             DType::F64 => Storage::F64(vec![0.0; n]),
+            DType::C64 => Storage::C64(vec![Complex32::new(0.0, 0.0); n]),
+            DType::C128 => Storage::C128(vec![Complex64::new(0.0, 0.0); n]),
         }
     }
 
@@ -268,6 +277,18 @@ impl CpuBuffer {
             Storage::BF16(v) => le_bytes(v, |x| x.to_le_bytes()),
             Storage::F32(v) => le_bytes(v, |x| x.to_le_bytes()),
             Storage::F64(v) => le_bytes(v, |x| x.to_le_bytes()),
+            Storage::C64(v) => le_bytes(v, |z| {
+                let mut b = [0u8; 8];
+                b[..4].copy_from_slice(&z.re.to_le_bytes());
+                b[4..].copy_from_slice(&z.im.to_le_bytes());
+                b
+            }),
+            Storage::C128(v) => le_bytes(v, |z| {
+                let mut b = [0u8; 16];
+                b[..8].copy_from_slice(&z.re.to_le_bytes());
+                b[8..].copy_from_slice(&z.im.to_le_bytes());
+                b
+            }),
         }
     }
 }
@@ -334,6 +355,14 @@ fn storage_from_le_bytes(dtype: DType, bytes: &[u8]) -> Storage {
         DType::BF16 => Storage::BF16(from_le(bytes, bf16::from_le_bytes)),
         DType::F32 => Storage::F32(from_le(bytes, f32::from_le_bytes)),
         DType::F64 => Storage::F64(from_le(bytes, f64::from_le_bytes)),
+        DType::C64 => Storage::C64(from_le(bytes, |b: [u8; 8]| {
+            let part = |k: usize| f32::from_le_bytes(b[k..k + 4].try_into().expect("4 bytes"));
+            Complex32::new(part(0), part(4))
+        })),
+        DType::C128 => Storage::C128(from_le(bytes, |b: [u8; 16]| {
+            let part = |k: usize| f64::from_le_bytes(b[k..k + 8].try_into().expect("8 bytes"));
+            Complex64::new(part(0), part(8))
+        })),
     }
 }
 

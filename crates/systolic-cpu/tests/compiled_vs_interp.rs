@@ -12,7 +12,7 @@ use systolic_ir::{DType, Tensor, TensorType};
 const CASES: u64 = 40;
 
 fn any_dtype(rng: &mut Rng) -> DType {
-    *rng.pick(&DType::ALL)
+    *rng.pick(&support::REAL_DTYPES)
 }
 
 fn ty(shape: Vec<i64>, dtype: DType) -> TensorType {

@@ -24,7 +24,7 @@ const DTYPES: [DType; 9] = [
 
 fn compare_types(dtype: DType) -> Vec<&'static str> {
     match dtype.kind() {
-        DTypeKind::Float => vec!["", ", FLOAT", ", TOTALORDER"],
+        DTypeKind::Float | DTypeKind::Complex => vec!["", ", FLOAT", ", TOTALORDER"],
         DTypeKind::Signed => vec!["", ", SIGNED"],
         DTypeKind::Unsigned | DTypeKind::Bool => vec!["", ", UNSIGNED"],
     }

@@ -12,6 +12,8 @@ mod compiled_vs_interp_elementwise;
 mod compiled_vs_interp_families;
 mod compiled_vs_interp_other;
 mod compiled_vs_interp_runtime;
+mod complex;
+mod complex_goldens;
 mod conv;
 mod dot;
 mod dot_compiled;

@@ -61,7 +61,9 @@ pub fn integer_at(t: &Tensor, i: usize, what: &str) -> Result<i64> {
         Data::Int(v) => v[i],
         Data::UInt(v) => i64::try_from(v[i]).unwrap_or(i64::MAX),
         Data::Bool(v) => v[i] as i64,
-        Data::Float(_) => crate::bail!("{what} must be an integer, got {}", t.ty()),
+        Data::Float(_) | Data::Complex(_) => {
+            crate::bail!("{what} must be an integer, got {}", t.ty())
+        }
     })
 }
 

@@ -157,16 +157,20 @@ fn legacy_dot_matrix_vector() {
 }
 
 #[test]
-fn fft_reports_missing_complex_support() {
-    let r = run1(
-        OpKind::Fft {
-            fft_type: systolic_ir::FftType::Rfft,
-            fft_length: vec![4],
-        },
-        vec![f32s(&[4], &[1., 2., 3., 4.])],
-        tt(&[3], DType::F32),
+fn rfft_computes_and_checks_its_result_type() {
+    let rfft = OpKind::Fft {
+        fft_type: systolic_ir::FftType::Rfft,
+        fft_length: vec![4],
+    };
+    let x = || vec![f32s(&[4], &[1., 2., 3., 4.])];
+    let r = run1(rfft.clone(), x(), tt(&[3], DType::C64)).unwrap();
+    let want = [(10.0, 0.0), (-2.0, 2.0), (-2.0, 0.0)];
+    let want = want.map(|(re, im)| systolic_ir::Complex64::new(re, im));
+    assert_eq!(r.data(), &systolic_ir::Data::Complex(want.to_vec()));
+    assert_err_contains(
+        run1(rfft, x(), tt(&[3], DType::F32)),
+        &["RFFT", "tensor<3xf32>"],
     );
-    assert_err_contains(r, &["complex"]);
 }
 
 fn conv(

@@ -13,6 +13,12 @@ fn zeros_and_ones(shape: &[i64], dtype: DType) -> Tensor {
     if dtype.is_float() {
         let values = bits.iter().map(|&b| b as f64).collect();
         Tensor::from_f64(shape.to_vec(), dtype, values).unwrap()
+    } else if dtype.is_complex() {
+        let values = bits
+            .iter()
+            .map(|&b| systolic_ir::Complex64::new(b as f64, 0.0))
+            .collect();
+        Tensor::from_complex(shape.to_vec(), dtype, values).unwrap()
     } else {
         t
     }
@@ -39,10 +45,11 @@ fn unary_ops_either_compute_or_name_the_dtype() {
     for op in UnaryOp::ALL {
         for dtype in DType::ALL {
             let x = zeros_and_ones(&[2], dtype);
-            let out_dtype = if op == UnaryOp::IsFinite {
-                DType::Bool
-            } else {
-                dtype
+            let out_dtype = match op {
+                UnaryOp::IsFinite => DType::Bool,
+                // The modulus and the parts of a complex number are of its parts' type.
+                UnaryOp::Abs | UnaryOp::Real | UnaryOp::Imag => dtype.component().unwrap_or(dtype),
+                _ => dtype,
             };
             match elementwise::unary(op, &x, &x.ty().with_dtype(out_dtype)) {
                 Ok(r) => assert_eq!(r.shape(), &[2]),
@@ -62,8 +69,13 @@ fn binary_ops_either_compute_or_name_the_dtype() {
         for dtype in DType::ALL {
             for shape in SHAPES {
                 let x = zeros_and_ones(shape, dtype);
-                match elementwise::binary(op, &x, &x, x.ty()) {
-                    Ok(r) => assert_eq!(r.ty(), x.ty()),
+                // `complex` makes complex numbers of its float operands.
+                let out = match op {
+                    BinaryOp::Complex => x.ty().with_dtype(dtype.complex_of().unwrap_or(dtype)),
+                    _ => x.ty().clone(),
+                };
+                match elementwise::binary(op, &x, &x, &out) {
+                    Ok(r) => assert_eq!(r.ty(), &out),
                     Err(e) => assert!(
                         e.message == format!("not defined for element type {dtype}"),
                         "{} on {dtype}: {e}",

@@ -3,6 +3,8 @@
 //! StableHLO's element types with static widths: booleans (`i1`), signed and unsigned integers of
 //! 2 to 64 bits, and the floating-point formats f16, bf16, f32, f64. In MLIR text, signless
 //! integers (`i32`) mean signed in StableHLO; `si32` is accepted as a synonym and printed as `i32`.
+//! Complex numbers (`complex<f32>`, `complex<f64>`) are pairs of floats of one width, stored
+//! real part first as numpy and XLA lay them out.
 
 use std::fmt;
 
@@ -43,6 +45,10 @@ pub enum DType {
     F32,
     /// IEEE double precision.
     F64,
+    /// `complex<f32>` (numpy's complex64): two f32s, real then imaginary.
+    C64,
+    /// `complex<f64>` (numpy's complex128): two f64s, real then imaginary.
+    C128,
 }
 
 /// The broad kind of a dtype, which decides how the interpreter stores its elements.
@@ -56,11 +62,13 @@ pub enum DTypeKind {
     Unsigned,
     /// Binary floating point.
     Float,
+    /// Complex numbers: a pair of floats of one dtype ([`DType::component`]).
+    Complex,
 }
 
 impl DType {
     /// Every dtype, in a stable order (useful for property tests).
-    pub const ALL: [DType; 17] = [
+    pub const ALL: [DType; 19] = [
         DType::Bool,
         DType::I2,
         DType::I4,
@@ -78,6 +86,8 @@ impl DType {
         DType::BF16,
         DType::F32,
         DType::F64,
+        DType::C64,
+        DType::C128,
     ];
 
     /// The kind of this dtype.
@@ -88,6 +98,7 @@ impl DType {
             I2 | I4 | I8 | I16 | I32 | I64 => DTypeKind::Signed,
             U2 | U4 | U8 | U16 | U32 | U64 => DTypeKind::Unsigned,
             F16 | BF16 | F32 | F64 => DTypeKind::Float,
+            C64 | C128 => DTypeKind::Complex,
         }
     }
 
@@ -101,7 +112,8 @@ impl DType {
             I8 | U8 => 8,
             I16 | U16 | F16 | BF16 => 16,
             I32 | U32 | F32 => 32,
-            I64 | U64 | F64 => 64,
+            I64 | U64 | F64 | C64 => 64,
+            C128 => 128,
         }
     }
 
@@ -114,6 +126,39 @@ impl DType {
     /// True for f16, bf16, f32, f64.
     pub fn is_float(self) -> bool {
         self.kind() == DTypeKind::Float
+    }
+
+    /// True for `complex<f32>` and `complex<f64>`.
+    pub fn is_complex(self) -> bool {
+        self.kind() == DTypeKind::Complex
+    }
+
+    /// True for floats and complex numbers: the dtypes of the spec's floating-point ops
+    /// (`exp`, `sqrt`, `divide` rounding, …).
+    pub fn is_float_or_complex(self) -> bool {
+        matches!(self.kind(), DTypeKind::Float | DTypeKind::Complex)
+    }
+
+    /// The float dtype of a complex dtype's parts (`complex<f32>` → `f32`); a float dtype is
+    /// its own component, so code rounding "to the element's precision" can ask either.
+    /// `None` for booleans and integers.
+    pub fn component(self) -> Option<DType> {
+        match self {
+            DType::C64 => Some(DType::F32),
+            DType::C128 => Some(DType::F64),
+            d if d.is_float() => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The complex dtype whose parts are `self` (`f32` → `complex<f32>`): only f32 and f64
+    /// have one, as in StableHLO and numpy.
+    pub fn complex_of(self) -> Option<DType> {
+        match self {
+            DType::F32 => Some(DType::C64),
+            DType::F64 => Some(DType::C128),
+            _ => None,
+        }
     }
 
     /// True for signed and unsigned integers (not `i1`).
@@ -157,10 +202,14 @@ impl DType {
             BF16 => "bf16",
             F32 => "f32",
             F64 => "f64",
+            C64 => "complex<f32>",
+            C128 => "complex<f64>",
         }
     }
 
-    /// Parses an MLIR element type name; `si32` is a synonym of `i32`.
+    /// Parses an MLIR element type name; `si32` is a synonym of `i32`. Complex types are
+    /// written `complex<f32>` (the text parser reads them token by token and asks
+    /// [`DType::complex_of`]; this accepts the whole spelling).
     pub fn from_mlir_name(name: &str) -> Option<DType> {
         use DType::*;
         Some(match name {
@@ -181,6 +230,8 @@ impl DType {
             "bf16" => BF16,
             "f32" => F32,
             "f64" => F64,
+            "complex<f32>" => C64,
+            "complex<f64>" => C128,
             _ => return None,
         })
     }
@@ -206,6 +257,8 @@ impl DType {
             BF16 => "bfloat16",
             F32 => "float32",
             F64 => "float64",
+            C64 => "complex64",
+            C128 => "complex128",
         }
     }
 
@@ -235,7 +288,8 @@ impl DType {
         })
     }
 
-    /// Number of explicitly stored mantissa bits of a float dtype.
+    /// Number of explicitly stored mantissa bits of a float dtype (not of a complex one:
+    /// ask its [`DType::component`]).
     pub fn mantissa_bits(self) -> Option<u32> {
         match self {
             DType::F16 => Some(10),
@@ -246,7 +300,7 @@ impl DType {
         }
     }
 
-    /// Number of exponent bits of a float dtype.
+    /// Number of exponent bits of a float dtype (not of a complex one).
     pub fn exponent_bits(self) -> Option<u32> {
         match self {
             DType::F16 => Some(5),
@@ -284,5 +338,18 @@ mod tests {
         assert_eq!(DType::U2.unsigned_max(), Some(3));
         assert_eq!(DType::U64.unsigned_max(), Some(u64::MAX));
         assert_eq!(DType::F32.signed_range(), None);
+    }
+
+    #[test]
+    fn complex() {
+        assert_eq!(DType::C64.byte_size(), 8);
+        assert_eq!(DType::C128.byte_size(), 16);
+        assert_eq!(DType::C64.component(), Some(DType::F32));
+        assert_eq!(DType::F64.complex_of(), Some(DType::C128));
+        assert_eq!(DType::BF16.complex_of(), None);
+        assert_eq!(DType::C128.kind(), DTypeKind::Complex);
+        assert!(!DType::C64.is_float());
+        assert!(DType::C64.is_float_or_complex());
+        assert_eq!(DType::C64.numpy_name(), "complex64");
     }
 }

@@ -44,6 +44,9 @@ pub use collective_groups::{GroupMode, ProcessGrid, ProcessId};
 pub use diag::Diagnostic;
 pub use dtype::{DType, DTypeKind};
 pub use module::{Block, Func, Module, Op, Region, Span, ValueDef, ValueId, Visibility};
+/// A complex element as the IR stores it: two f64s (each exactly a value of the complex dtype's
+/// parts), the type `num_complex` and `rustfft` compute with.
+pub use num_complex::Complex64;
 pub use op_properties::{ElementCost, OpFamily, OpTraits, RegionArity};
 pub use ops::*;
 pub use shard_layout::{ShardLayout, ShardLayoutError};

@@ -16,6 +16,7 @@
 
 use crate::dtype::DType;
 use half::{bf16, f16};
+use num_complex::Complex64;
 use std::cell::Cell;
 
 /// Which float arithmetic the interpreter reproduces.
@@ -74,22 +75,23 @@ pub fn with_mode<R>(mode: Mode, f: impl FnOnce() -> R) -> R {
 }
 
 /// Rounds `x` to the nearest value of the float dtype `dtype` (round to nearest, ties to even;
-/// overflow to ±inf; NaN stays NaN). Integer dtypes are returned unchanged.
+/// overflow to ±inf; NaN stays NaN). A complex dtype rounds to its parts' float dtype (`x` is
+/// one part). Integer dtypes are returned unchanged.
 pub fn round_to(dtype: DType, x: f64) -> f64 {
     match dtype {
-        DType::F64 => x,
-        DType::F32 => x as f32 as f64,
+        DType::F64 | DType::C128 => x,
+        DType::F32 | DType::C64 => x as f32 as f64,
         DType::BF16 => bf16::from_f32(x as f32).to_f64(),
         DType::F16 => f16::from_f32(x as f32).to_f64(),
         _ => x,
     }
 }
 
-/// True when `x` is a nonzero subnormal of the float dtype `dtype`.
+/// True when `x` is a nonzero subnormal of the float dtype `dtype` (of a complex dtype's parts).
 pub fn is_subnormal(dtype: DType, x: f64) -> bool {
     let min_normal = match dtype {
-        DType::F64 => f64::MIN_POSITIVE,
-        DType::F32 | DType::BF16 => f32::MIN_POSITIVE as f64,
+        DType::F64 | DType::C128 => f64::MIN_POSITIVE,
+        DType::F32 | DType::BF16 | DType::C64 => f32::MIN_POSITIVE as f64,
         DType::F16 => 6.103_515_625e-5,
         _ => return false,
     };
@@ -112,6 +114,12 @@ pub fn flush_denormal(dtype: DType, x: f64) -> f64 {
 /// rounded to the dtype and flushed as XLA:CPU would.
 pub fn arith_result(dtype: DType, x: f64) -> f64 {
     flush_denormal(dtype, round_to(dtype, x))
+}
+
+/// [`arith_result`] for a complex value of the complex dtype `dtype`: each part rounded to the
+/// parts' float dtype and flushed.
+pub fn complex_result(dtype: DType, z: Complex64) -> Complex64 {
+    Complex64::new(arith_result(dtype, z.re), arith_result(dtype, z.im))
 }
 
 /// Wraps an integer to a signed dtype of `bits` bits (two's complement), e.g. 128 → -128 for i8.

@@ -2,14 +2,16 @@
 //! interpreter computes with.
 //!
 //! Elements are stored by kind, not by width: booleans as `bool`, signed integers as `i64`,
-//! unsigned as `u64` and floats as `f64`. Every stored value is representable in the tensor's
+//! unsigned as `u64`, floats as `f64` and complex numbers as pairs of `f64`
+//! ([`Complex64`]). Every stored value is representable in the tensor's
 //! dtype (an i8 tensor holds values in -128..=127, an f32 tensor holds values that are exactly
-//! f32s). This makes the interpreter's code one implementation per kind, and keeps it obviously
+//! f32s, a `complex<f32>` tensor pairs of f32s). This makes the interpreter's code one implementation per kind, and keeps it obviously
 //! correct; [`crate::numerics`] holds the rounding and wrapping rules.
 
 use crate::dtype::{DType, DTypeKind};
 use crate::numerics;
 use crate::types::TensorType;
+use num_complex::Complex64;
 use std::fmt;
 
 /// Elements of a tensor, row-major, stored by kind.
@@ -23,6 +25,8 @@ pub enum Data {
     UInt(Vec<u64>),
     /// Floats of any width.
     Float(Vec<f64>),
+    /// Complex numbers of either width (each part a value of the parts' float dtype).
+    Complex(Vec<Complex64>),
 }
 
 impl Data {
@@ -33,6 +37,7 @@ impl Data {
             Data::Int(v) => v.len(),
             Data::UInt(v) => v.len(),
             Data::Float(v) => v.len(),
+            Data::Complex(v) => v.len(),
         }
     }
 
@@ -48,6 +53,7 @@ impl Data {
             Data::Int(_) => DTypeKind::Signed,
             Data::UInt(_) => DTypeKind::Unsigned,
             Data::Float(_) => DTypeKind::Float,
+            Data::Complex(_) => DTypeKind::Complex,
         }
     }
 
@@ -58,6 +64,7 @@ impl Data {
             Data::Int(v) => Data::Int(indices.iter().map(|&i| v[i]).collect()),
             Data::UInt(v) => Data::UInt(indices.iter().map(|&i| v[i]).collect()),
             Data::Float(v) => Data::Float(indices.iter().map(|&i| v[i]).collect()),
+            Data::Complex(v) => Data::Complex(indices.iter().map(|&i| v[i]).collect()),
         }
     }
 
@@ -68,6 +75,7 @@ impl Data {
             DTypeKind::Signed => Data::Int(vec![0; n]),
             DTypeKind::Unsigned => Data::UInt(vec![0; n]),
             DTypeKind::Float => Data::Float(vec![0.0; n]),
+            DTypeKind::Complex => Data::Complex(vec![Complex64::new(0.0, 0.0); n]),
         }
     }
 }
@@ -83,6 +91,8 @@ pub enum Scalar {
     UInt(u64),
     /// A float.
     Float(f64),
+    /// A complex number.
+    Complex(Complex64),
 }
 
 impl fmt::Display for Scalar {
@@ -92,6 +102,7 @@ impl fmt::Display for Scalar {
             Scalar::Int(i) => write!(f, "{i}"),
             Scalar::UInt(u) => write!(f, "{u}"),
             Scalar::Float(x) => write!(f, "{x:?}"),
+            Scalar::Complex(z) => write!(f, "({:?}, {:?})", z.re, z.im),
         }
     }
 }
@@ -179,6 +190,15 @@ impl Tensor {
                     .for_each(|x| *x = numerics::round_to(dtype, *x));
                 Data::Float(v)
             }
+            Data::Complex(mut v) => {
+                v.iter_mut().for_each(|z| {
+                    *z = Complex64::new(
+                        numerics::round_to(dtype, z.re),
+                        numerics::round_to(dtype, z.im),
+                    )
+                });
+                Data::Complex(v)
+            }
             d => d,
         };
         Ok(Tensor { ty, data })
@@ -198,6 +218,7 @@ impl Tensor {
             Scalar::Int(i) => Data::Int(vec![i; n]),
             Scalar::UInt(u) => Data::UInt(vec![u; n]),
             Scalar::Float(x) => Data::Float(vec![x; n]),
+            Scalar::Complex(z) => Data::Complex(vec![z; n]),
         };
         Tensor::new(ty, data)
     }
@@ -242,6 +263,15 @@ impl Tensor {
         Tensor::new(TensorType::new(shape, dtype), Data::UInt(values))
     }
 
+    /// A complex tensor (`complex<f32>` or `complex<f64>`; parts rounded to the dtype).
+    pub fn from_complex(
+        shape: Vec<i64>,
+        dtype: DType,
+        values: Vec<Complex64>,
+    ) -> Result<Tensor, TensorError> {
+        Tensor::new(TensorType::new(shape, dtype), Data::Complex(values))
+    }
+
     /// A boolean tensor.
     pub fn from_bool(shape: Vec<i64>, values: Vec<bool>) -> Result<Tensor, TensorError> {
         Tensor::new(TensorType::new(shape, DType::Bool), Data::Bool(values))
@@ -284,6 +314,7 @@ impl Tensor {
             Data::Int(v) => Scalar::Int(v[i]),
             Data::UInt(v) => Scalar::UInt(v[i]),
             Data::Float(v) => Scalar::Float(v[i]),
+            Data::Complex(v) => Scalar::Complex(v[i]),
         }
     }
 
@@ -304,7 +335,9 @@ impl Tensor {
     }
 
     /// Element `i` as a raw bit pattern of the dtype's width (two's complement for signed
-    /// integers, IEEE bits for floats, 0/1 for booleans).
+    /// integers, IEEE bits for floats, 0/1 for booleans; a `complex<f32>` as its memory
+    /// layout, the real part's bits low). A `complex<f64>` is 128 bits wide: this is its real
+    /// part only, so code that may see one uses [`Tensor::bits_wide`].
     pub fn bits(&self, i: usize) -> u64 {
         let dtype = self.ty.dtype;
         match &self.data {
@@ -312,29 +345,70 @@ impl Tensor {
             Data::Int(v) => numerics::wrap_unsigned(dtype.bit_width(), v[i] as u64),
             Data::UInt(v) => v[i],
             Data::Float(v) => numerics::float_to_bits(dtype, v[i]),
+            Data::Complex(_) => self.bits_wide(i) as u64,
         }
     }
 
-    /// Builds a tensor from raw bit patterns of the dtype's width, one per element.
+    /// Element `i` as a bit pattern of the dtype's width for every dtype, complex<f64>
+    /// included: the real part's bits in the low half and the imaginary part's above them, as
+    /// the little-endian bytes lie in memory.
+    pub fn bits_wide(&self, i: usize) -> u128 {
+        match &self.data {
+            Data::Complex(v) => {
+                let part = self.ty.dtype.component().unwrap_or(DType::F64);
+                let width = part.bit_width();
+                let re = numerics::float_to_bits(part, v[i].re) as u128;
+                let im = numerics::float_to_bits(part, v[i].im) as u128;
+                re | im << width
+            }
+            _ => self.bits(i) as u128,
+        }
+    }
+
+    /// Builds a tensor from raw bit patterns of the dtype's width, one per element (the
+    /// inverse of [`Tensor::bits`]; a `complex<f64>` takes its real part from the pattern and
+    /// zero as its imaginary part: [`Tensor::from_bits_wide`] takes both).
     pub fn from_bits(ty: TensorType, bits: &[u64]) -> Result<Tensor, TensorError> {
+        let wide: Vec<u128> = bits.iter().map(|&b| b as u128).collect();
+        Tensor::from_bits_wide(ty, &wide)
+    }
+
+    /// Builds a tensor from bit patterns as [`Tensor::bits_wide`] gives them.
+    pub fn from_bits_wide(ty: TensorType, bits: &[u128]) -> Result<Tensor, TensorError> {
         let dtype = ty.dtype;
+        let bits_u64 = || bits.iter().map(|&b| b as u64);
         let data = match dtype.kind() {
-            DTypeKind::Bool => Data::Bool(bits.iter().map(|&b| b & 1 != 0).collect()),
+            DTypeKind::Bool => Data::Bool(bits_u64().map(|b| b & 1 != 0).collect()),
             DTypeKind::Signed => Data::Int(
-                bits.iter()
-                    .map(|&b| numerics::wrap_signed(dtype.bit_width(), b as i64))
+                bits_u64()
+                    .map(|b| numerics::wrap_signed(dtype.bit_width(), b as i64))
                     .collect(),
             ),
             DTypeKind::Unsigned => Data::UInt(
-                bits.iter()
-                    .map(|&b| numerics::wrap_unsigned(dtype.bit_width(), b))
+                bits_u64()
+                    .map(|b| numerics::wrap_unsigned(dtype.bit_width(), b))
                     .collect(),
             ),
             DTypeKind::Float => Data::Float(
-                bits.iter()
-                    .map(|&b| numerics::float_from_bits(dtype, b))
+                bits_u64()
+                    .map(|b| numerics::float_from_bits(dtype, b))
                     .collect(),
             ),
+            DTypeKind::Complex => {
+                let part = dtype.component().unwrap_or(DType::F64);
+                let width = part.bit_width();
+                let mask = (1u128 << width) - 1;
+                Data::Complex(
+                    bits.iter()
+                        .map(|&b| {
+                            Complex64::new(
+                                numerics::float_from_bits(part, (b & mask) as u64),
+                                numerics::float_from_bits(part, (b >> width & mask) as u64),
+                            )
+                        })
+                        .collect(),
+                )
+            }
         };
         Tensor::new(ty, data)
     }
@@ -361,6 +435,20 @@ impl Tensor {
                 return v
                     .iter()
                     .flat_map(|&x| half::f16::from_f64(x).to_le_bytes())
+                    .collect()
+            }
+            (Data::Complex(v), DType::C128) => {
+                return v
+                    .iter()
+                    .flat_map(|z| [z.re.to_le_bytes(), z.im.to_le_bytes()])
+                    .flatten()
+                    .collect()
+            }
+            (Data::Complex(v), _) => {
+                return v
+                    .iter()
+                    .flat_map(|z| [(z.re as f32).to_le_bytes(), (z.im as f32).to_le_bytes()])
+                    .flatten()
                     .collect()
             }
             _ => {}
@@ -400,6 +488,27 @@ impl Tensor {
             DType::F32 => Some(floats(bytes, |b| f32::from_le_bytes(b) as f64)),
             DType::BF16 => Some(floats(bytes, |b| half::bf16::from_le_bytes(b).to_f64())),
             DType::F16 => Some(floats(bytes, |b| half::f16::from_le_bytes(b).to_f64())),
+            DType::C64 => Some(Data::Complex(
+                bytes
+                    .chunks_exact(8)
+                    .map(|c| {
+                        let part = |k: usize| {
+                            f32::from_le_bytes(c[k..k + 4].try_into().expect("4 bytes")) as f64
+                        };
+                        Complex64::new(part(0), part(4))
+                    })
+                    .collect(),
+            )),
+            DType::C128 => Some(Data::Complex(
+                bytes
+                    .chunks_exact(16)
+                    .map(|c| {
+                        let part =
+                            |k: usize| f64::from_le_bytes(c[k..k + 8].try_into().expect("8 bytes"));
+                        Complex64::new(part(0), part(8))
+                    })
+                    .collect(),
+            )),
             _ => None,
         };
         if let Some(data) = data {
@@ -416,13 +525,16 @@ impl Tensor {
         Tensor::from_bits(ty, &bits)
     }
 
-    /// Elements as f64 (booleans as 0/1), for comparisons in tests and tools.
+    /// Elements as f64 (booleans as 0/1), for comparisons in tests and tools. Complex
+    /// elements give two numbers each, real then imaginary (numpy's `view(float)`), so the
+    /// vector is twice the element count.
     pub fn to_f64_vec(&self) -> Vec<f64> {
         match &self.data {
             Data::Bool(v) => v.iter().map(|&b| b as u8 as f64).collect(),
             Data::Int(v) => v.iter().map(|&x| x as f64).collect(),
             Data::UInt(v) => v.iter().map(|&x| x as f64).collect(),
             Data::Float(v) => v.clone(),
+            Data::Complex(v) => v.iter().flat_map(|z| [z.re, z.im]).collect(),
         }
     }
 }
@@ -476,6 +588,35 @@ mod tests {
             let bytes = t.to_le_bytes();
             assert_eq!(bytes.len(), 3 * dtype.byte_size());
             assert_eq!(Tensor::from_le_bytes(ty, &bytes).unwrap(), t, "{dtype}");
+        }
+    }
+
+    #[test]
+    fn complex_bytes_and_bits() {
+        let z = vec![
+            Complex64::new(1.5, -2.0),
+            Complex64::new(0.1, f64::INFINITY),
+        ];
+        let t = Tensor::from_complex(vec![2], DType::C64, z.clone()).unwrap();
+        // Parts are rounded to f32.
+        assert_eq!(
+            t.get(1),
+            Scalar::Complex(Complex64::new(0.1f32 as f64, f64::INFINITY))
+        );
+        let bytes = t.to_le_bytes();
+        assert_eq!(&bytes[..8], &[0, 0, 0xC0, 0x3F, 0, 0, 0, 0xC0]);
+        assert_eq!(t.bits(0), 0xC000_0000_3FC0_0000);
+        let t2 = Tensor::from_complex(vec![2], DType::C128, z).unwrap();
+        let expected = ((-2.0f64).to_bits() as u128) << 64 | 1.5f64.to_bits() as u128;
+        assert_eq!(t2.bits_wide(0), expected);
+        for t in [t, t2] {
+            let ty = t.ty().clone();
+            assert_eq!(
+                Tensor::from_le_bytes(ty.clone(), &t.to_le_bytes()).unwrap(),
+                t
+            );
+            let wide: Vec<u128> = (0..2).map(|i| t.bits_wide(i)).collect();
+            assert_eq!(Tensor::from_bits_wide(ty, &wide).unwrap(), t);
         }
     }
 

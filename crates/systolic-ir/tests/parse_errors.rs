@@ -38,10 +38,15 @@ fn dynamic_shapes_are_rejected() {
 
 #[test]
 fn unsupported_element_types_are_named() {
-    let e = error("func.func @f(%x: tensor<2xcomplex<f32>>) {\n  return\n}");
+    let e = error("func.func @f(%x: tensor<2xcomplex<bf16>>) {\n  return\n}");
     assert_eq!(
         e,
-        "bad.mlir:1:27: error: complex element types are not supported"
+        "bad.mlir:1:35: error: element type 'complex<bf16>' is not supported (complex numbers have f32 or f64 parts)"
+    );
+    let e = error("func.func @f(%x: tensor<2xcomplex<f8E4M3FN>>) {\n  return\n}");
+    assert!(
+        e.contains("element type 'f8E4M3FN' is not supported"),
+        "{e}"
     );
     let e = error("func.func @f(%x: tensor<2xf8E4M3FN>) {\n  return\n}");
     assert_eq!(

@@ -40,19 +40,17 @@ fn random_shape(rng: &mut Rng) -> Vec<i64> {
     }
 }
 
-/// Bit patterns biased towards the interesting ones (zeros, all-ones, sign bits, exponents).
-fn random_bits(rng: &mut Rng, width: u32) -> u64 {
-    let mask = if width == 64 {
-        u64::MAX
-    } else {
-        (1u64 << width) - 1
-    };
+/// Bit patterns biased towards the interesting ones (zeros, all-ones, sign bits, exponents);
+/// up to 128 bits wide (a `complex<f64>`).
+fn random_bits(rng: &mut Rng, width: u32) -> u128 {
+    let mask = u128::MAX >> (128 - width);
+    let wide = |rng: &mut Rng| (rng.next() as u128) << 64 | rng.next() as u128;
     let bits = match rng.below(5) {
         0 => 0,
         1 => mask,
-        2 => 1u64 << (width - 1),
-        3 => rng.next() & (mask >> 1),
-        _ => rng.next(),
+        2 => 1u128 << (width - 1),
+        3 => wide(rng) & (mask >> 1),
+        _ => wide(rng),
     };
     bits & mask
 }
@@ -62,7 +60,7 @@ fn random_tensor(rng: &mut Rng, dtype: DType) -> Tensor {
     let n = ty.num_elements();
     let splat = rng.below(4) == 0;
     let first = random_bits(rng, dtype.bit_width());
-    let bits: Vec<u64> = (0..n)
+    let bits: Vec<u128> = (0..n)
         .map(|_| {
             if splat {
                 first
@@ -71,7 +69,7 @@ fn random_tensor(rng: &mut Rng, dtype: DType) -> Tensor {
             }
         })
         .collect();
-    Tensor::from_bits(ty, &bits).expect("bits fit the type")
+    Tensor::from_bits_wide(ty, &bits).expect("bits fit the type")
 }
 
 fn scalar_type(d: DType) -> Option<Type> {
@@ -115,7 +113,7 @@ fn random_attr(rng: &mut Rng, depth: u32) -> Attribute {
             Attribute::Int(v, scalar_type(d))
         }
         3 => Attribute::Float(
-            f64::from_bits(random_bits(rng, 64)),
+            f64::from_bits(random_bits(rng, 64) as u64),
             scalar_type(DType::F64),
         ),
         4 => Attribute::String(random_string(rng)),

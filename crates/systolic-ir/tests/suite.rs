@@ -6,6 +6,7 @@
 
 mod roundtrip_common;
 
+mod complex_types;
 mod fusion_op;
 mod parse_errors;
 mod parse_fixtures;

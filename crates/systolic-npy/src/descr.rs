@@ -38,6 +38,8 @@ impl ElementType {
             "f2" => F16,
             "f4" => F32,
             "f8" => F64,
+            "c8" => C64,
+            "c16" => C128,
             _ => {
                 if let Some(width) = code.strip_prefix('V').and_then(|w| w.parse::<usize>().ok()) {
                     if width == 1 || width == 2 {
@@ -46,7 +48,7 @@ impl ElementType {
                 }
                 return Err(NpyErrorKind::UnsupportedDescr(format!(
                     "numpy type '{descr}' (supported: bool, int8-64, uint8-64, float16/32/64, \
-                     and ml_dtypes' bfloat16 and int4/uint4/int2/uint2 saved as '<V2'/'<V1')"
+                     complex64/128, and ml_dtypes' bfloat16 and int4/uint4/int2/uint2 saved as '<V2'/'<V1')"
                 )));
             }
         };
@@ -71,6 +73,8 @@ impl ElementType {
                 F16 => "<f2",
                 F32 => "<f4",
                 F64 => "<f8",
+                C64 => "<c8",
+                C128 => "<c16",
                 // ml_dtypes' types have no numpy type string: np.save writes void types.
                 BF16 => "<V2",
                 I2 | I4 | U2 | U4 => "<V1",
@@ -154,8 +158,12 @@ mod tests {
 
     #[test]
     fn unsupported_types_are_named() {
-        let err = ElementType::from_descr("<c8").unwrap_err();
-        assert!(err.to_string().contains("'<c8'"), "{err}");
+        let err = ElementType::from_descr("<c32").unwrap_err();
+        assert!(err.to_string().contains("'<c32'"), "{err}");
+        assert_eq!(
+            ElementType::from_descr(">c16"),
+            Ok((ElementType::DType(DType::C128), true))
+        );
         assert!(ElementType::from_descr("<U10").is_err());
         assert!(ElementType::from_descr("|V4").is_err());
     }

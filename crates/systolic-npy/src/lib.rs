@@ -90,7 +90,9 @@ pub fn decode(mut bytes: Vec<u8>, expected: Option<DType>) -> Result<RawArray, N
     bytes.copy_within(data_start.., 0);
     bytes.truncate(expected_len);
     if header.big_endian && width > 1 {
-        bytes.chunks_exact_mut(width).for_each(|c| c.reverse());
+        // Byte order is per number: a complex element is two floats, each swapped alone.
+        let swap = if dtype.is_complex() { width / 2 } else { width };
+        bytes.chunks_exact_mut(swap).for_each(|c| c.reverse());
     }
     if header.fortran_order && header.shape.len() > 1 {
         bytes = fortran_to_c_order(&bytes, &header.shape, width);

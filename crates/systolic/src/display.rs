@@ -186,8 +186,12 @@ fn extend_line(s: &mut String, line: &mut String, word: &str, width: usize, hang
 /// `BoolFormat`, fixed over the shown elements).
 enum ElementFormat {
     Bool,
-    Int { width: usize },
+    Int {
+        width: usize,
+    },
     Float(FloatFormat),
+    /// Python's `repr` of each complex number.
+    Complex,
 }
 
 impl ElementFormat {
@@ -205,6 +209,7 @@ impl ElementFormat {
                 dtype,
                 &shown.iter().map(|&i| v[i]).collect::<Vec<_>>(),
             )),
+            Data::Complex(_) => ElementFormat::Complex,
         }
     }
 
@@ -215,6 +220,9 @@ impl ElementFormat {
             }
             (ElementFormat::Int { width }, _) => format!("{:>width$}", int_str(data, i)),
             (ElementFormat::Float(f), Data::Float(v)) => f.element(v[i]),
+            (ElementFormat::Complex, Data::Complex(v)) => {
+                crate::debug::format::python_complex_repr(v[i].re, v[i].im)
+            }
             // The format is built from the same data: kinds always agree.
             _ => String::new(),
         }
@@ -227,6 +235,7 @@ fn int_str(data: &Data, i: usize) -> String {
         Data::UInt(v) => v[i].to_string(),
         Data::Bool(v) => v[i].to_string(),
         Data::Float(v) => v[i].to_string(),
+        Data::Complex(v) => v[i].to_string(),
     }
 }
 
@@ -453,6 +462,7 @@ fn scalar_str(dtype: DType, data: &Data, i: usize) -> String {
     match data {
         Data::Bool(v) => if v[i] { "True" } else { "False" }.to_string(),
         Data::Float(v) => float_scalar_str(dtype, v[i]),
+        Data::Complex(v) => crate::debug::format::python_complex_repr(v[i].re, v[i].im),
         _ => int_str(data, i),
     }
 }

@@ -52,6 +52,14 @@ pub fn input(v: &Value) -> Array {
         systolic_ir::DTypeKind::Bool => {
             Tensor::from_bool(s, vals.iter().map(|&x| x != 0.0).collect())
         }
+        // Complex values are recorded as (re, im) pairs, flattened.
+        systolic_ir::DTypeKind::Complex => Tensor::from_complex(
+            s,
+            d,
+            vals.chunks(2)
+                .map(|p| systolic_ir::Complex64::new(p[0], p[1]))
+                .collect(),
+        ),
     };
     Array::from_tensor(t.unwrap())
 }

@@ -32,6 +32,14 @@ fn random(ty: &TensorType, rng: &mut Rng) -> Tensor {
         DTypeKind::Signed => Data::Int((0..n).map(|_| (rng.next() % 7) as i64 - 2).collect()),
         DTypeKind::Unsigned => Data::UInt((0..n).map(|_| rng.next()).collect()),
         DTypeKind::Bool => Data::Bool((0..n).map(|_| rng.next() & 1 == 1).collect()),
+        DTypeKind::Complex => Data::Complex(
+            (0..n)
+                .map(|_| {
+                    let mut part = || (rng.next() % 41) as f64 / 8.0 - 2.5;
+                    systolic_ir::Complex64::new(part(), part())
+                })
+                .collect(),
+        ),
     };
     Tensor::new(ty.clone(), data).unwrap()
 }
@@ -70,6 +78,14 @@ fn stack(ts: &[Tensor]) -> Tensor {
             ts.iter()
                 .flat_map(|t| match t.data() {
                     Data::Float(v) => v.clone(),
+                    _ => unreachable!(),
+                })
+                .collect(),
+        ),
+        Data::Complex(_) => Data::Complex(
+            ts.iter()
+                .flat_map(|t| match t.data() {
+                    Data::Complex(v) => v.clone(),
                     _ => unreachable!(),
                 })
                 .collect(),

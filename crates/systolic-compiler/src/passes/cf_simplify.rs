@@ -88,7 +88,7 @@ fn scalar_constant(rw: &Rewriter<'_, '_>, v: systolic_ir::ValueId) -> Option<i64
         Data::Bool(b) => Some(b[0] as i64),
         Data::Int(i) => Some(i[0]),
         Data::UInt(u) => i64::try_from(u[0]).ok(),
-        Data::Float(_) => None,
+        Data::Float(_) | Data::Complex(_) => None,
     }
 }
 

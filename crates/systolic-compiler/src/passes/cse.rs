@@ -120,6 +120,11 @@ fn same_tensor(a: &Tensor, b: &Tensor) -> bool {
         (Data::Float(x), Data::Float(y)) => {
             x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
         }
+        // Part by part, so that (-0, 0) and (0, 0) stay two constants.
+        (Data::Complex(x), Data::Complex(y)) => x
+            .iter()
+            .zip(y)
+            .all(|(p, q)| p.re.to_bits() == q.re.to_bits() && p.im.to_bits() == q.im.to_bits()),
         (x, y) => x == y,
     }
 }

@@ -9,13 +9,14 @@
 use crate::error::Result;
 use crate::kernel::Kernel;
 use crate::lower_ctx::LowerCtx;
-use systolic_ir::{FusionKind, Op, OpKind};
+use systolic_ir::{FusionKind, Op, OpKind, Type, ValueId};
 
 pub mod collective;
 pub mod control;
 pub mod conv;
 pub mod dot;
 pub mod fallback;
+pub mod fft;
 pub mod fusion;
 pub mod host_callback;
 pub mod indexing;
@@ -30,8 +31,16 @@ pub mod window;
 
 /// A native kernel for `op` from the family that owns its kind, or `None` when no family has
 /// one (the caller then uses the interpreter fallback).
+///
+/// Ops that read or make complex values (`complex<f32>`, `complex<f64>`), themselves or in
+/// their regions, have no native kernel yet except `fft` ([`fft`]): they run on the fallback,
+/// which computes them exactly as the interpreter does. The other families therefore only see
+/// real types.
 pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
     use OpKind::*;
+    if !matches!(op.kind, Fft { .. }) && touches_complex(op, ctx) {
+        return Ok(None);
+    }
     let kernel = match &op.kind {
         DotGeneral { .. } | Dot { .. } => dot::lower(op, ctx),
         Convolution(_) => conv::lower(op, ctx),
@@ -83,6 +92,7 @@ pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> 
         ReduceWindow { .. } | SelectAndScatter { .. } => window::lower(op, ctx),
         RngBitGenerator { .. } | Rng { .. } => rng::lower(op, ctx),
         Cholesky { .. } | TriangularSolve { .. } => linalg::lower(op, ctx),
+        Fft { .. } => fft::lower(op, ctx),
         // Lowered by `crate::lower` itself (constants, control flow, value plumbing), or
         // expanded by the CPU pipeline before lowering (`map`, batch norms, the collectives and
         // ids of a single-device program); what reaches here runs on the fallback.
@@ -118,7 +128,6 @@ pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> 
         },
         // No native kernel: the interpreter fallback runs them (and is reported).
         GetDimensionSize { .. }
-        | Fft { .. }
         | Send { .. }
         | Recv { .. }
         | Infeed { .. }
@@ -128,4 +137,23 @@ pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> 
         | InterpreterProbe { .. } => Ok(None),
     };
     kernel.map_err(|e| e.at_op(op))
+}
+
+/// True when `op` or an op of its regions has a complex operand, result or block argument.
+pub fn touches_complex(op: &Op, ctx: &LowerCtx) -> bool {
+    fn complex_type(t: &Type) -> bool {
+        match t {
+            Type::Tensor(t) => t.dtype.is_complex(),
+            Type::Tuple(ts) => ts.iter().any(complex_type),
+            Type::Token => false,
+        }
+    }
+    let complex = |v: &ValueId| complex_type(ctx.value_type(*v));
+    op.operands.iter().any(complex)
+        || op.results.iter().any(complex)
+        || op.regions.iter().any(|r| {
+            r.blocks.iter().any(|b| {
+                b.args.iter().any(complex) || b.ops.iter().any(|o| touches_complex(o, ctx))
+            })
+        })
 }

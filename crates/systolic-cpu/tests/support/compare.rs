@@ -42,6 +42,17 @@ pub fn mismatches(got: &Tensor, want: &Tensor, tol: Tolerance) -> Vec<String> {
         return vec![format!("type {} but expected {}", got.ty(), want.ty())];
     }
     let dtype = want.dtype();
+    if dtype.is_complex() {
+        // Each part as a float tensor of the parts' dtype, under the same tolerance.
+        let (gr, gi) = parts(got);
+        let (wr, wi) = parts(want);
+        let mut bad = mismatches(&gr, &wr, tol);
+        bad.iter_mut().for_each(|m| m.insert_str(0, "real "));
+        let mut imag = mismatches(&gi, &wi, tol);
+        imag.iter_mut().for_each(|m| m.insert_str(0, "imag "));
+        bad.extend(imag);
+        return bad;
+    }
     let mut bad = vec![];
     for i in 0..want.num_elements() {
         let (g, w) = (got.get(i), want.get(i));
@@ -72,6 +83,18 @@ pub fn mismatches(got: &Tensor, want: &Tensor, tol: Tolerance) -> Vec<String> {
     bad
 }
 
+/// The real and imaginary parts of a complex tensor, as tensors of the parts' dtype.
+pub fn parts(t: &Tensor) -> (Tensor, Tensor) {
+    let systolic_ir::Data::Complex(v) = t.data() else {
+        panic!("parts of a non-complex tensor {}", t.ty())
+    };
+    let part = t.dtype().component().expect("complex dtype");
+    let make = |f: fn(&systolic_ir::Complex64) -> f64| {
+        Tensor::from_f64(t.shape().to_vec(), part, v.iter().map(f).collect()).unwrap()
+    };
+    (make(|z| z.re), make(|z| z.im))
+}
+
 /// Distance in representable values of `dtype` between two non-NaN floats.
 pub fn ulp_distance(dtype: DType, a: f64, b: f64) -> u64 {
     let ordered = |x: f64| -> i128 {
@@ -98,6 +121,8 @@ impl ToF64At for Tensor {
             systolic_ir::Scalar::Int(x) => x as f64,
             systolic_ir::Scalar::UInt(x) => x as f64,
             systolic_ir::Scalar::Bool(b) => b as u8 as f64,
+            // `mismatches` compares complex tensors part by part before reaching here.
+            systolic_ir::Scalar::Complex(z) => z.re,
         }
     }
 }

@@ -9,7 +9,7 @@ pub mod random;
 
 use systolic_cpu::{compile, CompileOptions, CpuBuffer, CpuExecutable};
 use systolic_interp::{Interpreter, Value};
-use systolic_ir::{Module, Tensor};
+use systolic_ir::{DType, Module, Tensor};
 
 /// `x[i] += k·u`: a scatter whose update region reads `%k` from outside it, which region
 /// programs cannot take (they take only their arguments), so it runs on the interpreter
@@ -44,6 +44,22 @@ pub fn compile_main_with(module: &Module, optimize: bool) -> CpuExecutable {
     compile(module, &options)
         .unwrap_or_else(|e| panic!("compile failed (optimize {optimize}): {e}"))
 }
+
+/// Every real dtype: the native kernels' domain (ops on complex values run on the interpreter
+/// fallback, see `tests/complex.rs`).
+pub const REAL_DTYPES: [DType; 17] = {
+    let mut out = [DType::Bool; 17];
+    let mut i = 0;
+    let mut k = 0;
+    while i < DType::ALL.len() {
+        if !matches!(DType::ALL[i], DType::C64 | DType::C128) {
+            out[k] = DType::ALL[i];
+            k += 1;
+        }
+        i += 1;
+    }
+    out
+};
 
 /// Runs `main` on the reference interpreter.
 pub fn interpret(module: &Module, inputs: &[Tensor]) -> Result<Vec<Tensor>, String> {

@@ -74,6 +74,18 @@ pub fn tensor_no_huge(rng: &mut Rng, ty: &TensorType) -> Tensor {
 fn tensor_with(rng: &mut Rng, ty: &TensorType, huge: bool) -> Tensor {
     let n = ty.num_elements();
     let dtype = ty.dtype;
+    if let Some(part) = dtype.component().filter(|_| dtype.is_complex()) {
+        // Complex numbers: each part drawn as a float of the parts' dtype.
+        let part_ty = TensorType::new(ty.shape.clone(), part);
+        let re = tensor_with(rng, &part_ty, huge).to_f64_vec();
+        let im = tensor_with(rng, &part_ty, huge).to_f64_vec();
+        let z = re
+            .into_iter()
+            .zip(im)
+            .map(|(a, b)| systolic_ir::Complex64::new(a, b))
+            .collect();
+        return Tensor::from_complex(ty.shape.clone(), dtype, z).expect("complex parts");
+    }
     let bits: Vec<u64> = (0..n)
         .map(|_| {
             let special = rng.below(8) == 0;
@@ -97,6 +109,8 @@ fn tensor_with(rng: &mut Rng, ty: &TensorType, huge: bool) -> Tensor {
                         (rng.below(9) as i64 - 4) as u64 & mask
                     }
                 }
+                // Drawn part by part above.
+                DTypeKind::Complex => 0,
                 DTypeKind::Float => {
                     let x = if special {
                         let specials = float_specials(dtype);

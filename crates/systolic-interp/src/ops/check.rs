@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::index::delinearize;
 use crate::operands::tensor;
 use crate::value::Value;
-use systolic_ir::{numerics, CheckOp, Data, Tensor};
+use systolic_ir::{numerics, CheckOp, DType, Data, Tensor};
 
 /// Tolerance of `expect_almost_eq` when none is given: the upstream interpreter's 1e-4
 /// (absolute, and only between values of the same sign).
@@ -93,23 +93,38 @@ fn compare(
 /// Bit-for-bit equality, except that any two NaNs are equal (their payloads and signs depend
 /// on the hardware: x86 makes `0xFFC00000` where the spec's examples write `0x7FC00000`).
 /// -0 and +0 differ.
+/// Complex numbers compare part by part the same way.
 fn bitwise_equal(a: &Tensor, e: &Tensor, i: usize) -> bool {
-    if let (Data::Float(x), Data::Float(y)) = (a.data(), e.data()) {
-        if x[i].is_nan() && y[i].is_nan() {
-            return true;
+    match (a.data(), e.data()) {
+        (Data::Float(x), Data::Float(y)) if x[i].is_nan() && y[i].is_nan() => true,
+        (Data::Complex(x), Data::Complex(y)) => {
+            let part = a.dtype().component().unwrap_or(DType::F64);
+            let same = |p: f64, q: f64| {
+                p.is_nan() && q.is_nan()
+                    || numerics::float_to_bits(part, p) == numerics::float_to_bits(part, q)
+            };
+            same(x[i].re, y[i].re) && same(x[i].im, y[i].im)
         }
+        _ => a.bits_wide(i) == e.bits_wide(i),
     }
-    a.bits(i) == e.bits(i)
 }
 
 /// Upstream's approximate equality of floats: equal values (or two NaNs) pass; otherwise both
-/// must be finite, of the same sign, and within `tolerance` of each other. Non-floats must be
-/// equal.
+/// must be finite, of the same sign, and within `tolerance` of each other. Complex numbers
+/// compare so part by part. Other types must be equal.
 fn almost_equal(a: &Tensor, e: &Tensor, i: usize, tolerance: f64) -> bool {
-    let (Data::Float(x), Data::Float(y)) = (a.data(), e.data()) else {
-        return bitwise_equal(a, e, i);
-    };
-    let (x, y) = (x[i], y[i]);
+    match (a.data(), e.data()) {
+        (Data::Float(x), Data::Float(y)) => floats_almost_equal(x[i], y[i], tolerance),
+        (Data::Complex(x), Data::Complex(y)) => {
+            floats_almost_equal(x[i].re, y[i].re, tolerance)
+                && floats_almost_equal(x[i].im, y[i].im, tolerance)
+        }
+        _ => bitwise_equal(a, e, i),
+    }
+}
+
+/// [`almost_equal`] of two floats.
+fn floats_almost_equal(x: f64, y: f64, tolerance: f64) -> bool {
     if x == y {
         return true;
     }
@@ -123,29 +138,15 @@ fn almost_equal(a: &Tensor, e: &Tensor, i: usize, tolerance: f64) -> bool {
 }
 
 /// Distance in units in the last place between two floats of the same dtype (0 for two NaNs,
-/// the maximum for one NaN); for other dtypes the distance between the integer values.
+/// the maximum for one NaN; the larger of the parts' distances for complex numbers); for
+/// other dtypes the distance between the integer values.
 fn ulp_distance(a: &Tensor, e: &Tensor, i: usize) -> u64 {
     let dtype = a.dtype();
     match (a.data(), e.data()) {
-        (Data::Float(x), Data::Float(y)) => {
-            if x[i].is_nan() || y[i].is_nan() {
-                return if x[i].is_nan() && y[i].is_nan() {
-                    0
-                } else {
-                    u64::MAX
-                };
-            }
-            let key = |v: f64| -> i128 {
-                let bits = numerics::float_to_bits(dtype, v);
-                let sign = 1u64 << (dtype.bit_width() - 1);
-                let magnitude = (bits & !sign) as i128;
-                if bits & sign != 0 {
-                    -magnitude
-                } else {
-                    magnitude
-                }
-            };
-            (key(x[i]) - key(y[i])).unsigned_abs().min(u64::MAX as u128) as u64
+        (Data::Float(x), Data::Float(y)) => float_ulps(dtype, x[i], y[i]),
+        (Data::Complex(x), Data::Complex(y)) => {
+            let part = dtype.component().unwrap_or(DType::F64);
+            float_ulps(part, x[i].re, y[i].re).max(float_ulps(part, x[i].im, y[i].im))
         }
         (Data::Int(x), Data::Int(y)) => (x[i] as i128 - y[i] as i128).unsigned_abs() as u64,
         (Data::UInt(x), Data::UInt(y)) => x[i].abs_diff(y[i]),
@@ -153,10 +154,31 @@ fn ulp_distance(a: &Tensor, e: &Tensor, i: usize) -> u64 {
     }
 }
 
+/// [`ulp_distance`] of two values of the float dtype `dtype`.
+fn float_ulps(dtype: DType, x: f64, y: f64) -> u64 {
+    if x.is_nan() || y.is_nan() {
+        return if x.is_nan() && y.is_nan() {
+            0
+        } else {
+            u64::MAX
+        };
+    }
+    let key = |v: f64| -> i128 {
+        let bits = numerics::float_to_bits(dtype, v);
+        let sign = 1u64 << (dtype.bit_width() - 1);
+        let magnitude = (bits & !sign) as i128;
+        if bits & sign != 0 {
+            -magnitude
+        } else {
+            magnitude
+        }
+    };
+    (key(x) - key(y)).unsigned_abs().min(u64::MAX as u128) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use systolic_ir::DType;
 
     fn f32s(v: &[f32]) -> Value {
         Value::Tensor(Tensor::from_f32(vec![v.len() as i64], v.to_vec()))

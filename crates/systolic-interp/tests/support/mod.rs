@@ -76,14 +76,16 @@ pub fn add(a: Scalar, b: Scalar) -> Scalar {
         (Scalar::Int(x), Scalar::Int(y)) => Scalar::Int(x.wrapping_add(y)),
         (Scalar::UInt(x), Scalar::UInt(y)) => Scalar::UInt(x.wrapping_add(y)),
         (Scalar::Bool(x), Scalar::Bool(y)) => Scalar::Bool(x | y),
+        (Scalar::Complex(x), Scalar::Complex(y)) => Scalar::Complex(x + y),
         _ => panic!("add of mixed kinds {a:?} {b:?}"),
     }
 }
 
-/// The value as f64.
+/// The value as f64 (the real part of a complex number).
 pub fn f(s: Scalar) -> f64 {
     match s {
         Scalar::Float(x) => x,
+        Scalar::Complex(z) => z.re,
         Scalar::Int(x) => x as f64,
         Scalar::UInt(x) => x as f64,
         Scalar::Bool(b) => b as u8 as f64,

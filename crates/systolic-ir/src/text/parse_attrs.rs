@@ -121,6 +121,10 @@ impl<'a> Parser<'a> {
                 let d = DType::from_mlir_name(word).unwrap_or(DType::F32);
                 Ok(Attribute::Type(Type::Tensor(TensorType::scalar(d))))
             }
+            "complex" => {
+                let d = self.parse_element_type()?;
+                Ok(Attribute::Type(Type::Tensor(TensorType::scalar(d))))
+            }
             _ if super::parse_types::unsupported_element_type(word) => {
                 Err(self.err_at(t, format!("element type '{word}' is not supported")))
             }

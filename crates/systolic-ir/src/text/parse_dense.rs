@@ -2,7 +2,7 @@
 //!
 //! Forms: nested lists (`[[1, 2], [3, 4]]`), a single element splatted over the shape, `true` /
 //! `false`, negative integers, decimal floats, hex bit patterns (`0x7FC00000` is an f32 NaN),
-//! `inf`/`nan` spellings, and hex blobs `"0x…"` holding the raw little-endian bytes of every
+//! `inf`/`nan` spellings, complex elements `(re, im)` of those, and hex blobs `"0x…"` holding the raw little-endian bytes of every
 //! element (or of one element, splatted). Literals are gathered first and converted once the
 //! type is known, since the type follows the value in the text. Large constants are the bulk of
 //! big modules, so the element loop is flat (no recursion) and the hex decoder is a table-free
@@ -15,6 +15,7 @@ use crate::dtype::{DType, DTypeKind};
 use crate::numerics;
 use crate::tensor::{Data, Tensor};
 use crate::types::TensorType;
+use num_complex::Complex64;
 
 /// The most elements a constant may have. Constants are stored densely, so this bounds the
 /// memory one constant takes (512 MiB as f64).
@@ -37,15 +38,19 @@ enum Lit {
     Bool(bool),
     /// `inf` / `nan` spellings (with sign).
     Special(f64),
+    /// `(`: a complex element follows as two literals, its real and imaginary parts (kept
+    /// flat so that a literal stays a small `Copy` value).
+    ComplexOpen,
 }
 
 /// The body of a `dense<…>`.
 enum DenseBody {
     /// `dense<>` / `dense<[]>` style empty literal.
     Empty,
-    /// One element, splatted over the type's shape.
-    Splat(Lit),
-    /// A nested list: its shape and its elements in row-major order.
+    /// One element, splatted over the type's shape (three literals for a complex one).
+    Splat(Vec<Lit>),
+    /// A nested list: its shape and its elements in row-major order (a complex element as
+    /// three literals: [`Lit::ComplexOpen`] and its parts).
     List(Vec<i64>, Vec<Lit>),
     /// `"0x…"`: raw bytes.
     Blob(Vec<u8>),
@@ -82,7 +87,9 @@ impl Parser<'_> {
             return Ok(DenseBody::Blob(bytes));
         }
         if !(t.kind == Tok::Punct && self.text(t) == "[") {
-            return Ok(DenseBody::Splat(self.parse_lit()?));
+            let mut lits = Vec::with_capacity(1);
+            self.parse_element(&mut lits)?;
+            return Ok(DenseBody::Splat(lits));
         }
 
         // A nested list, parsed with an explicit stack of element counts.
@@ -114,7 +121,7 @@ impl Parser<'_> {
                 if *leaf_depth.get_or_insert(depth) != depth {
                     return Err(self.expected("a list (lists are nested unevenly)"));
                 }
-                elems.push(self.parse_lit()?);
+                self.parse_element(&mut elems)?;
                 if let Some(c) = counts.last_mut() {
                     *c += 1;
                 }
@@ -150,6 +157,24 @@ impl Parser<'_> {
                 }
             }
         }
+    }
+
+    /// One element: a literal, or `(re, im)` as three (see [`Lit::ComplexOpen`]).
+    fn parse_element(&mut self, out: &mut Vec<Lit>) -> Result<(), Diagnostic> {
+        if self.eat_punct("(")? {
+            out.push(Lit::ComplexOpen);
+            out.push(self.parse_lit()?);
+            if !self.eat_punct(",")? {
+                return Err(self.expected("',' between the parts of a complex constant"));
+            }
+            out.push(self.parse_lit()?);
+            if !self.eat_punct(")")? {
+                return Err(self.expected("')' after the parts of a complex constant"));
+            }
+        } else {
+            out.push(self.parse_lit()?);
+        }
+        Ok(())
     }
 
     /// One element literal.
@@ -191,9 +216,6 @@ impl Parser<'_> {
                 };
                 self.next()?;
                 Ok(Lit::Special(if neg { -v } else { v }))
-            }
-            Tok::Punct if self.text(t) == "(" => {
-                Err(self.err_at(t, "complex constants are not supported"))
             }
             _ => Err(self.expected("a constant element")),
         }
@@ -241,8 +263,8 @@ impl Parser<'_> {
                     ));
                 }
             }
-            DenseBody::Splat(lit) => {
-                let data = self.convert_lits(&[lit], ty.dtype)?;
+            DenseBody::Splat(lits) => {
+                let data = self.convert_lits(&lits, ty.dtype)?;
                 let one =
                     Tensor::new(TensorType::scalar(ty.dtype), data).map_err(|e| e.to_string())?;
                 Tensor::splat(ty.clone(), one.get(0))
@@ -264,16 +286,10 @@ impl Parser<'_> {
     fn convert_lits(&self, lits: &[Lit], dtype: DType) -> Result<Data, String> {
         let src = self.lx.src();
         let bad = |lit: &Lit| {
-            let text = match *lit {
-                Lit::Int { neg, mag } => format!("{}{mag}", if neg { "-" } else { "" }),
-                Lit::Hex { neg, bits } => format!("{}0x{bits:X}", if neg { "-" } else { "" }),
-                Lit::Float { neg, start, end } => {
-                    format!("{}{}", if neg { "-" } else { "" }, &src[start..end])
-                }
-                Lit::Bool(b) => b.to_string(),
-                Lit::Special(x) => format!("{x}"),
-            };
-            format!("constant element {text} does not fit {dtype}")
+            format!(
+                "constant element {} does not fit {dtype}",
+                lit_text(src, lit)
+            )
         };
         match dtype.kind() {
             DTypeKind::Bool => lits
@@ -328,57 +344,109 @@ impl Parser<'_> {
                     .collect::<Result<_, _>>()
                     .map(Data::UInt)
             }
-            DTypeKind::Float => lits
-                .iter()
-                .map(|l| {
-                    let v = match *l {
-                        Lit::Float { neg, start, end } => {
-                            let text = &src[start..end];
-                            let x = if dtype == DType::F32 {
-                                text.parse::<f32>().map(f64::from).map_err(|_| bad(l))?
-                            } else {
-                                text.parse::<f64>().map_err(|_| bad(l))?
-                            };
-                            // A finite literal that rounds to infinity in its type (`1e999`,
-                            // `1e39` as f32, `70000` as f16) is refused, as MLIR does.
-                            if numerics::round_to(dtype, x).is_infinite() {
-                                return Err(format!(
-                                    "floating point value {text} is too large for {dtype}"
-                                ));
-                            }
-                            if neg {
-                                -x
-                            } else {
-                                x
-                            }
-                        }
-                        Lit::Int { neg, mag } => {
-                            let x = mag as f64;
-                            if numerics::round_to(dtype, x).is_infinite() {
-                                return Err(format!(
-                                    "floating point value {mag} is too large for {dtype}"
-                                ));
-                            }
-                            if neg {
-                                -x
-                            } else {
-                                x
-                            }
-                        }
-                        Lit::Hex { neg: false, bits } => {
-                            if dtype.bit_width() < 64 && bits >> dtype.bit_width() != 0 {
-                                return Err(format!("hex float 0x{bits:X} is wider than {dtype}"));
-                            }
-                            numerics::float_from_bits(dtype, bits)
-                        }
-                        Lit::Special(x) => x,
-                        _ => return Err(bad(l)),
-                    };
-                    Ok(v)
-                })
-                .collect::<Result<_, _>>()
-                .map(Data::Float),
+            DTypeKind::Float => self.float_lits(lits, dtype).map(Data::Float),
+            DTypeKind::Complex => {
+                let well_formed = lits.len().is_multiple_of(3)
+                    && lits.chunks(3).all(|c| {
+                        matches!(c[0], Lit::ComplexOpen)
+                            && !c[1..].iter().any(|l| matches!(l, Lit::ComplexOpen))
+                    });
+                if !well_formed {
+                    let first = lits
+                        .iter()
+                        .find(|l| !matches!(l, Lit::ComplexOpen))
+                        .map_or_else(|| "?".to_string(), |l| lit_text(src, l));
+                    return Err(format!(
+                        "constant element {first} does not fit {dtype} (write (re, im))"
+                    ));
+                }
+                let parts: Vec<Lit> = lits
+                    .iter()
+                    .copied()
+                    .filter(|l| !matches!(l, Lit::ComplexOpen))
+                    .collect();
+                let part = dtype.component().unwrap_or(DType::F64);
+                let values = self.float_lits(&parts, part)?;
+                Ok(Data::Complex(
+                    values
+                        .chunks_exact(2)
+                        .map(|p| Complex64::new(p[0], p[1]))
+                        .collect(),
+                ))
+            }
         }
+    }
+
+    /// Float literals as values of the float dtype `dtype`, checking ranges.
+    fn float_lits(&self, lits: &[Lit], dtype: DType) -> Result<Vec<f64>, String> {
+        let src = self.lx.src();
+        let bad = |lit: &Lit| {
+            format!(
+                "constant element {} does not fit {dtype}",
+                lit_text(src, lit)
+            )
+        };
+        lits.iter()
+            .map(|l| {
+                let v = match *l {
+                    Lit::Float { neg, start, end } => {
+                        let text = &src[start..end];
+                        let x = if dtype == DType::F32 {
+                            text.parse::<f32>().map(f64::from).map_err(|_| bad(l))?
+                        } else {
+                            text.parse::<f64>().map_err(|_| bad(l))?
+                        };
+                        // A finite literal that rounds to infinity in its type (`1e999`,
+                        // `1e39` as f32, `70000` as f16) is refused, as MLIR does.
+                        if numerics::round_to(dtype, x).is_infinite() {
+                            return Err(format!(
+                                "floating point value {text} is too large for {dtype}"
+                            ));
+                        }
+                        if neg {
+                            -x
+                        } else {
+                            x
+                        }
+                    }
+                    Lit::Int { neg, mag } => {
+                        let x = mag as f64;
+                        if numerics::round_to(dtype, x).is_infinite() {
+                            return Err(format!(
+                                "floating point value {mag} is too large for {dtype}"
+                            ));
+                        }
+                        if neg {
+                            -x
+                        } else {
+                            x
+                        }
+                    }
+                    Lit::Hex { neg: false, bits } => {
+                        if dtype.bit_width() < 64 && bits >> dtype.bit_width() != 0 {
+                            return Err(format!("hex float 0x{bits:X} is wider than {dtype}"));
+                        }
+                        numerics::float_from_bits(dtype, bits)
+                    }
+                    Lit::Special(x) => x,
+                    _ => return Err(bad(l)),
+                };
+                Ok(v)
+            })
+            .collect()
+    }
+}
+
+/// A literal as written, for error messages.
+fn lit_text(src: &str, lit: &Lit) -> String {
+    let sign = |neg: bool| if neg { "-" } else { "" };
+    match *lit {
+        Lit::Int { neg, mag } => format!("{}{mag}", sign(neg)),
+        Lit::Hex { neg, bits } => format!("{}0x{bits:X}", sign(neg)),
+        Lit::Float { neg, start, end } => format!("{}{}", sign(neg), &src[start..end]),
+        Lit::Bool(b) => b.to_string(),
+        Lit::Special(x) => format!("{x}"),
+        Lit::ComplexOpen => "(…)".to_string(),
     }
 }
 

@@ -1,8 +1,9 @@
 //! Types: `tensor<2x3xf32>`, `tuple<…>`, `!stablehlo.token`, element types, and the trailing
 //! type signatures of ops (`: T`, `: T1, T2`, `: (T1, T2) -> T3`, `: T -> (T1, T2)`).
 //!
-//! Only static shapes and the element types of [`DType`] are supported; anything else (dynamic
-//! dimensions, complex, f8, quantized, encodings) is a parse error that names the type.
+//! Only static shapes and the element types of [`DType`] (`complex<f32>` and `complex<f64>`
+//! among them) are supported; anything else (dynamic dimensions, f8, quantized, encodings,
+//! complex numbers of other parts) is a parse error that names the type.
 
 use super::lexer::Tok;
 use super::parser::Parser;
@@ -38,7 +39,10 @@ impl Parser<'_> {
                     self.leave();
                     Ok(Type::Tuple(elems))
                 }
-                "complex" => Err(self.err_at(t, "complex element types are not supported")),
+                "complex" => Err(self.err_at(
+                    t,
+                    "expected a tensor type, found 'complex' (write tensor<complex<f32>>)",
+                )),
                 "index" => Err(self.err_at(t, "the 'index' type is not supported")),
                 other => {
                     if DType::from_mlir_name(other).is_some() {
@@ -136,7 +140,20 @@ impl Parser<'_> {
                     self.next()?;
                     Ok(d)
                 } else if name == "complex" {
-                    Err(self.err_at(t, "complex element types are not supported"))
+                    self.next()?;
+                    self.expect_punct("<")?;
+                    let part_at = self.peek()?;
+                    let part = self.parse_element_type()?;
+                    self.expect_punct(">")?;
+                    part.complex_of().ok_or_else(|| {
+                        self.err_at(
+                            part_at,
+                            format!(
+                                "element type 'complex<{part}>' is not supported (complex \
+                                 numbers have f32 or f64 parts)"
+                            ),
+                        )
+                    })
                 } else if unsupported_element_type(name) || name == "index" {
                     Err(self.err_at(t, format!("element type '{name}' is not supported")))
                 } else {
@@ -196,7 +213,6 @@ pub(crate) fn unsupported_element_type(name: &str) -> bool {
         || name == "tf32"
         || name == "f80"
         || name == "f128"
-        || name.starts_with("complex")
         || (name.starts_with('i') || name.starts_with("si") || name.starts_with("ui"))
             && name
                 .trim_start_matches(['s', 'u', 'i'])

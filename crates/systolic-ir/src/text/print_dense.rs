@@ -5,7 +5,8 @@
 //! - More than [`HEX_ELEMENT_LIMIT`] elements: the raw little-endian bytes as one hex string
 //!   `dense<"0x0000803F…">` (one byte per `i1`), which is what MLIR does above this count and
 //!   keeps large constants fast to print and to parse.
-//! - Otherwise nested lists following the shape: `dense<[[1, 2], [3, 4]]>`.
+//! - Otherwise nested lists following the shape: `dense<[[1, 2], [3, 4]]>`; a complex element
+//!   as `(1.000000e+00,-2.000000e+00)` (no space after the comma, as MLIR prints it).
 
 use super::print_float::format_float;
 use crate::tensor::{Data, Tensor};
@@ -43,6 +44,10 @@ fn is_splat(t: &Tensor) -> bool {
             v.iter()
                 .enumerate()
                 .all(|(i, x)| x.to_bits() == v[0].to_bits() || t.bits(i) == first)
+        }
+        Data::Complex(_) => {
+            let first = t.bits_wide(0);
+            (1..t.num_elements()).all(|i| t.bits_wide(i) == first)
         }
     }
 }
@@ -95,6 +100,14 @@ fn write_element(out: &mut String, t: &Tensor, i: usize) {
             let _ = write!(out, "{}", v[i]);
         }
         Data::Float(v) => out.push_str(&format_float(t.dtype(), v[i])),
+        Data::Complex(v) => {
+            let part = t.dtype().component().unwrap_or(t.dtype());
+            out.push('(');
+            out.push_str(&format_float(part, v[i].re));
+            out.push(',');
+            out.push_str(&format_float(part, v[i].im));
+            out.push(')');
+        }
     }
 }
 
@@ -139,6 +152,16 @@ mod tests {
         assert_eq!(dense(&i), "dense<[-128, 127]>");
         let u = Tensor::from_u64(vec![], DType::U64, vec![u64::MAX]).unwrap();
         assert_eq!(dense(&u), "dense<18446744073709551615>");
+        use num_complex::Complex64;
+        let z = vec![Complex64::new(1.0, 2.0), Complex64::new(3.0, -4.0)];
+        let c = Tensor::from_complex(vec![2], DType::C64, z).unwrap();
+        assert_eq!(
+            dense(&c),
+            "dense<[(1.000000e+00,2.000000e+00), (3.000000e+00,-4.000000e+00)]>"
+        );
+        let one = vec![Complex64::new(2.0, 0.5)];
+        let c = Tensor::from_complex(vec![], DType::C128, one).unwrap();
+        assert_eq!(dense(&c), "dense<(2.000000e+00,5.000000e-01)>");
         let nested = Tensor::from_f32(vec![2, 1, 1], vec![1.0, 2.0]);
         assert_eq!(
             dense(&nested),

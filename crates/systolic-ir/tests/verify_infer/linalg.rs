@@ -312,17 +312,61 @@ fn triangular_solve_and_cholesky() {
 }
 
 #[test]
-fn fft_reports_the_missing_complex_types_after_checking_lengths() {
-    let k = |len: &[i64]| OpKind::Fft {
-        fft_type: FftType::Rfft,
+fn fft_types_follow_the_spec() {
+    let k = |fft_type: FftType, len: &[i64]| OpKind::Fft {
+        fft_type,
         fft_length: len.to_vec(),
     };
-    expect_err(
-        infer(k(&[4]), &[f32t(&[4])]),
-        "RFFT needs complex element types",
+    let t = |shape: &[i64], d: DType| Type::tensor(shape.to_vec(), d);
+    // RFFT: f32 → complex<f32>, the last transformed dimension n/2 + 1.
+    assert_eq!(
+        infer(k(FftType::Rfft, &[8]), &[f32t(&[3, 8])]),
+        Ok(vec![t(&[3, 5], DType::C64)])
     );
-    expect_err(infer(k(&[]), &[f32t(&[4])]), "must have 1 to 3 entries");
-    expect_err(infer(k(&[2, 2]), &[f32t(&[4])]), "fewer dimensions");
+    assert_eq!(
+        infer(k(FftType::Rfft, &[4, 7]), &[t(&[4, 7], DType::F64)]),
+        Ok(vec![t(&[4, 4], DType::C128)])
+    );
+    // IRFFT: back, the operand holding n/2 + 1.
+    assert_eq!(
+        infer(k(FftType::Irfft, &[8]), &[t(&[3, 5], DType::C64)]),
+        Ok(vec![f32t(&[3, 8])])
+    );
+    assert_eq!(
+        infer(k(FftType::Irfft, &[7]), &[t(&[4], DType::C64)]),
+        Ok(vec![f32t(&[7])])
+    );
+    // FFT and IFFT keep the type.
+    let c = t(&[2, 4, 6], DType::C128);
+    assert_eq!(
+        infer(k(FftType::Ifft, &[4, 6]), std::slice::from_ref(&c)),
+        Ok(vec![c.clone()])
+    );
+    expect_err(infer(k(FftType::Fft, &[6]), &[f32t(&[6])]), "complex type");
+    expect_err(
+        infer(k(FftType::Rfft, &[6]), &[t(&[6], DType::C64)]),
+        "f32 or f64",
+    );
+    expect_err(
+        infer(k(FftType::Rfft, &[6]), &[t(&[6], DType::BF16)]),
+        "f32 or f64",
+    );
+    expect_err(
+        infer(k(FftType::Fft, &[4]), std::slice::from_ref(&c)),
+        "must be [4]",
+    );
+    expect_err(
+        infer(k(FftType::Irfft, &[6]), &[t(&[6], DType::C64)]),
+        "must be [4]",
+    );
+    expect_err(
+        infer(k(FftType::Rfft, &[]), &[f32t(&[4])]),
+        "must have 1 to 3 entries",
+    );
+    expect_err(
+        infer(k(FftType::Rfft, &[2, 2]), &[f32t(&[4])]),
+        "fewer dimensions",
+    );
 }
 
 #[test]

@@ -27,7 +27,7 @@ fn iota_needs_an_in_range_dimension_of_the_declared_type() {
     );
     expect_err(
         infer_decl(OpKind::Iota { dimension: 0 }, &[], &[t(&[3], DType::Bool)]),
-        "integer or floating-point",
+        "integer, floating-point or complex",
     );
     expect_err(
         infer(OpKind::Iota { dimension: 0 }, &[]),

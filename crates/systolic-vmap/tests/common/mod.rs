@@ -38,6 +38,14 @@ pub fn random(ty: &TensorType, rng: &mut Rng) -> Tensor {
         DTypeKind::Signed => Data::Int((0..n).map(|_| (rng.next() % 7) as i64 - 2).collect()),
         DTypeKind::Unsigned => Data::UInt((0..n).map(|_| rng.next()).collect()),
         DTypeKind::Bool => Data::Bool((0..n).map(|_| rng.next() & 1 == 1).collect()),
+        DTypeKind::Complex => Data::Complex(
+            (0..n)
+                .map(|_| {
+                    let mut part = || (rng.next() % 41) as f64 / 8.0 - 2.5;
+                    systolic_ir::Complex64::new(part(), part())
+                })
+                .collect(),
+        ),
     };
     Tensor::new(ty.clone(), data).unwrap()
 }
@@ -50,6 +58,7 @@ fn concat_data(parts: &[&Data], kind: DTypeKind) -> Data {
             (Data::Int(a), Data::Int(b)) => a.extend(b),
             (Data::UInt(a), Data::UInt(b)) => a.extend(b),
             (Data::Float(a), Data::Float(b)) => a.extend(b),
+            (Data::Complex(a), Data::Complex(b)) => a.extend(b),
             _ => panic!("kind mismatch"),
         }
     }

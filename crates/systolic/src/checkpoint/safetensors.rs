@@ -37,9 +37,10 @@ impl View for Leaf<'_> {
     }
 }
 
-/// The safetensors dtype that holds `dtype`'s elements (sub-byte integers: a byte each).
-fn to_safetensors(dtype: DType) -> Dtype {
-    match dtype {
+/// The safetensors dtype that holds `dtype`'s elements (sub-byte integers: a byte each);
+/// `None` for `complex<f64>`, which the format has no type for.
+fn to_safetensors(dtype: DType) -> Option<Dtype> {
+    Some(match dtype {
         DType::Bool => Dtype::BOOL,
         DType::I2 | DType::I4 | DType::I8 => Dtype::I8,
         DType::I16 => Dtype::I16,
@@ -53,7 +54,9 @@ fn to_safetensors(dtype: DType) -> Dtype {
         DType::BF16 => Dtype::BF16,
         DType::F32 => Dtype::F32,
         DType::F64 => Dtype::F64,
-    }
+        DType::C64 => Dtype::C64,
+        DType::C128 => return None,
+    })
 }
 
 /// The dtype of a safetensors tensor, when Systolic has it.
@@ -72,6 +75,7 @@ fn from_safetensors(dtype: Dtype) -> Option<DType> {
         Dtype::BF16 => DType::BF16,
         Dtype::F32 => DType::F32,
         Dtype::F64 => DType::F64,
+        Dtype::C64 => DType::C64,
         _ => return None,
     })
 }
@@ -88,13 +92,22 @@ pub(crate) fn encode(tensors: &[Stored], structure: &str) -> Result<Vec<u8>, Str
         let json = serde_json::to_string(&sub_byte).map_err(|e| e.to_string())?;
         metadata.insert(DTYPES_KEY.to_string(), json);
     }
-    let leaves = tensors.iter().map(|t| {
+    if let Some(t) = tensors
+        .iter()
+        .find(|t| to_safetensors(t.ty.dtype).is_none())
+    {
+        return Err(format!(
+            "safetensors has no element type for {} (leaf '{}')",
+            t.ty, t.name
+        ));
+    }
+    let leaves = tensors.iter().filter_map(|t| {
         let leaf = Leaf {
             bytes: int8_values(t),
-            dtype: to_safetensors(t.ty.dtype),
+            dtype: to_safetensors(t.ty.dtype)?,
             shape: t.ty.shape.iter().map(|&d| d.max(0) as usize).collect(),
         };
-        (t.name.as_str(), leaf)
+        Some((t.name.as_str(), leaf))
     });
     ::safetensors::serialize(leaves, Some(metadata)).map_err(|e| format!("safetensors: {e}"))
 }

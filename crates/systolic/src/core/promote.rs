@@ -40,10 +40,14 @@ fn successors(n: Node) -> Vec<Node> {
         Strong(I64) => vec![WeakFloat],
         WeakFloat => vec![Strong(BF16), Strong(F16)],
         Strong(BF16) | Strong(F16) => vec![Strong(F32)],
-        Strong(F32) => vec![Strong(F64)],
+        // JAX's lattice: a float type promotes with a complex one to the complex type of
+        // enough precision (f32 → complex64, f64 → complex128).
+        Strong(F32) => vec![Strong(F64), Strong(C64)],
+        Strong(C64) => vec![Strong(C128)],
+        Strong(C128) => vec![],
         Strong(I2) | Strong(I4) => vec![Strong(I8)],
         Strong(U2) | Strong(U4) => vec![Strong(U8)],
-        Strong(F64) => vec![],
+        Strong(F64) => vec![Strong(C128)],
     }
 }
 

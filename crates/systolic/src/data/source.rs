@@ -437,5 +437,7 @@ fn parse_field(text: &str, dtype: DType) -> Option<Data> {
             "0" | "false" | "False" => false,
             _ => return None,
         }]),
+        // A text field has no complex spelling here.
+        DTypeKind::Complex => return None,
     })
 }

@@ -44,7 +44,23 @@ fn write_item(t: &Tensor, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             Some(p) => write!(f, "{:.*}", p, v[0]),
             None => f.write_str(&python_float_repr(v[0])),
         },
+        Data::Complex(v) => f.write_str(&python_complex_repr(v[0].re, v[0].im)),
     }
+}
+
+/// Python's `repr(complex)`: `(1+2j)`, `-3j` for a zero real part (`+0.0`), each part as
+/// `repr(float)` writes it (without a trailing `.0`).
+pub(crate) fn python_complex_repr(re: f64, im: f64) -> String {
+    let part = |x: f64| {
+        let s = python_float_repr(x);
+        s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+    };
+    let imag = part(im);
+    if re == 0.0 && re.is_sign_positive() {
+        return format!("{imag}j");
+    }
+    let sign = if imag.starts_with('-') { "" } else { "+" };
+    format!("({}{sign}{imag}j)", part(re))
 }
 
 /// Python's `repr(float)`: the shortest digits that round-trip, in positional notation when

@@ -35,7 +35,7 @@
 //! ```
 
 mod callback;
-mod format;
+pub(crate) mod format;
 mod print;
 mod sink;
 

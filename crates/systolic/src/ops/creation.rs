@@ -16,6 +16,7 @@ pub(crate) fn scalar_of(dtype: DType, value: f64) -> Scalar {
         DTypeKind::Signed => Scalar::Int(value as i64),
         DTypeKind::Unsigned => Scalar::UInt(value as u64),
         DTypeKind::Float => Scalar::Float(value),
+        DTypeKind::Complex => Scalar::Complex(systolic_ir::Complex64::new(value, 0.0)),
     }
 }
 

@@ -55,7 +55,7 @@ fn or_fail(r: Result<Array>) -> Array {
 /// The fill value JAX uses for out-of-bounds gathers of `dtype`.
 fn fill_value(dtype: DType) -> Array {
     match dtype.kind() {
-        DTypeKind::Float => full(&[], f64::NAN, dtype),
+        DTypeKind::Float | DTypeKind::Complex => full(&[], f64::NAN, dtype),
         DTypeKind::Signed => full(&[], dtype.signed_range().map_or(0, |r| r.0) as f64, dtype),
         DTypeKind::Unsigned => {
             let t = systolic_ir::Tensor::splat(

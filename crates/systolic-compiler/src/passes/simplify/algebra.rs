@@ -198,6 +198,7 @@ fn zero_scalar(dtype: DType) -> Scalar {
         DTypeKind::Signed => Scalar::Int(0),
         DTypeKind::Unsigned => Scalar::UInt(0),
         DTypeKind::Float => Scalar::Float(0.0),
+        DTypeKind::Complex => Scalar::Complex(systolic_ir::Complex64::new(0.0, 0.0)),
     }
 }
 
@@ -253,8 +254,8 @@ pub fn select(rw: &mut Rewriter<'_, '_>, op: &Op) -> Option<Vec<ValueId>> {
     None
 }
 
-/// A comparison of a value with itself is known for integers and booleans (for floats NaN
-/// makes `x == x` false).
+/// A comparison of a value with itself is known for integers and booleans (for floats and
+/// complex numbers NaN makes `x == x` false).
 pub fn compare(
     rw: &mut Rewriter<'_, '_>,
     op: &Op,
@@ -263,7 +264,7 @@ pub fn compare(
     let [x, y] = op.operands[..] else {
         return None;
     };
-    if x != y || element_type(rw, x)?.is_float() {
+    if x != y || element_type(rw, x)?.is_float_or_complex() {
         return None;
     }
     use ComparisonDirection as D;

@@ -278,6 +278,7 @@ pub fn dot_with_empty_dimension(rw: &mut Rewriter<'_, '_>, op: &Op) -> Option<Ve
         DTypeKind::Signed => Scalar::Int(0),
         DTypeKind::Unsigned => Scalar::UInt(0),
         DTypeKind::Float => Scalar::Float(0.0),
+        DTypeKind::Complex => Scalar::Complex(systolic_ir::Complex64::new(0.0, 0.0)),
     };
     Some(vec![emit_splat(rw, &out, zero)?])
 }

@@ -46,7 +46,8 @@ pub fn splat_of(rw: &Rewriter<'_, '_>, v: ValueId) -> Option<(DType, u64)> {
 /// Compares the stored values, not each element's bit pattern (which converts every element:
 /// a 4M-element constant took 60 ms a look, and the rules look often); values equal bit for bit
 /// have equal patterns. Only NaNs can have different stored payloads but one pattern, so a
-/// float tensor starting with a NaN is compared pattern by pattern.
+/// float tensor starting with a NaN is compared pattern by pattern. A `complex<f64>` element
+/// is 128 bits, more than the pattern holds: never a splat here (a `complex<f32>` is 64).
 fn uniform_bits(t: &Tensor) -> Option<u64> {
     fn all_equal<T: PartialEq>(v: &[T]) -> Option<bool> {
         let first = v.first()?;
@@ -61,6 +62,11 @@ fn uniform_bits(t: &Tensor) -> Option<u64> {
             v.iter().all(|x| x.to_bits() == first)
         }
         Data::Float(_) => {
+            let first = t.bits(0);
+            (1..t.num_elements()).all(|i| t.bits(i) == first)
+        }
+        Data::Complex(_) if t.dtype() != DType::C64 => return None,
+        Data::Complex(_) => {
             let first = t.bits(0);
             (1..t.num_elements()).all(|i| t.bits(i) == first)
         }
@@ -97,6 +103,10 @@ pub fn special_bits(dtype: DType, special: Special) -> Option<u64> {
     let sign = 1u64 << (width - 1);
     let float = |x: f64| Some(systolic_ir::numerics::float_to_bits(dtype, x));
     match (dtype.kind(), special) {
+        // Complex zero is both parts +0; the rules' other values are not named for complex
+        // numbers (and a `complex<f64>` is never a splat, see `uniform_bits`).
+        (DTypeKind::Complex, Special::Zero) => Some(0),
+        (DTypeKind::Complex, _) => None,
         (DTypeKind::Float, Special::Zero) => Some(0),
         (DTypeKind::Float, Special::NegZero) => Some(sign),
         (DTypeKind::Float, Special::One) => float(1.0),

@@ -581,7 +581,7 @@ fn integer_at(b: &CpuBuffer, i: usize) -> Result<i64> {
         Data::Int(v) => *v.get(i).ok_or_else(out_of_range)?,
         Data::UInt(v) => i64::try_from(*v.get(i).ok_or_else(out_of_range)?).unwrap_or(i64::MAX),
         Data::Bool(v) => i64::from(*v.get(i).ok_or_else(out_of_range)?),
-        Data::Float(_) => {
+        Data::Float(_) | Data::Complex(_) => {
             return Err(CpuError::new(format!(
                 "the roots operand must be an integer, got {}",
                 b.ty()

@@ -41,6 +41,8 @@ macro_rules! map_storage {
             Storage::BF16($v) => Storage::BF16($e),
             Storage::F32($v) => Storage::F32($e),
             Storage::F64($v) => Storage::F64($e),
+            Storage::C64($v) => Storage::C64($e),
+            Storage::C128($v) => Storage::C128($e),
         }
     };
 }

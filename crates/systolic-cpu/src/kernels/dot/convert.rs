@@ -30,6 +30,9 @@ pub fn to_f32(s: &Storage) -> Vec<f32> {
         Storage::BF16(v) => v.iter().map(|x| x.to_f32()).collect(),
         Storage::F32(v) => v.clone(),
         Storage::F64(v) => v.iter().map(|&x| x as f32).collect(),
+        // As `convert` does: the real part (complex products run on the fallback).
+        Storage::C64(v) => v.iter().map(|z| z.re).collect(),
+        Storage::C128(v) => v.iter().map(|z| z.re as f32).collect(),
     }
 }
 
@@ -49,6 +52,8 @@ pub fn to_f64(s: &Storage) -> Vec<f64> {
         Storage::BF16(v) => v.iter().map(|x| x.to_f64()).collect(),
         Storage::F32(v) => v.iter().map(|&x| x as f64).collect(),
         Storage::F64(v) => v.clone(),
+        Storage::C64(v) => v.iter().map(|z| z.re as f64).collect(),
+        Storage::C128(v) => v.iter().map(|z| z.re).collect(),
     }
 }
 
@@ -77,6 +82,8 @@ pub fn to_wrapping(s: &Storage, result: DType) -> Vec<u64> {
         Storage::BF16(v) => v.iter().map(|x| float(x.to_f64())).collect(),
         Storage::F32(v) => v.iter().map(|&x| float(x as f64)).collect(),
         Storage::F64(v) => v.iter().map(|&x| float(x)).collect(),
+        Storage::C64(v) => v.iter().map(|z| float(z.re as f64)).collect(),
+        Storage::C128(v) => v.iter().map(|z| float(z.re)).collect(),
     }
 }
 

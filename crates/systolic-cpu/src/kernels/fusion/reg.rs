@@ -48,6 +48,11 @@ impl Lane {
             U64 => Lane::U64,
             F16 | BF16 | F32 => Lane::F32,
             F64 => Lane::F64,
+            // Ops on complex values never reach the loop compiler: `kernels::lower_native` and
+            // `fusion::lower` send them to the interpreter fallback before a lane is chosen.
+            // The real part's lane keeps this total.
+            C64 => Lane::F32,
+            C128 => Lane::F64,
         }
     }
 }

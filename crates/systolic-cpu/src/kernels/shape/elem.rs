@@ -114,6 +114,11 @@ macro_rules! dispatch_dtype {
                 type $t = f64;
                 $body
             }
+            // Ops on complex values run on the interpreter fallback (`kernels::lower_native`);
+            // a kernel built for them anyway reports it rather than computing.
+            d @ (D::C64 | D::C128) => Err($crate::CpuError::new(format!(
+                "no native kernel for {d} elements (complex values run on the interpreter)"
+            ))),
         }
     }};
 }

@@ -2,17 +2,21 @@
 //! ones), `INT_MIN / -1 = INT_MIN`, `x % 0 = x`, shifts by the width or more give 0 or the sign
 //! fill, and integer `power` follows XLA's square-and-multiply over the exponent's low six bits.
 
-use super::{daz, rounded};
+use super::{complex, daz, rounded};
 use crate::error::{InterpError, Result};
 use crate::operands::{check_result, make};
-use systolic_ir::{numerics, BinaryOp, DType, Data, Tensor, TensorType};
+use systolic_ir::{numerics, BinaryOp, Complex64, DType, Data, Tensor, TensorType};
 
-/// Applies a binary op elementwise to two tensors of the same type.
+/// Applies a binary op elementwise to two tensors of the same type (`complex` makes complex
+/// numbers of two float tensors).
 pub fn binary(op: BinaryOp, a: &Tensor, b: &Tensor, out: &TensorType) -> Result<Tensor> {
     if a.ty() != b.ty() {
         crate::bail!("operand types {} and {} differ", a.ty(), b.ty());
     }
     let dtype = a.dtype();
+    if op == BinaryOp::Complex {
+        return make_complex(a, b, out);
+    }
     check_result(out, a.shape(), dtype)?;
     let unsupported = || InterpError::new(format!("not defined for element type {dtype}"));
     let bits = dtype.bit_width();
@@ -48,9 +52,41 @@ pub fn binary(op: BinaryOp, a: &Tensor, b: &Tensor, out: &TensorType) -> Result<
             let f = bool_fn(op).ok_or_else(unsupported)?;
             Data::Bool(x.iter().zip(y).map(|(&p, &q)| f(p, q)).collect())
         }
+        (Data::Complex(x), Data::Complex(y)) => {
+            let f = complex::binary_fn(op).ok_or_else(unsupported)?;
+            Data::Complex(
+                x.iter()
+                    .zip(y)
+                    .map(|(&p, &q)| complex::rounded(dtype, f(p, q)))
+                    .collect(),
+            )
+        }
         _ => return Err(unsupported()),
     };
     make(out.clone(), data)
+}
+
+/// `complex(re, im)`: f32 or f64 parts into `complex<f32>`/`complex<f64>`. The parts are
+/// values of that dtype already, so nothing is rounded.
+fn make_complex(re: &Tensor, im: &Tensor, out: &TensorType) -> Result<Tensor> {
+    let Some(dtype) = re.dtype().complex_of() else {
+        // Only f32 and f64 parts make complex numbers.
+        crate::bail!("not defined for element type {}", re.dtype());
+    };
+    check_result(out, re.shape(), dtype)?;
+    let (Data::Float(x), Data::Float(y)) = (re.data(), im.data()) else {
+        crate::bail!(
+            "operands of kinds {:?} and {:?}",
+            re.data().kind(),
+            im.data().kind()
+        );
+    };
+    let z = x
+        .iter()
+        .zip(y)
+        .map(|(&a, &b)| Complex64::new(a, b))
+        .collect();
+    make(out.clone(), Data::Complex(z))
 }
 
 /// The f64 function of a float op.

@@ -1,5 +1,6 @@
 //! `compare`: IEEE (`FLOAT`) or total-order comparison of floats, signed or unsigned
-//! comparison of integers, `false < true` for booleans.
+//! comparison of integers, `false < true` for booleans, lexicographic (real, imaginary) order
+//! for complex numbers.
 
 use super::daz;
 use crate::error::Result;
@@ -80,6 +81,13 @@ pub fn compare(
             .zip(y)
             .map(|(p, q)| ordering_holds(direction, p.cmp(q)))
             .collect(),
+        (Data::Complex(x), Data::Complex(y)) => {
+            let total = compare_type == ComparisonType::TotalOrder;
+            x.iter()
+                .zip(y)
+                .map(|(&p, &q)| super::complex::compare(direction, p, q, total))
+                .collect()
+        }
         _ => crate::bail!(
             "operands of kinds {:?} and {:?}",
             a.data().kind(),

@@ -4,7 +4,7 @@
 use super::daz;
 use crate::error::Result;
 use crate::operands::{check_result, make};
-use systolic_ir::{numerics, DType, DTypeKind, Data, Tensor, TensorType};
+use systolic_ir::{numerics, Complex64, DType, DTypeKind, Data, Tensor, TensorType};
 
 /// `convert`: each element to the result's dtype, as XLA:CPU does it.
 ///
@@ -13,11 +13,17 @@ use systolic_ir::{numerics, DType, DTypeKind, Data, Tensor, TensorType};
 /// - integer → integer: keep the low bits (two's complement);
 /// - integer → float: round to nearest even; bf16/f16 through f32 (two roundings, as XLA);
 /// - float → float: f64↔f32 and bf16 → f64 flush subnormals; f64 → bf16 goes through f32;
-///   f64 → f16 rounds once; f32 → bf16/f16 rounds to nearest even keeping subnormals.
+///   f64 → f16 rounds once; f32 → bf16/f16 rounds to nearest even keeping subnormals;
+/// - anything → complex: to the parts' float dtype as above, imaginary part 0;
+/// - complex → complex: part by part; complex → anything else: the real part, converted as a
+///   float of the parts' dtype (the spec's and XLA's rule; the imaginary part is dropped).
 pub fn convert(x: &Tensor, out: &TensorType) -> Result<Tensor> {
     check_result(out, x.shape(), out.dtype)?;
     let from = x.dtype();
     let to = out.dtype;
+    if let Some(data) = convert_complex(x, out)? {
+        return make(out.clone(), data);
+    }
     let data = match (x.data(), to.kind()) {
         (Data::Bool(v), DTypeKind::Bool) => Data::Bool(v.clone()),
         (Data::Bool(v), DTypeKind::Signed) => Data::Int(v.iter().map(|&b| b as i64).collect()),
@@ -60,8 +66,53 @@ pub fn convert(x: &Tensor, out: &TensorType) -> Result<Tensor> {
         (Data::Float(v), DTypeKind::Float) => {
             Data::Float(v.iter().map(|&a| float_to_float(from, to, a)).collect())
         }
+        (Data::Complex(_), _) | (_, DTypeKind::Complex) => {
+            crate::bail!("{} to {} is not a complex conversion", x.ty(), out)
+        }
     };
     make(out.clone(), data)
+}
+
+/// The conversions that involve complex numbers (`None` for the others), each through the
+/// real conversions: complex → x converts the real part (a float of the parts' dtype) to x;
+/// x → complex converts x to the parts' dtype, with imaginary part 0.
+fn convert_complex(x: &Tensor, out: &TensorType) -> Result<Option<Data>> {
+    let (from, to) = (x.dtype(), out.dtype);
+    let part_type = |dtype: DType| TensorType::new(x.shape().to_vec(), dtype);
+    let floats = |t: Tensor| match t.into_data() {
+        Data::Float(v) => v,
+        _ => Vec::new(),
+    };
+    let data = match (x.data(), to.component().filter(|_| to.is_complex())) {
+        (Data::Complex(v), Some(to_part)) => {
+            let from_part = from.component().unwrap_or(DType::F64);
+            Data::Complex(
+                v.iter()
+                    .map(|z| {
+                        Complex64::new(
+                            float_to_float(from_part, to_part, z.re),
+                            float_to_float(from_part, to_part, z.im),
+                        )
+                    })
+                    .collect(),
+            )
+        }
+        (Data::Complex(v), None) => {
+            let from_part = from.component().unwrap_or(DType::F64);
+            let re = Tensor::new(
+                part_type(from_part),
+                Data::Float(v.iter().map(|z| z.re).collect()),
+            )
+            .map_err(|e| crate::error::InterpError::new(e.to_string()))?;
+            return convert(&re, out).map(|t| Some(t.into_data()));
+        }
+        (_, Some(to_part)) => {
+            let re = floats(convert(x, &part_type(to_part))?);
+            Data::Complex(re.into_iter().map(|a| Complex64::new(a, 0.0)).collect())
+        }
+        (_, None) => return Ok(None),
+    };
+    Ok(Some(data))
 }
 
 /// An integer to a float dtype: f64 and f32 round once; bf16 and f16 go through f32.
@@ -93,14 +144,15 @@ pub fn bitcast_convert(x: &Tensor, out: &TensorType) -> Result<Tensor> {
     let in_bits = x.dtype().bit_width();
     let out_bits = out.dtype.bit_width();
     let n = x.num_elements();
-    let patterns: Vec<u64> = (0..n).map(|i| x.bits(i)).collect();
+    // 128-bit patterns: a complex<f64> is the widest element.
+    let patterns: Vec<u128> = (0..n).map(|i| x.bits_wide(i)).collect();
     let mut shape = x.shape().to_vec();
-    let result_bits: Vec<u64> = if in_bits == out_bits {
+    let result_bits: Vec<u128> = if in_bits == out_bits {
         patterns
     } else if in_bits > out_bits && (in_bits / out_bits) * out_bits == in_bits {
         let ratio = in_bits / out_bits;
         shape.push(ratio as i64);
-        let mask = numerics::wrap_unsigned(out_bits, u64::MAX);
+        let mask = u128::MAX >> (128 - out_bits);
         patterns
             .iter()
             .flat_map(|&p| (0..ratio).map(move |k| (p >> (k * out_bits)) & mask))
@@ -121,7 +173,7 @@ pub fn bitcast_convert(x: &Tensor, out: &TensorType) -> Result<Tensor> {
                 piece
                     .iter()
                     .enumerate()
-                    .fold(0u64, |acc, (k, &p)| acc | (p << (k as u32 * in_bits)))
+                    .fold(0u128, |acc, (k, &p)| acc | (p << (k as u32 * in_bits)))
             })
             .collect()
     } else {
@@ -134,7 +186,7 @@ pub fn bitcast_convert(x: &Tensor, out: &TensorType) -> Result<Tensor> {
         );
     };
     check_result(out, &shape, out.dtype)?;
-    Tensor::from_bits(out.clone(), &result_bits)
+    Tensor::from_bits_wide(out.clone(), &result_bits)
         .map_err(|e| crate::error::InterpError::new(e.to_string()))
 }
 

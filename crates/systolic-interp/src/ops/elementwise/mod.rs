@@ -9,9 +9,13 @@
 //! Transcendental functions are (nearly) correctly rounded here; XLA:CPU's own f32
 //! approximations differ from that by up to 5 ulp (erf), 4 (expm1, sinh), 3 (tanh, asinh) or
 //! 2 (logistic, log1p) — measured with jax 0.10.2 — so backends compare with a tolerance.
+//!
+//! Complex numbers (`complex.rs`) follow the same scheme part by part: computed in f64,
+//! each part rounded to the parts' dtype.
 
 mod binary;
 mod compare;
+mod complex;
 mod convert;
 mod select;
 mod unary;

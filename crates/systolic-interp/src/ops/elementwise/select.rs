@@ -49,6 +49,7 @@ fn pick(a: &Data, b: &Data, take_a: impl Fn(usize) -> bool) -> Data {
         (Data::Int(x), Data::Int(y)) => Data::Int(choose(x, y, take_a)),
         (Data::UInt(x), Data::UInt(y)) => Data::UInt(choose(x, y, take_a)),
         (Data::Float(x), Data::Float(y)) => Data::Float(choose(x, y, take_a)),
+        (Data::Complex(x), Data::Complex(y)) => Data::Complex(choose(x, y, take_a)),
         // Same type was checked by the caller, so the kinds agree.
         _ => a.clone(),
     }

@@ -1,17 +1,19 @@
-//! Unary elementwise ops: math on floats, bit ops on integers, `not` on booleans.
+//! Unary elementwise ops: math on floats and complex numbers, bit ops on integers, `not` on
+//! booleans.
 
-use super::{daz, rounded};
+use super::{complex, daz, rounded};
 use crate::error::Result;
 use crate::operands::{check_result, make};
 use systolic_ir::{numerics, DType, Data, Tensor, TensorType, UnaryOp};
 
-/// Applies a unary op elementwise. `is_finite` yields `i1`; every other op keeps the dtype.
+/// Applies a unary op elementwise. `is_finite` yields `i1`; `abs`, `real` and `imag` of
+/// complex numbers give their parts' float dtype; every other op keeps the dtype.
 pub fn unary(op: UnaryOp, x: &Tensor, out: &TensorType) -> Result<Tensor> {
     let dtype = x.dtype();
-    let out_dtype = if op == UnaryOp::IsFinite {
-        DType::Bool
-    } else {
-        dtype
+    let out_dtype = match op {
+        UnaryOp::IsFinite => DType::Bool,
+        UnaryOp::Abs | UnaryOp::Real | UnaryOp::Imag => dtype.component().unwrap_or(dtype),
+        _ => dtype,
     };
     check_result(out, x.shape(), out_dtype)?;
     let unsupported =
@@ -44,6 +46,23 @@ pub fn unary(op: UnaryOp, x: &Tensor, out: &TensorType) -> Result<Tensor> {
         Data::Bool(v) => match op {
             UnaryOp::Not => Data::Bool(v.iter().map(|&a| !a).collect()),
             _ => return Err(unsupported()),
+        },
+        Data::Complex(v) => match complex::unary_fn(op).ok_or_else(unsupported)? {
+            complex::UnaryValue::Complex(f) => {
+                Data::Complex(v.iter().map(|&z| complex::rounded(dtype, f(z))).collect())
+            }
+            complex::UnaryValue::Real(f) => {
+                // `abs` rounds like arithmetic; `real`/`imag` only move a part.
+                let part = complex::part(dtype);
+                Data::Float(
+                    v.iter()
+                        .map(|&z| match op {
+                            UnaryOp::Abs => rounded(part, f(z)),
+                            _ => f(z),
+                        })
+                        .collect(),
+                )
+            }
         },
     };
     make(out.clone(), data)

@@ -6,6 +6,7 @@
 //! - integers multiply and add with wrap-around at the result width (done in 64 bits and wrapped
 //!   once at the end, which gives the same bits, since wrapping commutes with + and ×);
 //! - booleans: AND then OR;
+//! - complex numbers: as floats, part by part (products and sums in f64, rounded once);
 //! - floats: every product and sum is taken in f64 and the total is rounded once to the result
 //!   dtype (and denormals flushed as XLA:CPU does). Products of f32 values are exact in f64, so
 //!   this is as close to the exact dot product as one rounding allows for short sums; a backend
@@ -15,7 +16,7 @@
 
 use crate::error::Result;
 use crate::ops::reduce::operands::{convert_scalar, new_tensor};
-use systolic_ir::{numerics, DType, Data, Scalar, Tensor, TensorType};
+use systolic_ir::{numerics, Complex64, DType, Data, Scalar, Tensor, TensorType};
 
 /// An operand's elements in the accumulation domain of a result dtype.
 pub(crate) enum Elements {
@@ -27,6 +28,8 @@ pub(crate) enum Elements {
     UInt(Vec<u64>),
     /// Boolean results.
     Bool(Vec<bool>),
+    /// Complex results.
+    Complex(Vec<Complex64>),
 }
 
 /// Converts `t`'s elements for accumulation into `result` (input denormals flush to zero, as
@@ -35,6 +38,10 @@ pub(crate) fn elements_for(t: &Tensor, result: DType) -> Elements {
     let n = t.num_elements();
     let converted = (0..n).map(|i| match t.get(i) {
         Scalar::Float(x) => Scalar::Float(numerics::flush_denormal(t.dtype(), x)),
+        Scalar::Complex(z) => Scalar::Complex(Complex64::new(
+            numerics::flush_denormal(t.dtype(), z.re),
+            numerics::flush_denormal(t.dtype(), z.im),
+        )),
         s => s,
     });
     match result.kind() {
@@ -45,6 +52,16 @@ pub(crate) fn elements_for(t: &Tensor, result: DType) -> Elements {
                     Scalar::Int(i) => i as f64,
                     Scalar::UInt(u) => u as f64,
                     Scalar::Bool(b) => b as u8 as f64,
+                    // The verifier refuses complex operands with a real result.
+                    Scalar::Complex(z) => z.re,
+                })
+                .collect(),
+        ),
+        systolic_ir::DTypeKind::Complex => Elements::Complex(
+            converted
+                .map(|s| match convert_scalar(s, result) {
+                    Scalar::Complex(z) => z,
+                    _ => Complex64::new(0.0, 0.0),
                 })
                 .collect(),
         ),
@@ -102,6 +119,13 @@ impl Accumulate for u64 {
     }
 }
 
+impl Accumulate for Complex64 {
+    const ZERO: Self = Complex64::new(0.0, 0.0);
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        self + a * b
+    }
+}
+
 impl Accumulate for bool {
     const ZERO: Self = false;
     fn mul_add(self, a: Self, b: Self) -> Self {
@@ -134,6 +158,10 @@ fn with_zero(e: Elements) -> Elements {
         Elements::Bool(mut v) => {
             v.push(false);
             Elements::Bool(v)
+        }
+        Elements::Complex(mut v) => {
+            v.push(Complex64::new(0.0, 0.0));
+            Elements::Complex(v)
         }
     }
 }
@@ -185,6 +213,12 @@ pub(crate) fn contract(
         (Elements::Int(l), Elements::Int(r)) => Data::Int(run(&l, &r, n, kernel)),
         (Elements::UInt(l), Elements::UInt(r)) => Data::UInt(run(&l, &r, n, kernel)),
         (Elements::Bool(l), Elements::Bool(r)) => Data::Bool(run(&l, &r, n, kernel)),
+        (Elements::Complex(l), Elements::Complex(r)) => Data::Complex(
+            run(&l, &r, n, kernel)
+                .into_iter()
+                .map(|z| numerics::complex_result(dtype, z))
+                .collect(),
+        ),
         _ => crate::bail!("internal: operands converted to different kinds"),
     };
     new_tensor(ty.clone(), data)

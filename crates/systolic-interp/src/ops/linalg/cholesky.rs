@@ -2,17 +2,19 @@
 //!
 //! With `lower`, reads the lower triangle of `a` (taken as symmetric) and returns `L` with
 //! `a = L·Lᵀ`; otherwise reads the upper triangle and returns `U` with `a = Uᵀ·U`. The other
-//! triangle of the result is zero. Computed in f64 and rounded once per element.
+//! triangle of the result is zero. Complex matrices are Hermitian: `a = L·Lᴴ`, `a = Uᴴ·U`,
+//! the unread triangle being the conjugate of the read one (only the real part of the diagonal
+//! is read). Computed in f64 (complex numbers of f64 parts) and rounded once per element.
 //!
 //! A matrix that is not positive definite (a pivot ≤ 0 or NaN) is not an error: its whole
 //! result matrix is NaN, as a failed factorisation reads in XLA and JAX (`jnp.linalg.cholesky`
 //! of `[[4, 2], [2, -3]]` is NaN where its factor would be).
 
-use super::matrices::matrix_dims;
+use super::matrices::{matrix_dims, Field};
 use crate::bail;
 use crate::error::Result;
 use crate::ops::reduce::operands::{expect_result_type, new_tensor};
-use systolic_ir::{numerics, Data, Tensor, TensorType};
+use systolic_ir::{Complex64, Data, Tensor, TensorType};
 
 /// Evaluates a cholesky.
 pub fn cholesky(a: &Tensor, lower: bool, result_ty: &TensorType) -> Result<Tensor> {
@@ -24,18 +26,57 @@ pub fn cholesky(a: &Tensor, lower: bool, result_ty: &TensorType) -> Result<Tenso
         );
     }
     expect_result_type(result_ty, a.ty())?;
-    let values = a.to_f64_vec();
-    let mut out = vec![0.0; values.len()];
+    let data = if a.dtype().is_complex() {
+        factor_all::<Complex64>(a, lower, batch, n)?
+    } else {
+        factor_all::<f64>(a, lower, batch, n)?
+    };
+    new_tensor(result_ty.clone(), data)
+}
+
+/// A number a Cholesky factorisation takes: the real part (a pivot is real) and the square
+/// root of a positive real.
+trait Pivot: Field {
+    /// The real part.
+    fn re(self) -> f64;
+    /// A real number.
+    fn real(x: f64) -> Self;
+}
+
+impl Pivot for f64 {
+    fn re(self) -> f64 {
+        self
+    }
+    fn real(x: f64) -> Self {
+        x
+    }
+}
+
+impl Pivot for Complex64 {
+    fn re(self) -> f64 {
+        self.re
+    }
+    fn real(x: f64) -> Self {
+        Complex64::new(x, 0.0)
+    }
+}
+
+/// Factors every matrix of the batch in the numbers `T`.
+fn factor_all<T: Pivot>(a: &Tensor, lower: bool, batch: usize, n: usize) -> Result<Data> {
+    let Some(values) = T::elements(a) else {
+        bail!("a {} holds elements of another kind", a.ty());
+    };
+    let mut out = vec![T::ZERO; values.len()];
     for k in 0..batch {
         let a_k = &values[k * n * n..(k + 1) * n * n];
-        // The symmetric matrix the chosen triangle describes.
+        // The Hermitian (symmetric) matrix the chosen triangle describes, in its lower form:
+        // the upper triangle read as `U = Lᴴ` gives `L[i][j] = conj(U[j][i])`.
         let sym = |i: usize, j: usize| {
-            let (r, c) = if lower {
-                (i.max(j), i.min(j))
+            if lower {
+                a_k[i * n + j]
             } else {
-                (i.min(j), i.max(j))
-            };
-            a_k[r * n + c]
+                a_k[j * n + i].conj()
+            }
         };
         let factor = lower_factor(n, sym);
         let o = &mut out[k * n * n..(k + 1) * n * n];
@@ -43,39 +84,39 @@ pub fn cholesky(a: &Tensor, lower: bool, result_ty: &TensorType) -> Result<Tenso
             Some(l) => {
                 for i in 0..n {
                     for j in 0..=i {
-                        let v = numerics::arith_result(a.dtype(), l[i * n + j]);
+                        let v = l[i * n + j];
                         if lower {
                             o[i * n + j] = v;
                         } else {
-                            o[j * n + i] = v;
+                            o[j * n + i] = v.conj();
                         }
                     }
                 }
             }
-            None => o.iter_mut().for_each(|x| *x = f64::NAN),
+            None => o.iter_mut().for_each(|x| *x = T::real(f64::NAN)),
         }
     }
-    new_tensor(result_ty.clone(), Data::Float(out))
+    Ok(T::data(out, a.dtype()))
 }
 
-/// The lower Cholesky factor of the symmetric matrix `sym` (row-major, n×n), or `None` when a
-/// pivot is not positive.
-fn lower_factor(n: usize, sym: impl Fn(usize, usize) -> f64) -> Option<Vec<f64>> {
-    let mut l = vec![0.0; n * n];
+/// The lower Cholesky factor of the Hermitian matrix `sym` (its lower triangle is read;
+/// row-major, n×n), or `None` when a pivot is not positive.
+fn lower_factor<T: Pivot>(n: usize, sym: impl Fn(usize, usize) -> T) -> Option<Vec<T>> {
+    let mut l = vec![T::ZERO; n * n];
     for j in 0..n {
-        let mut d = sym(j, j);
+        let mut d = sym(j, j).re();
         for k in 0..j {
-            d -= l[j * n + k] * l[j * n + k];
+            d -= (l[j * n + k] * l[j * n + k].conj()).re();
         }
         if d.is_nan() || d <= 0.0 {
             return None;
         }
-        let d = d.sqrt();
+        let d = T::real(d.sqrt());
         l[j * n + j] = d;
         for i in j + 1..n {
             let mut s = sym(i, j);
             for k in 0..j {
-                s -= l[i * n + k] * l[j * n + k];
+                s = s - l[i * n + k] * l[j * n + k].conj();
             }
             l[i * n + j] = s / d;
         }

@@ -1,12 +1,12 @@
 //! Family: linear algebra — `dot_general`, `dot`, `convolution`, `triangular_solve`,
-//! `cholesky`, the batch norm ops, and `fft` (which reports that complex types are not
-//! supported yet).
+//! `cholesky`, the batch norm ops, and `fft`.
 
 mod accumulate;
 pub mod batch_norm;
 pub mod cholesky;
 pub mod convolution;
 pub mod dot;
+pub mod fft;
 mod matrices;
 pub mod triangular_solve;
 
@@ -109,8 +109,14 @@ pub fn eval(kind: &OpKind, args: Vec<Value>, result_types: &[Type]) -> Result<Ve
             let args = [x, scale, mean, variance, grad_out];
             batch_norm::grad(args, *epsilon, *feature_index, tys)?.into()
         }
-        OpKind::Fft { .. } => {
-            bail!("fft needs complex element types, which the interpreter does not support yet")
+        OpKind::Fft {
+            fft_type,
+            fft_length,
+        } => {
+            let [x] = tensors[..] else {
+                bail!("takes one operand, got {}", tensors.len());
+            };
+            vec![fft::fft(x, *fft_type, fft_length, result0()?)?]
         }
         _ => bail!("{} is not a linear algebra op", kind.name()),
     };

@@ -3,18 +3,18 @@
 //!
 //! Only the triangle `lower` names is read (the other is ignored, whatever it holds), and with
 //! `unit_diagonal` the diagonal is taken as ones without being read. `op` is identity,
-//! transpose, or adjoint (= transpose for real types). The right-side problem is solved as the
-//! transposed left-side one, `op(a)ᵀ · xᵀ = bᵀ`. Substitution runs in f64 and each result is
-//! rounded once to the element type. A zero on the diagonal gives infinities and NaNs, not an
+//! transpose, or adjoint (the conjugate transpose; = transpose for real types). The right-side
+//! problem is solved as the transposed left-side one, `op(a)ᵀ · xᵀ = bᵀ`. Substitution runs in
+//! f64 (complex numbers of f64 parts) and each result is rounded once to the element type. A zero on the diagonal gives infinities and NaNs, not an
 //! error; which elements are inf and which NaN depends on the algorithm (XLA:CPU's blocked
 //! solver turns some of this solver's infinities into NaNs), so no backend should be compared
 //! on singular systems.
 
-use super::matrices::matrix_dims;
+use super::matrices::{matrix_dims, Field};
 use crate::bail;
 use crate::error::Result;
 use crate::ops::reduce::operands::{expect_result_type, new_tensor};
-use systolic_ir::{numerics, Data, Tensor, TensorType, TransposeKind};
+use systolic_ir::{Complex64, Tensor, TensorType, TransposeKind};
 
 /// The op's flags.
 #[derive(Clone, Copy, Debug)]
@@ -69,22 +69,46 @@ pub fn triangular_solve(
         );
     }
     expect_result_type(result_ty, b.ty())?;
+    let dims = (batch, m, rows, cols);
+    let data = if a.dtype().is_complex() {
+        solve::<Complex64>(a, b, opts, dims)?
+    } else {
+        solve::<f64>(a, b, opts, dims)?
+    };
+    new_tensor(result_ty.clone(), data)
+}
 
-    let (av, bv) = (a.to_f64_vec(), b.to_f64_vec());
+/// The substitution over every matrix of the batch, in the numbers `T`.
+fn solve<T: Field>(
+    a: &Tensor,
+    b: &Tensor,
+    opts: Options,
+    (batch, m, rows, cols): (usize, usize, usize, usize),
+) -> Result<systolic_ir::Data> {
+    let (Some(av), Some(bv)) = (T::elements(a), T::elements(b)) else {
+        bail!(
+            "a {} and b {} hold elements of another kind",
+            a.ty(),
+            b.ty()
+        );
+    };
     let transposed = opts.transpose_a != TransposeKind::NoTranspose;
-    let mut out = vec![0.0; bv.len()];
+    let adjoint = opts.transpose_a == TransposeKind::Adjoint;
+    let mut out = vec![T::ZERO; bv.len()];
     for k in 0..batch {
         let a_k = &av[k * m * m..(k + 1) * m * m];
         // t[i][j] = op(a)[i][j] restricted to the triangle, or its transpose for the right side.
-        let read = |i: usize, j: usize| -> f64 {
+        let read = |i: usize, j: usize| -> T {
             let (r, c) = if transposed { (j, i) } else { (i, j) };
             let in_triangle = if opts.lower { c <= r } else { c >= r };
             if r == c && opts.unit_diagonal {
-                1.0
+                T::ONE
+            } else if in_triangle && adjoint {
+                a_k[r * m + c].conj()
             } else if in_triangle {
                 a_k[r * m + c]
             } else {
-                0.0
+                T::ZERO
             }
         };
         let t = |i: usize, j: usize| {
@@ -107,7 +131,7 @@ pub fn triangular_solve(
             }
         };
         for r in 0..rhs_count {
-            let mut x = vec![0.0; m];
+            let mut x = vec![T::ZERO; m];
             let order: Vec<usize> = if t_lower {
                 (0..m).collect()
             } else {
@@ -116,7 +140,7 @@ pub fn triangular_solve(
             for (done, &i) in order.iter().enumerate() {
                 let mut s = b_at(i, r);
                 for &j in &order[..done] {
-                    s -= t(i, j) * x[j];
+                    s = s - t(i, j) * x[j];
                 }
                 x[i] = s / t(i, i);
             }
@@ -126,9 +150,9 @@ pub fn triangular_solve(
                 } else {
                     r * cols + i
                 };
-                out[k * rows * cols + pos] = numerics::arith_result(b.dtype(), xi);
+                out[k * rows * cols + pos] = xi;
             }
         }
     }
-    new_tensor(result_ty.clone(), Data::Float(out))
+    Ok(T::data(out, b.dtype()))
 }

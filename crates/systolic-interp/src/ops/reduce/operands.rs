@@ -9,7 +9,7 @@ use crate::bail;
 use crate::error::Result;
 use crate::regions::Regions;
 use crate::value::Value;
-use systolic_ir::{numerics, DType, DTypeKind, Data, Scalar, Tensor, TensorType};
+use systolic_ir::{numerics, Complex64, DType, DTypeKind, Data, Scalar, Tensor, TensorType};
 
 // The crate-wide helpers, under the names this family's code uses.
 pub(crate) use crate::operands::{make as new_tensor, result_tensor as result_tensor_type};
@@ -146,6 +146,10 @@ pub(crate) fn tensor_from_scalars(ty: TensorType, values: Vec<Scalar>) -> Result
             Scalar::Float(x) => Some(x),
             _ => None,
         })?),
+        DTypeKind::Complex => Data::Complex(all(&ty, &values, |s| match s {
+            Scalar::Complex(z) => Some(z),
+            _ => None,
+        })?),
     };
     new_tensor(ty, data)
 }
@@ -165,34 +169,51 @@ pub(crate) fn index_at(t: &Tensor, i: usize) -> Result<i64> {
 }
 
 /// Converts an element to the kind of `dtype` as `stablehlo.convert` does (floats round,
-/// float→int saturates with NaN → 0, integers wrap, nonzero → true).
+/// float→int saturates with NaN → 0, integers wrap, nonzero → true; complex → real takes the
+/// real part, real → complex has imaginary part 0).
 pub(crate) fn convert_scalar(s: Scalar, dtype: DType) -> Scalar {
+    let s = match s {
+        Scalar::Complex(z) if !dtype.is_complex() => Scalar::Float(z.re),
+        s => s,
+    };
     let as_f64 = match s {
         Scalar::Bool(b) => b as u8 as f64,
         Scalar::Int(i) => i as f64,
         Scalar::UInt(u) => u as f64,
         Scalar::Float(x) => x,
+        Scalar::Complex(z) => z.re,
     };
     match dtype.kind() {
         DTypeKind::Bool => Scalar::Bool(match s {
             Scalar::Bool(b) => b,
             Scalar::Int(i) => i != 0,
             Scalar::UInt(u) => u != 0,
-            Scalar::Float(x) => x != 0.0,
+            Scalar::Float(x) | Scalar::Complex(Complex64 { re: x, .. }) => x != 0.0,
         }),
         DTypeKind::Signed => Scalar::Int(match s {
             Scalar::Bool(b) => b as i64,
             Scalar::Int(i) => numerics::wrap_signed(dtype.bit_width(), i),
             Scalar::UInt(u) => numerics::wrap_signed(dtype.bit_width(), u as i64),
-            Scalar::Float(x) => numerics::float_to_signed(dtype, x),
+            Scalar::Float(x) | Scalar::Complex(Complex64 { re: x, .. }) => {
+                numerics::float_to_signed(dtype, x)
+            }
         }),
         DTypeKind::Unsigned => Scalar::UInt(match s {
             Scalar::Bool(b) => b as u64,
             Scalar::Int(i) => numerics::wrap_unsigned(dtype.bit_width(), i as u64),
             Scalar::UInt(u) => numerics::wrap_unsigned(dtype.bit_width(), u),
-            Scalar::Float(x) => numerics::float_to_unsigned(dtype, x),
+            Scalar::Float(x) | Scalar::Complex(Complex64 { re: x, .. }) => {
+                numerics::float_to_unsigned(dtype, x)
+            }
         }),
         DTypeKind::Float => Scalar::Float(numerics::round_to(dtype, as_f64)),
+        DTypeKind::Complex => Scalar::Complex(match s {
+            Scalar::Complex(z) => Complex64::new(
+                numerics::round_to(dtype, z.re),
+                numerics::round_to(dtype, z.im),
+            ),
+            _ => Complex64::new(numerics::round_to(dtype, as_f64), 0.0),
+        }),
     }
 }
 

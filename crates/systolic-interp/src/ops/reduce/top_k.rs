@@ -67,6 +67,10 @@ fn compare(a: Scalar, b: Scalar) -> Ordering {
         (Scalar::Int(x), Scalar::Int(y)) => x.cmp(&y),
         (Scalar::UInt(x), Scalar::UInt(y)) => x.cmp(&y),
         (Scalar::Bool(x), Scalar::Bool(y)) => x.cmp(&y),
+        // Lexicographic on (real, imaginary), each in total order.
+        (Scalar::Complex(x), Scalar::Complex(y)) => {
+            x.re.total_cmp(&y.re).then(x.im.total_cmp(&y.im))
+        }
         _ => Ordering::Equal,
     }
 }

@@ -12,7 +12,8 @@ pub fn constant(value: &Tensor, out: &TensorType) -> Result<Tensor> {
     Ok(value.clone())
 }
 
-/// `iota`: each element is its index along `dimension`, converted to the dtype.
+/// `iota`: each element is its index along `dimension`, converted to the dtype (a complex
+/// one with imaginary part 0).
 pub fn iota(dimension: i64, out: &TensorType) -> Result<Tensor> {
     let dim = check_dim(dimension, out.rank(), "iota_dimension")?;
     let counts = MultiIndex::new(&out.shape).map(|index| index[dim]);
@@ -21,6 +22,11 @@ pub fn iota(dimension: i64, out: &TensorType) -> Result<Tensor> {
         DTypeKind::Unsigned => Data::UInt(counts.map(|c| c as u64).collect()),
         DTypeKind::Float => Data::Float(counts.map(|c| c as f64).collect()),
         DTypeKind::Bool => Data::Bool(counts.map(|c| c != 0).collect()),
+        DTypeKind::Complex => Data::Complex(
+            counts
+                .map(|c| systolic_ir::Complex64::new(c as f64, 0.0))
+                .collect(),
+        ),
     };
     make(out.clone(), data)
 }

@@ -193,6 +193,7 @@ fn copy_element(dst: &mut Data, to: usize, src: &Data, from: usize) {
         (Data::Int(d), Data::Int(s)) => d[to] = s[from],
         (Data::UInt(d), Data::UInt(s)) => d[to] = s[from],
         (Data::Float(d), Data::Float(s)) => d[to] = s[from],
+        (Data::Complex(d), Data::Complex(s)) => d[to] = s[from],
         // Callers check that the dtypes agree, so the kinds always match.
         _ => {}
     }

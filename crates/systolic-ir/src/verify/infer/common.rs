@@ -145,6 +145,21 @@ pub(crate) fn is_numeric(d: DType) -> bool {
     d.is_integer() || d.is_float()
 }
 
+/// Floats and complex numbers: the spec's floating-point ops.
+pub(crate) fn is_float_or_complex(d: DType) -> bool {
+    d.is_float_or_complex()
+}
+
+/// Integers, floats and complex numbers (not `i1`).
+pub(crate) fn is_numeric_or_complex(d: DType) -> bool {
+    is_numeric(d) || d.is_complex()
+}
+
+/// `complex<f32>` and `complex<f64>`.
+pub(crate) fn is_complex(d: DType) -> bool {
+    d.is_complex()
+}
+
 /// `i1` and integers.
 pub(crate) fn is_bool_or_integer(d: DType) -> bool {
     d.is_bool() || d.is_integer()
@@ -153,6 +168,11 @@ pub(crate) fn is_bool_or_integer(d: DType) -> bool {
 /// Signed integers and floats.
 pub(crate) fn is_signed_or_float(d: DType) -> bool {
     d.is_signed_integer() || d.is_float()
+}
+
+/// Signed integers, floats and complex numbers (`abs`, `sign`).
+pub(crate) fn is_signed_float_or_complex(d: DType) -> bool {
+    is_signed_or_float(d) || d.is_complex()
 }
 
 /// Every element type.

@@ -1,6 +1,8 @@
 //! Elementwise ops: the unary and binary arithmetic ops, compare, select, clamp, the
 //! conversions, reduce_precision and map. Operands keep their shape; the spec's rule is "same
-//! type" (static shapes only, so no broadcasting).
+//! type" (static shapes only, so no broadcasting). Complex operands are accepted where the
+//! spec lists them; `abs`, `real` and `imag` of a complex tensor give its parts' float type,
+//! and `complex` builds one from two floats.
 
 use super::common::*;
 use super::RegionSignature;
@@ -13,13 +15,23 @@ use crate::types::Type;
 fn unary_domain(op: UnaryOp) -> (fn(DType) -> bool, &'static str) {
     use UnaryOp::*;
     match op {
-        Abs | Sign => (is_signed_or_float, "signed integer or floating-point type"),
+        Abs | Sign => (
+            is_signed_float_or_complex,
+            "signed integer, floating-point or complex type",
+        ),
         CountLeadingZeros | Popcnt => (is_integer, "integer type"),
-        Negate => (is_numeric, "integer or floating-point type"),
+        Negate => (
+            is_numeric_or_complex,
+            "integer, floating-point or complex type",
+        ),
         Not => (is_bool_or_integer, "boolean or integer type"),
-        Cbrt | Ceil | Cosine | Exponential | ExponentialMinusOne | Floor | Imag | IsFinite
-        | Log | LogPlusOne | Logistic | Real | RoundNearestAfz | RoundNearestEven | Rsqrt
-        | Sine | Sqrt | Tan | Tanh => (is_float, "floating-point type"),
+        Ceil | Floor | IsFinite | RoundNearestAfz | RoundNearestEven => {
+            (is_float, "floating-point type")
+        }
+        Cbrt | Cosine | Exponential | ExponentialMinusOne | Imag | Log | LogPlusOne | Logistic
+        | Real | Rsqrt | Sine | Sqrt | Tan | Tanh => {
+            (is_float_or_complex, "floating-point or complex type")
+        }
     }
 }
 
@@ -31,6 +43,10 @@ pub(crate) fn unary(op: UnaryOp, operands: &[Type]) -> Inferred {
     expect_dtype(t, ok, class, "operand")?;
     Ok(vec![match op {
         UnaryOp::IsFinite => tensor(t.shape.clone(), DType::Bool),
+        // The modulus and the parts of a complex number are of its parts' type.
+        UnaryOp::Abs | UnaryOp::Real | UnaryOp::Imag => {
+            tensor(t.shape.clone(), t.dtype.component().unwrap_or(t.dtype))
+        }
         _ => Type::Tensor(t.clone()),
     }])
 }
@@ -41,8 +57,17 @@ fn binary_domain(op: BinaryOp) -> (fn(DType) -> bool, &'static str) {
     match op {
         Add | Maximum | Minimum | Multiply => (is_any, "any element type"),
         And | Or | Xor => (is_bool_or_integer, "boolean or integer type"),
-        Atan2 | Complex => (is_float, "floating-point type"),
-        Divide | Power | Remainder | Subtract => (is_numeric, "integer or floating-point type"),
+        Atan2 => (is_float_or_complex, "floating-point or complex type"),
+        // Only f32 and f64 pairs make a complex type (`complex_of`).
+        Complex => (
+            |d| d.complex_of().is_some(),
+            "f32 or f64 type (the parts of a complex number)",
+        ),
+        Divide | Power | Subtract => (
+            is_numeric_or_complex,
+            "integer, floating-point or complex type",
+        ),
+        Remainder => (is_numeric, "integer or floating-point type"),
         ShiftLeft | ShiftRightArithmetic | ShiftRightLogical => (is_integer, "integer type"),
     }
 }
@@ -60,16 +85,15 @@ pub(crate) fn binary(op: BinaryOp, operands: &[Type]) -> Inferred {
     let (ok, class) = binary_domain(op);
     expect_dtype(lhs, ok, class, "lhs")?;
     if op == BinaryOp::Complex {
-        return Err(format!(
-            "builds complex numbers from {lhs}, but complex element types are not supported"
-        ));
+        let dtype = lhs.dtype.complex_of().unwrap_or(lhs.dtype);
+        return Ok(vec![tensor(lhs.shape.clone(), dtype)]);
     }
     Ok(vec![Type::Tensor(lhs.clone())])
 }
 
 /// `stablehlo.compare`: `i1` of the operands' shape; the comparison type must suit the
 /// element type (SIGNED for signed integers, UNSIGNED for unsigned and `i1`, FLOAT or
-/// TOTALORDER for floats).
+/// TOTALORDER for floats and complex numbers, which compare lexicographically).
 pub(crate) fn compare(compare_type: Option<ComparisonType>, operands: &[Type]) -> Inferred {
     expect_operands(operands, 2, "lhs, rhs")?;
     let lhs = tensor_at(operands, 0, "lhs")?;
@@ -84,7 +108,7 @@ pub(crate) fn compare(compare_type: Option<ComparisonType>, operands: &[Type]) -
             ComparisonType::NoType => true,
             ComparisonType::Signed => lhs.dtype.is_signed_integer(),
             ComparisonType::Unsigned => lhs.dtype.is_unsigned_integer() || lhs.dtype.is_bool(),
-            ComparisonType::Float | ComparisonType::TotalOrder => lhs.dtype.is_float(),
+            ComparisonType::Float | ComparisonType::TotalOrder => lhs.dtype.is_float_or_complex(),
         };
         if !ok {
             return Err(format!(

@@ -22,7 +22,10 @@ fn product_dtype(
         None => None,
     };
     if let Some(r) = result {
-        if (lhs.dtype.is_float() || rhs.dtype.is_float()) && !r.is_float() {
+        let complex_in = lhs.dtype.is_complex() || rhs.dtype.is_complex();
+        if (lhs.dtype.is_float() || rhs.dtype.is_float()) && !r.is_float_or_complex()
+            || complex_in && !r.is_complex()
+        {
             return Err(format!(
                 "a product of {lhs} and {rhs} cannot have element type {r}"
             ));
@@ -304,7 +307,12 @@ pub(crate) fn triangular_solve(left_side: bool, operands: &[Type]) -> Inferred {
     expect_operands(operands, 2, "a, b")?;
     let a = tensor_at(operands, 0, "a")?;
     let b = tensor_at(operands, 1, "b")?;
-    expect_dtype(a, is_float, "floating-point type", "a")?;
+    expect_dtype(
+        a,
+        is_float_or_complex,
+        "floating-point or complex type",
+        "a",
+    )?;
     if a.dtype != b.dtype || a.rank() != b.rank() {
         return Err(format!(
             "a {a} and b {b} must have the same element type and rank"
@@ -327,17 +335,24 @@ pub(crate) fn triangular_solve(left_side: bool, operands: &[Type]) -> Inferred {
     Ok(vec![Type::Tensor(b.clone())])
 }
 
-/// `stablehlo.cholesky`: square float matrices; the type is kept.
+/// `stablehlo.cholesky`: square float or complex matrices; the type is kept.
 pub(crate) fn cholesky(operands: &[Type]) -> Inferred {
     expect_operands(operands, 1, "a")?;
     let a = tensor_at(operands, 0, "a")?;
-    expect_dtype(a, is_float, "floating-point type", "a")?;
+    expect_dtype(
+        a,
+        is_float_or_complex,
+        "floating-point or complex type",
+        "a",
+    )?;
     expect_square_batch(a, "a")?;
     Ok(vec![Type::Tensor(a.clone())])
 }
 
-/// `stablehlo.fft`: every FFT involves a complex tensor, which this IR does not have; the
-/// attributes are still checked so that the message names the first real problem.
+/// `stablehlo.fft` over the last `fft_length.len()` (1 to 3) dimensions: FFT and IFFT keep a
+/// complex operand's type; RFFT takes f32/f64 whose trailing dimensions are `fft_length` and
+/// gives complex numbers with `n/2 + 1` in the last of them (the non-negative frequencies);
+/// IRFFT is its inverse, from `n/2 + 1` complex numbers to `n` reals.
 pub(crate) fn fft(fft_type: FftType, fft_length: &[i64], operands: &[Type]) -> Inferred {
     expect_operands(operands, 1, "operand")?;
     let operand = tensor_at(operands, 0, "operand")?;
@@ -353,10 +368,52 @@ pub(crate) fn fft(fft_type: FftType, fft_length: &[i64], operands: &[Type]) -> I
             list(fft_length)
         ));
     }
-    Err(format!(
-        "{} needs complex element types, which are not supported",
-        fft_type.keyword()
-    ))
+    if let Some(&bad) = fft_length.iter().find(|&&n| n < 0) {
+        return Err(format!(
+            "`fft_length` {} has the negative entry {bad}",
+            list(fft_length)
+        ));
+    }
+    let r = operand.rank();
+    let k = fft_length.len();
+    let trailing = &operand.shape[r - k..];
+    let last = fft_length[k - 1];
+    let half = if last == 0 { 0 } else { last / 2 + 1 };
+    let (expected_operand, result_shape, result_dtype) = match fft_type {
+        FftType::Fft | FftType::Ifft => {
+            expect_dtype(operand, is_complex, "complex type", "operand")?;
+            (fft_length.to_vec(), operand.shape.clone(), operand.dtype)
+        }
+        FftType::Rfft => {
+            let Some(c) = operand.dtype.complex_of() else {
+                return Err(format!(
+                    "RFFT operand has type {operand}; expected a tensor of f32 or f64"
+                ));
+            };
+            let mut shape = operand.shape.clone();
+            shape[r - 1] = half;
+            (fft_length.to_vec(), shape, c)
+        }
+        FftType::Irfft => {
+            expect_dtype(operand, is_complex, "complex type", "operand")?;
+            let mut expected = fft_length.to_vec();
+            expected[k - 1] = half;
+            let mut shape = operand.shape.clone();
+            shape[r - 1] = last;
+            let part = operand.dtype.component().unwrap_or(operand.dtype);
+            (expected, shape, part)
+        }
+    };
+    if trailing != expected_operand.as_slice() {
+        return Err(format!(
+            "{} of {operand} with `fft_length` {}: the operand's last {} must be {}",
+            fft_type.keyword(),
+            list(fft_length),
+            count(k, "dimension", "dimensions"),
+            list(&expected_operand)
+        ));
+    }
+    Ok(vec![tensor(result_shape, result_dtype)])
 }
 
 /// Checks the batch-norm feature operands: 1-D, of the operand's element type and of the

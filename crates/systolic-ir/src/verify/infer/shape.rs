@@ -14,14 +14,15 @@ pub(crate) fn constant(value: &Tensor, operands: &[Type]) -> Inferred {
     Ok(vec![ty])
 }
 
-/// `stablehlo.iota`: the declared numeric tensor, counting along `dimension`.
+/// `stablehlo.iota`: the declared numeric tensor, counting along `dimension` (complex counts
+/// have imaginary part 0).
 pub(crate) fn iota(dimension: i64, operands: &[Type], declared: Option<&[Type]>) -> Inferred {
     expect_operands(operands, 0, "none")?;
     let result = need_declared_tensor(declared, "iota has no operands")?;
     expect_dtype(
         result,
-        is_numeric,
-        "integer or floating-point type",
+        is_numeric_or_complex,
+        "integer, floating-point or complex type",
         "result",
     )?;
     axis(dimension, result.rank(), "iota_dimension")?;

@@ -47,6 +47,8 @@ pub fn convert(from: DType, to: DType) -> Option<Fn1> {
             with_float!(from, F => with_int!(to, T, B => float_to_int::<F, T, B>())).flatten()
         }
         (K::Float, K::Float) => Some(float_to_float(from, to)),
+        // Complex values never reach the loop compiler (`kernels::lower_native`).
+        (K::Complex, _) | (_, K::Complex) => None,
     }
 }
 

@@ -121,6 +121,8 @@ pub fn row_fold(simple: Simple, dtype: DType) -> Option<RowFold> {
         DType::U16 => int!(u16, 16),
         DType::U32 => int!(u32, 32),
         DType::U64 => int!(u64, 64),
+        // Complex reductions run on the interpreter fallback.
+        DType::C64 | DType::C128 => None,
         DType::Bool => Some(match simple {
             Add | Max | Or => |x, lo, n, acc, k| fold_bool(x, lo, n, acc, k, false),
             Mul | Min | And => |x, lo, n, acc, k| fold_bool(x, lo, n, acc, k, true),

@@ -1,0 +1,278 @@
+//! Compiled vs interpreter on complex values (`complex<f32>`, `complex<f64>`): every op the
+//! spec defines on them, on random shapes and random parts (edge values included), through the
+//! optimising pipeline and without it.
+//!
+//! Ops on complex values other than `fft` run on the interpreter fallback for now
+//! (`kernels::touches_complex`), so their results must be the interpreter's bit for bit; what
+//! these tests check is everything
+//! around the computation: complex buffers and constants, the fallback's conversions, the
+//! passes (simplification, fusion, constant folding) keeping complex programs' meaning, and
+//! mixed programs whose real ops run natively beside complex ones.
+
+use crate::support;
+
+use support::compare::Tolerance::{Close, Exact};
+use support::harness::{check, check_many, Case, Expect};
+use support::random::{self, Rng};
+use systolic_ir::{Complex64, DType, Tensor, TensorType};
+
+const CASES: u64 = 6;
+const COMPLEX: [DType; 2] = [DType::C64, DType::C128];
+
+fn t(shape: &[i64], dtype: DType) -> TensorType {
+    TensorType::new(shape.to_vec(), dtype)
+}
+
+fn part(dtype: DType) -> DType {
+    dtype.component().expect("complex")
+}
+
+#[test]
+fn unary_ops() {
+    let ops = [
+        "negate",
+        "sign",
+        "exponential",
+        "exponential_minus_one",
+        "log",
+        "log_plus_one",
+        "sqrt",
+        "rsqrt",
+        "cbrt",
+        "sine",
+        "cosine",
+        "tan",
+        "tanh",
+        "logistic",
+    ];
+    for (k, op) in ops.iter().enumerate() {
+        check_many(k as u64, CASES, Exact, Expect::Any, |rng| {
+            let dtype = *rng.pick(&COMPLEX);
+            let rank = rng.below(3) as usize;
+            let ty = t(&random::shape(rng, rank), dtype);
+            Case::new(
+                rng,
+                std::slice::from_ref(&ty),
+                &format!("  %r0 = stablehlo.{op} %a0 : {ty}"),
+                std::slice::from_ref(&ty),
+            )
+        });
+    }
+}
+
+#[test]
+fn parts_and_construction() {
+    check_many(100, CASES, Exact, Expect::Any, |rng| {
+        let dtype = *rng.pick(&COMPLEX);
+        let shape = random::shape(rng, 2);
+        let (c, f) = (t(&shape, dtype), t(&shape, part(dtype)));
+        Case::new(
+            rng,
+            &[c.clone(), f.clone(), f.clone()],
+            &format!(
+                "  %r0 = stablehlo.real %a0 : ({c}) -> {f}\n  %r1 = stablehlo.imag %a0 : ({c}) -> {f}\n  \
+                 %r2 = stablehlo.abs %a0 : ({c}) -> {f}\n  %r3 = stablehlo.complex %a1, %a2 : {c}"
+            ),
+            &[f.clone(), f.clone(), f, c],
+        )
+    });
+}
+
+#[test]
+fn binary_ops_and_compare() {
+    let ops = [
+        "add", "subtract", "multiply", "divide", "power", "atan2", "maximum", "minimum",
+    ];
+    for (k, op) in ops.iter().enumerate() {
+        check_many(200 + k as u64, CASES, Exact, Expect::Any, |rng| {
+            let dtype = *rng.pick(&COMPLEX);
+            let ty = t(&random::shape(rng, 2), dtype);
+            Case::new(
+                rng,
+                &[ty.clone(), ty.clone()],
+                &format!("  %r0 = stablehlo.{op} %a0, %a1 : {ty}"),
+                std::slice::from_ref(&ty),
+            )
+        });
+    }
+    check_many(300, CASES, Exact, Expect::Any, |rng| {
+        let dtype = *rng.pick(&COMPLEX);
+        let shape = random::shape(rng, 2);
+        let (ty, b) = (t(&shape, dtype), t(&shape, DType::Bool));
+        let dir = *rng.pick(&["EQ", "NE", "LT", "GE"]);
+        Case::new(
+            rng,
+            &[ty.clone(), ty.clone()],
+            &format!("  %r0 = stablehlo.compare {dir}, %a0, %a1, FLOAT : ({ty}, {ty}) -> {b}"),
+            &[b],
+        )
+    });
+}
+
+#[test]
+fn conversions() {
+    let others = [
+        DType::F32,
+        DType::F64,
+        DType::BF16,
+        DType::I32,
+        DType::U8,
+        DType::Bool,
+        DType::C64,
+        DType::C128,
+    ];
+    check_many(400, 2 * CASES, Exact, Expect::Any, |rng| {
+        let dtype = *rng.pick(&COMPLEX);
+        let other = *rng.pick(&others);
+        let shape = random::shape(rng, 2);
+        let (c, o) = (t(&shape, dtype), t(&shape, other));
+        Case::new(
+            rng,
+            &[c.clone(), o.clone()],
+            &format!(
+                "  %r0 = stablehlo.convert %a0 : ({c}) -> {o}\n  %r1 = stablehlo.convert %a1 : ({o}) -> {c}"
+            ),
+            &[o, c],
+        )
+    });
+}
+
+/// Real ops beside complex ones, fused and simplified around them; a complex constant (a
+/// splat, which the simplifier turns into a broadcast) and data movement. The real `exp` runs
+/// natively (within an ulp or two of the interpreter's), hence the tolerance.
+#[test]
+fn mixed_programs() {
+    let tol = Close {
+        rtol: 1e-5,
+        atol: 1e-6,
+    };
+    check_many(500, CASES, tol, Expect::Any, |rng| {
+        let dtype = *rng.pick(&COMPLEX);
+        let p = part(dtype);
+        let (c, f, ct) = (t(&[3, 4], dtype), t(&[3, 4], p), t(&[4, 3], dtype));
+        let one = if dtype == DType::C64 {
+            "dense<(1.000000e+00,-2.000000e+00)>"
+        } else {
+            "dense<(1.500000e+00,0.000000e+00)>"
+        };
+        Case::new(
+            rng,
+            &[c.clone(), f.clone()],
+            &format!(
+                "  %k = stablehlo.constant {one} : {c}
+  %x = stablehlo.multiply %a1, %a1 : {f}
+  %y = stablehlo.exponential %x : {f}
+  %z = stablehlo.complex %x, %y : {c}
+  %w = stablehlo.add %z, %a0 : {c}
+  %v = stablehlo.multiply %w, %k : {c}
+  %r0 = stablehlo.transpose %v, dims = [1, 0] : ({c}) -> {ct}
+  %r1 = stablehlo.abs %v : ({c}) -> {f}"
+            ),
+            &[ct, f],
+        )
+    });
+}
+
+#[test]
+fn products_reductions_and_movement() {
+    check_many(600, CASES, Exact, Expect::Any, |rng| {
+        let dtype = *rng.pick(&COMPLEX);
+        let (m, k, n) = (
+            1 + rng.below(4) as i64,
+            rng.below(5) as i64,
+            1 + rng.below(4) as i64,
+        );
+        let (a, b, r) = (t(&[m, k], dtype), t(&[k, n], dtype), t(&[m, n], dtype));
+        let (s, row) = (t(&[], dtype), t(&[n], dtype));
+        let (cat, sl) = (t(&[2 * m, n], dtype), t(&[1, n], dtype));
+        Case::new(
+            rng,
+            &[a, b, s.clone()],
+            &format!(
+                "  %r0 = stablehlo.dot_general %a0, %a1, contracting_dims = [1] x [0] : ({}, {}) -> {r}
+  %r1 = stablehlo.reduce(%r0 init: %a2) applies stablehlo.add across dimensions = [0] : ({r}, {s}) -> {row}
+  %r2 = stablehlo.concatenate %r0, %r0, dim = 0 : ({r}, {r}) -> {cat}
+  %r3 = stablehlo.slice %r2 [0:1, 0:{n}] : ({cat}) -> {sl}",
+                t(&[m, k], dtype),
+                t(&[k, n], dtype)
+            ),
+            &[r, row, cat, sl],
+        )
+    });
+}
+
+/// Plain values in [-2, 2) (no infinities or huge values, whose overflow differs between
+/// the f32 kernel and the f64 interpreter).
+fn plain(rng: &mut Rng, ty: &TensorType) -> Tensor {
+    let n = ty.num_elements();
+    let mut draw = || rng.unit() * 4.0 - 2.0;
+    match ty.dtype.component().filter(|_| ty.dtype.is_complex()) {
+        Some(_) => {
+            let z = (0..n).map(|_| Complex64::new(draw(), draw())).collect();
+            Tensor::from_complex(ty.shape.clone(), ty.dtype, z).unwrap()
+        }
+        None => {
+            Tensor::from_f64(ty.shape.clone(), ty.dtype, (0..n).map(|_| draw()).collect()).unwrap()
+        }
+    }
+}
+
+/// The native FFT kernel (f32 data transformed in f32, as XLA:CPU does) against the
+/// interpreter's f64 transforms: within a few f32 roundings of the largest magnitudes.
+#[test]
+fn fft_of_every_type() {
+    for dtype in COMPLEX {
+        let tol = if dtype == DType::C64 {
+            Close {
+                rtol: 1e-5,
+                atol: 1e-4,
+            }
+        } else {
+            Close {
+                rtol: 1e-12,
+                atol: 1e-11,
+            }
+        };
+        check_many(700 + dtype as u64, CASES, tol, Expect::Native, |rng| {
+            let axes = 1 + rng.below(3) as usize;
+            let shape: Vec<i64> = (0..axes + rng.below(2) as usize)
+                .map(|_| 1 + rng.below(9) as i64)
+                .collect();
+            let lengths = &shape[shape.len() - axes..];
+            let mut half = shape.clone();
+            *half.last_mut().unwrap() = shape[shape.len() - 1] / 2 + 1;
+            let (c, f, h) = (t(&shape, dtype), t(&shape, part(dtype)), t(&half, dtype));
+            let inputs = vec![plain(rng, &c), plain(rng, &f), plain(rng, &h)];
+            Case::with_inputs(
+                inputs,
+                &format!(
+                    "  %r0 = stablehlo.fft %a0, type = FFT, length = {lengths:?} : ({c}) -> {c}
+  %r1 = stablehlo.fft %a0, type = IFFT, length = {lengths:?} : ({c}) -> {c}
+  %r2 = stablehlo.fft %a1, type = RFFT, length = {lengths:?} : ({f}) -> {h}
+  %r3 = stablehlo.fft %a2, type = IRFFT, length = {lengths:?} : ({h}) -> {f}"
+                ),
+                &[c.clone(), c, h, f],
+            )
+        });
+    }
+}
+
+/// The splat complex constant is not mistaken for a splat of its real part: a `complex<f64>`
+/// splat whose imaginary part matters survives the simplifier.
+#[test]
+fn complex_splats_keep_both_parts() {
+    for (dtype, value) in [
+        (DType::C128, "(0.000000e+00,5.000000e+00)"),
+        (DType::C64, "(0.000000e+00,5.000000e+00)"),
+    ] {
+        let ty = t(&[3], dtype);
+        let case = Case::with_inputs(
+            vec![random::tensor(&mut Rng::new(1), &ty)],
+            &format!(
+                "  %k = stablehlo.constant dense<{value}> : {ty}\n  %r0 = stablehlo.multiply %a0, %k : {ty}"
+            ),
+            std::slice::from_ref(&ty),
+        );
+        check(&case, Exact, Expect::Any);
+    }
+}

@@ -1,0 +1,113 @@
+//! JAX's FFTs and complex arithmetic (`scripts/complex_fft_goldens.py`, data in
+//! `tests/data/complex_fft/<case>/`): each exported program run on the interpreter and compiled
+//! for the CPU (with and without the optimising pipeline), compared with what JAX computed on
+//! XLA:CPU.
+//!
+//! Tolerances are JAX's own test tolerances scaled to the data: XLA:CPU transforms f32 data in
+//! f32 (ducc), the interpreter in f64 and rounds once, so an FFT of length n differs by about
+//! log2(n) f32 roundings of the largest magnitudes; elementwise complex math by a few ulp.
+
+use crate::support;
+
+use std::path::{Path, PathBuf};
+use support::compare::{mismatches, Tolerance};
+use systolic_cpu::CpuBuffer;
+use systolic_ir::{DType, Tensor};
+
+fn case_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/complex_fft")
+        .join(name)
+}
+
+/// Every case folder, sorted.
+fn cases() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/complex_fft");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("module.mlir").exists())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// `in0.npy`, `in1.npy`, … (or `out…`) of a case.
+fn arrays(dir: &Path, prefix: &str) -> Vec<Tensor> {
+    (0..)
+        .map(|i| dir.join(format!("{prefix}{i}.npy")))
+        .take_while(|p| p.exists())
+        .map(|p| systolic_npy::read(&p, None).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        .collect()
+}
+
+/// Relative to the largest magnitude of the expected values (the scale of an FFT's rounding
+/// errors), per part dtype.
+fn tolerance(want: &Tensor) -> Tolerance {
+    let part = want.dtype().component().unwrap_or(want.dtype());
+    match part {
+        DType::F32 => Tolerance::scaled_to(want, 2e-6),
+        DType::F64 => Tolerance::scaled_to(want, 1e-13),
+        _ => Tolerance::Exact,
+    }
+}
+
+fn compare(name: &str, how: &str, got: &[Tensor], want: &[Tensor], report: &mut Vec<String>) {
+    if got.len() != want.len() {
+        report.push(format!(
+            "{name} ({how}): {} outputs, JAX has {}",
+            got.len(),
+            want.len()
+        ));
+        return;
+    }
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let tol = tolerance(w);
+        let bad = mismatches(g, w, tol);
+        if !bad.is_empty() {
+            report.push(format!(
+                "{name} ({how}) out{i} {}: {} of {} differ ({tol:?}): {}",
+                w.ty(),
+                bad.len(),
+                w.num_elements(),
+                bad[..bad.len().min(3)].join("; ")
+            ));
+        }
+    }
+}
+
+#[test]
+fn jax_ffts_and_complex_math_match_on_the_interpreter_and_compiled() {
+    let names = cases();
+    assert!(names.len() >= 12, "only {} cases", names.len());
+    let mut report = vec![];
+    let mut complex_outputs = 0;
+    for name in &names {
+        let dir = case_dir(name);
+        let module = support::parse(&std::fs::read_to_string(dir.join("module.mlir")).unwrap());
+        let (inputs, want) = (arrays(&dir, "in"), arrays(&dir, "out"));
+        complex_outputs += want.iter().filter(|t| t.dtype().is_complex()).count();
+        match support::interpret(&module, &inputs) {
+            Ok(got) => compare(name, "interpreter", &got, &want, &mut report),
+            Err(e) => report.push(format!("{name} (interpreter): {e}")),
+        }
+        for optimize in [true, false] {
+            let exe = support::compile_main_with(&module, optimize);
+            let args: Vec<CpuBuffer> = inputs.iter().map(CpuBuffer::from_tensor).collect();
+            match exe.execute(args) {
+                Ok(out) => {
+                    let got: Vec<Tensor> = out.iter().map(CpuBuffer::to_tensor).collect();
+                    let how = if optimize { "compiled" } else { "unoptimised" };
+                    compare(name, how, &got, &want, &mut report);
+                }
+                Err(e) => report.push(format!("{name} (compiled): {e}")),
+            }
+        }
+    }
+    assert!(
+        complex_outputs >= 15,
+        "only {complex_outputs} complex outputs"
+    );
+    assert!(report.is_empty(), "{}", report.join("\n"));
+}
