@@ -197,6 +197,184 @@ def svd_1024x256():
     return (lambda a: jnp.linalg.svd(a, full_matrices=False)[1]), [normal(rng, (1024, 256))]
 
 
+# ---- issue 19: more programs, each one a pattern a user's export will contain
+
+
+def conv_bn_relu(x, w, gamma, beta):
+    """3×3 'SAME' convolution (NHWC, HWIO), batch norm with batch statistics, ReLU."""
+    y = jax.lax.conv_general_dilated(x, w, (1, 1), "SAME",
+                                     dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    mu = jnp.mean(y, axis=(0, 1, 2))
+    var = jnp.mean(jnp.square(y - mu), axis=(0, 1, 2))
+    return jax.nn.relu((y - mu) * jax.lax.rsqrt(var + 1e-5) * gamma + beta)
+
+
+def max_pool_2x2(x):
+    return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+
+
+def avg_pool_2x2(x):
+    summed = jax.lax.reduce_window(x, 0.0, jax.lax.add, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+    return summed / np.float32(4.0)
+
+
+CONV_CHANNELS = (3, 32, 64, 64)
+
+
+def convnet_params(rng):
+    params = []
+    for cin, cout in zip(CONV_CHANNELS[:-1], CONV_CHANNELS[1:]):
+        params += [normal(rng, (3, 3, cin, cout), (2.0 / (9 * cin)) ** 0.5),
+                   np.ones((cout,), np.float32), np.zeros((cout,), np.float32)]
+    flat = 4 * 4 * CONV_CHANNELS[-1]  # 32 → 16 → 8 → 4 after three 2×2 pools
+    return params + [normal(rng, (flat, 10), (1.0 / flat) ** 0.5), np.zeros((10,), np.float32)]
+
+
+def convnet_apply(params, x):
+    *convs, w, b = params
+    pools = (max_pool_2x2, max_pool_2x2, avg_pool_2x2)
+    for i, pool in enumerate(pools):
+        x = pool(conv_bn_relu(x, *convs[3 * i:3 * i + 3]))
+    return x.reshape(x.shape[0], -1) @ w + b
+
+
+def convnet_train_step():
+    rng = np.random.default_rng(10)
+    params = convnet_params(rng)
+    x = normal(rng, (32, 32, 32, 3))
+    labels = rng.integers(0, 10, (32,)).astype(np.int32)
+
+    def f(x, labels, *params):
+        loss, grads = jax.value_and_grad(lambda p: xent(convnet_apply(p, x), labels))(params)
+        return (loss, *[p - LR * g for p, g in zip(params, grads)])
+
+    return f, [x, labels] + params
+
+
+# A JAX step takes about 1.4 s on 2 quiet cores; the 32k-vocabulary head dominates it.
+LM_VOCAB, LM_BATCH, LM_SEQ, LM_D, LM_HEADS, LM_FF, LM_LAYERS = 32000, 4, 512, 256, 4, 1024, 2
+
+
+def lm_params(rng):
+    w = lambda m, n: normal(rng, (m, n), (1.0 / m) ** 0.5)
+    ones, zeros = np.ones((LM_D,), np.float32), np.zeros((LM_D,), np.float32)
+    params = [normal(rng, (LM_VOCAB, LM_D), 0.02)]
+    for _ in range(LM_LAYERS):
+        params += [ones, zeros, w(LM_D, 3 * LM_D), w(LM_D, LM_D), ones, zeros,
+                   w(LM_D, LM_FF), w(LM_FF, LM_D)]
+    return params + [ones, zeros, w(LM_D, LM_VOCAB)]
+
+
+def lm_block(p, x):
+    """Pre-norm causal self-attention and a GELU MLP, computing in bf16."""
+    g1, b1, wqkv, wo, g2, b2, w1, w2 = [t.astype(jnp.bfloat16) for t in p]
+    bsz, seq, d = x.shape
+    dh = d // LM_HEADS
+    qkv = layer_norm(x, g1, b1) @ wqkv
+    q, k, v = [t.reshape(bsz, seq, LM_HEADS, dh).transpose(0, 2, 1, 3)
+               for t in jnp.split(qkv, 3, axis=-1)]
+    scores = jnp.einsum("bhqd,bhkd->bhqk", q, k).astype(jnp.float32) / np.float32(dh ** 0.5)
+    mask = jnp.tril(jnp.ones((seq, seq), bool))
+    probs = jax.nn.softmax(jnp.where(mask, scores, np.float32(-1e9)), axis=-1)
+    attn = jnp.einsum("bhqk,bhkd->bhqd", probs.astype(jnp.bfloat16), v)
+    x = x + attn.transpose(0, 2, 1, 3).reshape(bsz, seq, d) @ wo
+    return x + jax.nn.gelu(layer_norm(x, g2, b2) @ w1) @ w2
+
+
+def lm_loss(params, tokens, targets):
+    emb, *rest = params
+    x = jnp.take(emb.astype(jnp.bfloat16), tokens, axis=0)
+    for i in range(LM_LAYERS):
+        x = lm_block(rest[8 * i:8 * i + 8], x)
+    g, b, head = [t.astype(jnp.bfloat16) for t in rest[8 * LM_LAYERS:]]
+    logits = (layer_norm(x, g, b) @ head).astype(jnp.float32)
+    return xent(logits, targets)
+
+
+def lm_train_step_bf16():
+    rng = np.random.default_rng(11)
+    params = lm_params(rng)
+    tokens = rng.integers(0, LM_VOCAB, (LM_BATCH, LM_SEQ)).astype(np.int32)
+    targets = rng.integers(0, LM_VOCAB, (LM_BATCH, LM_SEQ)).astype(np.int32)
+
+    def f(tokens, targets, *params):
+        loss, grads = jax.value_and_grad(lm_loss)(params, tokens, targets)
+        return (loss, *[p - LR * g for p, g in zip(params, grads)])
+
+    return f, [tokens, targets] + params
+
+
+def attention_2048():
+    rng = np.random.default_rng(12)
+    shape = (1, 8, 2048, 64)  # batch, heads, sequence, head dim
+    q, k, v = [normal(rng, shape) for _ in range(3)]
+
+    def f(q, k, v):
+        scores = jnp.einsum("bhqd,bhkd->bhqk", q, k) / np.float32(8.0)
+        mask = jnp.tril(jnp.ones((2048, 2048), bool))
+        probs = jax.nn.softmax(jnp.where(mask, scores, -jnp.inf), axis=-1)
+        return jnp.einsum("bhqk,bhkd->bhqd", probs, v)
+
+    return f, [q, k, v]
+
+
+def layer_norm_fwd_bwd():
+    rng = np.random.default_rng(13)
+    x = normal(rng, (8192, 1024))
+    gamma, beta = normal(rng, (1024,), 0.1) + 1.0, normal(rng, (1024,), 0.1)
+
+    def f(x, gamma, beta):
+        loss = lambda x, g, b: jnp.sum(jnp.sin(layer_norm(x, g, b)))
+        value, grads = jax.value_and_grad(loss, argnums=(0, 1, 2))(x, gamma, beta)
+        return (value, *grads)
+
+    return f, [x, gamma, beta]
+
+
+def rnn_scan_256():
+    rng = np.random.default_rng(14)
+    hidden, batch, steps, features = 512, 32, 256, 128
+    w_x = normal(rng, (features, hidden), (1.0 / features) ** 0.5)
+    w_h = normal(rng, (hidden, hidden), (1.0 / hidden) ** 0.5)
+    bias = normal(rng, (hidden,), 0.1)
+    xs = normal(rng, (steps, batch, features))
+    h0 = np.zeros((batch, hidden), np.float32)
+
+    def f(xs, h0, w_x, w_h, bias):
+        def cell(h, x):
+            h = jnp.tanh(x @ w_x + h @ w_h + bias)
+            return h, jnp.mean(h, axis=-1)
+        return jax.lax.scan(cell, h0, xs)
+
+    return f, [xs, h0, w_x, w_h, bias]
+
+
+def top_k_sort():
+    rng = np.random.default_rng(15)
+    x = normal(rng, (256, 32768))
+
+    def f(x):
+        values, indices = jax.lax.top_k(x, 64)
+        return values, indices, jnp.sort(x, axis=-1)
+
+    return f, [x]
+
+
+def per_example_grads():
+    rng = np.random.default_rng(16)
+    params = mlp_params(rng, (256, 512, 512, 10))
+    x = normal(rng, (128, 256))
+    labels = rng.integers(0, 10, (128,)).astype(np.int32)
+
+    def f(x, labels, *params):
+        def loss(p, xi, yi):
+            return xent(mlp_apply(p, xi[None]), yi[None])
+        grads = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(list(params), x, labels)
+        return tuple(grads)
+
+    return f, [x, labels] + params
+
+
 PROGRAMS = {
     "mlp_forward": mlp_forward,
     "mlp_train_step": mlp_train_step,
@@ -209,6 +387,13 @@ PROGRAMS = {
     "solve_batched_32x256": solve_batched,
     "eigh_512": eigh_512,
     "svd_1024x256": svd_1024x256,
+    "convnet_train_step": convnet_train_step,
+    "lm_train_step_bf16": lm_train_step_bf16,
+    "attention_2048": attention_2048,
+    "layer_norm_fwd_bwd": layer_norm_fwd_bwd,
+    "rnn_scan_256": rnn_scan_256,
+    "top_k_sort": top_k_sort,
+    "per_example_grads": per_example_grads,
 }
 
 

@@ -23,7 +23,7 @@ use crate::passes::{
     BatchNormExpander, BufferAssignmentPass, ErasePvary, Fusion, Layout, MapInliner,
     SingleDeviceSpmd,
 };
-use crate::pipeline::standard_pipeline_with;
+use crate::pipeline::standard_pipeline_with_native_top_k;
 
 /// Appends the CPU backend's expander passes to `pm`.
 pub fn add_cpu_expander_passes(pm: &mut PassManager) -> &mut PassManager {
@@ -53,9 +53,10 @@ pub fn cpu_backend_pass_names() -> Vec<&'static str> {
 }
 
 /// The whole CPU pipeline: the standard target-independent passes with the CPU backend's
-/// expanders after CHLO legalization, then the CPU backend's passes.
+/// expanders after CHLO legalization, then the CPU backend's passes. CHLO legalization keeps
+/// `chlo.top_k`, which the backend runs as a partial selection.
 pub fn cpu_pipeline(options: PipelineOptions) -> PassManager {
-    let mut pm = standard_pipeline_with(options, |pm| {
+    let mut pm = standard_pipeline_with_native_top_k(options, |pm| {
         add_cpu_expander_passes(pm);
     });
     add_cpu_backend_passes(&mut pm);

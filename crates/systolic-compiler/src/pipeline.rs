@@ -6,8 +6,10 @@
 //! rewritten into ones they have) before the simplification rounds with
 //! [`standard_pipeline_with`].
 
-use crate::pass::{PassManager, PipelineOptions};
-use crate::passes::{CfSimplify, ChloLegalize, ConstFold, Cse, Dce, Inline, Simplify};
+use crate::pass::{Pass, PassManager, PipelineOptions};
+use crate::passes::{
+    CfSimplify, ChloLegalize, ChloLegalizeKeepTopK, ConstFold, Cse, Dce, Inline, Simplify,
+};
 
 /// The standard target-independent pipeline.
 pub fn standard_pipeline(options: PipelineOptions) -> PassManager {
@@ -21,8 +23,26 @@ pub fn standard_pipeline_with(
     options: PipelineOptions,
     expanders: impl FnOnce(&mut PassManager),
 ) -> PassManager {
+    pipeline_with_chlo(options, ChloLegalize, expanders)
+}
+
+/// [`standard_pipeline_with`] for a backend with a native `chlo.top_k` kernel: CHLO
+/// legalization keeps top_k ([`ChloLegalizeKeepTopK`]) instead of decomposing it into a sort
+/// of whole rows.
+pub fn standard_pipeline_with_native_top_k(
+    options: PipelineOptions,
+    expanders: impl FnOnce(&mut PassManager),
+) -> PassManager {
+    pipeline_with_chlo(options, ChloLegalizeKeepTopK, expanders)
+}
+
+fn pipeline_with_chlo(
+    options: PipelineOptions,
+    chlo: impl Pass + 'static,
+    expanders: impl FnOnce(&mut PassManager),
+) -> PassManager {
     let mut pm = PassManager::new(options);
-    pm.add(Inline).add(ChloLegalize);
+    pm.add(Inline).add(chlo);
     expanders(&mut pm);
     for _ in 0..2 {
         pm.add(Simplify)

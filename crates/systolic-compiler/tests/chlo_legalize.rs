@@ -5,7 +5,7 @@
 use crate::common;
 
 use common::{parse, run_main, run_pass};
-use systolic_compiler::passes::ChloLegalize;
+use systolic_compiler::passes::{ChloLegalize, ChloLegalizeKeepTopK};
 use systolic_interp::Value;
 use systolic_ir::walk::walk_ops;
 use systolic_ir::{numerics, DType, Module, Tensor};
@@ -344,6 +344,41 @@ func.func public @main(%a: tensor<3x6xf32>) -> (tensor<3x4xf32>, tensor<3x4xi32>
     for (w, g) in want.iter().zip(&got) {
         assert!(common::same_bits(w, g), "want {w:?}\ngot {g:?}");
     }
+}
+
+/// The CPU backend has a partial-selection kernel for top_k: its pipeline keeps the op (a
+/// decomposition would sort every whole row) and still decomposes every other CHLO op.
+#[test]
+fn cpu_pipeline_keeps_top_k_and_decomposes_the_rest() {
+    let m = parse(
+        r#"
+func.func public @main(%a: tensor<3x6xf32>) -> (tensor<3x4xf32>, tensor<3x4xi32>, tensor<3x6xf32>) {
+  %v, %i = chlo.top_k(%a, k = 4) : tensor<3x6xf32> -> (tensor<3x4xf32>, tensor<3x4xi32>)
+  %e = chlo.erf %a : tensor<3x6xf32> -> tensor<3x6xf32>
+  return %v, %i, %e : tensor<3x4xf32>, tensor<3x4xi32>, tensor<3x6xf32>
+}
+"#,
+    );
+    let kept = run_pass(&ChloLegalizeKeepTopK, &m);
+    assert_eq!(common::count(&kept, "main", "chlo.top_k"), 1);
+    assert_eq!(common::count(&kept, "main", "chlo.erf"), 0);
+    assert_eq!(common::count(&kept, "main", "stablehlo.sort"), 0);
+    let all = run_pass(&ChloLegalize, &m);
+    assert_no_chlo(&all);
+
+    let mut cpu = m.clone();
+    systolic_compiler::backend_pipeline::cpu_pipeline(Default::default())
+        .run(&mut cpu)
+        .unwrap();
+    let mut ops = vec![];
+    for f in &cpu.funcs {
+        walk_ops(&f.body, &mut |op, _| ops.push(op.kind.name().to_string()));
+    }
+    assert!(ops.iter().any(|n| n == "chlo.top_k"), "{ops:?}");
+    assert!(
+        !ops.iter().any(|n| n == "stablehlo.sort" || n == "chlo.erf"),
+        "{ops:?}"
+    );
 }
 
 #[test]

@@ -35,7 +35,7 @@ pub mod to_devices;
 pub use batch_norm_expander::BatchNormExpander;
 pub use buffer_assignment::BufferAssignmentPass;
 pub use cf_simplify::CfSimplify;
-pub use chlo_legalize::ChloLegalize;
+pub use chlo_legalize::{ChloLegalize, ChloLegalizeKeepTopK};
 pub use const_fold::ConstFold;
 pub use cse::Cse;
 pub use dce::Dce;

@@ -41,21 +41,47 @@ impl Pass for ChloLegalize {
     }
 
     fn run(&self, module: &mut Module) -> Result<bool, Diagnostic> {
-        let mut changed = false;
-        let source = module.source_name.clone();
-        for func in &mut module.funcs {
-            changed |= rewrite_func(func, &mut |rw, op| {
-                legalize(rw, op).map_err(|d| d.in_source(source.as_deref()))
-            })?;
-        }
-        Ok(changed)
+        legalize_module(module, false)
     }
 }
 
-fn legalize(rw: &mut Rewriter<'_, '_>, op: &mut Op) -> Result<Action, Diagnostic> {
+/// CHLO legalization for a backend with a native `chlo.top_k` kernel (the CPU's partial
+/// selection): every CHLO op but top_k is decomposed. top_k's decomposition sorts each whole
+/// row (n log n comparisons, and the index operand carried through) to keep k elements, which
+/// on rows of tens of thousands costs seconds where a selection costs milliseconds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ChloLegalizeKeepTopK;
+
+impl Pass for ChloLegalizeKeepTopK {
+    fn name(&self) -> &'static str {
+        "chlo_legalize"
+    }
+
+    fn run(&self, module: &mut Module) -> Result<bool, Diagnostic> {
+        legalize_module(module, true)
+    }
+}
+
+fn legalize_module(module: &mut Module, keep_top_k: bool) -> Result<bool, Diagnostic> {
+    let mut changed = false;
+    let source = module.source_name.clone();
+    for func in &mut module.funcs {
+        changed |= rewrite_func(func, &mut |rw, op| {
+            legalize(rw, op, keep_top_k).map_err(|d| d.in_source(source.as_deref()))
+        })?;
+    }
+    Ok(changed)
+}
+
+fn legalize(
+    rw: &mut Rewriter<'_, '_>,
+    op: &mut Op,
+    keep_top_k: bool,
+) -> Result<Action, Diagnostic> {
     let replaced = match &op.kind {
         OpKind::ChloUnary(u) => unary(rw, op, *u),
         OpKind::ChloBinary(b) => binary(rw, op, *b),
+        OpKind::TopK { .. } if keep_top_k => return Ok(Action::Keep),
         OpKind::TopK { largest, .. } => special::top_k(rw, op, *largest),
         _ => return Ok(Action::Keep),
     };
