@@ -497,6 +497,15 @@ def startup(first, steady):
     return max(first - steady, 0.0)
 
 
+def startup_ratio(r):
+    """Ours over JAX's start-up, or '-' when JAX's first run was no slower than its steady
+    median (nothing to compare against)."""
+    theirs = startup(r["jax_first_ms"], r["jax_steady_ms"])
+    if theirs < 0.05:
+        return "-"
+    return f"{startup(r['ours_first_ms'], r['ours_steady_ms']) / theirs:.3f}×"
+
+
 def cells(r):
     return [
         r["program"],
@@ -508,7 +517,7 @@ def cells(r):
         f"{r['ours_first_ms'] / r['jax_first_ms']:.3f}×",
         f"{startup(r['jax_first_ms'], r['jax_steady_ms']):.1f}",
         f"{startup(r['ours_first_ms'], r['ours_steady_ms']):.1f}",
-        f"{startup(r['ours_first_ms'], r['ours_steady_ms']) / max(startup(r['jax_first_ms'], r['jax_steady_ms']), 1e-9):.3f}×",
+        startup_ratio(r),
         f"{r['ours_compile_ms']:.1f}",
         r["agree"],
     ]
