@@ -49,100 +49,61 @@ mod x86 {
         std::hint::black_box(x);
     }
 
-    /// Runs `iterations` × 12 independent 16-lane f32 FMAs.
-    ///
-    /// # Safety
-    /// The CPU has AVX-512F.
-    #[target_feature(enable = "avx512f")]
-    pub unsafe fn fma_chains(iterations: u64) {
-        // SAFETY: register-only arithmetic on zmm registers the block declares clobbered.
-        unsafe {
-            asm!(
-                "vxorps zmm0, zmm0, zmm0", "vxorps zmm1, zmm1, zmm1", "vxorps zmm2, zmm2, zmm2",
-                "vxorps zmm3, zmm3, zmm3", "vxorps zmm4, zmm4, zmm4", "vxorps zmm5, zmm5, zmm5",
-                "vxorps zmm6, zmm6, zmm6", "vxorps zmm7, zmm7, zmm7", "vxorps zmm8, zmm8, zmm8",
-                "vxorps zmm9, zmm9, zmm9", "vxorps zmm10, zmm10, zmm10", "vxorps zmm11, zmm11, zmm11",
-                "vxorps zmm14, zmm14, zmm14", "vxorps zmm15, zmm15, zmm15",
-                "2:",
-                "vfmadd231ps zmm0, zmm14, zmm15", "vfmadd231ps zmm1, zmm14, zmm15",
-                "vfmadd231ps zmm2, zmm14, zmm15", "vfmadd231ps zmm3, zmm14, zmm15",
-                "vfmadd231ps zmm4, zmm14, zmm15", "vfmadd231ps zmm5, zmm14, zmm15",
-                "vfmadd231ps zmm6, zmm14, zmm15", "vfmadd231ps zmm7, zmm14, zmm15",
-                "vfmadd231ps zmm8, zmm14, zmm15", "vfmadd231ps zmm9, zmm14, zmm15",
-                "vfmadd231ps zmm10, zmm14, zmm15", "vfmadd231ps zmm11, zmm14, zmm15",
-                "dec {n}", "jnz 2b",
-                n = inout(reg) iterations => _,
-                out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _, out("zmm4") _,
-                out("zmm5") _, out("zmm6") _, out("zmm7") _, out("zmm8") _, out("zmm9") _,
-                out("zmm10") _, out("zmm11") _, out("zmm14") _, out("zmm15") _,
-                options(nostack, nomem)
-            );
-        }
+    /// Defines `$name(iterations)`: `iterations` × 12 independent `$insn zmm` into zmm0–11,
+    /// from two operand registers with every bit set (register-only, no loads).
+    macro_rules! independent_chains {
+        ($(#[$doc:meta])* $name:ident, $features:literal, $insn:literal) => {
+            $(#[$doc])*
+            ///
+            /// # Safety
+            #[doc = concat!("The CPU has ", $features, ".")]
+            #[target_feature(enable = $features)]
+            pub unsafe fn $name(iterations: u64) {
+                // SAFETY: register-only arithmetic on zmm registers the block declares
+                // clobbered.
+                unsafe {
+                    asm!(
+                        "vpxord zmm0, zmm0, zmm0", "vpxord zmm1, zmm1, zmm1",
+                        "vpxord zmm2, zmm2, zmm2", "vpxord zmm3, zmm3, zmm3",
+                        "vpxord zmm4, zmm4, zmm4", "vpxord zmm5, zmm5, zmm5",
+                        "vpxord zmm6, zmm6, zmm6", "vpxord zmm7, zmm7, zmm7",
+                        "vpxord zmm8, zmm8, zmm8", "vpxord zmm9, zmm9, zmm9",
+                        "vpxord zmm10, zmm10, zmm10", "vpxord zmm11, zmm11, zmm11",
+                        "vpternlogd zmm14, zmm14, zmm14, 0xff",
+                        "vpternlogd zmm15, zmm15, zmm15, 0xff",
+                        "2:",
+                        concat!($insn, " zmm0, zmm14, zmm15"), concat!($insn, " zmm1, zmm14, zmm15"),
+                        concat!($insn, " zmm2, zmm14, zmm15"), concat!($insn, " zmm3, zmm14, zmm15"),
+                        concat!($insn, " zmm4, zmm14, zmm15"), concat!($insn, " zmm5, zmm14, zmm15"),
+                        concat!($insn, " zmm6, zmm14, zmm15"), concat!($insn, " zmm7, zmm14, zmm15"),
+                        concat!($insn, " zmm8, zmm14, zmm15"), concat!($insn, " zmm9, zmm14, zmm15"),
+                        concat!($insn, " zmm10, zmm14, zmm15"), concat!($insn, " zmm11, zmm14, zmm15"),
+                        "dec {n}", "jnz 2b",
+                        n = inout(reg) iterations => _,
+                        out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
+                        out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
+                        out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
+                        out("zmm14") _, out("zmm15") _,
+                        options(nostack, nomem)
+                    );
+                }
+            }
+        };
     }
 
-    /// Runs `iterations` × 12 independent `vdpbf16ps zmm` (32 bf16 pairs, 64 flops each).
-    ///
-    /// # Safety
-    /// The CPU has AVX-512F and AVX512-BF16.
-    #[target_feature(enable = "avx512f,avx512bf16")]
-    pub unsafe fn bf16_dot_chains(iterations: u64) {
-        // SAFETY: register-only arithmetic on zmm registers the block declares clobbered.
-        unsafe {
-            asm!(
-                "vpxord zmm0, zmm0, zmm0", "vpxord zmm1, zmm1, zmm1", "vpxord zmm2, zmm2, zmm2",
-                "vpxord zmm3, zmm3, zmm3", "vpxord zmm4, zmm4, zmm4", "vpxord zmm5, zmm5, zmm5",
-                "vpxord zmm6, zmm6, zmm6", "vpxord zmm7, zmm7, zmm7", "vpxord zmm8, zmm8, zmm8",
-                "vpxord zmm9, zmm9, zmm9", "vpxord zmm10, zmm10, zmm10",
-                "vpxord zmm11, zmm11, zmm11", "vpternlogd zmm14, zmm14, zmm14, 0xff",
-                "vpternlogd zmm15, zmm15, zmm15, 0xff",
-                "2:",
-                "vdpbf16ps zmm0, zmm14, zmm15", "vdpbf16ps zmm1, zmm14, zmm15",
-                "vdpbf16ps zmm2, zmm14, zmm15", "vdpbf16ps zmm3, zmm14, zmm15",
-                "vdpbf16ps zmm4, zmm14, zmm15", "vdpbf16ps zmm5, zmm14, zmm15",
-                "vdpbf16ps zmm6, zmm14, zmm15", "vdpbf16ps zmm7, zmm14, zmm15",
-                "vdpbf16ps zmm8, zmm14, zmm15", "vdpbf16ps zmm9, zmm14, zmm15",
-                "vdpbf16ps zmm10, zmm14, zmm15", "vdpbf16ps zmm11, zmm14, zmm15",
-                "dec {n}", "jnz 2b",
-                n = inout(reg) iterations => _,
-                out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _, out("zmm4") _,
-                out("zmm5") _, out("zmm6") _, out("zmm7") _, out("zmm8") _, out("zmm9") _,
-                out("zmm10") _, out("zmm11") _, out("zmm14") _, out("zmm15") _,
-                options(nostack, nomem)
-            );
-        }
-    }
-
-    /// Runs `iterations` × 12 independent `vpdpbusd zmm` (64 u8 × i8 products, 128 ops each).
-    ///
-    /// # Safety
-    /// The CPU has AVX-512F and AVX512-VNNI.
-    #[target_feature(enable = "avx512f,avx512vnni")]
-    pub unsafe fn int8_dot_chains(iterations: u64) {
-        // SAFETY: register-only arithmetic on zmm registers the block declares clobbered.
-        unsafe {
-            asm!(
-                "vpxord zmm0, zmm0, zmm0", "vpxord zmm1, zmm1, zmm1", "vpxord zmm2, zmm2, zmm2",
-                "vpxord zmm3, zmm3, zmm3", "vpxord zmm4, zmm4, zmm4", "vpxord zmm5, zmm5, zmm5",
-                "vpxord zmm6, zmm6, zmm6", "vpxord zmm7, zmm7, zmm7", "vpxord zmm8, zmm8, zmm8",
-                "vpxord zmm9, zmm9, zmm9", "vpxord zmm10, zmm10, zmm10",
-                "vpxord zmm11, zmm11, zmm11", "vpternlogd zmm14, zmm14, zmm14, 0xff",
-                "vpternlogd zmm15, zmm15, zmm15, 0xff",
-                "2:",
-                "vpdpbusd zmm0, zmm14, zmm15", "vpdpbusd zmm1, zmm14, zmm15",
-                "vpdpbusd zmm2, zmm14, zmm15", "vpdpbusd zmm3, zmm14, zmm15",
-                "vpdpbusd zmm4, zmm14, zmm15", "vpdpbusd zmm5, zmm14, zmm15",
-                "vpdpbusd zmm6, zmm14, zmm15", "vpdpbusd zmm7, zmm14, zmm15",
-                "vpdpbusd zmm8, zmm14, zmm15", "vpdpbusd zmm9, zmm14, zmm15",
-                "vpdpbusd zmm10, zmm14, zmm15", "vpdpbusd zmm11, zmm14, zmm15",
-                "dec {n}", "jnz 2b",
-                n = inout(reg) iterations => _,
-                out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _, out("zmm4") _,
-                out("zmm5") _, out("zmm6") _, out("zmm7") _, out("zmm8") _, out("zmm9") _,
-                out("zmm10") _, out("zmm11") _, out("zmm14") _, out("zmm15") _,
-                options(nostack, nomem)
-            );
-        }
-    }
+    independent_chains!(
+        /// Runs `iterations` × 12 independent 16-lane f32 FMAs (NaN operands: the rate does not
+        /// depend on the values).
+        fma_chains, "avx512f", "vfmadd231ps"
+    );
+    independent_chains!(
+        /// Runs `iterations` × 12 independent `vdpbf16ps zmm` (32 bf16 pairs, 64 flops each).
+        bf16_dot_chains, "avx512f,avx512bf16", "vdpbf16ps"
+    );
+    independent_chains!(
+        /// Runs `iterations` × 12 independent `vpdpbusd zmm` (64 u8 × i8 products, 128 ops each).
+        int8_dot_chains, "avx512f,avx512vnni", "vpdpbusd"
+    );
 
     /// Runs `iterations` × 4 `tdpbf16ps` (a 2 × 2 block of 16 × 16 results), reloading the
     /// two A and two B tiles from `operands` (4 KiB, L1-resident) each time when `load`.
