@@ -598,8 +598,7 @@ def update_readme(path, rows, repeat, warmup):
         _, tail = rest.split(end, 1)
         path.write_text(head + block + tail)
         return
-    closes = [i + len(m) for m in set(re.findall(r"<!-- /bench-table: [^>]* -->", text))
-              for i in [text.rindex(m)]]
+    closes = [m.end() for m in re.finditer(r"<!-- /bench-table: [^>]* -->", text)]
     if not closes:
         sys.exit(f"{path} has no <!-- bench-table: KEY --> … <!-- /bench-table: KEY --> block "
                  "to add this CPU's table after")
