@@ -7,6 +7,7 @@ use crate::error::CliError;
 use std::time::{Duration, Instant};
 use systolic::data::schedule::{simulate, Costs};
 use systolic::data::{Dataset, HostArray};
+use systolic::nn::initializers::{variance_scaling, Distribution, FanMode};
 use systolic::{jit_fallible, nn, numpy as np, optim, random, value_and_grad, Array};
 use systolic_ir::DType;
 
@@ -31,7 +32,12 @@ fn init(key: &Array) -> Params {
         .iter()
         .zip(&keys)
         .map(|(&(m, n), k)| {
-            let w = random::normal(k, &[m as i64, n as i64], DType::F32) / (m as f64).sqrt();
+            // Variance 1 / fan-in: `variance_scaling(1.0, "fan_in", "normal")`.
+            let w = variance_scaling(1.0, FanMode::FanIn, Distribution::Normal).init(
+                k,
+                &[m as i64, n as i64],
+                DType::F32,
+            );
             (w, np::zeros(&[n as i64], DType::F32))
         })
         .collect()

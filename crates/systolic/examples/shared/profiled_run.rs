@@ -10,6 +10,7 @@
 //! executing; what the seed's questions need is then read back from the trace file itself.
 
 use std::path::{Path, PathBuf};
+use systolic::nn::initializers::{variance_scaling, Distribution, FanMode};
 use systolic::profiler::{self, ProcessSummary, TraceAnnotation};
 use systolic::{
     jit, make_mesh, nn, numpy as np, random, value_and_grad, Array, DType, Jit, NamedSharding, P,
@@ -69,7 +70,12 @@ fn init(key: &Array, c: &Config) -> Params {
         .iter()
         .zip(&keys)
         .map(|(&(m, n), k)| {
-            let w = random::normal(k, &[m as i64, n as i64], DType::F32) / (m as f64).sqrt();
+            // Variance 1 / fan-in: `variance_scaling(1.0, "fan_in", "normal")`.
+            let w = variance_scaling(1.0, FanMode::FanIn, Distribution::Normal).init(
+                k,
+                &[m as i64, n as i64],
+                DType::F32,
+            );
             (w, np::zeros(&[n as i64], DType::F32))
         })
         .collect()
