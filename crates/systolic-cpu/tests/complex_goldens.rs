@@ -9,38 +9,10 @@
 
 use crate::support;
 
-use std::path::{Path, PathBuf};
 use support::compare::{mismatches, Tolerance};
+use support::golden::{arrays, case_dir, cases};
 use systolic_cpu::CpuBuffer;
 use systolic_ir::{DType, Tensor};
-
-fn case_dir(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/complex_fft")
-        .join(name)
-}
-
-/// Every case folder, sorted.
-fn cases() -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/complex_fft");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().join("module.mlir").exists())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
-/// `in0.npy`, `in1.npy`, … (or `out…`) of a case.
-fn arrays(dir: &Path, prefix: &str) -> Vec<Tensor> {
-    (0..)
-        .map(|i| dir.join(format!("{prefix}{i}.npy")))
-        .take_while(|p| p.exists())
-        .map(|p| systolic_npy::read(&p, None).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
-        .collect()
-}
 
 /// Relative to the largest magnitude of the expected values (the scale of an FFT's rounding
 /// errors), per part dtype.
@@ -79,12 +51,12 @@ fn compare(name: &str, how: &str, got: &[Tensor], want: &[Tensor], report: &mut 
 
 #[test]
 fn jax_ffts_and_complex_math_match_on_the_interpreter_and_compiled() {
-    let names = cases();
+    let names = cases("complex_fft");
     assert!(names.len() >= 12, "only {} cases", names.len());
     let mut report = vec![];
     let mut complex_outputs = 0;
     for name in &names {
-        let dir = case_dir(name);
+        let dir = case_dir("complex_fft", name);
         let module = support::parse(&std::fs::read_to_string(dir.join("module.mlir")).unwrap());
         let (inputs, want) = (arrays(&dir, "in"), arrays(&dir, "out"));
         complex_outputs += want.iter().filter(|t| t.dtype().is_complex()).count();

@@ -32,6 +32,7 @@ mod jax_fixtures;
 mod linalg;
 mod linalg_custom_calls;
 mod math_accuracy;
+mod narrow_reduce_goldens;
 mod region_kernels;
 mod rng;
 mod rng_native;

@@ -48,6 +48,7 @@ fn reduce_sums_over_two_dimensions() {
 
 #[test]
 fn reduce_is_a_left_fold_in_row_major_order() {
+    // Reduced dimensions of at most 32 elements are one left fold.
     // body(acc, x) = 10·acc + x is not associative, so it reveals the order (by hand):
     // over both dims of [[1,2],[3,4]] → 1234; over dim 0 → [13, 24].
     let fold = || {
@@ -94,6 +95,43 @@ fn reduce_rounds_bf16_after_every_step() {
     )
     .unwrap();
     assert_eq!(values(&out[0]), vec![256.]);
+}
+
+#[test]
+fn long_reduce_folds_windows_of_32_then_their_partials() {
+    // XLA:CPU's order (by hand). 100 elements make 4 windows of 32 with 28 padding positions,
+    // 14 of them before the data: windows hold elements 0..18, 18..50, 50..82, 82..100.
+    // f32 spacing at 2^24 is 2, so 2^24 + 1 rounds back to 2^24: the first window (2^24 and
+    // 17 ones) stays 2^24, the others sum their ones exactly (32, 32, 18), and the partials
+    // add up to 2^24 + 82. A left fold would lose every one: 2^24.
+    let mut v = vec![16777216.0];
+    v.extend(std::iter::repeat_n(1.0, 99));
+    let out = run(
+        OpKind::Reduce {
+            dimensions: vec![0],
+        },
+        vec![f32s(&[100], &v), f32s(&[], &[0.])],
+        vec![tt(&[], DType::F32)],
+        &mut add_region(DType::F32),
+    )
+    .unwrap();
+    assert_eq!(values(&out[0]), vec![16777298.]);
+}
+
+#[test]
+fn long_reduce_folds_a_non_identity_init_once() {
+    // The tree's windows start from their first element; only the first starts from the init
+    // value, so 1000 ones from 5 sum to 1005 (XLA would add the 5 into every window).
+    let out = run(
+        OpKind::Reduce {
+            dimensions: vec![1],
+        },
+        vec![f32s(&[2, 1000], &vec![1.0; 2000]), f32s(&[], &[5.])],
+        vec![tt(&[2], DType::F32)],
+        &mut add_region(DType::F32),
+    )
+    .unwrap();
+    assert_eq!(values(&out[0]), vec![1005., 1005.]);
 }
 
 #[test]

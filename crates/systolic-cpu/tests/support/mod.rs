@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each test binary uses a different subset
 
 pub mod compare;
+pub mod golden;
 pub mod harness;
 pub mod random;
 

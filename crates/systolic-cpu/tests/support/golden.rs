@@ -1,0 +1,38 @@
+//! Folders of JAX exports (`tests/data/<set>/<case>/`: `module.mlir`, `in<i>.npy`,
+//! `out<i>.npy`), as the scripts under `scripts/*_goldens.py` write them.
+
+use std::path::{Path, PathBuf};
+use systolic_ir::Tensor;
+
+/// The folder of case `name` of golden set `set`.
+pub fn case_dir(set: &str, name: &str) -> PathBuf {
+    set_dir(set).join(name)
+}
+
+fn set_dir(set: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(set)
+}
+
+/// Every case folder of golden set `set` (those with a `module.mlir`), sorted.
+pub fn cases(set: &str) -> Vec<String> {
+    let dir = set_dir(set);
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("module.mlir").exists())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// `in0.npy`, `in1.npy`, … (or `out…`) of a case folder.
+pub fn arrays(dir: &Path, prefix: &str) -> Vec<Tensor> {
+    (0..)
+        .map(|i| dir.join(format!("{prefix}{i}.npy")))
+        .take_while(|p| p.exists())
+        .map(|p| systolic_npy::read(&p, None).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        .collect()
+}
