@@ -191,6 +191,65 @@ fn select_and_scatter_pool_gradients() {
     }
 }
 
+/// Windows that leave the trailing dimensions alone (NHWC pooling with 8 or more channels,
+/// or a window over the leading dimension only) take the kernels' contiguous-run paths;
+/// padding holes, strides, overlapping windows and ties (integers, `GT`) included.
+#[test]
+fn pooling_over_contiguous_channels_matches_exactly() {
+    let mut rng = Rng::new(45);
+    let geometries = [
+        (
+            vec![2, 9, 11, 16],
+            vec![1, 3, 3, 1],
+            vec![1, 2, 2, 1],
+            (1, 1),
+        ),
+        (vec![1, 8, 8, 9], vec![1, 2, 2, 1], vec![1, 2, 2, 1], (0, 0)),
+        (
+            vec![3, 6, 7, 33],
+            vec![1, 3, 2, 1],
+            vec![1, 1, 2, 1],
+            (2, 0),
+        ),
+        (vec![20, 3, 5], vec![4, 1, 1], vec![3, 1, 1], (1, 2)),
+    ];
+    let dtypes = [DType::F32, DType::BF16, DType::I32, DType::F64, DType::U8];
+    for (i, (shape, window, strides, (lo, hi))) in geometries.into_iter().enumerate() {
+        let rank = shape.len();
+        let mut pad = vec![(0, 0); rank];
+        // Pad the windowed dimensions only: the trailing ones must stay untouched.
+        for d in 0..rank {
+            if window[d] > 1 {
+                pad[d] = (lo, hi);
+            }
+        }
+        let g = Geometry {
+            shape,
+            window,
+            strides,
+            base: vec![1; rank],
+            wdil: vec![1; rank],
+            pad,
+        };
+        for (k, &dtype) in dtypes.iter().enumerate() {
+            let op = ["maximum", "add", "minimum", "multiply"][(i + k) % 4];
+            check(
+                &reduce_window_case(&mut rng, &g, dtype, op),
+                Tolerance::Exact,
+                Expect::Native,
+            );
+            if dtype != DType::U8 {
+                let dir = ["GE", "GT", "LE"][(i + k) % 3];
+                check(
+                    &select_and_scatter_case(&mut rng, &g, dtype, dir),
+                    Tolerance::Exact,
+                    Expect::Native,
+                );
+            }
+        }
+    }
+}
+
 /// The ops of the CLI's JAX golden `name` that run on the interpreter fallback when compiled.
 fn golden_fallbacks(name: &str) -> Vec<String> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

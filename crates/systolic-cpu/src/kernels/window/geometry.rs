@@ -17,6 +17,11 @@ pub struct Windows {
     /// Per dimension, `table[o * size + w]`: the operand offset (coordinate × stride) of
     /// position `w` of window `o`, or [`HOLE`].
     pub tables: Vec<Vec<isize>>,
+    /// Elements of the trailing dimensions whose window is the identity (size 1, stride 1, no
+    /// padding or dilation): every window position reads a contiguous run of this many
+    /// elements, one per output element (NHWC pooling: the channels). 1 when the last
+    /// dimension is windowed.
+    pub inner: usize,
 }
 
 impl Windows {
@@ -48,10 +53,22 @@ impl Windows {
             out_shape.push(count as usize);
             tables.push(table);
         }
+        let size: Vec<usize> = window.sizes().iter().map(|&s| s as usize).collect();
+        let mut inner = 1;
+        for d in (0..rank).rev() {
+            let identity = size[d] == 1
+                && out_shape[d] as i64 == shape[d]
+                && (0..out_shape[d]).all(|o| tables[d][o] == o as isize * stride_in[d]);
+            if !identity {
+                break;
+            }
+            inner *= out_shape[d];
+        }
         Some(Windows {
-            size: window.sizes().iter().map(|&s| s as usize).collect(),
+            size,
             out_shape,
             tables,
+            inner,
         })
     }
 

@@ -18,6 +18,9 @@ use systolic_ir::{ResolvedWindow, TensorType};
 /// Windows per task when splitting across threads.
 const TASK_WINDOWS: usize = 2048;
 
+/// The shortest contiguous run worth [`ReduceWindowKernel::fold_runs`]'s loop.
+const MIN_RUN: usize = 8;
+
 /// A reduce_window whose windows are the prefixes along one dimension (JAX's cumulative
 /// reductions: window = the whole dimension, padded low by its size − 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,6 +98,9 @@ impl ReduceWindowKernel {
             }
         }
         let n = self.windows.count();
+        if self.windows.inner >= MIN_RUN {
+            return self.fold_runs::<T, C>(x, init);
+        }
         let mut out = vec![init; n];
         let rank = self.windows.size.len();
         let task = |(t, chunk): (usize, &mut [T])| {
@@ -123,6 +129,38 @@ impl ReduceWindowKernel {
 }
 
 impl ReduceWindowKernel {
+    /// The windows' fold when trailing dimensions are untouched by the window (NHWC pooling):
+    /// each window position reads a contiguous run of [`Windows::inner`] elements, folded
+    /// into as many outputs at once in a loop the compiler vectorises. The order of the
+    /// operations per output is the general path's.
+    fn fold_runs<T: Arith, C: Combine<T>>(&self, x: &[T], init: T) -> Result<CpuBuffer> {
+        let inner = self.windows.inner;
+        let mut out = vec![init; self.windows.count()];
+        let rank = self.windows.size.len();
+        let per_task = TASK_WINDOWS.div_ceil(inner) * inner;
+        let task = |(t, chunk): (usize, &mut [T])| {
+            let mut pos = vec![0; rank];
+            for (r, acc) in chunk.chunks_mut(inner).enumerate() {
+                let index = unravel(t * per_task + r * inner, &self.windows.out_shape);
+                self.windows
+                    .for_each_position(&index, &mut pos, |p| match p {
+                        Some(p) => {
+                            for (a, &v) in acc.iter_mut().zip(&x[p..p + inner]) {
+                                *a = C::apply(*a, v);
+                            }
+                        }
+                        None => acc.iter_mut().for_each(|a| *a = C::apply(*a, init)),
+                    });
+            }
+        };
+        if out.len() > per_task {
+            out.par_chunks_mut(per_task).enumerate().for_each(task);
+        } else if !out.is_empty() {
+            task((0, &mut out));
+        }
+        CpuBuffer::new(self.result.clone(), T::wrap(out)).map_err(|e| CpuError::new(e.to_string()))
+    }
+
     /// Running folds along the prefix dimension: window `k` is window `k − 1` and one more
     /// element, folded in the interpreter's order.
     fn prefix_fold<T: Arith, C: Combine<T>>(

@@ -20,6 +20,9 @@ use systolic_ir::{OpKind, Region, TensorType};
 /// Windows per task when selecting across threads.
 const TASK_WINDOWS: usize = 2048;
 
+/// The shortest contiguous run worth [`SelectAndScatterKernel::selected_runs`]'s loop.
+const MIN_RUN: usize = 8;
+
 /// The relation a `select` region computes, if it is one comparison of its arguments in order.
 pub fn recognise_select(region: &Region, dtype: systolic_ir::DType) -> Option<Relation> {
     let block = region.entry()?;
@@ -60,6 +63,9 @@ pub struct SelectAndScatterKernel {
 
 impl SelectAndScatterKernel {
     fn selected<T: Ordered>(&self, x: &[T]) -> Vec<Option<usize>> {
+        if self.windows.inner >= MIN_RUN {
+            return self.selected_runs(x);
+        }
         let n = self.windows.count();
         let rank = self.windows.size.len();
         let mut selected = vec![None; n];
@@ -86,6 +92,48 @@ impl SelectAndScatterKernel {
                 .enumerate()
                 .for_each(task);
         } else if n > 0 {
+            task((0, &mut selected));
+        }
+        selected
+    }
+
+    /// [`Self::selected`] when trailing dimensions are untouched by the window (NHWC pooling):
+    /// each window position is a contiguous run of [`Windows::inner`] candidates, one per
+    /// window, compared against the current choices' values kept beside them. Same choices
+    /// as the general path.
+    fn selected_runs<T: Ordered>(&self, x: &[T]) -> Vec<Option<usize>> {
+        let inner = self.windows.inner;
+        let rank = self.windows.size.len();
+        let mut selected = vec![None; self.windows.count()];
+        let per_task = TASK_WINDOWS.div_ceil(inner) * inner;
+        let task = |(t, chunk): (usize, &mut [Option<usize>])| {
+            let mut pos = vec![0; rank];
+            let mut best: Vec<T> = Vec::with_capacity(inner);
+            for (r, choice) in chunk.chunks_mut(inner).enumerate() {
+                let index = unravel(t * per_task + r * inner, &self.windows.out_shape);
+                best.clear();
+                self.windows.for_each_position(&index, &mut pos, |p| {
+                    let Some(p) = p else { return };
+                    let run = &x[p..p + inner];
+                    if best.is_empty() {
+                        best.extend_from_slice(run);
+                        for (j, c) in choice.iter_mut().enumerate() {
+                            *c = Some(p + j);
+                        }
+                        return;
+                    }
+                    for (j, ((c, b), &v)) in choice.iter_mut().zip(&mut best).zip(run).enumerate() {
+                        if !self.select.holds(*b, v) {
+                            *c = Some(p + j);
+                            *b = v;
+                        }
+                    }
+                });
+            }
+        };
+        if selected.len() > per_task {
+            selected.par_chunks_mut(per_task).enumerate().for_each(task);
+        } else if !selected.is_empty() {
             task((0, &mut selected));
         }
         selected
