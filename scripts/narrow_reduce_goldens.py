@@ -7,7 +7,9 @@ tree-reduction rewrite), while a plain left fold over 2048 bf16 terms drifts by 
 Each case is a folder under crates/systolic-cpu/tests/data/narrow_reduce/<name>/ with
 `module.mlir` (what `jax.jit(f).lower(*args).as_text()` printed), the inputs `in<i>.npy` and
 JAX's outputs on CPU `out<i>.npy`. Names ending in `_multi` reduce several dimensions at once,
-where the compiled CPU path folds the flattened dimensions (same accuracy, another order).
+where the compiled CPU path folds the flattened dimensions (same accuracy, another order);
+names ending in `_approx` have bf16 ops before the reduce (sin, rsqrt) that may round an ulp
+apart from XLA's, so only the sums' accuracy is compared.
 
     /root/.cache/systolic-jax-venv/bin/python scripts/narrow_reduce_goldens.py
 """
@@ -58,3 +60,22 @@ save("bf16_two_dims_multi", lax_sum((0, 2), jnp.bfloat16), data(40, 3, 50))
 save("bf16_bias_grad",
      jax.grad(lambda b, x: jnp.sum(jnp.tanh(x + b).astype(jnp.float32))),
      data(8, shift=0.0), data(2048, 8, shift=0.0))
+
+
+def layer_norm(x, g, b):
+    mean = jnp.mean(x, axis=-1, keepdims=True)
+    var = jnp.mean(jnp.square(x - mean), axis=-1, keepdims=True)
+    return (x - mean) * lax.rsqrt(var + 1e-5) * g + b
+
+
+def layer_norm_param_grads(x, g, b):
+    # Scale and bias gradients are two sibling reduces over the same positions, which the
+    # CPU backend fuses into one kernel (lm_train_step_bf16's LayerNorm parameters).
+    return jax.grad(lambda g, b: jnp.sum(jnp.sin(layer_norm(x, g, b)).astype(jnp.float32)),
+                    argnums=(0, 1))(g, b)
+
+
+save("bf16_layer_norm_grads_approx", layer_norm_param_grads, data(2048, 16, shift=0.0),
+     data(16), data(16, shift=0.0))
+save("bf16_layer_norm_grads_3d_approx", layer_norm_param_grads, data(4, 512, 32, shift=0.0),
+     data(32), data(32, shift=0.0))

@@ -6,7 +6,9 @@
 //! partials). The interpreter matches JAX bit for bit; so does the compiled path when one
 //! dimension is reduced. With several reduced dimensions (`_multi` cases) the compiled path
 //! folds the flattened dimensions in windows — another tree of the same depth — and is held to
-//! 5% of the largest magnitude, where a left fold is off by 30–50%.
+//! 5% of the largest magnitude, where a left fold is off by 30–50%. `_approx` cases (LayerNorm
+//! parameter gradients: sibling reduces fused into one kernel) compute bf16 `sin`/`rsqrt`
+//! before the sums, which may round an ulp apart from XLA's: every path is held to the 5%.
 
 use crate::support;
 
@@ -55,17 +57,18 @@ fn compare(
 #[test]
 fn long_bf16_and_f16_reductions_round_as_jax_does() {
     let names = cases(SET);
-    assert!(names.len() >= 7, "only {} cases", names.len());
+    assert!(names.len() >= 9, "only {} cases", names.len());
     let mut report = vec![];
     for name in &names {
         let dir = case_dir(SET, name);
         let module = support::parse(&std::fs::read_to_string(dir.join("module.mlir")).unwrap());
         let (inputs, want) = (arrays(&dir, "in"), arrays(&dir, "out"));
+        let approx = name.ends_with("_approx");
         match support::interpret(&module, &inputs) {
-            Ok(got) => compare(name, "interpreter", &got, &want, true, &mut report),
+            Ok(got) => compare(name, "interpreter", &got, &want, !approx, &mut report),
             Err(e) => report.push(format!("{name} (interpreter): {e}")),
         }
-        let one_dim = !name.ends_with("_multi");
+        let one_dim = !name.ends_with("_multi") && !approx;
         for optimize in [true, false] {
             let exe = support::compile_main_with(&module, optimize);
             let args: Vec<CpuBuffer> = inputs.iter().map(CpuBuffer::from_tensor).collect();

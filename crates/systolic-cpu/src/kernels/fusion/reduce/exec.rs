@@ -223,10 +223,10 @@ impl Driver<'_> {
             step(rstage, &renv, instr, &mut rregs, 0, BLOCK);
         }
         let arg_loads: Vec<&Instr> = rstage.prologue.iter().filter(is_arg).collect();
-        for r in 0..self.plan.reduced {
-            self.produce(&mut regs, r * kept + at, n, |i, x| {
-                copy(x, &mut inputs[i], n)
-            });
+        // The region on accumulators `accs` and inputs `xs` (the producer's values, or a lower
+        // level's partials), its results written back into `accs`: every argument is loaded
+        // before the first store.
+        let region = std::cell::RefCell::new(|accs: &mut [Reg], xs: &[Reg]| {
             for instr in arg_loads.iter().copied().chain(&rstage.body) {
                 match instr {
                     Instr::Load {
@@ -240,7 +240,7 @@ impl Driver<'_> {
                         let from = if *k < count {
                             &accs[*k]
                         } else {
-                            &inputs[*k - count]
+                            &xs[*k - count]
                         };
                         copy(from, &mut rregs[*dst], n);
                     }
@@ -252,10 +252,44 @@ impl Driver<'_> {
                     other => step(rstage, &renv, other, &mut rregs, 0, n),
                 }
             }
-        }
-        for (k, acc) in accs.iter().enumerate() {
+        });
+        let tree = self.tree();
+        let mut levels = vec![accs; tree.levels()];
+        tree.fold(
+            &mut levels,
+            |r, acc, filled| {
+                self.produce(&mut regs, r * kept + at, n, |i, x| {
+                    copy(x, &mut inputs[i], n)
+                });
+                if filled {
+                    (region.borrow_mut())(acc, &inputs);
+                } else {
+                    acc.iter_mut()
+                        .zip(inputs.iter())
+                        .for_each(|(a, x)| copy(x, a, n));
+                }
+            },
+            |upper, lower, filled| {
+                if filled {
+                    (region.borrow_mut())(upper, lower);
+                } else {
+                    upper.iter_mut().zip(lower).for_each(|(a, x)| copy(x, a, n));
+                }
+            },
+        );
+        for (k, acc) in levels[tree.levels() - 1].iter().enumerate() {
             // SAFETY: this worker owns results [at, at + n).
             unsafe { self.dests[k].store(acc, at, n) };
+        }
+    }
+
+    /// The order of the slots folds: the interpreter's tree when the plan allows it, else one
+    /// left fold.
+    fn tree(&self) -> TreeLevels {
+        if self.plan.tree {
+            TreeLevels::new(self.plan.reduced)
+        } else {
+            TreeLevels::left_fold(self.plan.reduced)
         }
     }
 }
@@ -272,17 +306,12 @@ impl Driver<'_> {
         let kept = self.plan.kept;
         let ty = &self.plan.reduce_types[0];
         let lane = Lane::of(ty.dtype);
-        let tree = TreeLevels::new(self.plan.reduced);
+        let tree = self.tree();
         let mut regs = self.new_regs();
-        // accs[k]: the open window of level k (the last level is the final fold), holding a
-        // value when filled[k]. The init value is folded in once, first, as the interpreter
-        // does; every later window starts from its first element.
-        let levels = tree.pads.len() + 1;
-        let mut accs: Vec<Reg> = (0..levels).map(|_| Reg::new(lane, BLOCK)).collect();
-        let mut filled = vec![false; levels];
-        fill(self.inits[0], ty.dtype, &mut accs[0], n);
-        filled[0] = true;
-        let mut next = Reg::new(lane, BLOCK);
+        let mut init = Reg::new(lane, BLOCK);
+        fill(self.inits[0], ty.dtype, &mut init, n);
+        let mut levels = vec![init; tree.levels()];
+        let next = std::cell::RefCell::new(Reg::new(lane, BLOCK));
         let combine = |acc: &Reg, x: &Reg, out: &mut Reg| {
             if op.acc_first {
                 (op.f)(acc, x, out, n)
@@ -290,35 +319,31 @@ impl Driver<'_> {
                 (op.f)(x, acc, out, n)
             }
         };
-        for r in 0..self.plan.reduced {
-            self.produce(&mut regs, r * kept + at, n, |_, x| {
-                if filled[0] {
-                    combine(&accs[0], x, &mut next)
+        tree.fold(
+            &mut levels,
+            |r, acc, filled| {
+                let mut next = next.borrow_mut();
+                self.produce(&mut regs, r * kept + at, n, |_, x| {
+                    if filled {
+                        combine(acc, x, &mut next)
+                    } else {
+                        copy(x, &mut next, n)
+                    }
+                });
+                std::mem::swap(acc, &mut next);
+            },
+            |upper, lower, filled| {
+                if filled {
+                    let mut next = next.borrow_mut();
+                    combine(upper, lower, &mut next);
+                    std::mem::swap(upper, &mut next);
                 } else {
-                    copy(x, &mut next, n)
+                    copy(lower, upper, n);
                 }
-            });
-            std::mem::swap(&mut accs[0], &mut next);
-            filled[0] = true;
-            // Close every window that ends here, carrying its partial one level up.
-            let mut level = 0;
-            let mut index = r;
-            while let Some(parent) = tree.closes(level, index) {
-                let (lower, upper) = accs.split_at_mut(level + 1);
-                if filled[level + 1] {
-                    combine(&upper[0], &lower[level], &mut next);
-                    std::mem::swap(&mut upper[0], &mut next);
-                } else {
-                    copy(&lower[level], &mut upper[0], n);
-                }
-                filled[level + 1] = true;
-                filled[level] = false;
-                level += 1;
-                index = parent;
-            }
-        }
+            },
+        );
         // SAFETY: this worker owns results [at, at + n).
-        unsafe { self.dests[0].store(&accs[levels - 1], at, n) };
+        unsafe { self.dests[0].store(&levels[tree.levels() - 1], at, n) };
     }
 }
 
@@ -330,6 +355,8 @@ impl Driver<'_> {
 /// elements (the first window loses `pad`). Several reduced dimensions are folded as one
 /// flattened dimension: the same accuracy, not the interpreter's window shapes.
 struct TreeLevels {
+    /// Positions folded.
+    reduced: usize,
     /// Per windowed level: its length and the padding before its first element.
     lens: Vec<usize>,
     pads: Vec<usize>,
@@ -348,7 +375,55 @@ impl TreeLevels {
             pads.push((windows * WINDOW - len) / 2);
             len = windows;
         }
-        TreeLevels { lens, pads }
+        TreeLevels {
+            reduced,
+            lens,
+            pads,
+        }
+    }
+
+    /// No windows: one left fold over the `reduced` positions.
+    fn left_fold(reduced: usize) -> TreeLevels {
+        TreeLevels {
+            reduced,
+            lens: vec![],
+            pads: vec![],
+        }
+    }
+
+    /// Accumulators needed: one per windowed level and one for the final fold.
+    fn levels(&self) -> usize {
+        self.pads.len() + 1
+    }
+
+    /// Folds positions `0..reduced` in the tree's order into `levels` (one accumulator per
+    /// [`Self::levels`], all holding the init value): `input(r, acc, filled)` folds position
+    /// `r` into level 0's accumulator, `carry(upper, lower, filled)` a closed window's partial
+    /// into the level above; `filled` says whether the accumulator holds a value yet (else the
+    /// folded value is copied in). The init value is folded in once, first — only level 0
+    /// starts filled — and the result is the last level's accumulator.
+    fn fold<S>(
+        &self,
+        levels: &mut [S],
+        mut input: impl FnMut(usize, &mut S, bool),
+        mut carry: impl FnMut(&mut S, &S, bool),
+    ) {
+        let mut filled = vec![false; levels.len()];
+        filled[0] = true;
+        for r in 0..self.reduced {
+            input(r, &mut levels[0], filled[0]);
+            filled[0] = true;
+            // Close every window that ends here, carrying its partial one level up.
+            let (mut level, mut index) = (0, r);
+            while let Some(parent) = self.closes(level, index) {
+                let (lower, upper) = levels.split_at_mut(level + 1);
+                carry(&mut upper[0], &lower[level], filled[level + 1]);
+                filled[level + 1] = true;
+                filled[level] = false;
+                level += 1;
+                index = parent;
+            }
+        }
     }
 
     /// When element `index` of windowed level `level` is the last of its window, the index

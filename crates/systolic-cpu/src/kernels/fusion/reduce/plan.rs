@@ -66,6 +66,10 @@ pub struct ReducePlan {
     /// Elementwise ops after the reduce: operands are the block's arguments followed by the
     /// reduce results; `None` when the block returns the reduce results as they are.
     pub epilogue: Option<LoopProgram>,
+    /// Slots mode folds in the interpreter's tree order (windows of 32, then their partials):
+    /// every reduce of the block has one input, of its accumulator's dtype. A variadic reduce
+    /// (argmax's value and index) is a left fold, as in the interpreter.
+    pub tree: bool,
 }
 
 type Plan<T> = Result<T, Unsupported>;
@@ -205,6 +209,11 @@ pub fn plan_reduction(
         };
         Some(plan(&spec, type_of)?)
     };
+    let tree = reduces.iter().all(|r| r.operands.len() == 2)
+        && inputs
+            .iter()
+            .zip(&acc_dtypes)
+            .all(|(&x, &d)| type_of(x).is_some_and(|t| t.dtype == d));
     Ok(ReducePlan {
         producer,
         mode,
@@ -213,6 +222,7 @@ pub fn plan_reduction(
         inits,
         reduce_types,
         epilogue,
+        tree,
     })
 }
 
