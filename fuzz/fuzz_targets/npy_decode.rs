@@ -21,9 +21,9 @@ fuzz_target!(|data: &[u8]| {
         let tensor = Tensor::from_le_bytes(array.ty.clone(), &array.bytes)
             .expect("a decoded array converts to a tensor");
         // What the reader accepts, the writer writes back the same way: integers and booleans
-        // bit for bit; floats too, except NaN payloads (the exact tensor holds f64 values,
-        // and widening a signalling NaN quiets it).
-        if !array.ty.dtype.is_float() {
+        // bit for bit; floats and complex numbers too, except NaN payloads (the exact tensor
+        // holds f64 values, and widening a signalling NaN quiets it).
+        if !(array.ty.dtype.is_float() || array.ty.dtype.is_complex()) {
             assert_eq!(tensor.to_le_bytes(), array.bytes);
         } else {
             let again = Tensor::from_le_bytes(array.ty.clone(), &tensor.to_le_bytes())

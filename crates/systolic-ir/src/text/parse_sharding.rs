@@ -5,7 +5,7 @@
 //! attribute), so these are small string parsers with their own cursor; their errors are
 //! plain messages that the caller locates.
 
-use super::lexer::Tok;
+use super::lexer::{unescape, Tok};
 use super::parser::Parser;
 use crate::diag::Diagnostic;
 use crate::sharding::{AxisRef, DimSharding, HloSharding, SdyMesh, SdySharding};
@@ -115,12 +115,19 @@ impl<'a> Cur<'a> {
                 self.found()
             ));
         }
+        // The closing quote is the first one not escaped; the body is decoded as every MLIR
+        // string is (`\\`, `\"`, hex escapes), so a name printed with escapes reads back.
         let start = self.i + 1;
-        let Some(len) = self.s[start..].find('"') else {
+        let bytes = self.s.as_bytes();
+        let mut end = start;
+        while end < bytes.len() && bytes[end] != b'"' {
+            end += if bytes[end] == b'\\' { 2 } else { 1 };
+        }
+        if end >= bytes.len() {
             return Err("unterminated string".to_string());
-        };
-        self.i = start + len + 1;
-        Ok(self.s[start..start + len].to_string())
+        }
+        self.i = end + 1;
+        unescape(&self.s[start..end])
     }
 
     fn ident(&mut self) -> String {
