@@ -433,7 +433,14 @@ def run_systolic(module, inputs, out_dir, repeat):
     return json.loads(proc.stdout.strip().splitlines()[-1]), notes
 
 
-def agreement(ours, theirs):
+# Programs whose f32 outputs come from bf16 arithmetic: JAX's own outputs for
+# lm_train_step_bf16 differ from the same step computed in f32 by up to 2.0% (largest error
+# over largest magnitude, per output; measured 2026-11-28, ours 0.7-1.9%), so two correct
+# implementations that round differently may be 4% apart.
+OUTPUT_TOLERANCE = {"lm_train_step_bf16": 4e-2}
+
+
+def agreement(ours, theirs, f32_tol=2e-3):
     """'ok' or what differs: each output's largest error relative to its largest magnitude."""
     if len(ours) != len(theirs):
         return f"{len(ours)} outputs, JAX {len(theirs)}"
@@ -444,7 +451,7 @@ def agreement(ours, theirs):
         a64, b64 = a.astype(np.float64), b.astype(np.float64)
         scale = max(float(np.max(np.abs(b64))) if b64.size else 0.0, 1e-30)
         err = float(np.max(np.abs(a64 - b64))) / scale if b64.size else 0.0
-        tol = 2e-2 if b.dtype == ml_dtypes.bfloat16 else 2e-3
+        tol = 2e-2 if b.dtype == ml_dtypes.bfloat16 else f32_tol
         if not err <= tol:
             return f"out{i}: relative error {err:.1e} > {tol}"
         worst = max(worst, err)
@@ -476,7 +483,7 @@ def bench(name, repeat, warmup, work):
         "jax_first_ms": jax_first,
         "ours_first_ms": our_first,
         "ours_compile_ms": report["compile_ms"],
-        "agree": agreement(ours, jax_outs),
+        "agree": agreement(ours, jax_outs, OUTPUT_TOLERANCE.get(name, 2e-3)),
         "notes": notes,
     }
 
