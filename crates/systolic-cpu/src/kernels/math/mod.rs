@@ -100,11 +100,7 @@ fn trig_slice(
     library: fn(f64) -> f64,
 ) {
     simd::map1(x, out, reduced);
-    for (o, &v) in out.iter_mut().zip(x) {
-        if trig::needs_library(v) {
-            *o = library(v as f64) as f32;
-        }
-    }
+    simd::patch_rare(x, out, trig::needs_library, |v| library(v as f64) as f32);
 }
 
 /// An f32 function of two arguments with a slice form.
@@ -122,11 +118,9 @@ impl F32Binary {
         match self {
             F32Binary::Pow => {
                 simd::map2(a, b, out, special::pow_positive);
-                for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
-                    if special::pow_needs_library(x, y) {
-                        *o = (x as f64).powf(y as f64) as f32;
-                    }
-                }
+                simd::patch_rare2(a, b, out, special::pow_needs_library, |x, y| {
+                    (x as f64).powf(y as f64) as f32
+                });
             }
             F32Binary::Atan2 => simd::map2(a, b, out, atan2),
         }

@@ -7,7 +7,7 @@
 use super::lanes::{FloatLane, Format};
 use crate::kernels::fusion::reg::{lanes, lanes_mut, Fn1, Fn2, Reg};
 use crate::kernels::math::exp::exp_slice;
-use crate::kernels::math::simd::{map1, map2};
+use crate::kernels::math::simd::{map1, map2, patch_rare, patch_rare2};
 use systolic_interp::ops::chlo::special;
 use systolic_ir::{BinaryOp, ChloBinaryOp, ChloUnaryOp, DType, UnaryOp};
 
@@ -54,11 +54,12 @@ fn trig<F: Format>(
 ) {
     let (x, out) = (lanes::<F::L>(a, n), lanes_mut::<F::L>(o, n));
     map1(x, out, |v| F::finish(fast(v.ftz())));
-    for (o, &v) in out.iter_mut().zip(x) {
-        if v.trig_needs_library() {
-            *o = F::finish(v.ftz().via_f64(library));
-        }
-    }
+    patch_rare(
+        x,
+        out,
+        |v: F::L| v.trig_needs_library(),
+        |v| F::finish(v.ftz().via_f64(library)),
+    );
 }
 
 /// `sign`: NaN and ±0 stay, everything else is ±1.
@@ -165,12 +166,13 @@ pub fn binary<F: Format>(op: BinaryOp) -> Option<Fn2> {
             let (x, y) = (lanes::<F::L>(a, n), lanes::<F::L>(b, n));
             let out = lanes_mut::<F::L>(o, n);
             map2(x, y, out, |p, q| F::finish(p.ftz().pow_fast(q.ftz())));
-            for ((o, &p), &q) in out.iter_mut().zip(x).zip(y) {
-                let (p, q) = (p.ftz(), q.ftz());
-                if p.pow_needs_library(q) {
-                    *o = F::finish(p.via_f64_2(q, f64::powf));
-                }
-            }
+            patch_rare2(
+                x,
+                y,
+                out,
+                |p: F::L, q: F::L| p.ftz().pow_needs_library(q.ftz()),
+                |p, q| F::finish(p.ftz().via_f64_2(q.ftz(), f64::powf)),
+            );
         },
         And | Or | Xor | ShiftLeft | ShiftRightArithmetic | ShiftRightLogical | Complex => {
             return None
