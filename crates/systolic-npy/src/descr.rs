@@ -41,6 +41,9 @@ impl ElementType {
             "f8" => F64,
             "c8" => C64,
             "c16" => C128,
+            // np.save of ml_dtypes' float8_e5m2 writes '<f1' (its numpy type string), which
+            // numpy itself cannot read back; the other narrow floats write '<V1'.
+            "f1" => F8E5M2,
             _ => {
                 if let Some(width) = code.strip_prefix('V').and_then(|w| w.parse::<usize>().ok()) {
                     if width == 1 || width == 2 {

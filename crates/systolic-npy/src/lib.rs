@@ -319,6 +319,10 @@ mod tests {
         assert_eq!(&e5[..2], &[0.5, 2.0]);
         let e = from_bytes(&f8, None).unwrap_err().to_string();
         assert!(e.contains("float8"), "{e}");
+        // float8_e5m2 is saved with its own type string '<f1'.
+        let e5m2 = from_bytes(&npy("<f1", false, "(2,)", &[0x3c, 0xfc]), None).unwrap();
+        assert_eq!(e5m2.dtype(), DType::F8E5M2);
+        assert_eq!(e5m2.to_f64_vec(), vec![1.0, f64::NEG_INFINITY]);
         // An f4 byte with bits above its four is not an f4 value.
         assert!(from_bytes(&npy("<V1", false, "(1,)", &[0x12]), Some(DType::F4E2M1FN)).is_err());
     }
