@@ -42,9 +42,8 @@ fn convert_every_code_to_f32_and_back() {
         );
         let out = run(&src, vec![every_code(d)]);
         let wide = out[0].to_f64_vec();
-        for code in 0..n as usize {
+        for (code, &got) in wide.iter().enumerate() {
             let want = f.decode(code as u8);
-            let got = wide[code];
             assert!(
                 got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
                 "{d} code {code:#x}: {got} != {want}"
