@@ -88,6 +88,20 @@ impl Storage {
             DType::F64 => Storage::F64(vec![0.0; n]),
             DType::C64 => Storage::C64(vec![Complex32::new(0.0, 0.0); n]),
             DType::C128 => Storage::C128(vec![Complex64::new(0.0, 0.0); n]),
+            // Narrow floats (f8/f6/f4) are held as their codes, one byte each (code 0 is +0,
+            // or 2^-127 in f8E8M0FNU, which has no zero); every op on them runs on the
+            // interpreter fallback, which reads and writes the codes.
+            DType::F8E4M3FN
+            | DType::F8E5M2
+            | DType::F8E4M3FNUZ
+            | DType::F8E5M2FNUZ
+            | DType::F8E4M3B11FNUZ
+            | DType::F8E3M4
+            | DType::F8E4M3
+            | DType::F8E8M0FNU
+            | DType::F6E2M3FN
+            | DType::F6E3M2FN
+            | DType::F4E2M1FN => Storage::U8(vec![0; n]),
         }
     }
 
@@ -345,6 +359,21 @@ fn storage_from_le_bytes(dtype: DType, bytes: &[u8]) -> Storage {
             Storage::U8(bytes.iter().map(|&b| b & mask).collect())
         }
         DType::U8 => Storage::U8(bytes.to_vec()),
+        // Narrow float codes in their low bits (f4/f6 ignore the bits above their width).
+        DType::F8E4M3FN
+        | DType::F8E5M2
+        | DType::F8E4M3FNUZ
+        | DType::F8E5M2FNUZ
+        | DType::F8E4M3B11FNUZ
+        | DType::F8E3M4
+        | DType::F8E4M3
+        | DType::F8E8M0FNU
+        | DType::F6E2M3FN
+        | DType::F6E3M2FN
+        | DType::F4E2M1FN => {
+            let mask = ((1u16 << dtype.bit_width()) - 1) as u8;
+            Storage::U8(bytes.iter().map(|&b| b & mask).collect())
+        }
         DType::I16 => Storage::I16(from_le(bytes, i16::from_le_bytes)),
         DType::I32 => Storage::I32(from_le(bytes, i32::from_le_bytes)),
         DType::I64 => Storage::I64(from_le(bytes, i64::from_le_bytes)),

@@ -32,6 +32,8 @@ mod jax_fixtures;
 mod linalg;
 mod linalg_custom_calls;
 mod math_accuracy;
+mod narrow_float_goldens;
+mod narrow_floats;
 mod narrow_reduce_goldens;
 mod region_kernels;
 mod rng;

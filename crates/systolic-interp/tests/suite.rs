@@ -11,6 +11,7 @@ mod collective_parallel;
 mod indexing;
 mod interpret;
 mod linalg;
+mod narrow_floats;
 mod ops;
 mod reduce;
 mod rng_bit_generator;

@@ -3,6 +3,7 @@
 //! attributes such as `jax.result_info`, `mhlo.frontend_attributes`, custom-call configs), kept so
 //! that printing a parsed module loses nothing.
 
+use crate::dtype::DType;
 use crate::sharding::{HloSharding, SdySharding};
 use crate::tensor::Tensor;
 use crate::types::Type;
@@ -136,13 +137,66 @@ pub struct DotDimensionNumbers {
     pub rhs_contracting_dimensions: Vec<i64>,
 }
 
+/// A precision type of a dot algorithm: an element type, or `tf32`, which StableHLO has only
+/// here (TensorFloat-32: f32's exponent with 10 mantissa bits; never a tensor element type).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PrecisionType {
+    /// An element type, as a scalar tensor type (`bf16`, `f32`, …).
+    Type(Type),
+    /// `tf32`.
+    Tf32,
+}
+
+impl PrecisionType {
+    /// The element type, or `None` for tf32.
+    pub fn dtype(&self) -> Option<DType> {
+        match self {
+            PrecisionType::Type(t) => t.as_tensor().map(|t| t.dtype),
+            PrecisionType::Tf32 => None,
+        }
+    }
+
+    /// `x` rounded to this precision (ties to even): tf32 keeps 10 of f32's 23 mantissa bits;
+    /// an element type rounds as its arithmetic does. Complex types are left alone.
+    pub fn round(&self, x: f64) -> f64 {
+        match self {
+            PrecisionType::Tf32 => round_to_tf32(x),
+            PrecisionType::Type(_) => match self.dtype() {
+                Some(d) if d.is_float() => crate::numerics::round_to(d, x),
+                _ => x,
+            },
+        }
+    }
+}
+
+impl From<Type> for PrecisionType {
+    fn from(t: Type) -> Self {
+        PrecisionType::Type(t)
+    }
+}
+
+/// `x` rounded to tf32 (f32's range and 10 explicit mantissa bits, ties to even), through f32
+/// as the hardware converts an f32 input; NaN and ±∞ stay.
+pub fn round_to_tf32(x: f64) -> f64 {
+    let f = x as f32;
+    if !f.is_finite() {
+        return f as f64;
+    }
+    let bits = f.to_bits();
+    // Round the 13 dropped bits to nearest, ties to even; a carry may reach the exponent
+    // (and overflow to ∞, as rounding f32::MAX to tf32 does).
+    let lsb = (bits >> 13) & 1;
+    let rounded = (bits + 0xfff + lsb) & !0x1fff;
+    f32::from_bits(rounded) as f64
+}
+
 /// `#stablehlo.dot_algorithm<…>`: the numeric algorithm a `dot_general` asks for.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct DotAlgorithm {
-    /// Type the left operand is rounded to.
-    pub lhs_precision_type: Type,
-    /// Type the right operand is rounded to.
-    pub rhs_precision_type: Type,
+    /// Precision the left operand is rounded to.
+    pub lhs_precision_type: PrecisionType,
+    /// Precision the right operand is rounded to.
+    pub rhs_precision_type: PrecisionType,
     /// Accumulation type.
     pub accumulation_type: Type,
     /// Components of the left operand (1 unless split, e.g. bf16_3x).

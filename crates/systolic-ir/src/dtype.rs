@@ -4,8 +4,11 @@
 //! 2 to 64 bits, and the floating-point formats f16, bf16, f32, f64. In MLIR text, signless
 //! integers (`i32`) mean signed in StableHLO; `si32` is accepted as a synonym and printed as `i32`.
 //! Complex numbers (`complex<f32>`, `complex<f64>`) are pairs of floats of one width, stored
-//! real part first as numpy and XLA lay them out.
+//! real part first as numpy and XLA lay them out. The narrow floats (f8E4M3FN, f8E5M2, …,
+//! f6E2M3FN, f4E2M1FN) are each one byte per element, as ml_dtypes stores them; their formats
+//! are rows of one table ([`crate::minifloat`]).
 
+use crate::minifloat::Format;
 use std::fmt;
 
 /// The element type of a tensor.
@@ -45,6 +48,28 @@ pub enum DType {
     F32,
     /// IEEE double precision.
     F64,
+    /// `f8E4M3FN` (ml_dtypes' `float8_e4m3fn`): see [`crate::minifloat::Format::F8E4M3FN`].
+    F8E4M3FN,
+    /// `f8E5M2` (ml_dtypes' `float8_e5m2`): see [`crate::minifloat::Format::F8E5M2`].
+    F8E5M2,
+    /// `f8E4M3FNUZ` (ml_dtypes' `float8_e4m3fnuz`): see [`crate::minifloat::Format::F8E4M3FNUZ`].
+    F8E4M3FNUZ,
+    /// `f8E5M2FNUZ` (ml_dtypes' `float8_e5m2fnuz`): see [`crate::minifloat::Format::F8E5M2FNUZ`].
+    F8E5M2FNUZ,
+    /// `f8E4M3B11FNUZ` (ml_dtypes' `float8_e4m3b11fnuz`): see [`crate::minifloat::Format::F8E4M3B11FNUZ`].
+    F8E4M3B11FNUZ,
+    /// `f8E3M4` (ml_dtypes' `float8_e3m4`): see [`crate::minifloat::Format::F8E3M4`].
+    F8E3M4,
+    /// `f8E4M3` (ml_dtypes' `float8_e4m3`): see [`crate::minifloat::Format::F8E4M3`].
+    F8E4M3,
+    /// `f8E8M0FNU` (ml_dtypes' `float8_e8m0fnu`): see [`crate::minifloat::Format::F8E8M0FNU`].
+    F8E8M0FNU,
+    /// `f6E2M3FN` (ml_dtypes' `float6_e2m3fn`): see [`crate::minifloat::Format::F6E2M3FN`].
+    F6E2M3FN,
+    /// `f6E3M2FN` (ml_dtypes' `float6_e3m2fn`): see [`crate::minifloat::Format::F6E3M2FN`].
+    F6E3M2FN,
+    /// `f4E2M1FN` (ml_dtypes' `float4_e2m1fn`): see [`crate::minifloat::Format::F4E2M1FN`].
+    F4E2M1FN,
     /// `complex<f32>` (numpy's complex64): two f32s, real then imaginary.
     C64,
     /// `complex<f64>` (numpy's complex128): two f64s, real then imaginary.
@@ -68,7 +93,7 @@ pub enum DTypeKind {
 
 impl DType {
     /// Every dtype, in a stable order (useful for property tests).
-    pub const ALL: [DType; 19] = [
+    pub const ALL: [DType; 30] = [
         DType::Bool,
         DType::I2,
         DType::I4,
@@ -88,6 +113,32 @@ impl DType {
         DType::F64,
         DType::C64,
         DType::C128,
+        DType::F8E4M3FN,
+        DType::F8E5M2,
+        DType::F8E4M3FNUZ,
+        DType::F8E5M2FNUZ,
+        DType::F8E4M3B11FNUZ,
+        DType::F8E3M4,
+        DType::F8E4M3,
+        DType::F8E8M0FNU,
+        DType::F6E2M3FN,
+        DType::F6E3M2FN,
+        DType::F4E2M1FN,
+    ];
+
+    /// The narrow float dtypes (f8, f6, f4), each described by a [`Format`].
+    pub const NARROW_FLOATS: [DType; 11] = [
+        DType::F8E4M3FN,
+        DType::F8E5M2,
+        DType::F8E4M3FNUZ,
+        DType::F8E5M2FNUZ,
+        DType::F8E4M3B11FNUZ,
+        DType::F8E3M4,
+        DType::F8E4M3,
+        DType::F8E8M0FNU,
+        DType::F6E2M3FN,
+        DType::F6E3M2FN,
+        DType::F4E2M1FN,
     ];
 
     /// The kind of this dtype.
@@ -98,6 +149,8 @@ impl DType {
             I2 | I4 | I8 | I16 | I32 | I64 => DTypeKind::Signed,
             U2 | U4 | U8 | U16 | U32 | U64 => DTypeKind::Unsigned,
             F16 | BF16 | F32 | F64 => DTypeKind::Float,
+            F8E4M3FN | F8E5M2 | F8E4M3FNUZ | F8E5M2FNUZ | F8E4M3B11FNUZ | F8E3M4 | F8E4M3
+            | F8E8M0FNU | F6E2M3FN | F6E3M2FN | F4E2M1FN => DTypeKind::Float,
             C64 | C128 => DTypeKind::Complex,
         }
     }
@@ -108,8 +161,11 @@ impl DType {
         match self {
             Bool => 1,
             I2 | U2 => 2,
-            I4 | U4 => 4,
+            I4 | U4 | F4E2M1FN => 4,
+            F6E2M3FN | F6E3M2FN => 6,
             I8 | U8 => 8,
+            F8E4M3FN | F8E5M2 | F8E4M3FNUZ | F8E5M2FNUZ | F8E4M3B11FNUZ | F8E3M4 | F8E4M3
+            | F8E8M0FNU => 8,
             I16 | U16 | F16 | BF16 => 16,
             I32 | U32 | F32 => 32,
             I64 | U64 | F64 | C64 => 64,
@@ -123,7 +179,7 @@ impl DType {
         (self.bit_width() as usize).div_ceil(8)
     }
 
-    /// True for f16, bf16, f32, f64.
+    /// True for the float dtypes: f16, bf16, f32, f64 and the narrow floats.
     pub fn is_float(self) -> bool {
         self.kind() == DTypeKind::Float
     }
@@ -204,6 +260,17 @@ impl DType {
             F64 => "f64",
             C64 => "complex<f32>",
             C128 => "complex<f64>",
+            F8E4M3FN => "f8E4M3FN",
+            F8E5M2 => "f8E5M2",
+            F8E4M3FNUZ => "f8E4M3FNUZ",
+            F8E5M2FNUZ => "f8E5M2FNUZ",
+            F8E4M3B11FNUZ => "f8E4M3B11FNUZ",
+            F8E3M4 => "f8E3M4",
+            F8E4M3 => "f8E4M3",
+            F8E8M0FNU => "f8E8M0FNU",
+            F6E2M3FN => "f6E2M3FN",
+            F6E3M2FN => "f6E3M2FN",
+            F4E2M1FN => "f4E2M1FN",
         }
     }
 
@@ -232,6 +299,18 @@ impl DType {
             "f64" => F64,
             "complex<f32>" => C64,
             "complex<f64>" => C128,
+            "f8E4M3FN" => F8E4M3FN,
+            "f8E5M2" => F8E5M2,
+            "f8E4M3FNUZ" => F8E4M3FNUZ,
+            "f8E5M2FNUZ" => F8E5M2FNUZ,
+            "f8E4M3B11FNUZ" => F8E4M3B11FNUZ,
+            "f8E3M4" => F8E3M4,
+            "f8E4M3" => F8E4M3,
+            "f8E8M0FNU" => F8E8M0FNU,
+            "f6E2M3FN" => F6E2M3FN,
+            "f6E3M2FN" => F6E3M2FN,
+            "f4E2M1FN" => F4E2M1FN,
+
             _ => return None,
         })
     }
@@ -259,6 +338,17 @@ impl DType {
             F64 => "float64",
             C64 => "complex64",
             C128 => "complex128",
+            F8E4M3FN => "float8_e4m3fn",
+            F8E5M2 => "float8_e5m2",
+            F8E4M3FNUZ => "float8_e4m3fnuz",
+            F8E5M2FNUZ => "float8_e5m2fnuz",
+            F8E4M3B11FNUZ => "float8_e4m3b11fnuz",
+            F8E3M4 => "float8_e3m4",
+            F8E4M3 => "float8_e4m3",
+            F8E8M0FNU => "float8_e8m0fnu",
+            F6E2M3FN => "float6_e2m3fn",
+            F6E3M2FN => "float6_e3m2fn",
+            F4E2M1FN => "float4_e2m1fn",
         }
     }
 
@@ -296,7 +386,7 @@ impl DType {
             DType::BF16 => Some(7),
             DType::F32 => Some(23),
             DType::F64 => Some(52),
-            _ => None,
+            d => d.narrow_format().map(|f| f.mantissa_bits),
         }
     }
 
@@ -307,8 +397,35 @@ impl DType {
             DType::BF16 => Some(8),
             DType::F32 => Some(8),
             DType::F64 => Some(11),
-            _ => None,
+            d => d.narrow_format().map(|f| f.exponent_bits),
         }
+    }
+}
+
+impl DType {
+    /// The table entry of a narrow float dtype (f8/f6/f4), which its conversions follow;
+    /// `None` for every other dtype.
+    pub fn narrow_format(self) -> Option<Format> {
+        use DType::*;
+        Some(match self {
+            F8E4M3FN => Format::F8E4M3FN,
+            F8E5M2 => Format::F8E5M2,
+            F8E4M3FNUZ => Format::F8E4M3FNUZ,
+            F8E5M2FNUZ => Format::F8E5M2FNUZ,
+            F8E4M3B11FNUZ => Format::F8E4M3B11FNUZ,
+            F8E3M4 => Format::F8E3M4,
+            F8E4M3 => Format::F8E4M3,
+            F8E8M0FNU => Format::F8E8M0FNU,
+            F6E2M3FN => Format::F6E2M3FN,
+            F6E3M2FN => Format::F6E3M2FN,
+            F4E2M1FN => Format::F4E2M1FN,
+            _ => return None,
+        })
+    }
+
+    /// True for the f8, f6 and f4 dtypes.
+    pub fn is_narrow_float(self) -> bool {
+        self.narrow_format().is_some()
     }
 }
 
@@ -328,7 +445,8 @@ mod tests {
             assert_eq!(DType::from_mlir_name(d.mlir_name()), Some(d));
         }
         assert_eq!(DType::from_mlir_name("si32"), Some(DType::I32));
-        assert_eq!(DType::from_mlir_name("f8E4M3FN"), None);
+        assert_eq!(DType::from_mlir_name("f8E4M3FN"), Some(DType::F8E4M3FN));
+        assert_eq!(DType::from_mlir_name("tf32"), None);
     }
 
     #[test]
@@ -338,6 +456,23 @@ mod tests {
         assert_eq!(DType::U2.unsigned_max(), Some(3));
         assert_eq!(DType::U64.unsigned_max(), Some(u64::MAX));
         assert_eq!(DType::F32.signed_range(), None);
+    }
+
+    #[test]
+    fn narrow_floats() {
+        for d in DType::NARROW_FLOATS {
+            assert!(d.is_float() && d.is_narrow_float(), "{d}");
+            assert_eq!(d.byte_size(), 1, "{d}");
+            assert_eq!(d.component(), Some(d));
+            assert_eq!(d.complex_of(), None);
+            let f = d.narrow_format().unwrap();
+            assert_eq!(f.bits, d.bit_width(), "{d}");
+        }
+        assert_eq!(DType::F4E2M1FN.bit_width(), 4);
+        assert_eq!(DType::F6E3M2FN.mantissa_bits(), Some(2));
+        assert_eq!(DType::F8E8M0FNU.exponent_bits(), Some(8));
+        assert_eq!(DType::F8E4M3B11FNUZ.numpy_name(), "float8_e4m3b11fnuz");
+        assert!(!DType::F32.is_narrow_float());
     }
 
     #[test]

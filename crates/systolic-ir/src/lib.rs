@@ -25,6 +25,7 @@ pub mod host_callback;
 pub mod inline;
 pub mod lapack;
 pub mod memory_budget;
+pub mod minifloat;
 pub mod module;
 pub mod numerics;
 pub mod op_properties;

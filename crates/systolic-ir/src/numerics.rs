@@ -6,7 +6,10 @@
 //! and f32 value exactly, and rounding an exactly computed f64 result of `+ - * / sqrt` to f32 gives
 //! the same answer as computing in f32 (f64 has more than 2·24+2 significand bits). bf16 and f16
 //! arithmetic on XLA:CPU is done in f32 and rounded after each op, which [`round_to`] reproduces by
-//! rounding through f32.
+//! rounding through f32. The narrow floats (f8/f6/f4) round once from the exact f64 value
+//! through their table entry ([`crate::minifloat`]); XLA:CPU computes them in f32 and rounds
+//! after each op, which for `+ - * / sqrt` gives the same result (f32 holds far more than
+//! twice their significand plus two bits).
 //!
 //! Two [`Mode`]s: XLA:CPU's (the default: flush-to-zero and denormals-are-zero, what JAX
 //! computes on a CPU and what the compiled backend does) and the StableHLO spec's (subnormals
@@ -83,8 +86,24 @@ pub fn round_to(dtype: DType, x: f64) -> f64 {
         DType::F32 | DType::C64 => x as f32 as f64,
         DType::BF16 => bf16::from_f32(x as f32).to_f64(),
         DType::F16 => f16::from_f32(x as f32).to_f64(),
-        _ => x,
+        d => match d.narrow_format() {
+            Some(f) => f.round(x),
+            None => x,
+        },
     }
+}
+
+/// True when the finite `x` is too large for the float dtype `dtype`: it rounds to an infinity,
+/// or (in a narrow float without infinities) to the NaN that overflow gives. The finite-only
+/// formats (f4/f6) saturate and never overflow. What the text parser refuses in a literal.
+pub fn overflows(dtype: DType, x: f64) -> bool {
+    let r = round_to(dtype, x);
+    r.is_infinite()
+        || (r.is_nan()
+            && x.is_finite()
+            && dtype
+                .narrow_format()
+                .is_some_and(|f| x.abs() > f.max_finite()))
 }
 
 /// True when `x` is a nonzero subnormal of the float dtype `dtype` (of a complex dtype's parts).
@@ -93,17 +112,24 @@ pub fn is_subnormal(dtype: DType, x: f64) -> bool {
         DType::F64 | DType::C128 => f64::MIN_POSITIVE,
         DType::F32 | DType::BF16 | DType::C64 => f32::MIN_POSITIVE as f64,
         DType::F16 => 6.103_515_625e-5,
-        _ => return false,
+        d => match d.narrow_format() {
+            Some(f) if f.has_zero() => f.min_normal(),
+            _ => return false,
+        },
     };
     x != 0.0 && x.abs() < min_normal
 }
 
 /// XLA:CPU runs with flush-to-zero and denormals-are-zero: arithmetic on f32, bf16 and f64 sees
-/// and produces no subnormals (a subnormal becomes a zero of the same sign). f16 is computed in
-/// f32 where its subnormals are normal numbers, so they survive. Under [`Mode::Spec`] nothing
-/// is flushed.
+/// and produces no subnormals (a subnormal becomes a zero of the same sign). f16 and the narrow
+/// floats (f8/f6/f4) are computed in f32 where their subnormals are normal numbers, so they
+/// survive. Under [`Mode::Spec`] nothing is flushed.
 pub fn flush_denormal(dtype: DType, x: f64) -> f64 {
-    if dtype != DType::F16 && is_subnormal(dtype, x) && mode() == Mode::XlaCpu {
+    if dtype != DType::F16
+        && !dtype.is_narrow_float()
+        && is_subnormal(dtype, x)
+        && mode() == Mode::XlaCpu
+    {
         0.0f64.copysign(x)
     } else {
         x
@@ -176,6 +202,7 @@ pub fn float_to_bits(dtype: DType, x: f64) -> u64 {
         DType::F32 => (x as f32).to_bits() as u64,
         DType::BF16 => bf16::from_f64(x).to_bits() as u64,
         DType::F16 => f16::from_f64(x).to_bits() as u64,
+        d if d.is_narrow_float() => d.narrow_format().expect("narrow").encode(x) as u64,
         _ => panic!("float_to_bits on non-float dtype {dtype}"),
     }
 }
@@ -187,6 +214,7 @@ pub fn float_from_bits(dtype: DType, bits: u64) -> f64 {
         DType::F32 => f32::from_bits(bits as u32) as f64,
         DType::BF16 => bf16::from_bits(bits as u16).to_f64(),
         DType::F16 => f16::from_bits(bits as u16).to_f64(),
+        d if d.is_narrow_float() => d.narrow_format().expect("narrow").decode(bits as u8),
         _ => panic!("float_from_bits on non-float dtype {dtype}"),
     }
 }

@@ -45,13 +45,21 @@ fn unsupported_element_types_are_named() {
     );
     let e = error("func.func @f(%x: tensor<2xcomplex<f8E4M3FN>>) {\n  return\n}");
     assert!(
-        e.contains("element type 'f8E4M3FN' is not supported"),
+        e.contains(
+            "element type 'complex<f8E4M3FN>' is not supported (complex numbers have f32 or f64 parts)"
+        ),
         "{e}"
     );
-    let e = error("func.func @f(%x: tensor<2xf8E4M3FN>) {\n  return\n}");
+    // tf32 is only a precision of dot_general's algorithm, not an element type.
+    let e = error("func.func @f(%x: tensor<2xtf32>) {\n  return\n}");
     assert_eq!(
         e,
-        "bad.mlir:1:27: error: element type 'f8E4M3FN' is not supported"
+        "bad.mlir:1:27: error: element type 'tf32' is not supported"
+    );
+    let e = error("func.func @f(%x: tensor<2xf8E9M9>) {\n  return\n}");
+    assert_eq!(
+        e,
+        "bad.mlir:1:27: error: element type 'f8E9M9' is not supported"
     );
     let e = error("func.func @f(%x: tensor<2x!quant.uniform<i8:f32, 1.0>>) {\n  return\n}");
     assert!(

@@ -291,7 +291,10 @@ fn pretty_forms_of_the_stablehlo_printer() {
     };
     assert_eq!(dimension_numbers.lhs_batching_dimensions, vec![0]);
     assert_eq!(dimension_numbers.rhs_contracting_dimensions, vec![1]);
-    assert_eq!(alg.lhs_precision_type, t(&[], DType::BF16));
+    assert_eq!(
+        alg.lhs_precision_type,
+        PrecisionType::Type(t(&[], DType::BF16))
+    );
     assert_eq!(alg.num_primitive_operations, 3);
     assert_eq!(kinds[18], &OpKind::Return(ReturnKind::Stablehlo));
 }
@@ -771,8 +774,8 @@ fn generic_convolution_with_raw_dimension_numbers() {
     assert_eq!(
         alg,
         &DotAlgorithm {
-            lhs_precision_type: t(&[], DType::F32),
-            rhs_precision_type: t(&[], DType::F32),
+            lhs_precision_type: PrecisionType::Type(t(&[], DType::F32)),
+            rhs_precision_type: PrecisionType::Type(t(&[], DType::F32)),
             accumulation_type: t(&[], DType::F32),
             lhs_component_count: 1,
             rhs_component_count: 1,

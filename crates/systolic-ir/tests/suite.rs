@@ -8,6 +8,7 @@ mod roundtrip_common;
 
 mod complex_types;
 mod fusion_op;
+mod narrow_floats;
 mod parse_errors;
 mod parse_fixtures;
 mod parse_forms;

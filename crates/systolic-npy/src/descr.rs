@@ -1,7 +1,8 @@
 //! Element types as `.npy` files spell them (`descr`): numpy's type strings such as `'<f4'`,
 //! `'|b1'`, `'<i8'`, and the raw void types `'<V2'`/`'<V1'` that `np.save` writes for
-//! ml_dtypes' `bfloat16` and `int4`/`uint4`/`int2`/`uint2` (numpy has no name for them, so the
-//! file only records the element width).
+//! ml_dtypes' `bfloat16`, `int4`/`uint4`/`int2`/`uint2` and the narrow floats `float8_e4m3fn`,
+//! …, `float4_e2m1fn` (numpy has no name for them, so the file only records the element width;
+//! `np.load` of such a file gives `|V1` elements that `.view(ml_dtypes.float8_e4m3fn)` names).
 
 use crate::error::NpyErrorKind;
 use systolic_ir::DType;
@@ -40,6 +41,9 @@ impl ElementType {
             "f8" => F64,
             "c8" => C64,
             "c16" => C128,
+            // np.save of ml_dtypes' float8_e5m2 writes '<f1' (its numpy type string), which
+            // numpy itself cannot read back; the other narrow floats write '<V1'.
+            "f1" => F8E5M2,
             _ => {
                 if let Some(width) = code.strip_prefix('V').and_then(|w| w.parse::<usize>().ok()) {
                     if width == 1 || width == 2 {
@@ -48,7 +52,8 @@ impl ElementType {
                 }
                 return Err(NpyErrorKind::UnsupportedDescr(format!(
                     "numpy type '{descr}' (supported: bool, int8-64, uint8-64, float16/32/64, \
-                     complex64/128, and ml_dtypes' bfloat16 and int4/uint4/int2/uint2 saved as '<V2'/'<V1')"
+                     complex64/128, and ml_dtypes' bfloat16, int4/uint4/int2/uint2 and float8/6/4 types \
+                     saved as '<V2'/'<V1')"
                 )));
             }
         };
@@ -78,6 +83,8 @@ impl ElementType {
                 // ml_dtypes' types have no numpy type string: np.save writes void types.
                 BF16 => "<V2",
                 I2 | I4 | U2 | U4 => "<V1",
+                F8E4M3FN | F8E5M2 | F8E4M3FNUZ | F8E5M2FNUZ | F8E4M3B11FNUZ | F8E3M4 | F8E4M3
+                | F8E8M0FNU | F6E2M3FN | F6E3M2FN | F4E2M1FN => "<V1",
             }
             .to_string(),
         }
@@ -93,13 +100,14 @@ impl ElementType {
 
     /// The dtype of the elements, using `expected` to name raw void types: `'<V2'` is bf16
     /// (the only 2-byte ml_dtypes type) unless something else is expected; `'<V1'` needs
-    /// `expected` to say which sub-byte integer it holds.
+    /// `expected` to say which sub-byte integer or narrow float (f8/f6/f4) it holds.
     pub fn resolve(self, expected: Option<DType>) -> Result<DType, NpyErrorKind> {
         use DType::*;
         match (self, expected) {
             (ElementType::DType(d), _) => Ok(d),
             (ElementType::Raw(2), None | Some(BF16)) => Ok(BF16),
             (ElementType::Raw(1), Some(d @ (I2 | I4 | U2 | U4))) => Ok(d),
+            (ElementType::Raw(1), Some(d)) if d.is_narrow_float() => Ok(d),
             (ElementType::Raw(w), expected) => {
                 Err(NpyErrorKind::AmbiguousRaw { width: w, expected })
             }
@@ -112,6 +120,7 @@ pub fn element_type_of(dtype: DType) -> ElementType {
     match dtype {
         DType::BF16 => ElementType::Raw(2),
         DType::I2 | DType::I4 | DType::U2 | DType::U4 => ElementType::Raw(1),
+        d if d.is_narrow_float() => ElementType::Raw(1),
         d => ElementType::DType(d),
     }
 }

@@ -69,7 +69,7 @@ pub enum NpyErrorKind {
 fn ambiguous_message(width: usize, expected: Option<DType>) -> String {
     let what = match width {
         2 => "bfloat16",
-        _ => "int4/uint4/int2/uint2",
+        _ => "int4/uint4/int2/uint2 or float8/float6/float4 types",
     };
     match expected {
         Some(d) => format!(

@@ -294,6 +294,40 @@ mod tests {
     }
 
     #[test]
+    fn narrow_floats_as_ml_dtypes_saves_them() {
+        // np.save(f, np.array([1, 2, nan], ml_dtypes.float8_e4m3fn)) writes '<V1' and the
+        // codes; np.array([1, 2, 3], ml_dtypes.float4_e2m1fn) the codes in the low bits. The
+        // file does not name the type: the reader must be told it (`systolic run` takes it
+        // from the program's parameter types).
+        let f8 = npy("<V1", false, "(3,)", &[56, 64, 127]);
+        let t = from_bytes(&f8, Some(DType::F8E4M3FN)).unwrap();
+        assert_eq!(t.dtype(), DType::F8E4M3FN);
+        let v = t.to_f64_vec();
+        assert_eq!(&v[..2], &[1.0, 2.0]);
+        assert!(v[2].is_nan());
+        let written = to_bytes(&t);
+        // What np.save writes: a 128-byte header naming '<V1', then the codes.
+        assert_eq!(written.len(), 128 + 3);
+        assert!(String::from_utf8_lossy(&written[..128]).contains("'descr': '<V1'"));
+        assert_eq!(&written[128..], &[56, 64, 127]);
+        let f4 = npy("<V1", false, "(3,)", &[2, 4, 5]);
+        let t = from_bytes(&f4, Some(DType::F4E2M1FN)).unwrap();
+        assert_eq!(t.to_f64_vec(), vec![1.0, 2.0, 3.0]);
+        assert_eq!(&to_bytes(&t)[128..], &[2, 4, 5]);
+        // The same bytes read as another f8 type are other numbers; without a type, an error.
+        let e5 = from_bytes(&f8, Some(DType::F8E5M2)).unwrap().to_f64_vec();
+        assert_eq!(&e5[..2], &[0.5, 2.0]);
+        let e = from_bytes(&f8, None).unwrap_err().to_string();
+        assert!(e.contains("float8"), "{e}");
+        // float8_e5m2 is saved with its own type string '<f1'.
+        let e5m2 = from_bytes(&npy("<f1", false, "(2,)", &[0x3c, 0xfc]), None).unwrap();
+        assert_eq!(e5m2.dtype(), DType::F8E5M2);
+        assert_eq!(e5m2.to_f64_vec(), vec![1.0, f64::NEG_INFINITY]);
+        // An f4 byte with bits above its four is not an f4 value.
+        assert!(from_bytes(&npy("<V1", false, "(1,)", &[0x12]), Some(DType::F4E2M1FN)).is_err());
+    }
+
+    #[test]
     fn fortran_order_is_reordered() {
         // np.asfortranarray(np.arange(6, dtype=np.int8).reshape(2, 3)) stores 0 3 1 4 2 5.
         let bytes = npy("|i1", true, "(2, 3)", &[0, 3, 1, 4, 2, 5]);

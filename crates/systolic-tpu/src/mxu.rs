@@ -74,6 +74,15 @@ pub fn pass_plan(
             passes: 1,
         };
     }
+    // f8 (and f6/f4) × the same family: the chip's fp8 rate, which `ChipSpec::peak_matmul`
+    // takes as the bf16 rate on chips without an fp8 MXU mode (XLA converts the operands to
+    // bf16 there; an int8 mode does not take floats).
+    if lhs.is_narrow_float() && rhs.is_narrow_float() {
+        return PassPlan {
+            class: MatmulClass::Fp8,
+            passes: 1,
+        };
+    }
     if let Some(p) = algorithm_passes {
         return PassPlan {
             class: MatmulClass::Bf16,
@@ -169,6 +178,10 @@ mod tests {
         );
         let int8 = pass_plan(DType::I8, DType::I8, Precision::Default, None);
         assert_eq!(int8.class, MatmulClass::Int8);
+        let fp8 = pass_plan(DType::F8E4M3FN, DType::F8E5M2, Precision::Highest, None);
+        assert_eq!((fp8.class, fp8.passes), (MatmulClass::Fp8, 1));
+        let mixed = pass_plan(DType::F8E4M3FN, DType::BF16, Precision::Default, None);
+        assert_eq!(mixed.class, MatmulClass::Bf16);
     }
 
     #[test]

@@ -232,7 +232,7 @@ fn rewrite_product(func: &mut Func, op: &Op) -> Option<Vec<Op>> {
         } => (
             strictest(precision_config),
             algorithm.as_ref().map(|a| {
-                let rounding = a.lhs_precision_type.as_tensor().map(|t| t.dtype);
+                let rounding = a.lhs_precision_type.dtype();
                 (rounding, a.num_primitive_operations)
             }),
         ),

@@ -9,7 +9,7 @@
 use crate::error::Result;
 use crate::kernel::Kernel;
 use crate::lower_ctx::LowerCtx;
-use systolic_ir::{FusionKind, Op, OpKind, Type, ValueId};
+use systolic_ir::{DType, FusionKind, Op, OpKind, Type, ValueId};
 
 pub mod collective;
 pub mod control;
@@ -38,7 +38,7 @@ pub mod window;
 /// real types.
 pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
     use OpKind::*;
-    if !matches!(op.kind, Fft { .. }) && touches_complex(op, ctx) {
+    if !matches!(op.kind, Fft { .. }) && touches_complex(op, ctx) || touches_narrow_float(op, ctx) {
         return Ok(None);
     }
     let kernel = match &op.kind {
@@ -141,19 +141,31 @@ pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> 
 
 /// True when `op` or an op of its regions has a complex operand, result or block argument.
 pub fn touches_complex(op: &Op, ctx: &LowerCtx) -> bool {
-    fn complex_type(t: &Type) -> bool {
+    touches_dtype(op, ctx, DType::is_complex)
+}
+
+/// True when `op` or an op of its regions has a narrow float (f8/f6/f4) operand, result or
+/// block argument: such ops run on the interpreter fallback, which computes them exactly and
+/// rounds once as the spec says (the CPU buffers only hold their one-byte codes).
+pub fn touches_narrow_float(op: &Op, ctx: &LowerCtx) -> bool {
+    touches_dtype(op, ctx, DType::is_narrow_float)
+}
+
+/// True when a value `op` or an op of its regions uses or defines has a dtype with `pred`.
+fn touches_dtype(op: &Op, ctx: &LowerCtx, pred: fn(DType) -> bool) -> bool {
+    fn has(t: &Type, pred: fn(DType) -> bool) -> bool {
         match t {
-            Type::Tensor(t) => t.dtype.is_complex(),
-            Type::Tuple(ts) => ts.iter().any(complex_type),
+            Type::Tensor(t) => pred(t.dtype),
+            Type::Tuple(ts) => ts.iter().any(|t| has(t, pred)),
             Type::Token => false,
         }
     }
-    let complex = |v: &ValueId| complex_type(ctx.value_type(*v));
-    op.operands.iter().any(complex)
-        || op.results.iter().any(complex)
+    let uses = |v: &ValueId| has(ctx.value_type(*v), pred);
+    op.operands.iter().any(uses)
+        || op.results.iter().any(uses)
         || op.regions.iter().any(|r| {
             r.blocks.iter().any(|b| {
-                b.args.iter().any(complex) || b.ops.iter().any(|o| touches_complex(o, ctx))
+                b.args.iter().any(uses) || b.ops.iter().any(|o| touches_dtype(o, ctx, pred))
             })
         })
 }

@@ -36,3 +36,16 @@ pub fn arrays(dir: &Path, prefix: &str) -> Vec<Tensor> {
         .map(|p| systolic_npy::read(&p, None).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
         .collect()
 }
+
+/// Like [`arrays`], reading each file as the dtype the module's signature gives it (`types[i]`):
+/// ml_dtypes' narrow floats are saved as raw `'<V1'` bytes that only the type names.
+pub fn arrays_typed(dir: &Path, prefix: &str, types: &[systolic_ir::DType]) -> Vec<Tensor> {
+    (0..)
+        .map(|i| (i, dir.join(format!("{prefix}{i}.npy"))))
+        .take_while(|(_, p)| p.exists())
+        .map(|(i, p)| {
+            systolic_npy::read(&p, types.get(i).copied())
+                .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        })
+        .collect()
+}

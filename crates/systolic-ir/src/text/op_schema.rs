@@ -1340,8 +1340,8 @@ mod tests {
                 },
                 precision_config: vec![Precision::Default, Precision::Highest],
                 algorithm: Some(DotAlgorithm {
-                    lhs_precision_type: f32(),
-                    rhs_precision_type: f32(),
+                    lhs_precision_type: PrecisionType::Type(f32()),
+                    rhs_precision_type: PrecisionType::Type(f32()),
                     accumulation_type: f32(),
                     lhs_component_count: 1,
                     rhs_component_count: 1,

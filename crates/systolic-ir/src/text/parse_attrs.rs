@@ -125,6 +125,13 @@ impl<'a> Parser<'a> {
                 let d = self.parse_element_type()?;
                 Ok(Attribute::Type(Type::Tensor(TensorType::scalar(d))))
             }
+            // tf32 names a precision in a dot algorithm (never an element type): kept as
+            // its word for `dot_algorithm` to read; anywhere else the verifier's readers of
+            // the attribute refuse it.
+            "tf32" => {
+                self.next()?;
+                Ok(Attribute::Opaque(word.to_string()))
+            }
             _ if super::parse_types::unsupported_element_type(word) => {
                 Err(self.err_at(t, format!("element type '{word}' is not supported")))
             }

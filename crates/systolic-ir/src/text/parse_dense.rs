@@ -398,7 +398,7 @@ impl Parser<'_> {
                         };
                         // A finite literal that rounds to infinity in its type (`1e999`,
                         // `1e39` as f32, `70000` as f16) is refused, as MLIR does.
-                        if numerics::round_to(dtype, x).is_infinite() {
+                        if numerics::overflows(dtype, x) {
                             return Err(format!(
                                 "floating point value {text} is too large for {dtype}"
                             ));
@@ -411,7 +411,7 @@ impl Parser<'_> {
                     }
                     Lit::Int { neg, mag } => {
                         let x = mag as f64;
-                        if numerics::round_to(dtype, x).is_infinite() {
+                        if numerics::overflows(dtype, x) {
                             return Err(format!(
                                 "floating point value {mag} is too large for {dtype}"
                             ));

@@ -102,6 +102,9 @@ pub(crate) fn dot_algorithm(a: &Attribute) -> Result<DotAlgorithm, String> {
     let f = opaque_fields(text)?;
     let ty = |name: &str| match find_attr(&f, name) {
         Some(Attribute::Type(t)) => Ok(t.clone()),
+        Some(Attribute::Opaque(t)) if t == "tf32" => Err(format!(
+            "element type 'tf32' is not supported as {name} (only as a precision type)"
+        )),
         _ => Err(format!("dot algorithm needs a type for {name}")),
     };
     let int = |name: &str| -> Result<i64, String> { Ok(field_int(&f, name)?.unwrap_or(1)) };
@@ -110,9 +113,13 @@ pub(crate) fn dot_algorithm(a: &Attribute) -> Result<DotAlgorithm, String> {
         Some(Attribute::Bool(b)) => *b,
         Some(_) => return Err("allow_imprecise_accumulation must be true or false".to_string()),
     };
+    let precision = |name: &str| match find_attr(&f, name) {
+        Some(Attribute::Opaque(t)) if t == "tf32" => Ok(PrecisionType::Tf32),
+        _ => ty(name).map(PrecisionType::Type),
+    };
     Ok(DotAlgorithm {
-        lhs_precision_type: ty("lhs_precision_type")?,
-        rhs_precision_type: ty("rhs_precision_type")?,
+        lhs_precision_type: precision("lhs_precision_type")?,
+        rhs_precision_type: precision("rhs_precision_type")?,
         accumulation_type: ty("accumulation_type")?,
         lhs_component_count: int("lhs_component_count")?,
         rhs_component_count: int("rhs_component_count")?,

@@ -85,6 +85,7 @@ fn parses_to_bits(dtype: DType, text: &str, bits: u64) -> bool {
         DType::BF16 => text
             .parse::<f64>()
             .map(|v| bf16::from_f64(v).to_bits() as u64),
+        d if d.is_narrow_float() => text.parse::<f64>().map(|v| float_to_bits(d, v)),
         _ => text.parse::<f64>().map(f64::to_bits),
     };
     parsed.is_ok_and(|b| b == bits)

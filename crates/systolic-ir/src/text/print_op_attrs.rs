@@ -5,7 +5,7 @@
 use super::print_attrs::write_int_list;
 use crate::attrs::{
     Attribute, ChannelHandle, ConvAttrs, ConvDimensionNumbers, DotAlgorithm, DotDimensionNumbers,
-    GatherDimensionNumbers, Precision, ScatterDimensionNumbers,
+    GatherDimensionNumbers, Precision, PrecisionType, ScatterDimensionNumbers,
 };
 use crate::dtype::DType;
 use crate::tensor::Tensor;
@@ -197,13 +197,17 @@ pub(crate) fn write_dot_algorithm(out: &mut String, a: &DotAlgorithm) {
         Type::Tensor(t) if t.shape.is_empty() => t.dtype.mlir_name().to_string(),
         other => other.to_string(),
     };
+    let precision = |p: &PrecisionType| match p {
+        PrecisionType::Type(t) => ty(t),
+        PrecisionType::Tf32 => "tf32".to_string(),
+    };
     let _ = write!(
         out,
         "<lhs_precision_type = {}, rhs_precision_type = {}, accumulation_type = {}, \
          lhs_component_count = {}, rhs_component_count = {}, num_primitive_operations = {}, \
          allow_imprecise_accumulation = {}>",
-        ty(&a.lhs_precision_type),
-        ty(&a.rhs_precision_type),
+        precision(&a.lhs_precision_type),
+        precision(&a.rhs_precision_type),
         ty(&a.accumulation_type),
         a.lhs_component_count,
         a.rhs_component_count,

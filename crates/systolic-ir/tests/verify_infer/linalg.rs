@@ -1,7 +1,7 @@
 use super::*;
 use systolic_ir::{
     ConvAttrs, ConvDimensionNumbers, DotAlgorithm, DotDimensionNumbers, FftType, Precision,
-    TransposeKind,
+    PrecisionType, TransposeKind,
 };
 
 fn dot_general(lb: &[i64], rb: &[i64], lc: &[i64], rc: &[i64]) -> OpKind {
@@ -422,8 +422,8 @@ fn batch_norms_follow_the_spec_examples() {
 #[test]
 fn dot_general_algorithms_need_default_precision_and_positive_counts() {
     let algorithm = |components: i64| DotAlgorithm {
-        lhs_precision_type: t(&[], DType::BF16),
-        rhs_precision_type: t(&[], DType::BF16),
+        lhs_precision_type: PrecisionType::Type(t(&[], DType::BF16)),
+        rhs_precision_type: PrecisionType::Type(t(&[], DType::BF16)),
         accumulation_type: f32t(&[]),
         lhs_component_count: components,
         rhs_component_count: components,

@@ -56,6 +56,19 @@ fn to_safetensors(dtype: DType) -> Option<Dtype> {
         DType::F64 => Dtype::F64,
         DType::C64 => Dtype::C64,
         DType::C128 => return None,
+        // Narrow floats as their one-byte codes, named in the metadata like the sub-byte
+        // integers (safetensors' packed F4/F6 and its F8 names are not used yet).
+        DType::F8E4M3FN
+        | DType::F8E5M2
+        | DType::F8E4M3FNUZ
+        | DType::F8E5M2FNUZ
+        | DType::F8E4M3B11FNUZ
+        | DType::F8E3M4
+        | DType::F8E4M3
+        | DType::F8E8M0FNU
+        | DType::F6E2M3FN
+        | DType::F6E3M2FN
+        | DType::F4E2M1FN => Dtype::U8,
     })
 }
 
@@ -85,7 +98,7 @@ pub(crate) fn encode(tensors: &[Stored], structure: &str) -> Result<Vec<u8>, Str
     let mut metadata = HashMap::from([(TREE_KEY.to_string(), structure.to_string())]);
     let sub_byte: BTreeMap<&str, &str> = tensors
         .iter()
-        .filter(|t| t.ty.dtype.bit_width() < 8 && t.ty.dtype != DType::Bool)
+        .filter(|t| is_named_in_metadata(t.ty.dtype))
         .map(|t| (t.name.as_str(), t.ty.dtype.numpy_name()))
         .collect();
     if !sub_byte.is_empty() {
@@ -187,9 +200,13 @@ fn sub_byte_dtype(numpy: &str, stored: DType) -> Option<DType> {
     DType::ALL
         .into_iter()
         .find(|d| d.numpy_name() == numpy)
-        .filter(|d| {
-            d.bit_width() < 8 && *d != DType::Bool && to_safetensors(*d) == to_safetensors(stored)
-        })
+        .filter(|d| is_named_in_metadata(*d) && to_safetensors(*d) == to_safetensors(stored))
+}
+
+/// True for the dtypes stored as another (wider or plain byte) safetensors dtype and named in
+/// the metadata: sub-byte integers and narrow floats.
+fn is_named_in_metadata(d: DType) -> bool {
+    (d.bit_width() < 8 && d != DType::Bool) || d.is_narrow_float()
 }
 
 /// The first byte that is not a value of the sub-byte integer `dtype` (none for other dtypes).
@@ -199,6 +216,7 @@ fn first_out_of_range(dtype: DType, bytes: &[u8]) -> Option<usize> {
         return None;
     }
     let signed = dtype.kind() == systolic_ir::DTypeKind::Signed;
+    // Narrow float codes (f4, f6) use the low bits like unsigned integers.
     let ok = |b: u8| {
         if signed {
             let v = b as i8 as i32;

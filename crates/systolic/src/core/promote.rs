@@ -38,7 +38,27 @@ fn successors(n: Node) -> Vec<Node> {
         Strong(I16) => vec![Strong(I32)],
         Strong(I32) => vec![Strong(I64)],
         Strong(I64) => vec![WeakFloat],
-        WeakFloat => vec![Strong(BF16), Strong(F16)],
+        // As JAX: a weak float takes a narrow float's type, and narrow floats promote with
+        // nothing else (JAX raises; here the join falls back as for other unrelated types).
+        WeakFloat => vec![
+            Strong(BF16),
+            Strong(F16),
+            Strong(F8E4M3FN),
+            Strong(F8E5M2),
+            Strong(F8E4M3FNUZ),
+            Strong(F8E5M2FNUZ),
+            Strong(F8E4M3B11FNUZ),
+            Strong(F8E3M4),
+            Strong(F8E4M3),
+            Strong(F8E8M0FNU),
+            Strong(F6E2M3FN),
+            Strong(F6E3M2FN),
+            Strong(F4E2M1FN),
+        ],
+        Strong(
+            F8E4M3FN | F8E5M2 | F8E4M3FNUZ | F8E5M2FNUZ | F8E4M3B11FNUZ | F8E3M4 | F8E4M3
+            | F8E8M0FNU | F6E2M3FN | F6E3M2FN | F4E2M1FN,
+        ) => vec![],
         Strong(BF16) | Strong(F16) => vec![Strong(F32)],
         // JAX's lattice: a float type promotes with a complex one to the complex type of
         // enough precision (f32 → complex64, f64 → complex128).

@@ -53,6 +53,10 @@ impl Lane {
             // The real part's lane keeps this total.
             C64 => Lane::F32,
             C128 => Lane::F64,
+            // Narrow floats go to the fallback the same way (see `kernels::interpreter_only`);
+            // XLA computes them in f32.
+            F8E4M3FN | F8E5M2 | F8E4M3FNUZ | F8E5M2FNUZ | F8E4M3B11FNUZ | F8E3M4 | F8E4M3
+            | F8E8M0FNU | F6E2M3FN | F6E3M2FN | F4E2M1FN => Lane::F32,
         }
     }
 }

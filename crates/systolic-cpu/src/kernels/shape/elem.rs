@@ -119,6 +119,19 @@ macro_rules! dispatch_dtype {
             d @ (D::C64 | D::C128) => Err($crate::CpuError::new(format!(
                 "no native kernel for {d} elements (complex values run on the interpreter)"
             ))),
+            d @ (D::F8E4M3FN
+            | D::F8E5M2
+            | D::F8E4M3FNUZ
+            | D::F8E5M2FNUZ
+            | D::F8E4M3B11FNUZ
+            | D::F8E3M4
+            | D::F8E4M3
+            | D::F8E8M0FNU
+            | D::F6E2M3FN
+            | D::F6E3M2FN
+            | D::F4E2M1FN) => Err($crate::CpuError::new(format!(
+                "no native kernel for {d} elements (narrow floats run on the interpreter)"
+            ))),
         }
     }};
 }

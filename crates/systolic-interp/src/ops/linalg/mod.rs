@@ -14,7 +14,22 @@ use crate::bail;
 use crate::error::Result;
 use crate::ops::reduce::operands::{result_tensor_type, tensor_args};
 use crate::value::Value;
-use systolic_ir::{OpKind, TensorType, Type};
+use std::borrow::Cow;
+use systolic_ir::{round_to_tf32, OpKind, PrecisionType, Tensor, TensorType, Type};
+
+/// A float operand rounded to tf32 when the dot algorithm's precision type for it is tf32
+/// (the spec's "inputs are cast to tf32, then accumulated in f32"); other precision types do
+/// not change the oracle's numbers (XLA:CPU computes them at the operands' own precision),
+/// and integer operands are exact already.
+fn tf32_inputs<'t>(t: &'t Tensor, precision: &PrecisionType) -> Result<Cow<'t, Tensor>> {
+    if *precision != PrecisionType::Tf32 || !t.dtype().is_float() {
+        return Ok(Cow::Borrowed(t));
+    }
+    let values = t.to_f64_vec().into_iter().map(round_to_tf32).collect();
+    Tensor::from_f64(t.ty().shape.clone(), t.dtype(), values)
+        .map(Cow::Owned)
+        .map_err(|e| crate::error::InterpError::new(format!("tf32 rounding: {e}")))
+}
 
 /// Evaluates an op of this family.
 pub fn eval(kind: &OpKind, args: Vec<Value>, result_types: &[Type]) -> Result<Vec<Value>> {
@@ -22,12 +37,21 @@ pub fn eval(kind: &OpKind, args: Vec<Value>, result_types: &[Type]) -> Result<Ve
     let result0 = || result_tensor_type(result_types, 0);
     let out = match kind {
         OpKind::DotGeneral {
-            dimension_numbers, ..
+            dimension_numbers,
+            algorithm,
+            ..
         } => {
             let [lhs, rhs] = tensors[..] else {
                 bail!("takes lhs and rhs, got {} operands", tensors.len());
             };
-            vec![dot::dot_general(lhs, rhs, dimension_numbers, result0()?)?]
+            let (lhs, rhs) = match algorithm {
+                Some(a) => (
+                    tf32_inputs(lhs, &a.lhs_precision_type)?,
+                    tf32_inputs(rhs, &a.rhs_precision_type)?,
+                ),
+                None => (Cow::Borrowed(lhs), Cow::Borrowed(rhs)),
+            };
+            vec![dot::dot_general(&lhs, &rhs, dimension_numbers, result0()?)?]
         }
         OpKind::Dot { .. } => {
             let [lhs, rhs] = tensors[..] else {

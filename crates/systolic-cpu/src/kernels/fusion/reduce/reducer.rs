@@ -123,6 +123,18 @@ pub fn row_fold(simple: Simple, dtype: DType) -> Option<RowFold> {
         DType::U64 => int!(u64, 64),
         // Complex reductions run on the interpreter fallback.
         DType::C64 | DType::C128 => None,
+        // So do reductions of narrow floats.
+        DType::F8E4M3FN
+        | DType::F8E5M2
+        | DType::F8E4M3FNUZ
+        | DType::F8E5M2FNUZ
+        | DType::F8E4M3B11FNUZ
+        | DType::F8E3M4
+        | DType::F8E4M3
+        | DType::F8E8M0FNU
+        | DType::F6E2M3FN
+        | DType::F6E3M2FN
+        | DType::F4E2M1FN => None,
         DType::Bool => Some(match simple {
             Add | Max | Or => |x, lo, n, acc, k| fold_bool(x, lo, n, acc, k, false),
             Mul | Min | And => |x, lo, n, acc, k| fold_bool(x, lo, n, acc, k, true),

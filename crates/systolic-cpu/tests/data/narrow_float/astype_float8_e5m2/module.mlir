@@ -1,0 +1,8 @@
+module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<64xf32>) -> (tensor<64xf8E5M2> {jax.result_info = "result[0]"}, tensor<64xf32> {jax.result_info = "result[1]"}) {
+    %0 = stablehlo.convert %arg0 : (tensor<64xf32>) -> tensor<64xf8E5M2>
+    %1 = stablehlo.convert %arg0 : (tensor<64xf32>) -> tensor<64xf8E5M2>
+    %2 = stablehlo.convert %1 : (tensor<64xf8E5M2>) -> tensor<64xf32>
+    return %0, %2 : tensor<64xf8E5M2>, tensor<64xf32>
+  }
+}
