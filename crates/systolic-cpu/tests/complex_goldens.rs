@@ -9,8 +9,8 @@
 
 use crate::support;
 
-use support::compare::{mismatches, Tolerance};
-use support::golden::{arrays, case_dir, cases};
+use support::compare::Tolerance;
+use support::golden::{arrays, case_dir, cases, compare};
 use systolic_cpu::CpuBuffer;
 use systolic_ir::{DType, Tensor};
 
@@ -22,30 +22,6 @@ fn tolerance(want: &Tensor) -> Tolerance {
         DType::F32 => Tolerance::scaled_to(want, 2e-6),
         DType::F64 => Tolerance::scaled_to(want, 1e-13),
         _ => Tolerance::Exact,
-    }
-}
-
-fn compare(name: &str, how: &str, got: &[Tensor], want: &[Tensor], report: &mut Vec<String>) {
-    if got.len() != want.len() {
-        report.push(format!(
-            "{name} ({how}): {} outputs, JAX has {}",
-            got.len(),
-            want.len()
-        ));
-        return;
-    }
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        let tol = tolerance(w);
-        let bad = mismatches(g, w, tol);
-        if !bad.is_empty() {
-            report.push(format!(
-                "{name} ({how}) out{i} {}: {} of {} differ ({tol:?}): {}",
-                w.ty(),
-                bad.len(),
-                w.num_elements(),
-                bad[..bad.len().min(3)].join("; ")
-            ));
-        }
     }
 }
 
@@ -61,7 +37,7 @@ fn jax_ffts_and_complex_math_match_on_the_interpreter_and_compiled() {
         let (inputs, want) = (arrays(&dir, "in"), arrays(&dir, "out"));
         complex_outputs += want.iter().filter(|t| t.dtype().is_complex()).count();
         match support::interpret(&module, &inputs) {
-            Ok(got) => compare(name, "interpreter", &got, &want, &mut report),
+            Ok(got) => compare(name, "interpreter", &got, &want, tolerance, &mut report),
             Err(e) => report.push(format!("{name} (interpreter): {e}")),
         }
         for optimize in [true, false] {
@@ -71,7 +47,7 @@ fn jax_ffts_and_complex_math_match_on_the_interpreter_and_compiled() {
                 Ok(out) => {
                     let got: Vec<Tensor> = out.iter().map(CpuBuffer::to_tensor).collect();
                     let how = if optimize { "compiled" } else { "unoptimised" };
-                    compare(name, how, &got, &want, &mut report);
+                    compare(name, how, &got, &want, tolerance, &mut report);
                 }
                 Err(e) => report.push(format!("{name} (compiled): {e}")),
             }

@@ -9,8 +9,8 @@
 
 use crate::support;
 
-use support::compare::{mismatches, Tolerance};
-use support::golden::{arrays_typed, case_dir, cases};
+use support::compare::Tolerance;
+use support::golden::{arrays_typed, case_dir, cases, compare};
 use systolic_cpu::CpuBuffer;
 use systolic_ir::{DType, Module, Tensor};
 
@@ -32,30 +32,6 @@ fn signature(module: &Module) -> (Vec<DType>, Vec<DType>) {
     (dtypes(&main.param_types()), dtypes(&main.result_types))
 }
 
-fn compare(name: &str, how: &str, got: &[Tensor], want: &[Tensor], report: &mut Vec<String>) {
-    if got.len() != want.len() {
-        report.push(format!(
-            "{name} ({how}): {} outputs, JAX has {}",
-            got.len(),
-            want.len()
-        ));
-        return;
-    }
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        let tol = tolerance(name, w);
-        let bad = mismatches(g, w, tol);
-        if !bad.is_empty() {
-            report.push(format!(
-                "{name} ({how}) out{i} {}: {} of {} differ ({tol:?}): {}",
-                w.ty(),
-                bad.len(),
-                w.num_elements(),
-                bad[..bad.len().min(3)].join("; ")
-            ));
-        }
-    }
-}
-
 #[test]
 fn jax_narrow_float_programs_match_on_the_interpreter_and_compiled() {
     let names = cases("narrow_float");
@@ -68,7 +44,14 @@ fn jax_narrow_float_programs_match_on_the_interpreter_and_compiled() {
         let inputs = arrays_typed(&dir, "in", &params);
         let want = arrays_typed(&dir, "out", &results);
         match support::interpret(&module, &inputs) {
-            Ok(got) => compare(name, "interpreter", &got, &want, &mut report),
+            Ok(got) => compare(
+                name,
+                "interpreter",
+                &got,
+                &want,
+                |w| tolerance(name, w),
+                &mut report,
+            ),
             Err(e) => report.push(format!("{name} (interpreter): {e}")),
         }
         for optimize in [true, false] {
@@ -78,7 +61,7 @@ fn jax_narrow_float_programs_match_on_the_interpreter_and_compiled() {
                 Ok(out) => {
                     let got: Vec<Tensor> = out.iter().map(CpuBuffer::to_tensor).collect();
                     let how = if optimize { "compiled" } else { "unoptimised" };
-                    compare(name, how, &got, &want, &mut report);
+                    compare(name, how, &got, &want, |w| tolerance(name, w), &mut report);
                 }
                 Err(e) => report.push(format!("{name} (compiled): {e}")),
             }

@@ -49,3 +49,37 @@ pub fn arrays_typed(dir: &Path, prefix: &str, types: &[systolic_ir::DType]) -> V
         })
         .collect()
 }
+
+/// Compares a case's outputs `got` (computed `how`: "interpreter", "compiled", …) with JAX's
+/// `want`, each output within `tolerance(want_i)`, adding a line per differing output to
+/// `report` (a test gathers every case's lines and fails once, listing them all).
+pub fn compare(
+    name: &str,
+    how: &str,
+    got: &[Tensor],
+    want: &[Tensor],
+    tolerance: impl Fn(&Tensor) -> super::compare::Tolerance,
+    report: &mut Vec<String>,
+) {
+    if got.len() != want.len() {
+        report.push(format!(
+            "{name} ({how}): {} outputs, JAX has {}",
+            got.len(),
+            want.len()
+        ));
+        return;
+    }
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let tol = tolerance(w);
+        let bad = super::compare::mismatches(g, w, tol);
+        if !bad.is_empty() {
+            report.push(format!(
+                "{name} ({how}) out{i} {}: {} of {} differ ({tol:?}): {}",
+                w.ty(),
+                bad.len(),
+                w.num_elements(),
+                bad[..bad.len().min(3)].join("; ")
+            ));
+        }
+    }
+}

@@ -46,19 +46,28 @@ pub fn compile_main_with(module: &Module, optimize: bool) -> CpuExecutable {
         .unwrap_or_else(|e| panic!("compile failed (optimize {optimize}): {e}"))
 }
 
-/// Every real dtype: the native kernels' domain (ops on complex values run on the interpreter
-/// fallback, see `tests/complex.rs`).
+/// Every dtype of the native kernels' domain: the real dtypes except the narrow floats (ops on
+/// complex values and on f8/f6/f4 run on the interpreter fallback, see `tests/complex.rs` and
+/// `tests/narrow_floats.rs`).
 pub const REAL_DTYPES: [DType; 17] = {
     let mut out = [DType::Bool; 17];
     let mut i = 0;
     let mut k = 0;
     while i < DType::ALL.len() {
-        if !matches!(DType::ALL[i], DType::C64 | DType::C128) {
-            out[k] = DType::ALL[i];
+        let d = DType::ALL[i];
+        let mut narrow = false;
+        let mut j = 0;
+        while j < DType::NARROW_FLOATS.len() {
+            narrow |= DType::NARROW_FLOATS[j] as u8 == d as u8;
+            j += 1;
+        }
+        if !narrow && !matches!(d, DType::C64 | DType::C128) {
+            out[k] = d;
             k += 1;
         }
         i += 1;
     }
+    assert!(k == out.len(), "REAL_DTYPES: update its length");
     out
 };
 
