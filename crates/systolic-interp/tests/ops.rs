@@ -26,10 +26,16 @@ fn zeros_and_ones(shape: &[i64], dtype: DType) -> Tensor {
 
 const SHAPES: [&[i64]; 4] = [&[], &[0], &[1], &[2, 3]];
 
+/// Every dtype that holds 0 and 1: all but f8E8M0FNU, a power-of-two scale type with no zero
+/// (ml_dtypes reads 0 as NaN in it).
+fn with_zero_and_one() -> impl Iterator<Item = DType> {
+    DType::ALL.into_iter().filter(|&d| d != DType::F8E8M0FNU)
+}
+
 #[test]
 fn convert_round_trips_zeros_and_ones_between_all_dtypes() {
-    for from in DType::ALL {
-        for to in DType::ALL {
+    for from in with_zero_and_one() {
+        for to in with_zero_and_one() {
             for shape in SHAPES {
                 let x = zeros_and_ones(shape, from);
                 let there = elementwise::convert(&x, &x.ty().with_dtype(to)).unwrap();
@@ -89,7 +95,7 @@ fn binary_ops_either_compute_or_name_the_dtype() {
 
 #[test]
 fn add_zero_and_multiply_one_are_identities_in_every_numeric_dtype() {
-    for dtype in DType::ALL.into_iter().filter(|d| !d.is_bool()) {
+    for dtype in with_zero_and_one().filter(|d| !d.is_bool()) {
         let x = zeros_and_ones(&[2, 3], dtype);
         let zero = Tensor::zeros(x.ty().clone());
         let one = elementwise::binary(BinaryOp::Maximum, &x, &zero, x.ty()).unwrap();

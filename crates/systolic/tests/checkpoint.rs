@@ -217,6 +217,11 @@ fn every_dtype() -> BTreeMap<String, Array> {
     };
     put(complex(DType::C64));
     put(complex(DType::C128));
+    // Every code of each narrow float (NaNs, infinities and signed zeros among them).
+    for dtype in DType::NARROW_FLOATS {
+        let codes: Vec<i64> = (0..1i64 << dtype.bit_width()).collect();
+        put(sub_byte(dtype, &codes));
+    }
     out.insert("empty".into(), Array::from_vec(Vec::<f32>::new(), &[0, 3]));
     out
 }

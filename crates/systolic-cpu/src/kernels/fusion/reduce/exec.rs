@@ -362,8 +362,8 @@ struct TreeLevels {
     pads: Vec<usize>,
 }
 
-/// The window of XLA:CPU's tree reduction (the interpreter's `reduce::WINDOW`).
-const WINDOW: usize = 32;
+/// The window of XLA:CPU's tree reduction: the interpreter's, so both fold alike.
+const WINDOW: usize = systolic_interp::ops::reduce::reduce::WINDOW as usize;
 
 impl TreeLevels {
     fn new(reduced: usize) -> TreeLevels {
