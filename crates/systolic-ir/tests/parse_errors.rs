@@ -469,3 +469,71 @@ fn declared_operand_types_must_be_the_operands_types() {
         }
     }
 }
+
+/// A function of one `tensor<3xf32>` parameter `%x` with `body` in front of its return.
+fn dynamic_func(body: &str) -> String {
+    format!("func.func @f(%x: tensor<3xf32>, %n: tensor<1xi32>) {{\n{body}\n  return\n}}\n")
+}
+
+#[test]
+fn dynamic_ops_need_constants_the_result_type_does_not_fix() {
+    let e = error(&dynamic_func(
+        "  %v = stablehlo.constant dense<0.0> : tensor<f32>\n  \
+         %z = stablehlo.constant dense<[0]> : tensor<1xi32>\n  \
+         %r = stablehlo.dynamic_pad %x, %v, %n, %z, %z : (tensor<3xf32>, tensor<f32>, \
+         tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> tensor<3xf32>",
+    ));
+    assert!(
+        e.starts_with("bad.mlir:4:8: error: stablehlo.dynamic_pad: edge_padding_low (operand #2) must be an integer constant"),
+        "{e}"
+    );
+}
+
+#[test]
+fn dynamic_shape_constants_must_agree_with_the_result_type() {
+    let e = error(&dynamic_func(
+        "  %s = stablehlo.constant dense<[2]> : tensor<1xi64>\n  \
+         %r = stablehlo.dynamic_reshape %x, %s : (tensor<3xf32>, tensor<1xi64>) -> tensor<3xf32>",
+    ));
+    assert!(
+        e.contains("dynamic_reshape: output_shape is [2] but the result type is tensor<3xf32>"),
+        "{e}"
+    );
+    let e = error(&dynamic_func(
+        "  %s = stablehlo.constant dense<[3, 1]> : tensor<2xi64>\n  \
+         %r = stablehlo.dynamic_reshape %x, %s : (tensor<3xf32>, tensor<2xi64>) -> tensor<3xf32>",
+    ));
+    assert!(
+        e.contains("output_shape (operand #1) must be a 1-D tensor of 1 value(s)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn broken_broadcast_hints_are_errors() {
+    let e = error(&dynamic_func(
+        "  %s = stablehlo.constant dense<[3]> : tensor<1xi64>\n  \
+         %r = \"stablehlo.dynamic_broadcast_in_dim\"(%x, %s) {broadcast_dimensions = \
+         array<i64: 0>, known_expanding_dimensions = array<i64: 0>} : (tensor<3xf32>, \
+         tensor<1xi64>) -> tensor<3xf32>",
+    ));
+    assert!(
+        e.contains("operand dimension 0 is known expanding but has size 3, not 1"),
+        "{e}"
+    );
+}
+
+#[test]
+fn dynamic_ops_print_as_their_static_forms() {
+    let src = dynamic_func(
+        "  %s = stablehlo.constant dense<[3]> : tensor<1xi64>\n  \
+         %r = stablehlo.dynamic_iota %s, dim = 0 : (tensor<1xi64>) -> tensor<3xf32>",
+    );
+    let m = parse_module(&src, "ok.mlir").expect("parses");
+    let text = systolic_ir::text::print_module(&m);
+    assert!(
+        text.contains("stablehlo.iota dim = 0 : tensor<3xf32>"),
+        "{text}"
+    );
+    assert!(!text.contains("dynamic_iota"), "{text}");
+}

@@ -25,6 +25,7 @@ mod print_ops;
 mod print_region_ops;
 mod print_sharding;
 mod printer;
+mod resolve_dynamic;
 mod sharding_per_value;
 
 pub use parser::parse_module;

@@ -126,6 +126,7 @@ impl Parser<'_> {
         func.result_attrs.resize(func.result_types.len(), vec![]);
         self.func = func;
         self.scopes = Scopes::default();
+        self.shape_constants.clear();
         self.scopes.push();
         self.expect_punct("(")?;
         let region = self.parse_region(&[])?;
@@ -145,6 +146,7 @@ impl Parser<'_> {
         self.parse_op_signature()?;
         self.func.loc = self.parse_optional_loc()?;
         self.scopes = Scopes::default();
+        self.shape_constants.clear();
         Ok(std::mem::replace(&mut self.func, Func::new("")))
     }
 }

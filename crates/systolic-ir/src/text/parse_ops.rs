@@ -12,6 +12,7 @@ use super::parse_build::build_kind;
 use super::parse_pretty::unknown_op_message;
 use super::parse_types::OpSignature;
 use super::parser::Parser;
+use super::resolve_dynamic::{self, DynamicOp};
 use crate::attrs::NamedAttr;
 use crate::diag::Diagnostic;
 use crate::module::{Op, Region, ValueId};
@@ -71,6 +72,22 @@ impl Parser<'_> {
 
         let op_name = raw.name.clone();
         let op_err = |p: &Self, msg: String| p.err_at(name_tok, msg).in_op(op_name.clone());
+        if raw.kind.is_none() {
+            let dynamic = DynamicOp {
+                name: &mut raw.name,
+                operand_types: raw
+                    .operands
+                    .iter()
+                    .map(|&v| self.func.value_type(v).clone())
+                    .collect(),
+                operands: &mut raw.operands,
+                attrs: &mut raw.attrs,
+                result_types: &raw.result_types,
+            };
+            if let Err(m) = resolve_dynamic::resolve(dynamic, &self.shape_constants) {
+                return Err(op_err(self, m));
+            }
+        }
         let kind = match raw.kind.take() {
             Some(k) => k,
             None => match build_kind(&raw.name, &mut raw.attrs) {
@@ -106,6 +123,9 @@ impl Parser<'_> {
                 return Err(self.err_at(g.token, format!("redefinition of '%{}'", g.name)));
             }
             results.extend(ids);
+        }
+        if let (OpKind::Constant(t), [v]) = (&kind, results.as_slice()) {
+            self.shape_constants.note(*v, t);
         }
         Ok(Op {
             kind,

@@ -51,7 +51,8 @@ pub(crate) fn unknown_op_message(name: &str) -> String {
 
 /// True when `name` is an op the builder knows (missing attributes still count as known).
 pub(crate) fn is_known_op(name: &str) -> bool {
-    !matches!(build_kind(name, &mut Vec::new()), Ok(None))
+    super::resolve_dynamic::is_dynamic_op(name)
+        || !matches!(build_kind(name, &mut Vec::new()), Ok(None))
 }
 
 impl Parser<'_> {
@@ -73,6 +74,13 @@ impl Parser<'_> {
         let short = name.split_once('.').map_or(name, |(_, s)| s);
         match name {
             "stablehlo.constant" => return self.parse_pretty_constant(raw),
+            "stablehlo.dynamic_iota" => {
+                // `stablehlo.dynamic_iota %shape, dim = 0 : (T) -> U`.
+                raw.operands = self.parse_operands()?;
+                self.expect_comma_kw("dim")?;
+                let d = self.parse_signed_int()?;
+                attr(&mut raw, "iota_dimension", int_attr(d));
+            }
             "stablehlo.iota" => {
                 self.expect_kw_eq("dim")?;
                 let d = self.parse_signed_int()?;

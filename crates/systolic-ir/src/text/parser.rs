@@ -20,6 +20,7 @@
 //!   theirs in [`crate::Func::arg_locs`].
 
 use super::lexer::{unescape, Lexer, Tok, Token};
+use super::resolve_dynamic::ShapeConstants;
 use crate::attrs::{Attribute, Location, NamedAttr};
 use crate::diag::Diagnostic;
 use crate::module::{Block, Func, Module, Region, Span, ValueId, Visibility};
@@ -100,6 +101,8 @@ pub(crate) struct Parser<'a> {
     /// The function being parsed and its name scopes.
     pub func: Func,
     pub scopes: Scopes,
+    /// The function's small integer constants, for the dynamic ops' shape operands.
+    pub shape_constants: ShapeConstants,
 }
 
 impl<'a> Parser<'a> {
@@ -110,6 +113,7 @@ impl<'a> Parser<'a> {
             attr_aliases: HashMap::new(),
             func: Func::new(""),
             scopes: Scopes::default(),
+            shape_constants: ShapeConstants::default(),
         }
     }
 
@@ -422,6 +426,7 @@ impl<'a> Parser<'a> {
         func.name = self.expect_symbol("a function name '@name'")?;
         self.func = func;
         self.scopes = Scopes::default();
+        self.shape_constants.clear();
         self.scopes.push();
 
         // Parameters: `%a: type {attrs} loc(…)` or, for a declaration, `type {attrs}`.
@@ -519,6 +524,7 @@ impl<'a> Parser<'a> {
             self.func.loc = Some(self.parse_loc()?);
         }
         self.scopes = Scopes::default();
+        self.shape_constants.clear();
         Ok(std::mem::replace(&mut self.func, Func::new("")))
     }
 
