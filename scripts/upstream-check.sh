@@ -116,11 +116,16 @@ for path in "${files[@]}"; do
     name="${path#"$dir"/}"
     out_file="$(mktemp)"
     err_file="$(mktemp)"
+    # A file whose first RUN line passes arguments (`--args="[dense<…> : tensor<…>, …]"`) has
+    # its parameterised functions run with them, as the upstream interpreter does.
+    run_args="$(sed -n 's/^\/\/ RUN: stablehlo-translate.*--args="\([^"]*\)".*/\1/p' "$path" | head -1)"
+    check=(check --numerics spec)
+    if [ -n "$run_args" ]; then check+=(--args "$run_args"); fi
     # Run from the folder so that messages name the file as the table does.
     if [ "$name" != "$path" ]; then
-        (cd "$dir" && timeout "$per_file_timeout" "$bin" check --numerics spec "$name") >"$out_file" 2>"$err_file"
+        (cd "$dir" && timeout "$per_file_timeout" "$bin" "${check[@]}" "$name") >"$out_file" 2>"$err_file"
     else
-        timeout "$per_file_timeout" "$bin" check "$path" >"$out_file" 2>"$err_file"
+        timeout "$per_file_timeout" "$bin" "${check[@]}" "$path" >"$out_file" 2>"$err_file"
     fi
     status=$?
     out="$(cat "$out_file")"

@@ -113,3 +113,55 @@ fn numerics_spec_keeps_subnormals_and_xla_flushes_them() {
         "{stderr}"
     );
 }
+
+const WITH_PARAMS: &str = "func.func @main(%a: tensor<2xi32>, %b: tensor<2xi32>) -> tensor<2xi32> {
+  %0 = stablehlo.add %a, %b : tensor<2xi32>
+  interpreter.print %0 : tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+";
+
+#[test]
+fn args_run_parameterised_functions_and_results_print() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("args.mlir");
+    std::fs::write(&file, WITH_PARAMS).unwrap();
+    let path = file.to_str().unwrap();
+    let args = "[dense<1> : tensor<2xi32>, dense<[2, 5]> : tensor<2xi32>]";
+    let out = systolic(&["check", "--args", args, "--print-results", path]);
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout
+            .starts_with("%0 = tensor<2xi32> {\n  [3, 6]\n}\ntensor<2xi32> {\n  [3, 6]\n}\nPASS "),
+        "{stdout}"
+    );
+    let out = systolic(&["check", "--args", args, "--print-dense", path]);
+    let (stdout, _) = texts(&out);
+    assert!(
+        stdout.starts_with("%0 = dense<[3, 6]> : tensor<2xi32>\nPASS "),
+        "{stdout}"
+    );
+    // Without arguments nothing runs, which is a failure, not a silent pass.
+    let out = systolic(&["check", path]);
+    let (stdout, _) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("no functions, so nothing was checked"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn bad_args_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("args.mlir");
+    std::fs::write(&file, WITH_PARAMS).unwrap();
+    let out = systolic(&["check", "--args", "not_array", file.to_str().unwrap()]);
+    let (stdout, stderr) = texts(&out);
+    assert_ne!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("--args:1:1: error: expected a list of tensors"),
+        "{stderr}"
+    );
+}

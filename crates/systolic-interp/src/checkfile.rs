@@ -6,8 +6,21 @@
 //! point at the right place when the file is opened in an editor.
 
 use crate::eval::Interpreter;
+use crate::value::Value;
 use std::fmt;
-use systolic_ir::{Diagnostic, Span, Visibility};
+use systolic_ir::{Diagnostic, Span, Tensor, Type, Visibility};
+
+/// How [`run_check_source_with`] runs a file, beyond the defaults of [`run_check_source`].
+#[derive(Clone, Debug, Default)]
+pub struct CheckOptions {
+    /// Arguments for the functions that take parameters (the upstream interpreter's
+    /// `--args`): each public function whose parameter types are these values' types is run
+    /// with them, besides the argument-less ones.
+    pub args: Vec<Tensor>,
+    /// Print each function's results (the upstream interpreter's output) through the
+    /// interpreter's print sink (`print_sink`), unlabelled.
+    pub print_results: bool,
+}
 
 /// The outcome of one function of a check file (or of a piece that could not be run).
 #[derive(Clone, Debug, PartialEq)]
@@ -116,6 +129,11 @@ fn shifted_diagnostic(mut d: Diagnostic, first_line: u32) -> String {
 /// Every public function without parameters is called; it passes when it runs to its end and
 /// all of its `check.*` ops pass.
 pub fn run_check_source(src: &str, source_name: &str) -> CheckReport {
+    run_check_source_with(src, source_name, &CheckOptions::default())
+}
+
+/// [`run_check_source`] with arguments for parameterised functions and printed results.
+pub fn run_check_source_with(src: &str, source_name: &str, options: &CheckOptions) -> CheckReport {
     let mut report = CheckReport {
         source_name: source_name.to_string(),
         functions: vec![],
@@ -124,12 +142,18 @@ pub fn run_check_source(src: &str, source_name: &str) -> CheckReport {
         if piece.text.trim().is_empty() {
             continue;
         }
-        run_piece(&piece, index + 1, source_name, &mut report);
+        run_piece(&piece, index + 1, source_name, options, &mut report);
     }
     report
 }
 
-fn run_piece(piece: &Piece, number: usize, source_name: &str, report: &mut CheckReport) {
+fn run_piece(
+    piece: &Piece,
+    number: usize,
+    source_name: &str,
+    options: &CheckOptions,
+    report: &mut CheckReport,
+) {
     // Name the piece by its first line with text, not by the blank line after a separator.
     let blank_lines = piece
         .text
@@ -159,11 +183,33 @@ fn run_piece(piece: &Piece, number: usize, source_name: &str, report: &mut Check
         return;
     }
     for func in &module.funcs {
-        if func.visibility != Visibility::Public || !func.params().is_empty() {
+        if func.visibility != Visibility::Public {
             continue;
         }
+        let params = func.params();
+        let args = if params.is_empty() {
+            vec![]
+        } else {
+            let types: Vec<Type> = params.iter().map(|&v| func.value_type(v).clone()).collect();
+            let given: Vec<Type> = options
+                .args
+                .iter()
+                .map(|t| Type::Tensor(t.ty().clone()))
+                .collect();
+            if types != given {
+                continue;
+            }
+            options.args.iter().cloned().map(Value::Tensor).collect()
+        };
         let mut interp = Interpreter::new(&module);
-        let result = interp.call(&func.name, vec![]);
+        let result = interp.call(&func.name, args);
+        if let (true, Ok(values)) = (options.print_results, &result) {
+            for v in values {
+                if let Value::Tensor(t) = v {
+                    crate::print_sink::print_result(t);
+                }
+            }
+        }
         let mut messages = vec![];
         for check in interp.take_checks() {
             if let Some(why) = check.failure {

@@ -231,6 +231,19 @@ impl<'m> Interpreter<'m> {
             self.probes.entry(probe_id.clone()).or_default().push(value);
             return Ok(args);
         }
+        if let OpKind::InterpreterPrint = &op.kind {
+            let value = crate::operands::tensor(&args, 0)?;
+            let label = match func
+                .values
+                .get(op.operands[0].index())
+                .and_then(|v| v.name.as_deref())
+            {
+                Some(name) => format!("%{name}"),
+                None => format!("%{}", op.operands[0].index()),
+            };
+            crate::print_sink::print_value(&label, value);
+            return Ok(vec![]);
+        }
         if let OpKind::Check(check) = &op.kind {
             let failure = match check {
                 CheckOp::ExpectSerializedEq {

@@ -14,12 +14,16 @@ pub mod index;
 pub mod operands;
 pub mod ops;
 pub mod parallel;
+pub mod print_sink;
 pub mod regions;
 pub mod value;
 
-pub use checkfile::{run_check_source, CheckReport, FunctionReport};
+pub use checkfile::{
+    run_check_source, run_check_source_with, CheckOptions, CheckReport, FunctionReport,
+};
 pub use error::{InterpError, Result};
 pub use eval::{CheckOutcome, Interpreter};
 pub use parallel::{run_programs, Process, ProcessId, Rendezvous};
+pub use print_sink::{PrintFormat, PrintSettings};
 pub use regions::Regions;
 pub use value::Value;

@@ -596,6 +596,7 @@ pub(crate) fn run_parallel(
     let shared = Arc::new(shared);
     // Every process computes as the thread that started the run does.
     let mode = systolic_ir::numerics::mode();
+    let printing = crate::print_sink::settings();
     let outcomes: Vec<(Result<Vec<Value>>, Vec<CheckOutcome>)> = std::thread::scope(|s| {
         let handles: Vec<_> = jobs
             .into_iter()
@@ -603,10 +604,12 @@ pub(crate) fn run_parallel(
             .map(|(me, (name, mine))| {
                 let shared = Arc::clone(&shared);
                 let id = shared.id(me);
+                let printing = printing.clone();
                 std::thread::Builder::new()
                     .name(format!("process {id}"))
                     .stack_size(STACK_SIZE)
                     .spawn_scoped(s, move || {
+                        crate::print_sink::install(printing);
                         systolic_ir::numerics::with_mode(mode, || {
                             let mut guard = FinishGuard {
                                 shared: &shared,

@@ -13,6 +13,7 @@ mod interpret;
 mod linalg;
 mod narrow_floats;
 mod ops;
+mod printing;
 mod reduce;
 mod rng_bit_generator;
 mod robustness;

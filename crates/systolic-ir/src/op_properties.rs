@@ -261,7 +261,9 @@ impl OpKind {
                 has_side_effect, ..
             } => t(F::Custom).effect(*has_side_effect),
             // A test harness running whole programs: kept, as the checks inside them are.
-            Check(_) | RunParallel { .. } | InterpreterProbe { .. } => t(F::Check).effect(true),
+            Check(_) | RunParallel { .. } | InterpreterProbe { .. } | InterpreterPrint => {
+                t(F::Check).effect(true)
+            }
             Fusion { .. } => t(F::Fusion).regions(Exactly(1)),
             // A region run once per device over its pieces: plumbing, like a call.
             ManualComputation(_) => t(F::Control).regions(Exactly(1)),

@@ -647,6 +647,9 @@ pub enum OpKind {
         /// The name the value is recorded under.
         probe_id: String,
     },
+    /// `interpreter.print %x : T`: writes `%x = ` and the value, in the upstream interpreter's
+    /// nested-list format (or as a `dense<…>` attribute), to the interpreter's print sink.
+    InterpreterPrint,
 
     // ---- Shardy (JAX's default export of sharded programs)
     /// `sdy.manual_computation(%x) in_shardings=[…] out_shardings=[…] manual_axes={…}
@@ -748,6 +751,7 @@ impl OpKind {
             ShardingConstraint(_) => "sdy.sharding_constraint",
             RunParallel { .. } => "interpreter.run_parallel",
             InterpreterProbe { .. } => "interpreter.probe",
+            InterpreterPrint => "interpreter.print",
             Check(c) => match c {
                 CheckOp::ExpectEq => "check.expect_eq",
                 CheckOp::ExpectEqConst(_) => "check.expect_eq_const",

@@ -419,6 +419,7 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
         | Check(_)
         | RunParallel { .. }
         | InterpreterProbe { .. }
+        | InterpreterPrint
         | ManualComputation(_)
         | ShardingConstraint(_) => Work::default(),
         // Communication is costed on the interconnect, not the TensorCore.
@@ -464,6 +465,7 @@ pub fn is_free(func: &Func, op: &Op) -> bool {
         | Check(_)
         | RunParallel { .. }
         | InterpreterProbe { .. }
+        | InterpreterPrint
         | ShardingConstraint(_) => true,
         Reshape | BitcastConvert => {
             let (Some(a), Some(b)) = (
@@ -624,6 +626,7 @@ pub fn standalone_traffic(func: &Func, op: &Op) -> u64 {
         | Check(_)
         | RunParallel { .. }
         | InterpreterProbe { .. }
+        | InterpreterPrint
         | Fusion { .. }
         | ManualComputation(_) => values_bytes(func, &op.operands) + results,
     }

@@ -110,6 +110,7 @@ pub(crate) fn jvp(
         | Check(_)
         | RunParallel { .. }
         | InterpreterProbe { .. }
+        | InterpreterPrint
         | Fusion { .. } => Err(unsupported(op, "differentiate")),
         // Handled before this table: control flow by `control` and manual computations by
         // `manual_computation` (both modes; they run the regions' rules), calls and composites
@@ -217,6 +218,7 @@ pub(crate) fn transpose(
         | Check(_)
         | RunParallel { .. }
         | InterpreterProbe { .. }
+        | InterpreterPrint
         | Fusion { .. } => Err(unsupported(op, "transpose")),
     }
 }

@@ -3,7 +3,8 @@
 
 use crate::error::CliError;
 use std::path::PathBuf;
-use systolic_interp::checkfile::{run_check_source, CheckReport};
+use systolic_interp::checkfile::{run_check_source_with, CheckOptions, CheckReport};
+use systolic_interp::print_sink::{self, PrintFormat, PrintSettings};
 use systolic_ir::numerics::{self, Mode};
 
 /// Arguments of `systolic check`.
@@ -16,6 +17,18 @@ pub struct CheckArgs {
     /// JAX on a CPU) does; `spec` keeps them, as the StableHLO spec and its interpreter tests do.
     #[arg(long, value_enum, default_value_t = Numerics::Xla)]
     pub numerics: Numerics,
+    /// Arguments for the functions that take parameters, as the upstream interpreter's
+    /// `--args` writes them: `"[dense<1> : tensor<2xi32>, dense<2> : tensor<2xi32>]"`. Every
+    /// public function whose parameter types match is run with them.
+    #[arg(long)]
+    pub args: Option<String>,
+    /// Print each function's results, as the upstream interpreter does.
+    #[arg(long)]
+    pub print_results: bool,
+    /// Print values (`interpreter.print`, results) as `dense<…> : type` attributes instead of
+    /// nested lists (the upstream `--interpreter-print-dense`).
+    #[arg(long)]
+    pub print_dense: bool,
 }
 
 /// The `--numerics` choices (see [`systolic_ir::numerics::Mode`]).
@@ -39,12 +52,30 @@ impl Numerics {
 /// Runs every file; prints one line per function and the totals last. Returns whether all
 /// passed (the caller turns a failure into exit status 1).
 pub fn run(args: &CheckArgs) -> Result<bool, CliError> {
+    let options = CheckOptions {
+        args: match &args.args {
+            Some(text) => systolic_ir::text::parse_tensor_list(text, "--args")
+                .map_err(|e| CliError::located(e.to_string()))?,
+            None => vec![],
+        },
+        print_results: args.print_results,
+    };
+    let printing = PrintSettings {
+        sink: None,
+        format: if args.print_dense {
+            PrintFormat::Dense
+        } else {
+            PrintFormat::Nested
+        },
+    };
     let mut reports = Vec::with_capacity(args.files.len());
     for path in &args.files {
         let name = path.display().to_string();
         let src = crate::program::read_source(path)?;
-        reports.push(numerics::with_mode(args.numerics.mode(), || {
-            run_check_source(&src, &name)
+        reports.push(print_sink::with_settings(printing.clone(), || {
+            numerics::with_mode(args.numerics.mode(), || {
+                run_check_source_with(&src, &name, &options)
+            })
         }));
     }
     for report in &reports {

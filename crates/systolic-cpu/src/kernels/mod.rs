@@ -134,7 +134,8 @@ pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> 
         | Outfeed { .. }
         | Check(_)
         | RunParallel { .. }
-        | InterpreterProbe { .. } => Ok(None),
+        | InterpreterProbe { .. }
+        | InterpreterPrint => Ok(None),
     };
     kernel.map_err(|e| e.at_op(op))
 }

@@ -92,7 +92,7 @@ pub fn eval(
         | Recv { .. }
         | Infeed { .. }
         | Outfeed { .. } => collective::eval(kind, args, result_types, regions),
-        Return(_) | Check(_) | RunParallel { .. } | InterpreterProbe { .. } => {
+        Return(_) | Check(_) | RunParallel { .. } | InterpreterProbe { .. } | InterpreterPrint => {
             crate::bail!("{} is handled by the evaluator", kind.name())
         }
     }

@@ -24,10 +24,12 @@ mod print_op_attrs;
 mod print_ops;
 mod print_region_ops;
 mod print_sharding;
+mod print_value;
 mod printer;
 mod resolve_dynamic;
 mod sharding_per_value;
 
-pub use parser::parse_module;
+pub use parser::{parse_module, parse_tensor_list};
+pub use print_value::{format_value, format_value_dense};
 pub use printer::{print_func, print_module};
 pub use sharding_per_value::{read_sharding_per_value, sharding_per_value_attr};

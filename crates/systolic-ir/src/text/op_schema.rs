@@ -339,6 +339,7 @@ op_table! {
         "sdy.manual_computation" => ManualComputation(attrs: group(ManualComputationGroup));
         "sdy.sharding_constraint" => ShardingConstraint(sharding: req(SdyShardingAttr, "sharding"));
         "interpreter.probe" => InterpreterProbe { probe_id: req(Str, "probe_id") };
+        "interpreter.print" => InterpreterPrint;
         "interpreter.run_parallel" => RunParallel {
             programs: req(SymbolRows, "programs"),
             infeed: elide(SymbolList, "infeed", vec![]),
@@ -1168,7 +1169,7 @@ mod tests {
             AllGather { .. }, AllReduce { .. }, ReduceScatter { .. }, AllToAll { .. },
             CollectivePermute { .. }, CollectiveBroadcast { .. }, ReplicaId, PartitionId,
             Send { .. }, Recv { .. }, Infeed { .. }, Outfeed { .. }, TopK { .. }, Check(_),
-            RunParallel { .. }, InterpreterProbe { .. }, Fusion { .. }, ManualComputation(_), ShardingConstraint(_),
+            RunParallel { .. }, InterpreterProbe { .. }, InterpreterPrint, Fusion { .. }, ManualComputation(_), ShardingConstraint(_),
         )
     }
 
@@ -1527,6 +1528,7 @@ mod tests {
             InterpreterProbe {
                 probe_id: "probe_1".into(),
             },
+            InterpreterPrint,
             Fusion {
                 kind: FusionKind::Reduction,
                 name: "fusion_3".into(),

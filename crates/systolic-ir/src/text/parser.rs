@@ -24,6 +24,7 @@ use super::resolve_dynamic::ShapeConstants;
 use crate::attrs::{Attribute, Location, NamedAttr};
 use crate::diag::Diagnostic;
 use crate::module::{Block, Func, Module, Region, Span, ValueId, Visibility};
+use crate::tensor::Tensor;
 use crate::types::Type;
 use std::collections::HashMap;
 
@@ -57,6 +58,40 @@ pub fn parse_module(src: &str, source_name: &str) -> Result<Module, Diagnostic> 
             m
         })
         .map_err(|e| e.in_source(Some(source_name)))
+}
+
+/// Parses a list of tensor values, `[dense<1> : tensor<2xi32>, dense<[1, 2]> : tensor<2xf32>]`:
+/// the arguments the upstream interpreter takes on its command line (`--args`).
+///
+/// ```
+/// let ts = systolic_ir::text::parse_tensor_list("[dense<1> : tensor<2xi32>]", "args").unwrap();
+/// assert_eq!(ts[0].shape(), &[2]);
+/// ```
+pub fn parse_tensor_list(src: &str, source_name: &str) -> Result<Vec<Tensor>, Diagnostic> {
+    let mut p = Parser::new(src);
+    let parsed = (|| {
+        let at = p.peek()?;
+        if !p.is_punct("[")? {
+            return Err(p.expected("a list of tensors, i.e. [dense<1> : tensor<2xi32>, …]"));
+        }
+        let Attribute::Array(items) = p.parse_attr()? else {
+            return Err(p.err_at(
+                at,
+                "expected a list of tensors, i.e. [dense<1> : tensor<2xi32>, …]",
+            ));
+        };
+        if p.peek()?.kind != Tok::Eof {
+            return Err(p.expected("the end after the list"));
+        }
+        items
+            .into_iter()
+            .map(|a| match a {
+                Attribute::Dense(t) => Ok(t),
+                other => Err(p.err_at(at, format!("expected a dense<…> tensor, got {other:?}"))),
+            })
+            .collect()
+    })();
+    parsed.map_err(|e| e.in_source(Some(source_name)))
 }
 
 /// SSA names visible at a point: one map per enclosing region.

@@ -330,6 +330,7 @@ impl FuncPrinter<'_> {
             Check(check) => self.check(op, &name, check),
             RunParallel { .. } => self.run_parallel(op),
             InterpreterProbe { .. } => self.generic(op, op_props(&op.kind)),
+            InterpreterPrint => self.generic(op, op_props(&op.kind)),
             Fusion { .. } => self.generic(op, op_props(&op.kind)),
             ManualComputation(attrs) => self.manual_computation(op, attrs),
             ShardingConstraint(sharding) => {

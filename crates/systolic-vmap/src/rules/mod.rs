@@ -143,6 +143,7 @@ pub(crate) fn batch(cx: &mut Cx, op: &Op, args: &[BVal], captures: bool) -> Resu
         | Check(_)
         | RunParallel { .. }
         | InterpreterProbe { .. }
+        | InterpreterPrint
         | Fusion { .. } => Err(cx.err(
             "has no batching rule (it cannot take batched operands; only its unbatched use \
              is supported)",

@@ -136,6 +136,7 @@ pub fn categorize(func: &Func, op: &Op) -> Category {
         | Check(_)
         | RunParallel { .. }
         | InterpreterProbe { .. }
+        | InterpreterPrint
         | Fusion { .. }
         | ManualComputation(_) => Category::Opaque,
         // An identity the simplifier removes; left alone if it is still here.

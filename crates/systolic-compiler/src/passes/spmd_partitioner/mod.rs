@@ -342,6 +342,7 @@ impl<'a> Partitioner<'a> {
             | Outfeed { .. }
             | RunParallel { .. }
             | InterpreterProbe { .. }
+            | InterpreterPrint
             | Fusion { .. } => Err(unhandled(op, "")),
         }
     }

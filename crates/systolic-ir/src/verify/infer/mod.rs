@@ -243,6 +243,11 @@ fn infer_kind(
             common::tensor_at(operands, 0, "operand")?;
             Ok(operands.to_vec())
         }
+        InterpreterPrint => {
+            common::expect_operands(operands, 1, "operand")?;
+            common::tensor_at(operands, 0, "operand")?;
+            Ok(vec![])
+        }
         Fusion { .. } => control::fusion(operands, regions),
         ManualComputation(attrs) => shardy::manual_computation(attrs, operands, regions, declared),
         ShardingConstraint(sharding) => shardy::sharding_constraint(sharding, operands),

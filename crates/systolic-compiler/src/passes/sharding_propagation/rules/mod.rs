@@ -383,6 +383,7 @@ pub fn op_steps(op: &Op, func: &Func, top_level: bool) -> Result<Vec<Step>, Stri
         | Check(_)
         | RunParallel { .. }
         | InterpreterProbe { .. }
+        | InterpreterPrint
         | Fusion { .. } => Ok(vec![barrier(op, func)]),
     }
 }
