@@ -119,3 +119,41 @@ fn remaining_fallbacks_are_listed() {
     // (kernels/window/mod.rs), as asserted above; this checks the fallback's values.
     check(&case, Tolerance::Exact, Expect::Any);
 }
+
+/// `chlo.scan` and `chlo.ragged_dot` have no kernels and no decomposition yet: both run on the
+/// fallback, through the optimising pipeline too (CHLO legalization keeps them), with the
+/// interpreter's values.
+#[test]
+fn scan_and_ragged_dot_fall_back_with_the_interpreters_values() {
+    let scan = "  %z = stablehlo.constant dense<0.0> : tensor<3xf32>
+  %r0, %c = chlo.scan(%a0) inits(%z) dimension = 0 {
+  ^bb0(%x: tensor<3xf32>, %s: tensor<3xf32>):
+    %m = stablehlo.multiply %x, %x : tensor<3xf32>
+    %t = stablehlo.add %s, %m : tensor<3xf32>
+    stablehlo.return %t, %t : tensor<3xf32>, tensor<3xf32>
+  } : (tensor<5x3xf32>, tensor<3xf32>) -> (tensor<5x3xf32>, tensor<3xf32>)";
+    let ragged = "  %g = stablehlo.constant dense<[2, 0, 3]> : tensor<3xi32>
+  %r1 = \"chlo.ragged_dot\"(%a1, %a2, %g) {ragged_dot_dimension_numbers = #chlo.ragged_dot<
+    lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1],
+    lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]>}
+    : (tensor<6x4xf32>, tensor<3x4x2xf32>, tensor<3xi32>) -> tensor<6x2xf32>";
+    let params = [
+        TensorType::new(vec![5, 3], DType::F32),
+        TensorType::new(vec![6, 4], DType::F32),
+        TensorType::new(vec![3, 4, 2], DType::F32),
+    ];
+    let results = [
+        TensorType::new(vec![5, 3], DType::F32),
+        TensorType::new(vec![6, 2], DType::F32),
+    ];
+    let mut rng = Rng::new(3);
+    let case = Case::new(&mut rng, &params, &format!("{scan}\n{ragged}"), &results);
+    for optimize in [false, true] {
+        assert_eq!(
+            fallbacks_with(&case.text, optimize),
+            ["chlo.scan", "chlo.ragged_dot"],
+            "optimize = {optimize}"
+        );
+    }
+    check(&case, Tolerance::Exact, Expect::Any);
+}

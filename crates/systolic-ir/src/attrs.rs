@@ -137,6 +137,19 @@ pub struct DotDimensionNumbers {
     pub rhs_contracting_dimensions: Vec<i64>,
 }
 
+/// `#chlo.ragged_dot<…>`: a `dot_general`'s dimensions plus the one ragged dimension of the
+/// left operand and the group dimension of the right operand, if it has one.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct RaggedDotDimensionNumbers {
+    /// Batch and contracting dimensions, as for `dot_general`.
+    pub dot: DotDimensionNumbers,
+    /// The ragged dimension of the left operand (exactly one).
+    pub lhs_ragged_dimensions: Vec<i64>,
+    /// The group dimension of the right operand (at most one; one exactly when the ragged
+    /// dimension is a free dimension of the left operand).
+    pub rhs_group_dimensions: Vec<i64>,
+}
+
 /// A precision type of a dot algorithm: an element type, or `tf32`, which StableHLO has only
 /// here (TensorFloat-32: f32's exponent with 10 mantissa bits; never a tensor element type).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

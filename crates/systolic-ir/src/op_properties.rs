@@ -36,8 +36,8 @@ pub enum OpFamily {
     Sorting,
     /// Products, convolutions, factorisations, transforms and normalisations.
     Linalg,
-    /// Control flow and value plumbing: return, call, while, if, case, optimization_barrier,
-    /// tuples and tokens.
+    /// Control flow and value plumbing: return, call, while, if, case, `chlo.scan`,
+    /// optimization_barrier, tuples and tokens.
     Control,
     /// Communication between devices (and the host): the collectives, the process ids,
     /// send/recv, infeed/outfeed.
@@ -227,12 +227,14 @@ impl OpKind {
             SelectAndScatter { .. } => t(F::Reduction).regions(Exactly(2)),
             Sort { .. } => t(F::Sorting).regions(Exactly(1)),
             TopK { .. } => t(F::Sorting),
+            Scan { .. } => t(F::Control).regions(Exactly(1)),
             DotGeneral { .. }
             | Dot { .. }
             | Convolution(_)
             | TriangularSolve { .. }
             | Cholesky { .. }
             | Fft { .. }
+            | RaggedDot { .. }
             | BatchNormInference { .. }
             | BatchNormTraining { .. }
             | BatchNormGrad { .. } => t(F::Linalg),

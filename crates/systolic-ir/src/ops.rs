@@ -623,6 +623,38 @@ pub enum OpKind {
         /// Largest (true) or smallest.
         largest: bool,
     },
+    /// `chlo.ragged_dot(%lhs, %rhs, %group_sizes)`: a `dot_general` whose left operand is cut
+    /// into consecutive groups along one ragged dimension (sizes from `group_sizes`, the
+    /// rest of the dimension in no group). Ragged along a free dimension: each group's rows
+    /// multiply their own slice of the right operand's group dimension. Along a contracting
+    /// dimension: one product per group, stacked in front. Along a batch dimension: the plain
+    /// product (as JAX computes it).
+    RaggedDot {
+        /// The dimensions.
+        dimension_numbers: RaggedDotDimensionNumbers,
+        /// Precisions of the two operands.
+        precision_config: Vec<Precision>,
+    },
+    /// `chlo.scan(%inputs…) inits(%inits…) dimension = D { body }`: XLA's scan. Step by step
+    /// along `dimension` of the inputs (backwards when `is_reverse`), the body takes one
+    /// slice of each input and the carries, and returns one slice of each output and the new
+    /// carries. Results: the outputs (slices stacked along `dimension`), then the last
+    /// carries.
+    Scan {
+        /// The scanned dimension of every input and output.
+        dimension: i64,
+        /// How many operands are inputs and how many are initial carries (MLIR's
+        /// `operandSegmentSizes`).
+        operand_segment_sizes: Vec<i64>,
+        /// How many results are outputs and how many are carries (`resultSegmentSizes`).
+        result_segment_sizes: Vec<i64>,
+        /// Scan from the last slice to the first.
+        is_reverse: bool,
+        /// Whether the body is associative (a hint that allows a parallel scan).
+        is_associative: Option<bool>,
+        /// The size of the scanned dimension, when stated.
+        scan_dim_size: Option<i64>,
+    },
 
     // ---- check dialect (interpreter tests)
     /// A `check.*` op.
@@ -746,6 +778,8 @@ impl OpKind {
             Infeed { .. } => "stablehlo.infeed",
             Outfeed { .. } => "stablehlo.outfeed",
             TopK { .. } => "chlo.top_k",
+            RaggedDot { .. } => "chlo.ragged_dot",
+            Scan { .. } => "chlo.scan",
             Fusion { .. } => "systolic.fusion",
             ManualComputation(_) => "sdy.manual_computation",
             ShardingConstraint(_) => "sdy.sharding_constraint",

@@ -362,3 +362,86 @@ func.func public @main(%arg0: tensor<8x16xf32>) -> tensor<8x16xf32> {
         "t.mlir:3:3: error: stablehlo.custom_call: the results: mhlo.sharding: tiles 3 dimensions but tensor<8x16xf32> has rank 2"
     );
 }
+
+/// A scan of `%x: tensor<2x3xf32>` with init `%c: INIT` along `DIM`, body arguments `ARGS`.
+fn scan_src(init: &str, dim: i64, args: &str, attrs: &str) -> String {
+    format!(
+        r#"
+func.func @main(%x: tensor<2x3xf32>, %c: {init}) -> tensor<2x3xf32> {{
+  %r:2 = chlo.scan(%x) inits(%c) dimension = {dim} {attrs} {{
+  ^bb0({args}):
+    stablehlo.return %a, %b : tensor<3xf32>, tensor<3xf32>
+  }} : (tensor<2x3xf32>, {init}) -> (tensor<2x3xf32>, {init})
+  return %r#0 : tensor<2x3xf32>
+}}
+"#
+    )
+}
+
+#[test]
+fn scan_checks_its_dimension_body_and_size() {
+    let ok = "%a: tensor<3xf32>, %b: tensor<3xf32>";
+    assert_eq!(
+        verify(&scan_src("tensor<3xf32>", 0, ok, "")),
+        Vec::<String>::new()
+    );
+    one_error(
+        &scan_src("tensor<3xf32>", 2, ok, ""),
+        "chlo.scan: scan dimension of operand 0 is out of bounds",
+    );
+    one_error(
+        &scan_src(
+            "tensor<3xf32>",
+            0,
+            ok,
+            "attributes {scan_dim_size = 3 : i64}",
+        ),
+        "invalid scan dimension size of operand 0",
+    );
+    one_error(
+        &scan_src("tensor<3xi32>", 0, ok, ""),
+        "operand and body argument 1 are incompatible",
+    );
+}
+
+#[test]
+fn ragged_dot_checks_its_group_sizes_and_dimensions() {
+    let src = |sizes: &str, ragged: &str, group: &str| {
+        format!(
+            r#"
+func.func @main(%l: tensor<2x6x3xf32>, %r: tensor<4x2x3x5xf32>, %g: {sizes}) -> tensor<2x6x5xf32> {{
+  %0 = "chlo.ragged_dot"(%l, %r, %g) {{ragged_dot_dimension_numbers = #chlo.ragged_dot<
+    lhs_batching_dimensions = [0], rhs_batching_dimensions = [1],
+    lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [2],
+    lhs_ragged_dimensions = {ragged}, rhs_group_dimensions = {group}>}}
+    : (tensor<2x6x3xf32>, tensor<4x2x3x5xf32>, {sizes}) -> tensor<2x6x5xf32>
+  return %0 : tensor<2x6x5xf32>
+}}
+"#
+        )
+    };
+    assert_eq!(
+        verify(&src("tensor<2x4xi32>", "[1]", "[0]")),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        verify(&src("tensor<4xi64>", "[1]", "[0]")),
+        Vec::<String>::new()
+    );
+    one_error(
+        &src("tensor<3x4xi32>", "[1]", "[0]"),
+        "group_sizes is tensor<3x4xi32> but must be an integer tensor of shape [2, 4] or [4]",
+    );
+    one_error(
+        &src("tensor<2x4xf32>", "[1]", "[0]"),
+        "must be an integer tensor",
+    );
+    one_error(
+        &src("tensor<2x4xi32>", "[1]", "[]"),
+        "rhs_group_dimensions must hold exactly one dimension",
+    );
+    one_error(
+        &src("tensor<2x4xi32>", "[1, 0]", "[0]"),
+        "lhs_ragged_dimensions is [1, 0] but must hold exactly one dimension",
+    );
+}

@@ -368,6 +368,36 @@ impl Walker<'_> {
                         });
                     }
                 }
+                OpKind::Scan {
+                    dimension,
+                    scan_dim_size,
+                    ..
+                } => {
+                    // The body once per position along the scanned dimension (XLA lowers a
+                    // scan to a loop; an associative body could be a parallel scan, which
+                    // costs more work in fewer steps).
+                    let length = scan_dim_size.or_else(|| {
+                        let first = op.operands.first()?;
+                        let t = func.value_type(*first).as_tensor()?;
+                        t.shape.get(usize::try_from(*dimension).ok()?).copied()
+                    });
+                    let trips = length.unwrap_or(1).max(0) as f64;
+                    self.frames.push(vec![]);
+                    for region in &op.regions {
+                        if let Some(b) = region.entry() {
+                            self.walk_block(func, b, count * trips, &format!("{name}/"))?;
+                        }
+                    }
+                    let body = self.frames.pop().unwrap_or_default();
+                    if Step::sites(&body).is_empty() {
+                        push_compute(self.frame(), Step::compute_s(&body) * trips);
+                    } else {
+                        self.frame().push(Step::Loop {
+                            trips: trips as u64,
+                            body,
+                        });
+                    }
+                }
                 OpKind::If | OpKind::Case => self.walk_costliest_branch(func, op, count, &name)?,
                 OpKind::Fusion {
                     kind,

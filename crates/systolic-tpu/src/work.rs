@@ -14,8 +14,8 @@
 use crate::layout::{padded_bytes, padded_elements};
 use crate::mxu::{pass_plan, MatmulShape, PassPlan};
 use systolic_ir::{
-    ConvAttrs, DotAlgorithm, DotDimensionNumbers, ElementCost, Func, Op, OpKind, Precision, Region,
-    TensorType, Window,
+    ConvAttrs, DotAlgorithm, DotDimensionNumbers, ElementCost, Func, Op, OpKind, Precision,
+    RaggedDotDimensionNumbers, Region, TensorType, Window,
 };
 
 /// VPU operation slots a transcendental function (exp, log, tanh, rsqrt, divide, …) takes per
@@ -125,6 +125,9 @@ enum Product<'a> {
         precision_config: &'a [Precision],
     },
     Convolution(&'a ConvAttrs),
+    /// `chlo.ragged_dot`: each lhs row (or each group's slice of `k`) meets one rhs group,
+    /// so the work is one dot of lhs with rhs without its group dimension.
+    Ragged(&'a RaggedDotDimensionNumbers, &'a [Precision]),
 }
 
 /// The matrix product of a `dot_general`, `dot` or `convolution`, if its types are tensors.
@@ -151,6 +154,22 @@ fn matmul_of(func: &Func, op: &Op, attrs: Product) -> Option<MatmulWork> {
             };
             let passes = algorithm.map(|a| a.num_primitive_operations.clamp(1, 64) as u32);
             (shape, strictest(precision_config), passes)
+        }
+        Product::Ragged(rd, precision_config) => {
+            let in_list = |l: &[i64], i: usize| l.contains(&(i as i64));
+            let dn = &rd.dot;
+            let (lb, lc) = (&dn.lhs_batching_dimensions, &dn.lhs_contracting_dimensions);
+            let (rb, rc) = (&dn.rhs_batching_dimensions, &dn.rhs_contracting_dimensions);
+            let group = &rd.rhs_group_dimensions;
+            let shape = MatmulShape {
+                batch: product(&lhs.shape, |i| in_list(lb, i)),
+                m: product(&lhs.shape, |i| !in_list(lb, i) && !in_list(lc, i)),
+                k: product(&lhs.shape, |i| in_list(lc, i)),
+                n: product(&rhs.shape, |i| {
+                    !in_list(rb, i) && !in_list(rc, i) && !in_list(group, i)
+                }),
+            };
+            (shape, strictest(precision_config), None)
         }
         Product::Dot { precision_config } => {
             let k = *lhs.shape.last().unwrap_or(&1) as u64;
@@ -272,6 +291,10 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
         }),
         Dot { precision_config } => matmul(Product::Dot { precision_config }),
         Convolution(c) => matmul(Product::Convolution(c)),
+        RaggedDot {
+            dimension_numbers,
+            precision_config,
+        } => matmul(Product::Ragged(dimension_numbers, precision_config)),
         Reduce { .. } => {
             let inputs = op.operands.len() / 2;
             let input = op.operands.first().and_then(|&v| tensor_of(func, v));
@@ -420,6 +443,7 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
         | RunParallel { .. }
         | InterpreterProbe { .. }
         | InterpreterPrint
+        | Scan { .. }
         | ManualComputation(_)
         | ShardingConstraint(_) => Work::default(),
         // Communication is costed on the interconnect, not the TensorCore.
@@ -477,6 +501,8 @@ pub fn is_free(func: &Func, op: &Op) -> bool {
             a.shape.last() == b.shape.last() && padded_bytes(a) == padded_bytes(b)
         }
         Call { .. }
+        | RaggedDot { .. }
+        | Scan { .. }
         | Unary(_)
         | Binary(_)
         | Compare { .. }
@@ -627,6 +653,8 @@ pub fn standalone_traffic(func: &Func, op: &Op) -> u64 {
         | RunParallel { .. }
         | InterpreterProbe { .. }
         | InterpreterPrint
+        | RaggedDot { .. }
+        | Scan { .. }
         | Fusion { .. }
         | ManualComputation(_) => values_bytes(func, &op.operands) + results,
     }

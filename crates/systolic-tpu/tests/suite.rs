@@ -4,6 +4,7 @@
 //! which shortens a clean `cargo test --workspace`; run one file's tests with
 //! `cargo test -p systolic-tpu --test suite FILE::`.
 
+mod chlo_ops;
 mod collectives;
 mod fusion;
 mod lapack;

@@ -111,6 +111,8 @@ pub(crate) fn jvp(
         | RunParallel { .. }
         | InterpreterProbe { .. }
         | InterpreterPrint
+        | RaggedDot { .. }
+        | Scan { .. }
         | Fusion { .. } => Err(unsupported(op, "differentiate")),
         // Handled before this table: control flow by `control` and manual computations by
         // `manual_computation` (both modes; they run the regions' rules), calls and composites
@@ -219,6 +221,8 @@ pub(crate) fn transpose(
         | RunParallel { .. }
         | InterpreterProbe { .. }
         | InterpreterPrint
+        | RaggedDot { .. }
+        | Scan { .. }
         | Fusion { .. } => Err(unsupported(op, "transpose")),
     }
 }

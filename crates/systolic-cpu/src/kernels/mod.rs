@@ -135,7 +135,10 @@ pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> 
         | Check(_)
         | RunParallel { .. }
         | InterpreterProbe { .. }
-        | InterpreterPrint => Ok(None),
+        | InterpreterPrint
+        // No native kernels yet: the fallback runs them exactly as the interpreter does.
+        | RaggedDot { .. }
+        | Scan { .. } => Ok(None),
     };
     kernel.map_err(|e| e.at_op(op))
 }

@@ -55,13 +55,15 @@ pub fn eval(
         | SelectAndScatter { .. }
         | Sort { .. }
         | Map { .. }
-        | TopK { .. } => reduce::eval(kind, args, result_types, regions),
+        | TopK { .. }
+        | Scan { .. } => reduce::eval(kind, args, result_types, regions),
         DotGeneral { .. }
         | Dot { .. }
         | Convolution(_)
         | TriangularSolve { .. }
         | Cholesky { .. }
         | Fft { .. }
+        | RaggedDot { .. }
         | BatchNormInference { .. }
         | BatchNormTraining { .. }
         | BatchNormGrad { .. } => linalg::eval(kind, args, result_types),

@@ -338,6 +338,18 @@ op_table! {
         };
         "sdy.manual_computation" => ManualComputation(attrs: group(ManualComputationGroup));
         "sdy.sharding_constraint" => ShardingConstraint(sharding: req(SdyShardingAttr, "sharding"));
+        "chlo.ragged_dot" => RaggedDot {
+            dimension_numbers: req(RaggedDotDims, "ragged_dot_dimension_numbers"),
+            precision_config: elide(ChloPrecisions, "precision_config", vec![]),
+        };
+        "chlo.scan" => Scan {
+            dimension: req(I64, "dimension"),
+            operand_segment_sizes: req(I32s, "operandSegmentSizes"),
+            result_segment_sizes: req(I32s, "resultSegmentSizes"),
+            is_reverse: elide(Flag, "is_reverse", false),
+            is_associative: opt(Flag, "is_associative"),
+            scan_dim_size: opt(I64, "scan_dim_size"),
+        };
         "interpreter.probe" => InterpreterProbe { probe_id: req(Str, "probe_id") };
         "interpreter.print" => InterpreterPrint;
         "interpreter.run_parallel" => RunParallel {
@@ -586,6 +598,18 @@ impl Codec for I64s {
     }
     fn encode(v: &Vec<i64>) -> Option<Attribute> {
         Some(i64_array(v))
+    }
+}
+
+/// `array<i32: 1, 2>` held as `i64`s (MLIR's segment sizes).
+pub(crate) struct I32s;
+impl Codec for I32s {
+    type Value = Vec<i64>;
+    fn decode(name: &str, a: Attribute) -> Result<Vec<i64>, String> {
+        I64s::decode(name, a)
+    }
+    fn encode(v: &Vec<i64>) -> Option<Attribute> {
+        Some(Attribute::DenseArray("i32".to_string(), v.clone()))
     }
 }
 
@@ -1051,6 +1075,34 @@ impl Codec for DotDims {
     }
 }
 
+/// `#chlo.ragged_dot<…>`.
+pub(crate) struct RaggedDotDims;
+impl Codec for RaggedDotDims {
+    type Value = RaggedDotDimensionNumbers;
+    fn decode(_: &str, a: Attribute) -> Result<Self::Value, String> {
+        ragged_dot_dims(&a)
+    }
+    fn encode(v: &Self::Value) -> Option<Attribute> {
+        Some(ragged_dot_dims_attr(v))
+    }
+}
+
+/// `[#chlo<precision DEFAULT>, …]`: CHLO ops spell their precisions in their own dialect.
+pub(crate) struct ChloPrecisions;
+impl Codec for ChloPrecisions {
+    type Value = Vec<Precision>;
+    fn decode(name: &str, a: Attribute) -> Result<Vec<Precision>, String> {
+        Precisions::decode(name, a)
+    }
+    fn encode(v: &Vec<Precision>) -> Option<Attribute> {
+        Some(Attribute::Array(
+            v.iter()
+                .map(|p| Attribute::Opaque(format!("#chlo<precision {}>", p.keyword())))
+                .collect(),
+        ))
+    }
+}
+
 /// `#stablehlo.dot_algorithm<…>`.
 pub(crate) struct DotAlgo;
 impl Codec for DotAlgo {
@@ -1169,7 +1221,7 @@ mod tests {
             AllGather { .. }, AllReduce { .. }, ReduceScatter { .. }, AllToAll { .. },
             CollectivePermute { .. }, CollectiveBroadcast { .. }, ReplicaId, PartitionId,
             Send { .. }, Recv { .. }, Infeed { .. }, Outfeed { .. }, TopK { .. }, Check(_),
-            RunParallel { .. }, InterpreterProbe { .. }, InterpreterPrint, Fusion { .. }, ManualComputation(_), ShardingConstraint(_),
+            RunParallel { .. }, InterpreterProbe { .. }, InterpreterPrint, RaggedDot { .. }, Scan { .. }, Fusion { .. }, ManualComputation(_), ShardingConstraint(_),
         )
     }
 
@@ -1529,6 +1581,27 @@ mod tests {
                 probe_id: "probe_1".into(),
             },
             InterpreterPrint,
+            RaggedDot {
+                dimension_numbers: RaggedDotDimensionNumbers {
+                    dot: DotDimensionNumbers {
+                        lhs_batching_dimensions: vec![],
+                        rhs_batching_dimensions: vec![],
+                        lhs_contracting_dimensions: vec![1],
+                        rhs_contracting_dimensions: vec![1],
+                    },
+                    lhs_ragged_dimensions: vec![0],
+                    rhs_group_dimensions: vec![0],
+                },
+                precision_config: vec![Precision::Default, Precision::Highest],
+            },
+            Scan {
+                dimension: 1,
+                operand_segment_sizes: vec![2, 1],
+                result_segment_sizes: vec![1, 1],
+                is_reverse: true,
+                is_associative: Some(false),
+                scan_dim_size: Some(4),
+            },
             Fusion {
                 kind: FusionKind::Reduction,
                 name: "fusion_3".into(),

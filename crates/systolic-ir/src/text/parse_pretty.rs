@@ -245,6 +245,7 @@ impl Parser<'_> {
             }
             "stablehlo.reduce" => return self.parse_pretty_reduce(raw, n_results),
             "stablehlo.while" => return self.parse_pretty_while(raw, n_results),
+            "chlo.scan" => return self.parse_pretty_scan(raw),
             "sdy.manual_computation" => return self.parse_pretty_manual_computation(raw),
             "sdy.sharding_constraint" => {
                 raw.operands = self.parse_operands()?;
@@ -571,6 +572,46 @@ impl Parser<'_> {
         let body = self.parse_region(&args)?;
         raw.regions = vec![cond, body];
         raw.result_types = if n_results == 0 { vec![] } else { types };
+        Ok(raw)
+    }
+
+    /// `chlo.scan(%in…) inits(%init…) dimension = D [attributes {…}] { ^bb0(…): … } :
+    /// (T…) -> (U…)`. The segment sizes the generic form states come from the two lists and
+    /// the number of inits (the carries).
+    fn parse_pretty_scan(&mut self, mut raw: RawOp) -> Result<RawOp, Diagnostic> {
+        self.expect_punct("(")?;
+        let inputs = self.comma_list(")", |p| p.parse_value_use())?;
+        self.expect_keyword("inits")?;
+        self.expect_punct("(")?;
+        let inits = self.comma_list(")", |p| p.parse_value_use())?;
+        self.expect_kw_eq("dimension")?;
+        let d = self.parse_signed_int()?;
+        if self.eat_keyword("attributes")? {
+            let more = self.parse_attr_dict()?;
+            raw.attrs.extend(more);
+        }
+        let body = self.parse_region(&[])?;
+        let colon = self.peek()?;
+        self.expect_punct(":")?;
+        let (operand_types, results) = match self.parse_op_signature()? {
+            OpSignature::Function { operands, results } => (operands, results),
+            OpSignature::List(_) => return Err(self.expected("'->' and the result types")),
+        };
+        let (n_in, n_init) = (inputs.len() as i64, inits.len() as i64);
+        raw.operands = inputs.into_iter().chain(inits).collect();
+        self.check_operand_types(colon, &raw.operands, &operand_types)?;
+        let outputs = results.len() as i64 - n_init;
+        raw.attrs.push(NamedAttr::new("dimension", int_attr(d)));
+        raw.attrs.push(NamedAttr::new(
+            "operandSegmentSizes",
+            Attribute::DenseArray("i32".to_string(), vec![n_in, n_init]),
+        ));
+        raw.attrs.push(NamedAttr::new(
+            "resultSegmentSizes",
+            Attribute::DenseArray("i32".to_string(), vec![outputs.max(0), n_init]),
+        ));
+        raw.result_types = results;
+        raw.regions = vec![body];
         Ok(raw)
     }
 

@@ -94,6 +94,36 @@ pub(crate) fn dot_dims(a: &Attribute) -> Result<DotDimensionNumbers, String> {
     })
 }
 
+/// `#chlo.ragged_dot<…>`: the dot's four lists and the ragged and group dimensions.
+pub(crate) fn ragged_dot_dims(a: &Attribute) -> Result<RaggedDotDimensionNumbers, String> {
+    let Attribute::Opaque(text) = a else {
+        return Err("ragged_dot_dimension_numbers must be #chlo.ragged_dot<…>".to_string());
+    };
+    let f = opaque_fields(text)?;
+    only_fields(
+        &f,
+        "#chlo.ragged_dot",
+        &[
+            "lhs_batching_dimensions",
+            "rhs_batching_dimensions",
+            "lhs_contracting_dimensions",
+            "rhs_contracting_dimensions",
+            "lhs_ragged_dimensions",
+            "rhs_group_dimensions",
+        ],
+    )?;
+    Ok(RaggedDotDimensionNumbers {
+        dot: DotDimensionNumbers {
+            lhs_batching_dimensions: field_ints(&f, "lhs_batching_dimensions")?,
+            rhs_batching_dimensions: field_ints(&f, "rhs_batching_dimensions")?,
+            lhs_contracting_dimensions: field_ints(&f, "lhs_contracting_dimensions")?,
+            rhs_contracting_dimensions: field_ints(&f, "rhs_contracting_dimensions")?,
+        },
+        lhs_ragged_dimensions: field_ints(&f, "lhs_ragged_dimensions")?,
+        rhs_group_dimensions: field_ints(&f, "rhs_group_dimensions")?,
+    })
+}
+
 /// `#stablehlo.dot_algorithm<…>` (also written `<…>` in the pretty form of dot_general).
 pub(crate) fn dot_algorithm(a: &Attribute) -> Result<DotAlgorithm, String> {
     let Attribute::Opaque(text) = a else {

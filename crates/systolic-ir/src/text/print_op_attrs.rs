@@ -5,7 +5,8 @@
 use super::print_attrs::write_int_list;
 use crate::attrs::{
     Attribute, ChannelHandle, ConvAttrs, ConvDimensionNumbers, DotAlgorithm, DotDimensionNumbers,
-    GatherDimensionNumbers, Precision, PrecisionType, ScatterDimensionNumbers,
+    GatherDimensionNumbers, Precision, PrecisionType, RaggedDotDimensionNumbers,
+    ScatterDimensionNumbers,
 };
 use crate::dtype::DType;
 use crate::tensor::Tensor;
@@ -187,6 +188,29 @@ pub(crate) fn dot_dims_attr(d: &DotDimensionNumbers) -> Attribute {
     f.list("rhs_batching_dimensions", &d.rhs_batching_dimensions);
     f.list("lhs_contracting_dimensions", &d.lhs_contracting_dimensions);
     f.list("rhs_contracting_dimensions", &d.rhs_contracting_dimensions);
+    out.push('>');
+    Attribute::Opaque(out)
+}
+
+/// `#chlo.ragged_dot<lhs_batching_dimensions = [], …, rhs_group_dimensions = [0]>`.
+pub(crate) fn ragged_dot_dims_attr(d: &RaggedDotDimensionNumbers) -> Attribute {
+    let mut out = String::from("#chlo.ragged_dot<");
+    let mut f = StructFields {
+        out: &mut out,
+        first: true,
+    };
+    f.list("lhs_batching_dimensions", &d.dot.lhs_batching_dimensions);
+    f.list("rhs_batching_dimensions", &d.dot.rhs_batching_dimensions);
+    f.list(
+        "lhs_contracting_dimensions",
+        &d.dot.lhs_contracting_dimensions,
+    );
+    f.list(
+        "rhs_contracting_dimensions",
+        &d.dot.rhs_contracting_dimensions,
+    );
+    f.list("lhs_ragged_dimensions", &d.lhs_ragged_dimensions);
+    f.list("rhs_group_dimensions", &d.rhs_group_dimensions);
     out.push('>');
     Attribute::Opaque(out)
 }

@@ -331,6 +331,7 @@ impl FuncPrinter<'_> {
             RunParallel { .. } => self.run_parallel(op),
             InterpreterProbe { .. } => self.generic(op, op_props(&op.kind)),
             InterpreterPrint => self.generic(op, op_props(&op.kind)),
+            RaggedDot { .. } | Scan { .. } => self.generic(op, op_props(&op.kind)),
             Fusion { .. } => self.generic(op, op_props(&op.kind)),
             ManualComputation(attrs) => self.manual_computation(op, attrs),
             ShardingConstraint(sharding) => {

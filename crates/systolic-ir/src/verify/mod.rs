@@ -10,7 +10,9 @@ mod func;
 mod infer;
 mod sharding;
 
-pub use infer::{infer_result_types, RegionSignature};
+pub use infer::{
+    infer_result_types, ragged_dot_shape, RaggedDotShape, RaggedMode, RegionSignature,
+};
 
 use crate::diag::Diagnostic;
 use crate::module::Module;

@@ -144,6 +144,8 @@ pub(crate) fn batch(cx: &mut Cx, op: &Op, args: &[BVal], captures: bool) -> Resu
         | RunParallel { .. }
         | InterpreterProbe { .. }
         | InterpreterPrint
+        | RaggedDot { .. }
+        | Scan { .. }
         | Fusion { .. } => Err(cx.err(
             "has no batching rule (it cannot take batched operands; only its unbatched use \
              is supported)",

@@ -137,6 +137,8 @@ pub fn categorize(func: &Func, op: &Op) -> Category {
         | RunParallel { .. }
         | InterpreterProbe { .. }
         | InterpreterPrint
+        | RaggedDot { .. }
+        | Scan { .. }
         | Fusion { .. }
         | ManualComputation(_) => Category::Opaque,
         // An identity the simplifier removes; left alone if it is still here.

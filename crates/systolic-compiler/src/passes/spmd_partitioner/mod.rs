@@ -343,6 +343,8 @@ impl<'a> Partitioner<'a> {
             | RunParallel { .. }
             | InterpreterProbe { .. }
             | InterpreterPrint
+            | RaggedDot { .. }
+            | Scan { .. }
             | Fusion { .. } => Err(unhandled(op, "")),
         }
     }

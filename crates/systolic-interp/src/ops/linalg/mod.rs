@@ -1,5 +1,5 @@
 //! Family: linear algebra — `dot_general`, `dot`, `convolution`, `triangular_solve`,
-//! `cholesky`, the batch norm ops, and `fft`.
+//! `cholesky`, the batch norm ops, `fft`, and `chlo.ragged_dot`.
 
 mod accumulate;
 pub mod batch_norm;
@@ -8,6 +8,7 @@ pub mod convolution;
 pub mod dot;
 pub mod fft;
 mod matrices;
+pub mod ragged_dot;
 pub mod triangular_solve;
 
 use crate::bail;
@@ -52,6 +53,23 @@ pub fn eval(kind: &OpKind, args: Vec<Value>, result_types: &[Type]) -> Result<Ve
                 None => (Cow::Borrowed(lhs), Cow::Borrowed(rhs)),
             };
             vec![dot::dot_general(&lhs, &rhs, dimension_numbers, result0()?)?]
+        }
+        OpKind::RaggedDot {
+            dimension_numbers, ..
+        } => {
+            let [lhs, rhs, group_sizes] = tensors[..] else {
+                bail!(
+                    "takes lhs, rhs and group_sizes, got {} operands",
+                    tensors.len()
+                );
+            };
+            vec![ragged_dot::ragged_dot(
+                lhs,
+                rhs,
+                group_sizes,
+                dimension_numbers,
+                result0()?,
+            )?]
         }
         OpKind::Dot { .. } => {
             let [lhs, rhs] = tensors[..] else {

@@ -1,5 +1,6 @@
 //! Family: reductions and ops with a scalar region applied over windows or slices: `reduce`,
-//! `reduce_window`, `select_and_scatter`, `sort`, `map` and `chlo.top_k`.
+//! `reduce_window`, `select_and_scatter`, `sort`, `map`, `chlo.top_k`, and `chlo.scan` (a
+//! region threaded along one dimension).
 
 pub mod map;
 pub(crate) mod operands;
@@ -7,6 +8,7 @@ pub(crate) mod operands;
 #[allow(clippy::module_inception)]
 pub mod reduce;
 pub mod reduce_window;
+pub mod scan;
 pub mod select_and_scatter;
 pub mod sort;
 pub mod top_k;
@@ -74,6 +76,27 @@ pub fn eval(
             Ok(values(
                 top_k::top_k(operand, *k, *largest, result_types)?.into(),
             ))
+        }
+        OpKind::Scan {
+            operand_segment_sizes,
+            dimension,
+            is_reverse,
+            ..
+        } => {
+            let n_in = operand_segment_sizes.first().copied().unwrap_or(0);
+            let n_in = usize::try_from(n_in).unwrap_or(usize::MAX);
+            if n_in > tensors.len() {
+                bail!("{n_in} inputs but {} operands", tensors.len());
+            }
+            let (inputs, inits) = tensors.split_at(n_in);
+            Ok(values(scan::scan(
+                inputs,
+                inits,
+                *dimension,
+                *is_reverse,
+                result_types,
+                regions,
+            )?))
         }
         _ => bail!("{} is not a reduction op", kind.name()),
     }

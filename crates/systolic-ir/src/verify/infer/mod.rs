@@ -19,6 +19,7 @@ mod reduction;
 mod shape;
 mod shardy;
 
+pub use chlo::{ragged_dot_shape, RaggedDotShape, RaggedMode};
 pub(crate) use common::type_list;
 
 use crate::ops::OpKind;
@@ -243,6 +244,24 @@ fn infer_kind(
             common::tensor_at(operands, 0, "operand")?;
             Ok(operands.to_vec())
         }
+        RaggedDot {
+            dimension_numbers,
+            precision_config,
+        } => chlo::ragged_dot(dimension_numbers, precision_config, operands, declared),
+        Scan {
+            dimension,
+            operand_segment_sizes,
+            result_segment_sizes,
+            scan_dim_size,
+            ..
+        } => chlo::scan(
+            *dimension,
+            operand_segment_sizes,
+            result_segment_sizes,
+            *scan_dim_size,
+            operands,
+            regions,
+        ),
         InterpreterPrint => {
             common::expect_operands(operands, 1, "operand")?;
             common::tensor_at(operands, 0, "operand")?;
