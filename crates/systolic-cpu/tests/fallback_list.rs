@@ -157,3 +157,33 @@ fn scan_and_ragged_dot_fall_back_with_the_interpreters_values() {
     }
     check(&case, Tolerance::Exact, Expect::Any);
 }
+
+/// Every op on quantized values runs on the fallback (no kernel knows the scales), through
+/// the optimising pipeline too, with the interpreter's values; the plain ops around them stay
+/// native.
+#[test]
+fn quantized_ops_fall_back_with_the_interpreters_values() {
+    let q = "tensor<4x3x!quant.uniform<i8:f32:1, {0.05:-3,0.1,0.02:7}>>";
+    let r = "tensor<4x3x!quant.uniform<i8:f32, 0.04:2>>";
+    let ops = format!(
+        "  %m = stablehlo.multiply %a0, %a0 : tensor<4x3xf32>
+  %q = \"stablehlo.uniform_quantize\"(%m) : (tensor<4x3xf32>) -> {q}
+  %s = stablehlo.add %q, %q : ({q}, {q}) -> {r}
+  %r0 = \"stablehlo.uniform_dequantize\"(%s) : ({r}) -> tensor<4x3xf32>"
+    );
+    let params = [TensorType::new(vec![4, 3], DType::F32)];
+    let mut rng = Rng::new(5);
+    let case = Case::new(&mut rng, &params, &ops, &params);
+    for optimize in [false, true] {
+        assert_eq!(
+            fallbacks_with(&case.text, optimize),
+            [
+                "stablehlo.uniform_quantize",
+                "stablehlo.add",
+                "stablehlo.uniform_dequantize"
+            ],
+            "optimize = {optimize}"
+        );
+    }
+    check(&case, Tolerance::Exact, Expect::Any);
+}

@@ -293,6 +293,9 @@ impl<'m> Interpreter<'m> {
             op,
             env,
         };
+        if crate::quantized::applies(&op.kind, &args, &result_types) {
+            return crate::quantized::eval(&op.kind, args, &result_types, &mut regions);
+        }
         ops::eval(&op.kind, args, &result_types, &mut regions)
     }
 }

@@ -15,6 +15,7 @@ pub mod operands;
 pub mod ops;
 pub mod parallel;
 pub mod print_sink;
+pub mod quantized;
 pub mod regions;
 pub mod value;
 

@@ -31,6 +31,7 @@ pub mod numerics;
 pub mod op_properties;
 pub mod ops;
 pub mod pvary;
+pub mod quant;
 pub mod shard_layout;
 pub mod sharding;
 pub mod tensor;

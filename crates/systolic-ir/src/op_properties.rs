@@ -205,7 +205,9 @@ impl OpKind {
         match self {
             Unary(u) => t(F::ElementwiseUnary).cost(u.cost()),
             ChloUnary(u) => t(F::ElementwiseUnary).cost(u.cost()),
-            Convert | ReducePrecision { .. } => t(F::ElementwiseUnary).cost(Cheap),
+            Convert | ReducePrecision { .. } | UniformQuantize | UniformDequantize => {
+                t(F::ElementwiseUnary).cost(Cheap)
+            }
             Binary(b) => t(F::ElementwiseBinary).cost(b.cost()),
             ChloBinary(b) => t(F::ElementwiseBinary).cost(b.cost()),
             Compare { .. } => t(F::ElementwiseCompare).cost(Cheap),

@@ -292,6 +292,11 @@ pub enum OpKind {
     Convert,
     /// `stablehlo.bitcast_convert`: reinterpret bits (may change the last dimension).
     BitcastConvert,
+    /// `stablehlo.uniform_quantize`: float values to a quantized type, or one quantized type
+    /// to another (`crate::quant`).
+    UniformQuantize,
+    /// `stablehlo.uniform_dequantize`: a quantized type's values in its expressed type.
+    UniformDequantize,
     /// `stablehlo.reduce_precision`.
     ReducePrecision {
         /// Exponent bits to keep.
@@ -723,6 +728,8 @@ impl OpKind {
             Clamp => "stablehlo.clamp",
             Convert => "stablehlo.convert",
             BitcastConvert => "stablehlo.bitcast_convert",
+            UniformQuantize => "stablehlo.uniform_quantize",
+            UniformDequantize => "stablehlo.uniform_dequantize",
             ReducePrecision { .. } => "stablehlo.reduce_precision",
             Constant(_) => "stablehlo.constant",
             Iota { .. } => "stablehlo.iota",

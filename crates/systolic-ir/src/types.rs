@@ -1,15 +1,20 @@
 //! Value types: statically shaped tensors, tuples and tokens.
 
 use crate::dtype::DType;
+use crate::quant::Quantization;
 use std::fmt;
+use std::sync::Arc;
 
 /// A tensor type with a static shape, e.g. `tensor<2x3xf32>`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TensorType {
     /// Dimension sizes, outermost first; empty for a scalar (rank 0).
     pub shape: Vec<i64>,
-    /// Element type.
+    /// Element type (for a quantized type, its storage type).
     pub dtype: DType,
+    /// The quantization of a uniformly quantized type (`!quant.uniform<…>`), whose values are
+    /// the storage integers in `dtype`; `None` for every other type.
+    pub quant: Option<Arc<Quantization>>,
 }
 
 impl TensorType {
@@ -22,7 +27,26 @@ impl TensorType {
     /// assert_eq!(t.num_elements(), 6);
     /// ```
     pub fn new(shape: Vec<i64>, dtype: DType) -> Self {
-        TensorType { shape, dtype }
+        TensorType {
+            shape,
+            dtype,
+            quant: None,
+        }
+    }
+
+    /// A uniformly quantized tensor type: integers of `storage` meaning
+    /// `(q - zero_point) * scale`.
+    pub fn quantized(shape: Vec<i64>, storage: DType, quant: Quantization) -> Self {
+        TensorType {
+            shape,
+            dtype: storage,
+            quant: Some(Arc::new(quant)),
+        }
+    }
+
+    /// Whether this is a quantized type.
+    pub fn is_quantized(&self) -> bool {
+        self.quant.is_some()
     }
 
     /// A rank-0 tensor type.
@@ -30,6 +54,7 @@ impl TensorType {
         TensorType {
             shape: vec![],
             dtype,
+            quant: None,
         }
     }
 
@@ -87,10 +112,7 @@ impl TensorType {
 
     /// The same shape with another element type.
     pub fn with_dtype(&self, dtype: DType) -> TensorType {
-        TensorType {
-            shape: self.shape.clone(),
-            dtype,
-        }
+        TensorType::new(self.shape.clone(), dtype)
     }
 }
 
@@ -109,7 +131,10 @@ impl fmt::Display for TensorType {
         for d in &self.shape {
             write!(f, "{d}x")?;
         }
-        write!(f, "{}>", self.dtype)
+        match &self.quant {
+            Some(q) => write!(f, "!quant.uniform<{}{q}>>", self.dtype.mlir_name()),
+            None => write!(f, "{}>", self.dtype),
+        }
     }
 }
 

@@ -445,3 +445,74 @@ func.func @main(%l: tensor<2x6x3xf32>, %r: tensor<4x2x3x5xf32>, %g: {sizes}) -> 
         "lhs_ragged_dimensions is [1, 0] but must hold exactly one dimension",
     );
 }
+
+#[test]
+fn quantized_types_round_trip_and_their_ops_check_expressed_types() {
+    let src = r#"
+func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %q = "stablehlo.uniform_quantize"(%x) : (tensor<2x3xf32>) -> tensor<2x3x!quant.uniform<i8:f32:1, {0.1:-30,0.5,2.0:4}>>
+  %r = "stablehlo.uniform_quantize"(%q) : (tensor<2x3x!quant.uniform<i8:f32:1, {0.1:-30,0.5,2.0:4}>>) -> tensor<2x3x!quant.uniform<i8<-127:127>:f32, 0.25:1>>
+  %s = stablehlo.add %r, %r : tensor<2x3x!quant.uniform<i8<-127:127>:f32, 0.25:1>>
+  %d = "stablehlo.uniform_dequantize"(%s) : (tensor<2x3x!quant.uniform<i8<-127:127>:f32, 0.25:1>>) -> tensor<2x3xf32>
+  return %d : tensor<2x3xf32>
+}
+"#;
+    assert_eq!(verify(src), Vec::<String>::new());
+    let m = parse_module(src, "q.mlir").unwrap();
+    let printed = systolic_ir::text::print_module(&m);
+    assert!(
+        printed.contains("!quant.uniform<i8:f32:1, {0.1:-30,0.5,2.0:4}>"),
+        "{printed}"
+    );
+    let again = parse_module(&printed, "again.mlir").unwrap();
+    assert_eq!(systolic_ir::text::print_module(&again), printed);
+
+    // A dequantize of a plain tensor, a quantize to a plain type, an add whose expressed
+    // shapes differ.
+    one_error(
+        &src.replace(
+            "\"stablehlo.uniform_dequantize\"(%s) : (tensor<2x3x!quant.uniform<i8<-127:127>:f32, 0.25:1>>)",
+            "\"stablehlo.uniform_dequantize\"(%x) : (tensor<2x3xf32>)",
+        ),
+        "operand tensor<2x3xf32> must be a quantized type",
+    );
+    let plain = r#"
+func.func @main(%x: tensor<2xf32>) -> tensor<2xi8> {
+  %q = "stablehlo.uniform_quantize"(%x) : (tensor<2xf32>) -> tensor<2xi8>
+  return %q : tensor<2xi8>
+}
+"#;
+    one_error(plain, "result tensor<2xi8> must be a quantized type");
+    let add = r#"
+func.func @main(%a: tensor<2x!quant.uniform<i8:f32, 0.5>>, %b: tensor<3x!quant.uniform<i8:f32, 0.5>>) -> tensor<2x!quant.uniform<i8:f32, 0.5>> {
+  %s = stablehlo.add %a, %b : (tensor<2x!quant.uniform<i8:f32, 0.5>>, tensor<3x!quant.uniform<i8:f32, 0.5>>) -> tensor<2x!quant.uniform<i8:f32, 0.5>>
+  return %s : tensor<2x!quant.uniform<i8:f32, 0.5>>
+}
+"#;
+    one_error(add, "operands have types tensor<2xf32> and tensor<3xf32>");
+}
+
+#[test]
+fn broken_quantized_types_are_parse_errors() {
+    let err = |ty: &str| {
+        let src = format!("func.func @main(%x: {ty}) {{\n  return\n}}\n");
+        parse_module(&src, "q.mlir").unwrap_err().to_string()
+    };
+    let e = err("tensor<2x!quant.uniform<i8:f32, 0.5:300>>");
+    assert!(
+        e.contains("bad quantized type: zero point 300 is outside the storage range [-128, 127]"),
+        "{e}"
+    );
+    let e = err("tensor<2x!quant.uniform<i8:f32:1, {0.5,0.5}>>");
+    assert!(
+        e.contains("quantization dimension 1 is not a dimension of a rank-1 tensor"),
+        "{e}"
+    );
+    let e = err("tensor<3x!quant.uniform<i8:f32:0, {0.5,0.5}>>");
+    assert!(
+        e.contains("quantization dimension 0 has size 3 but 2 scale(s)"),
+        "{e}"
+    );
+    let e = err("tensor<3x!quant.uniform<i8:f32, -1.0>>");
+    assert!(e.contains("scale -1 must be positive and finite"), "{e}");
+}

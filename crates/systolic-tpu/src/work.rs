@@ -269,6 +269,8 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
         | Select
         | Clamp
         | Convert
+        | UniformQuantize
+        | UniformDequantize
         | ReducePrecision { .. } => {
             elementwise(op.kind.element_cost().map_or(1.0, vpu_ops_per_element))
         }
@@ -509,6 +511,8 @@ pub fn is_free(func: &Func, op: &Op) -> bool {
         | Select
         | Clamp
         | Convert
+        | UniformQuantize
+        | UniformDequantize
         | ReducePrecision { .. }
         | ChloUnary(_)
         | ChloBinary(_)
@@ -598,6 +602,8 @@ pub fn standalone_traffic(func: &Func, op: &Op) -> u64 {
         | Select
         | Clamp
         | Convert
+        | UniformQuantize
+        | UniformDequantize
         | BitcastConvert
         | ReducePrecision { .. }
         | ChloUnary(_)

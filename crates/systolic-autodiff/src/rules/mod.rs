@@ -111,6 +111,8 @@ pub(crate) fn jvp(
         | RunParallel { .. }
         | InterpreterProbe { .. }
         | InterpreterPrint
+        | UniformQuantize
+        | UniformDequantize
         | RaggedDot { .. }
         | Scan { .. }
         | Fusion { .. } => Err(unsupported(op, "differentiate")),
@@ -221,6 +223,8 @@ pub(crate) fn transpose(
         | RunParallel { .. }
         | InterpreterProbe { .. }
         | InterpreterPrint
+        | UniformQuantize
+        | UniformDequantize
         | RaggedDot { .. }
         | Scan { .. }
         | Fusion { .. } => Err(unsupported(op, "transpose")),

@@ -9,7 +9,7 @@
 use crate::error::Result;
 use crate::kernel::Kernel;
 use crate::lower_ctx::LowerCtx;
-use systolic_ir::{DType, FusionKind, Op, OpKind, Type, ValueId};
+use systolic_ir::{FusionKind, Op, OpKind, TensorType, Type, ValueId};
 
 pub mod collective;
 pub mod control;
@@ -38,7 +38,10 @@ pub mod window;
 /// real types.
 pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
     use OpKind::*;
-    if !matches!(op.kind, Fft { .. }) && touches_complex(op, ctx) || touches_narrow_float(op, ctx) {
+    if !matches!(op.kind, Fft { .. }) && touches_complex(op, ctx)
+        || touches_narrow_float(op, ctx)
+        || touches_quantized(op, ctx)
+    {
         return Ok(None);
     }
     let kernel = match &op.kind {
@@ -138,28 +141,38 @@ pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> 
         | InterpreterPrint
         // No native kernels yet: the fallback runs them exactly as the interpreter does.
         | RaggedDot { .. }
-        | Scan { .. } => Ok(None),
+        | Scan { .. }
+        | UniformQuantize
+        | UniformDequantize => Ok(None),
     };
     kernel.map_err(|e| e.at_op(op))
 }
 
 /// True when `op` or an op of its regions has a complex operand, result or block argument.
 pub fn touches_complex(op: &Op, ctx: &LowerCtx) -> bool {
-    touches_dtype(op, ctx, DType::is_complex)
+    touches_type(op, ctx, |t| t.dtype.is_complex())
 }
 
 /// True when `op` or an op of its regions has a narrow float (f8/f6/f4) operand, result or
 /// block argument: such ops run on the interpreter fallback, which computes them exactly and
 /// rounds once as the spec says (the CPU buffers only hold their one-byte codes).
 pub fn touches_narrow_float(op: &Op, ctx: &LowerCtx) -> bool {
-    touches_dtype(op, ctx, DType::is_narrow_float)
+    touches_type(op, ctx, |t| t.dtype.is_narrow_float())
 }
 
-/// True when a value `op` or an op of its regions uses or defines has a dtype with `pred`.
-fn touches_dtype(op: &Op, ctx: &LowerCtx, pred: fn(DType) -> bool) -> bool {
-    fn has(t: &Type, pred: fn(DType) -> bool) -> bool {
+/// True when `op` or an op of its regions has a quantized (`!quant.uniform`) operand, result
+/// or block argument: the fallback computes them as the spec defines (dequantize, compute,
+/// quantize), since no kernel knows the scales.
+pub fn touches_quantized(op: &Op, ctx: &LowerCtx) -> bool {
+    touches_type(op, ctx, |t| t.quant.is_some())
+}
+
+/// True when a value `op` or an op of its regions uses or defines has a tensor type with
+/// `pred`.
+fn touches_type(op: &Op, ctx: &LowerCtx, pred: fn(&TensorType) -> bool) -> bool {
+    fn has(t: &Type, pred: fn(&TensorType) -> bool) -> bool {
         match t {
-            Type::Tensor(t) => pred(t.dtype),
+            Type::Tensor(t) => pred(t),
             Type::Tuple(ts) => ts.iter().any(|t| has(t, pred)),
             Type::Token => false,
         }
@@ -169,7 +182,7 @@ fn touches_dtype(op: &Op, ctx: &LowerCtx, pred: fn(DType) -> bool) -> bool {
         || op.results.iter().any(uses)
         || op.regions.iter().any(|r| {
             r.blocks.iter().any(|b| {
-                b.args.iter().any(uses) || b.ops.iter().any(|o| touches_dtype(o, ctx, pred))
+                b.args.iter().any(uses) || b.ops.iter().any(|o| touches_type(o, ctx, pred))
             })
         })
 }

@@ -36,6 +36,9 @@ pub fn eval(
         | BitcastConvert
         | ReducePrecision { .. } => elementwise::eval(kind, args, result_types),
         ChloUnary(_) | ChloBinary(_) => chlo::eval(kind, args, result_types),
+        UniformQuantize | UniformDequantize => {
+            crate::quantized::eval(kind, args, result_types, regions)
+        }
         Constant(_)
         | Iota { .. }
         | BroadcastInDim { .. }

@@ -201,6 +201,8 @@ op_table! {
         "stablehlo.clamp" => Clamp;
         "stablehlo.convert" => Convert;
         "stablehlo.bitcast_convert" => BitcastConvert;
+        "stablehlo.uniform_quantize" => UniformQuantize;
+        "stablehlo.uniform_dequantize" => UniformDequantize;
         "stablehlo.reduce_precision" => ReducePrecision {
             exponent_bits: req(I32, "exponent_bits"),
             mantissa_bits: req(I32, "mantissa_bits"),
@@ -1208,7 +1210,7 @@ mod tests {
         use OpKind::*;
         variant_index!(k;
             Return(_), Call { .. }, Unary(_), Binary(_), Compare { .. }, Select, Clamp, Convert,
-            BitcastConvert, ReducePrecision { .. }, ChloUnary(_), ChloBinary(_), Constant(_),
+            BitcastConvert, UniformQuantize, UniformDequantize, ReducePrecision { .. }, ChloUnary(_), ChloBinary(_), Constant(_),
             Iota { .. }, BroadcastInDim { .. }, Broadcast { .. }, Reshape, Transpose { .. },
             Slice { .. }, DynamicSlice { .. }, DynamicUpdateSlice, Concatenate { .. },
             Pad { .. }, Reverse { .. }, GetDimensionSize { .. }, Gather { .. },
@@ -1581,6 +1583,8 @@ mod tests {
                 probe_id: "probe_1".into(),
             },
             InterpreterPrint,
+            UniformQuantize,
+            UniformDequantize,
             RaggedDot {
                 dimension_numbers: RaggedDotDimensionNumbers {
                     dot: DotDimensionNumbers {

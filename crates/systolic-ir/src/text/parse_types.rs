@@ -1,14 +1,16 @@
 //! Types: `tensor<2x3xf32>`, `tuple<…>`, `!stablehlo.token`, element types, and the trailing
 //! type signatures of ops (`: T`, `: T1, T2`, `: (T1, T2) -> T3`, `: T -> (T1, T2)`).
 //!
-//! Only static shapes and the element types of [`DType`] (`complex<f32>` and `complex<f64>`
-//! among them) are supported; anything else (dynamic dimensions, f8, quantized, encodings,
-//! complex numbers of other parts) is a parse error that names the type.
+//! Only static shapes, the element types of [`DType`] (`complex<f32>` and `complex<f64>`
+//! among them) and uniformly quantized tensor elements (`!quant.uniform<…>`, see
+//! [`crate::quant`]) are supported; anything else (dynamic dimensions, encodings, complex
+//! numbers of other parts) is a parse error that names the type.
 
 use super::lexer::Tok;
 use super::parser::Parser;
 use crate::diag::Diagnostic;
 use crate::dtype::DType;
+use crate::quant::Quantization;
 use crate::types::{TensorType, Type};
 
 /// The types after an op's `:`: either a function type or a plain list.
@@ -121,13 +123,37 @@ impl Parser<'_> {
                 .lx
                 .error_at(kw.start, "tensor type has too many elements"));
         }
-        let dtype = self.parse_element_type()?;
+        let peeked = self.peek()?;
+        let ty = if peeked.kind == Tok::BangId && self.text(peeked) == "!quant.uniform" {
+            self.next()?;
+            let (storage, quant) = self.parse_quant_body()?;
+            quant
+                .check_shape(&shape)
+                .map_err(|m| self.err_at(peeked, m))?;
+            TensorType::quantized(shape, storage, quant)
+        } else {
+            TensorType::new(shape, self.parse_element_type()?)
+        };
         if self.is_punct(",")? {
             let t = self.next()?;
             return Err(self.err_at(t, "tensor encodings (bounds, sparsity) are not supported"));
         }
         self.expect_punct(">")?;
-        Ok(TensorType::new(shape, dtype))
+        Ok(ty)
+    }
+
+    /// `<i8:f32, 0.1:-30>` after `!quant.uniform` (see [`crate::quant`]).
+    fn parse_quant_body(&mut self) -> Result<(DType, Quantization), Diagnostic> {
+        let open = self.peek()?;
+        if !(open.kind == Tok::Punct && self.text(open) == "<") {
+            return Err(self.expected("'<' after '!quant.uniform'"));
+        }
+        let end = self.lx.balanced_angle_end(open.start)?;
+        let body = &self.lx.src()[open.start + 1..end - 1];
+        let parsed = Quantization::parse_body(body, DType::from_mlir_name)
+            .map_err(|m| self.err_at(open, format!("bad quantized type: {m}")))?;
+        self.lx.set_pos(end);
+        Ok(parsed)
     }
 
     /// Parses an element type name (`f32`, `i1`, `ui8`, `si32`, `bf16`).
@@ -160,9 +186,10 @@ impl Parser<'_> {
                     Err(self.expected("an element type"))
                 }
             }
-            Tok::BangId if self.text(t).starts_with("!quant") => {
-                Err(self.err_at(t, "quantized element types are not supported"))
-            }
+            Tok::BangId if self.text(t).starts_with("!quant") => Err(self.err_at(
+                t,
+                "a quantized element type is only supported as a tensor's (tensor<4x!quant.uniform<…>>)",
+            )),
             _ => Err(self.expected("an element type")),
         }
     }

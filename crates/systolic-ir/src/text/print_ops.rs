@@ -57,7 +57,7 @@ impl FuncPrinter<'_> {
                 self.out.push_str(" : ");
                 self.functional_type(&op.operands, &op.results);
             }
-            Unary(_) | Convert | BitcastConvert => {
+            Unary(_) | Convert | BitcastConvert | UniformQuantize | UniformDequantize => {
                 self.head_operands(&name, op);
                 self.attrs(op, vec![]);
                 self.same_or_functional_type(op);

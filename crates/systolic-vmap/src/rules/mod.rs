@@ -144,6 +144,8 @@ pub(crate) fn batch(cx: &mut Cx, op: &Op, args: &[BVal], captures: bool) -> Resu
         | RunParallel { .. }
         | InterpreterProbe { .. }
         | InterpreterPrint
+        | UniformQuantize
+        | UniformDequantize
         | RaggedDot { .. }
         | Scan { .. }
         | Fusion { .. } => Err(cx.err(

@@ -137,6 +137,8 @@ pub fn categorize(func: &Func, op: &Op) -> Category {
         | RunParallel { .. }
         | InterpreterProbe { .. }
         | InterpreterPrint
+        | UniformQuantize
+        | UniformDequantize
         | RaggedDot { .. }
         | Scan { .. }
         | Fusion { .. }

@@ -343,6 +343,8 @@ impl<'a> Partitioner<'a> {
             | RunParallel { .. }
             | InterpreterProbe { .. }
             | InterpreterPrint
+            | UniformQuantize
+            | UniformDequantize
             | RaggedDot { .. }
             | Scan { .. }
             | Fusion { .. } => Err(unhandled(op, "")),

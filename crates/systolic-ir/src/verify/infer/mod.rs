@@ -15,6 +15,7 @@ mod control;
 mod elementwise;
 mod indexing;
 mod linalg;
+mod quantized;
 mod reduction;
 mod shape;
 mod shardy;
@@ -84,6 +85,11 @@ pub fn infer_result_types(
     if kind.region_arity() == crate::RegionArity::None {
         common::expect_regions(regions, 0, "")?;
     }
+    if quantized::applies(kind, operands, declared) {
+        return quantized::through_expressed_types(operands, declared, |operands, declared| {
+            infer_kind(kind, operands, regions, declared)
+        });
+    }
     infer_kind(kind, operands, regions, declared)
 }
 
@@ -107,6 +113,8 @@ fn infer_kind(
         Clamp => elementwise::clamp(operands),
         Convert => elementwise::convert(operands, declared),
         BitcastConvert => elementwise::bitcast_convert(operands, declared),
+        UniformQuantize => quantized::uniform_quantize(operands, declared),
+        UniformDequantize => quantized::uniform_dequantize(operands),
         ReducePrecision {
             exponent_bits,
             mantissa_bits,

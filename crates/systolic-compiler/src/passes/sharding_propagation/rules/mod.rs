@@ -384,6 +384,8 @@ pub fn op_steps(op: &Op, func: &Func, top_level: bool) -> Result<Vec<Step>, Stri
         | RunParallel { .. }
         | InterpreterProbe { .. }
         | InterpreterPrint
+        | UniformQuantize
+        | UniformDequantize
         | RaggedDot { .. }
         | Scan { .. }
         | Fusion { .. } => Ok(vec![barrier(op, func)]),

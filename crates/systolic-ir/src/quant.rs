@@ -1,0 +1,434 @@
+//! Uniformly quantized element types, `!quant.uniform<i8:f32, 0.1:-30>`, as the StableHLO spec
+//! defines them: an integer *storage* type, a float *expressed* type, and a scale and zero
+//! point — one pair for the whole tensor, or one per position of a quantization dimension
+//! (`!quant.uniform<i8:f32:0, {0.1:-30, 0.5:-20}>`). A stored integer `q` means the real
+//! value `(q - zero_point) * scale`.
+//!
+//! A quantized tensor type is a [`TensorType`] whose `dtype` is the storage type and whose
+//! `quant` holds these parameters, so buffers, byte sizes and `.npy` files are the storage
+//! integers' and every table over dtypes keeps working; two types differ when their
+//! quantizations differ. The interpreter computes an op on quantized values the spec's way:
+//! dequantize the operands, compute in the expressed type, quantize the results
+//! (`dequantize_op_quantize`).
+
+use crate::dtype::DType;
+use crate::numerics::round_to;
+use crate::tensor::{Data, Tensor};
+use crate::types::TensorType;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+/// The parameters of a uniformly quantized element type.
+#[derive(Clone, Debug)]
+pub struct Quantization {
+    /// The float type the values are expressed in (`f32`, `bf16`, `f16`, `f64`).
+    pub expressed: DType,
+    /// The smallest and largest stored value (the storage type's range unless narrowed,
+    /// `i8<-127:127>`).
+    pub storage_min: i64,
+    /// See `storage_min`.
+    pub storage_max: i64,
+    /// The quantization dimension for per-axis quantization; `None` for one scale.
+    pub axis: Option<i64>,
+    /// The scales: one, or one per position of `axis`.
+    pub scales: Vec<f64>,
+    /// The zero points, as many as the scales.
+    pub zero_points: Vec<i64>,
+    /// Whether the storage range was written (`i8<-127:127>`), to print it back as read.
+    pub explicit_range: bool,
+}
+
+impl PartialEq for Quantization {
+    fn eq(&self, other: &Self) -> bool {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        self.expressed == other.expressed
+            && self.storage_min == other.storage_min
+            && self.storage_max == other.storage_max
+            && self.axis == other.axis
+            && bits(&self.scales) == bits(&other.scales)
+            && self.zero_points == other.zero_points
+    }
+}
+
+impl Eq for Quantization {}
+
+impl Hash for Quantization {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.expressed.hash(state);
+        self.storage_min.hash(state);
+        self.storage_max.hash(state);
+        self.axis.hash(state);
+        for s in &self.scales {
+            s.to_bits().hash(state);
+        }
+        self.zero_points.hash(state);
+    }
+}
+
+/// The range of an integer dtype.
+fn int_range(storage: DType) -> Option<(i64, i64)> {
+    if !storage.is_integer() || storage == DType::Bool {
+        return None;
+    }
+    let bits = storage.bit_width();
+    if storage.is_unsigned_integer() {
+        let max = if bits >= 63 {
+            i64::MAX
+        } else {
+            (1i64 << bits) - 1
+        };
+        Some((0, max))
+    } else {
+        let half = 1i64 << (bits - 1).min(62);
+        Some((-half, half - 1))
+    }
+}
+
+impl Quantization {
+    /// Parses what is between the angle brackets of `!quant.uniform<…>`, with `storage`
+    /// resolved from the storage type name by `dtype_of`.
+    ///
+    /// ```
+    /// use systolic_ir::quant::Quantization;
+    /// use systolic_ir::DType;
+    /// let (s, q) = Quantization::parse_body("i8:f32:0, {0.1:-30,0.5:-20}", DType::from_mlir_name).unwrap();
+    /// assert_eq!((s, q.axis, q.zero_points.clone()), (DType::I8, Some(0), vec![-30, -20]));
+    /// ```
+    pub fn parse_body(
+        body: &str,
+        dtype_of: impl Fn(&str) -> Option<DType>,
+    ) -> Result<(DType, Quantization), String> {
+        let body = body.trim();
+        // `storage[<min:max>]:expressed[:axis], params`.
+        let (head, params) = split_top_comma(body).ok_or_else(|| {
+            format!("expected '<storage>:<expressed>, <scale>[:<zero point>]' in '{body}'")
+        })?;
+        let (storage_text, rest) = match head.find('<') {
+            Some(open) => {
+                let close = head[open..]
+                    .find('>')
+                    .map(|c| open + c)
+                    .ok_or_else(|| format!("unclosed storage range in '{head}'"))?;
+                (&head[..close + 1], head[close + 1..].trim_start())
+            }
+            None => match head.find(':') {
+                Some(c) => (&head[..c], &head[c..]),
+                None => (head, ""),
+            },
+        };
+        let (storage_name, range) = match storage_text.split_once('<') {
+            Some((name, r)) => (name.trim(), Some(r.trim_end_matches('>'))),
+            None => (storage_text.trim(), None),
+        };
+        let storage = dtype_of(storage_name)
+            .filter(|d| int_range(*d).is_some())
+            .ok_or_else(|| format!("'{storage_name}' is not an integer storage type"))?;
+        let (lo, hi) = int_range(storage).expect("checked above");
+        let (storage_min, storage_max) = match range {
+            None => (lo, hi),
+            Some(r) => {
+                let (a, b) = r
+                    .split_once(':')
+                    .ok_or_else(|| format!("expected '<min:max>' in '{storage_text}'"))?;
+                let parse = |s: &str| {
+                    s.trim()
+                        .parse::<i64>()
+                        .map_err(|_| format!("bad storage bound '{s}'"))
+                };
+                (parse(a)?, parse(b)?)
+            }
+        };
+        if storage_min < lo || storage_max > hi || storage_min > storage_max {
+            return Err(format!(
+                "storage range [{storage_min}, {storage_max}] is not within {storage}'s [{lo}, {hi}]"
+            ));
+        }
+        let mut parts = rest.trim_start_matches(':').split(':');
+        let expressed_name = parts.next().unwrap_or("").trim();
+        let expressed = dtype_of(expressed_name)
+            .filter(|d| d.is_float())
+            .ok_or_else(|| format!("'{expressed_name}' is not a float expressed type"))?;
+        let axis = match parts.next() {
+            Some(a) => Some(
+                a.trim()
+                    .parse::<i64>()
+                    .map_err(|_| format!("bad quantization dimension '{a}'"))?,
+            ),
+            None => None,
+        };
+        let params = params.trim();
+        let pairs: Vec<&str> = match (axis, params.strip_prefix('{')) {
+            (Some(_), Some(inner)) => inner
+                .strip_suffix('}')
+                .ok_or_else(|| format!("unclosed '{{' in '{params}'"))?
+                .split(',')
+                .collect(),
+            (Some(_), None) => return Err("per-axis parameters must be in '{…}'".to_string()),
+            (None, Some(_)) => {
+                return Err("'{…}' parameters need a quantization dimension".to_string())
+            }
+            (None, None) => vec![params],
+        };
+        let mut scales = Vec::with_capacity(pairs.len());
+        let mut zero_points = Vec::with_capacity(pairs.len());
+        for pair in pairs {
+            let (s, z) = match pair.split_once(':') {
+                Some((s, z)) => (s.trim(), Some(z.trim())),
+                None => (pair.trim(), None),
+            };
+            scales.push(s.parse::<f64>().map_err(|_| format!("bad scale '{s}'"))?);
+            zero_points.push(match z {
+                Some(z) => z
+                    .parse::<i64>()
+                    .map_err(|_| format!("bad zero point '{z}'"))?,
+                None => 0,
+            });
+        }
+        let q = Quantization {
+            expressed,
+            storage_min,
+            storage_max,
+            axis,
+            scales,
+            zero_points,
+            explicit_range: range.is_some(),
+        };
+        q.check()?;
+        Ok((storage, q))
+    }
+
+    /// The spec's constraints that do not depend on the shape: positive finite scales,
+    /// zero points within the storage range, one zero point per scale.
+    pub fn check(&self) -> Result<(), String> {
+        if self.scales.is_empty() || self.scales.len() != self.zero_points.len() {
+            return Err(
+                "a quantized type needs as many zero points as scales, at least one".into(),
+            );
+        }
+        if let Some(s) = self.scales.iter().find(|s| !(s.is_finite() && **s > 0.0)) {
+            return Err(format!("scale {s} must be positive and finite"));
+        }
+        if let Some(z) = self
+            .zero_points
+            .iter()
+            .find(|&&z| z < self.storage_min || z > self.storage_max)
+        {
+            return Err(format!(
+                "zero point {z} is outside the storage range [{}, {}]",
+                self.storage_min, self.storage_max
+            ));
+        }
+        if self.axis.is_none() && self.scales.len() != 1 {
+            return Err("a per-tensor quantized type has one scale".into());
+        }
+        Ok(())
+    }
+
+    /// Checks the parameters against a tensor shape: the quantization dimension exists and
+    /// has one scale per position.
+    pub fn check_shape(&self, shape: &[i64]) -> Result<(), String> {
+        if let Some(axis) = self.axis {
+            let size = usize::try_from(axis).ok().and_then(|a| shape.get(a));
+            match size {
+                None => {
+                    return Err(format!(
+                        "quantization dimension {axis} is not a dimension of a rank-{} tensor",
+                        shape.len()
+                    ))
+                }
+                Some(&n) if n != self.scales.len() as i64 => {
+                    return Err(format!(
+                        "quantization dimension {axis} has size {n} but {} scale(s)",
+                        self.scales.len()
+                    ))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The (scale, zero point) of the element at row-major position `i` of `shape`.
+    fn params_at(&self, shape: &[i64], i: usize) -> (f64, i64) {
+        let k = match self.axis {
+            None => 0,
+            Some(axis) => {
+                let a = axis as usize;
+                let inner: usize = shape[a + 1..].iter().map(|&d| d.max(0) as usize).product();
+                (i / inner.max(1)) % (shape[a].max(1) as usize)
+            }
+        };
+        (self.scales[k], self.zero_points[k])
+    }
+}
+
+/// Splits `a, b` at the first comma outside `<…>` and `{…}`.
+fn split_top_comma(s: &str) -> Option<(&str, &str)> {
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' | '{' => depth += 1,
+            '>' | '}' => depth -= 1,
+            ',' if depth == 0 => return Some((&s[..i], &s[i + 1..])),
+            _ => {}
+        }
+    }
+    None
+}
+
+impl fmt::Display for Quantization {
+    /// The part inside `!quant.uniform<…>`, given the storage type's name first by the caller.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.explicit_range {
+            write!(f, "<{}:{}>", self.storage_min, self.storage_max)?;
+        }
+        write!(f, ":{}", self.expressed)?;
+        let pair = |f: &mut fmt::Formatter<'_>, s: f64, z: i64| {
+            if z == 0 {
+                write!(f, "{s:?}")
+            } else {
+                write!(f, "{s:?}:{z}")
+            }
+        };
+        match self.axis {
+            None => {
+                f.write_str(", ")?;
+                pair(f, self.scales[0], self.zero_points[0])
+            }
+            Some(axis) => {
+                write!(f, ":{axis}, {{")?;
+                for (i, (&s, &z)) in self.scales.iter().zip(&self.zero_points).enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    pair(f, s, z)?;
+                }
+                f.write_str("}")
+            }
+        }
+    }
+}
+
+/// The type the values of a quantized type are expressed in (`ty` itself if not quantized).
+pub fn expressed_type(ty: &TensorType) -> TensorType {
+    match &ty.quant {
+        Some(q) => TensorType::new(ty.shape.clone(), q.expressed),
+        None => ty.clone(),
+    }
+}
+
+/// The plain storage type of a quantized type (`tensor<2xi8>` for
+/// `tensor<2x!quant.uniform<i8:f32, …>>`).
+pub fn storage_type(ty: &TensorType) -> TensorType {
+    TensorType::new(ty.shape.clone(), ty.dtype)
+}
+
+/// The spec's `dequantize`: `(q - zero_point) * scale` in the expressed type. (The spec
+/// subtracts in the storage type; this subtracts exactly, which differs only where the
+/// storage type would overflow, and is what XLA's lowering computes.)
+pub fn dequantize(x: &Tensor) -> Result<Tensor, String> {
+    let q = x
+        .ty()
+        .quant
+        .as_ref()
+        .ok_or_else(|| format!("{} is not a quantized type", x.ty()))?;
+    let shape = x.shape();
+    let values = (0..x.num_elements())
+        .map(|i| {
+            let stored = match x.data() {
+                Data::Int(v) => v[i],
+                Data::UInt(v) => v[i] as i64,
+                _ => 0,
+            };
+            let (scale, zp) = q.params_at(shape, i);
+            let e = q.expressed;
+            round_to(e, round_to(e, (stored - zp) as f64) * round_to(e, scale))
+        })
+        .collect();
+    Tensor::new(
+        TensorType::new(shape.to_vec(), q.expressed),
+        Data::Float(values),
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// The spec's `quantize` of float values into the quantized type `to`: round to nearest even
+/// of `x / scale` (computed in the expressed type), plus the zero point, clamped to the
+/// storage range.
+pub fn quantize(x: &Tensor, to: &TensorType) -> Result<Tensor, String> {
+    let q = to
+        .quant
+        .as_ref()
+        .ok_or_else(|| format!("{to} is not a quantized type"))?;
+    let Data::Float(v) = x.data() else {
+        return Err(format!("quantize takes float values, got {}", x.ty()));
+    };
+    let e = q.expressed;
+    let stored: Vec<i64> = v
+        .iter()
+        .enumerate()
+        .map(|(i, &value)| {
+            let (scale, zp) = q.params_at(&to.shape, i);
+            let scaled = round_to(e, round_to(e, value) / round_to(e, scale)).round_ties_even();
+            if scaled.is_nan() {
+                return zp.clamp(q.storage_min, q.storage_max);
+            }
+            let with_zp = scaled + zp as f64;
+            with_zp.clamp(q.storage_min as f64, q.storage_max as f64) as i64
+        })
+        .collect();
+    let data = if to.dtype.is_unsigned_integer() {
+        Data::UInt(stored.into_iter().map(|s| s as u64).collect())
+    } else {
+        Data::Int(stored)
+    };
+    Tensor::new(to.clone(), data).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(body: &str) -> Result<(DType, Quantization), String> {
+        Quantization::parse_body(body, DType::from_mlir_name)
+    }
+
+    #[test]
+    fn per_tensor_and_per_axis_forms_parse_and_print_back() {
+        for body in [
+            "i8:f32, 0.1:-30",
+            "i8:f32:0, {0.1:-30,0.5:-20}",
+            "i8<-127:127>:f32, 2.0",
+            "ui8:bf16, 0.25:128",
+        ] {
+            let (storage, q) = parse(body).unwrap();
+            let printed = format!("{}{q}", storage.mlir_name());
+            let (s2, q2) = parse(&printed).unwrap();
+            assert_eq!((storage, &q), (s2, &q2), "{body} printed as {printed}");
+        }
+    }
+
+    #[test]
+    fn broken_constraints_are_named() {
+        let e = |b: &str| parse(b).unwrap_err();
+        assert!(e("i8:f32, 0.0:1").contains("scale 0 must be positive"));
+        assert!(e("i8:f32, 1.0:200").contains("zero point 200 is outside"));
+        assert!(e("i8<-200:0>:f32, 1.0").contains("not within i8's"));
+        assert!(e("f32:f32, 1.0").contains("not an integer storage type"));
+        assert!(e("i8:i32, 1.0").contains("not a float expressed type"));
+        assert!(e("i8:f32, {1.0}").contains("need a quantization dimension"));
+    }
+
+    #[test]
+    fn quantize_rounds_half_to_even_and_saturates() {
+        let (storage, q) = parse("i8:f32, 0.5:-20").unwrap();
+        let ty = TensorType::quantized(vec![5], storage, q);
+        let x =
+            Tensor::from_f64(vec![5], DType::F32, vec![0.25, 0.75, 3.0, 1000.0, -1000.0]).unwrap();
+        let qx = quantize(&x, &ty).unwrap();
+        // 0.5 → 0 (even), 1.5 → 2, 6; then + zp and clamp to [-128, 127].
+        assert_eq!(qx.data(), &Data::Int(vec![-20, -18, -14, 127, -128]));
+        let back = dequantize(&qx).unwrap();
+        assert_eq!(back.data(), &Data::Float(vec![0.0, 1.0, 3.0, 73.5, -54.0]));
+    }
+}
