@@ -230,6 +230,7 @@ fn random_program(rng: &mut Rng, grid: ProcessGrid, d: DType) -> (String, Tensor
         "all_to_all",
         "collective_permute",
         "collective_broadcast",
+        "collective_reduce",
     ]);
     // Group size k: the operand's dimension 0 is 2k, so every split works.
     let (k, group_attrs) = match op {
@@ -307,6 +308,10 @@ fn random_program(rng: &mut Rng, grid: ProcessGrid, d: DType) -> (String, Tensor
                 operand.clone(),
             )
         }
+        "collective_reduce" => (
+            format!("\"stablehlo.collective_reduce\"(%y) {region} {{{group_attrs}}}"),
+            operand.clone(),
+        ),
         _ => (
             format!("\"stablehlo.collective_broadcast\"(%y) {{{group_attrs}}}"),
             operand.clone(),

@@ -249,7 +249,9 @@ impl OpKind {
             | CreateToken => t(F::Control),
             While | If => t(F::Control).regions(Exactly(2)),
             Case => t(F::Control).regions(OneOrMore),
-            AllReduce { .. } | ReduceScatter { .. } => t(F::Collective).regions(Exactly(1)),
+            AllReduce { .. } | ReduceScatter { .. } | CollectiveReduce { .. } => {
+                t(F::Collective).regions(Exactly(1))
+            }
             AllGather { .. }
             | AllToAll { .. }
             | CollectivePermute { .. }

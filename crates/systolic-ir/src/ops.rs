@@ -591,6 +591,13 @@ pub enum OpKind {
         /// Groups and channel.
         collective: CollectiveAttrs,
     },
+    /// `stablehlo.collective_reduce`: one region. Each group's first process (or, with
+    /// `has_dynamic_root`, the process the last operand names per result) gets the group's
+    /// reduction; every other process gets zeros.
+    CollectiveReduce {
+        /// Groups, channel and `has_dynamic_root`.
+        collective: CollectiveAttrs,
+    },
     /// `stablehlo.replica_id` (result `tensor<ui32>`).
     ReplicaId,
     /// `stablehlo.partition_id` (result `tensor<ui32>`).
@@ -778,6 +785,7 @@ impl OpKind {
             AllToAll { .. } => "stablehlo.all_to_all",
             CollectivePermute { .. } => "stablehlo.collective_permute",
             CollectiveBroadcast { .. } => "stablehlo.collective_broadcast",
+            CollectiveReduce { .. } => "stablehlo.collective_reduce",
             ReplicaId => "stablehlo.replica_id",
             PartitionId => "stablehlo.partition_id",
             Send { .. } => "stablehlo.send",

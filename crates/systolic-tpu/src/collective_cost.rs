@@ -52,17 +52,22 @@ pub enum CollectiveKind {
     CollectivePermute,
     /// `stablehlo.collective_broadcast`: `V` = the root's bytes.
     CollectiveBroadcast,
+    /// `stablehlo.collective_reduce`: `V` = the bytes each member contributes. Costed as a
+    /// broadcast in reverse: a pipelined reduction towards the root carries the array over
+    /// each link once.
+    CollectiveReduce,
 }
 
 impl CollectiveKind {
     /// Every kind.
-    pub const ALL: [CollectiveKind; 6] = [
+    pub const ALL: [CollectiveKind; 7] = [
         CollectiveKind::AllReduce,
         CollectiveKind::AllGather,
         CollectiveKind::ReduceScatter,
         CollectiveKind::AllToAll,
         CollectiveKind::CollectivePermute,
         CollectiveKind::CollectiveBroadcast,
+        CollectiveKind::CollectiveReduce,
     ];
 
     /// The op's name without the dialect (`all_reduce`).
@@ -74,6 +79,7 @@ impl CollectiveKind {
             CollectiveKind::AllToAll => "all_to_all",
             CollectiveKind::CollectivePermute => "collective_permute",
             CollectiveKind::CollectiveBroadcast => "collective_broadcast",
+            CollectiveKind::CollectiveReduce => "collective_reduce",
         }
     }
 

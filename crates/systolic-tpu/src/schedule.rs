@@ -150,6 +150,7 @@ fn collective_kind(kind: &OpKind) -> Option<CollectiveKind> {
         OpKind::AllToAll { .. } => CollectiveKind::AllToAll,
         OpKind::CollectivePermute { .. } => CollectiveKind::CollectivePermute,
         OpKind::CollectiveBroadcast { .. } => CollectiveKind::CollectiveBroadcast,
+        OpKind::CollectiveReduce { .. } => CollectiveKind::CollectiveReduce,
         _ => return None,
     })
 }
@@ -282,14 +283,18 @@ impl Walker<'_> {
             | OpKind::AllReduce { collective }
             | OpKind::ReduceScatter { collective, .. }
             | OpKind::AllToAll { collective, .. }
-            | OpKind::CollectiveBroadcast { collective } => SiteGroups::Groups {
+            | OpKind::CollectiveBroadcast { collective }
+            | OpKind::CollectiveReduce { collective } => SiteGroups::Groups {
                 attrs: collective.clone(),
                 partitions_join: systolic_ir::collective_groups::partitions_join(&op.kind),
             },
             _ => unreachable!("collective_kind accepted {}", op.kind.name()),
         };
         let sent = match &op.kind {
-            OpKind::CollectiveBroadcast { collective } if collective.has_dynamic_root => {
+            OpKind::CollectiveBroadcast { collective }
+            | OpKind::CollectiveReduce { collective }
+                if collective.has_dynamic_root =>
+            {
                 &op.operands[..op.operands.len().saturating_sub(1)]
             }
             _ => &op.operands[..],
@@ -432,7 +437,8 @@ impl Walker<'_> {
                 | OpKind::ReduceScatter { .. }
                 | OpKind::AllToAll { .. }
                 | OpKind::CollectivePermute { .. }
-                | OpKind::CollectiveBroadcast { .. } => {
+                | OpKind::CollectiveBroadcast { .. }
+                | OpKind::CollectiveReduce { .. } => {
                     let kind = collective_kind(&op.kind).expect("a collective");
                     self.push_collective(func, op, kind, name, count);
                 }

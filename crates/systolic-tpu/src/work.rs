@@ -455,6 +455,7 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
         | AllToAll { .. }
         | CollectivePermute { .. }
         | CollectiveBroadcast { .. }
+        | CollectiveReduce { .. }
         | ReplicaId
         | PartitionId
         | Send { .. }
@@ -555,6 +556,7 @@ pub fn is_free(func: &Func, op: &Op) -> bool {
         | AllToAll { .. }
         | CollectivePermute { .. }
         | CollectiveBroadcast { .. }
+        | CollectiveReduce { .. }
         | Send { .. }
         | Recv { .. }
         | Infeed { .. }
@@ -648,6 +650,7 @@ pub fn standalone_traffic(func: &Func, op: &Op) -> u64 {
         | AllToAll { .. }
         | CollectivePermute { .. }
         | CollectiveBroadcast { .. }
+        | CollectiveReduce { .. }
         | ReplicaId
         | PartitionId
         | Send { .. }

@@ -111,6 +111,7 @@ pub(crate) fn jvp(
         | RunParallel { .. }
         | InterpreterProbe { .. }
         | InterpreterPrint
+        | CollectiveReduce { .. }
         | UniformQuantize
         | UniformDequantize
         | RaggedDot { .. }
@@ -223,6 +224,7 @@ pub(crate) fn transpose(
         | RunParallel { .. }
         | InterpreterProbe { .. }
         | InterpreterPrint
+        | CollectiveReduce { .. }
         | UniformQuantize
         | UniformDequantize
         | RaggedDot { .. }

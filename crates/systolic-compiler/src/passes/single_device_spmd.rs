@@ -106,14 +106,19 @@ fn rewrite(rw: &mut Rewriter<'_, '_>, op: &Op) -> Option<Vec<ValueId>> {
             let ty = rw.tensor_ty(r)?.clone();
             Some(vec![rw.emit_constant(Tensor::zeros(ty))])
         }
-        // With `has_dynamic_root` a broadcast's last operand is the roots, not a value sent:
+        // With `has_dynamic_root` the last operand of a broadcast or reduce is the roots, not a value sent:
         // "results = operands" would be wrong, and a root other than 0 is an error only the
         // run can report. Such a broadcast is kept (the fallback runs it).
-        CollectiveBroadcast { collective } if collective.has_dynamic_root => None,
+        CollectiveBroadcast { collective } | CollectiveReduce { collective }
+            if collective.has_dynamic_root =>
+        {
+            None
+        }
         AllReduce { collective }
         | AllGather { collective, .. }
         | ReduceScatter { collective, .. }
         | CollectiveBroadcast { collective }
+        | CollectiveReduce { collective }
         | AllToAll {
             split_count: 1,
             collective,

@@ -125,7 +125,8 @@ pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> 
         | ReduceScatter { .. }
         | AllToAll { .. }
         | CollectivePermute { .. }
-        | CollectiveBroadcast { .. } => match ctx.process() {
+        | CollectiveBroadcast { .. }
+        | CollectiveReduce { .. } => match ctx.process() {
             Some(p) => collective::lower(op, ctx, p),
             None => Ok(None),
         },

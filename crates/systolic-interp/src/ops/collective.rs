@@ -122,6 +122,42 @@ pub fn eval(
             check_results(&results, result_types)?;
             Ok(values(results))
         }
+        CollectiveReduce { collective } => {
+            let mut tensors = into_tensors(args)?;
+            let roots = if collective.has_dynamic_root {
+                match tensors.pop() {
+                    Some(r) => Some(r),
+                    None => crate::bail!("has_dynamic_root needs the roots operand"),
+                }
+            } else {
+                None
+            };
+            let Some(group) = grid.group_if_any(collective, false)? else {
+                let zeros = tensors.iter().map(|t| Tensor::zeros(t.ty().clone()));
+                return Ok(values(zeros.collect()));
+            };
+            let me = position(&group, grid.me);
+            let all = grid.exchange(kind, &group, tensors)?;
+            // Every member folds the same values in group order; only the root keeps them.
+            let reduced = all_reduce(&all, result_types, regions)?;
+            let results = reduced
+                .into_iter()
+                .enumerate()
+                .map(|(j, t)| {
+                    let root = match &roots {
+                        None => 0,
+                        Some(r) => root_index(r, j, &group)?,
+                    };
+                    Ok(if root == me {
+                        t
+                    } else {
+                        Tensor::zeros(t.ty().clone())
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            check_results(&results, result_types)?;
+            Ok(values(results))
+        }
         CollectiveBroadcast { collective } => {
             let mut tensors = into_tensors(args)?;
             let roots = if collective.has_dynamic_root {
@@ -142,16 +178,7 @@ pub fn eval(
                 .map(|j| {
                     let source = match &roots {
                         None => 0,
-                        Some(r) => {
-                            let i = crate::operands::integer_at(r, j, "the roots operand")?;
-                            if i < 0 || i as usize >= group.len() {
-                                crate::bail!(
-                                    "root {i} of result {j} is not an index into the group [{}]",
-                                    list(&group)
-                                );
-                            }
-                            i as usize
-                        }
+                        Some(r) => root_index(r, j, &group)?,
                     };
                     Ok(all[source][j].clone())
                 })
@@ -345,6 +372,18 @@ fn types(ts: &[Type]) -> String {
         .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The root of result `j`, from the roots operand: an index into `group`.
+fn root_index(roots: &Tensor, j: usize, group: &[ProcessId]) -> Result<usize> {
+    let i = crate::operands::integer_at(roots, j, "the roots operand")?;
+    if i < 0 || i as usize >= group.len() {
+        crate::bail!(
+            "root {i} of result {j} is not an index into the group [{}]",
+            list(group)
+        );
+    }
+    Ok(i as usize)
 }
 
 fn position(group: &[ProcessId], p: ProcessId) -> usize {

@@ -91,6 +91,7 @@ pub fn eval(
         | AllToAll { .. }
         | CollectivePermute { .. }
         | CollectiveBroadcast { .. }
+        | CollectiveReduce { .. }
         | ReplicaId
         | PartitionId
         | Send { .. }

@@ -640,3 +640,78 @@ func.func @send_and_recv_on_a_channel() {
   check.expect_eq_const %r#1, dense<[6, -8]> : tensor<2xi32>
   func.return
 }
+
+// -----
+
+// collective_reduce: each group's first process (or the one the roots operand names) gets the
+// group's reduction, every other process zeros. Values: 10 * replica + partition + 1.
+func.func private @val1() -> tensor<i64> {
+  %r = stablehlo.replica_id : tensor<ui32>
+  %p = stablehlo.partition_id : tensor<ui32>
+  %ten = stablehlo.constant dense<10> : tensor<ui32>
+  %one = stablehlo.constant dense<1> : tensor<ui32>
+  %a = stablehlo.multiply %r, %ten : tensor<ui32>
+  %b = stablehlo.add %a, %p : tensor<ui32>
+  %b1 = stablehlo.add %b, %one : tensor<ui32>
+  %c = stablehlo.convert %b1 : (tensor<ui32>) -> tensor<i64>
+  return %c : tensor<i64>
+}
+// Two groups over 4 replicas; the first listed is the root.
+func.func private @sum_to_first() -> tensor<i64> {
+  %x = func.call @val1() : () -> tensor<i64>
+  %r = "stablehlo.collective_reduce"(%x) ({
+  ^bb0(%u: tensor<i64>, %v: tensor<i64>):
+    %s = stablehlo.add %u, %v : tensor<i64>
+    stablehlo.return %s : tensor<i64>
+  }) {replica_groups = dense<[[1, 0], [2, 3]]> : tensor<2x2xi64>} : (tensor<i64>) -> tensor<i64>
+  return %r : tensor<i64>
+}
+// Replicas 0 and 3 are in no group.
+func.func private @outside_gets_zero() -> tensor<i64> {
+  %x = func.call @val1() : () -> tensor<i64>
+  %r = "stablehlo.collective_reduce"(%x) ({
+  ^bb0(%u: tensor<i64>, %v: tensor<i64>):
+    %s = stablehlo.add %u, %v : tensor<i64>
+    stablehlo.return %s : tensor<i64>
+  }) {replica_groups = dense<[[2, 1]]> : tensor<1x2xi64>} : (tensor<i64>) -> tensor<i64>
+  return %r : tensor<i64>
+}
+// The roots chosen at run time, per result; a maximum.
+func.func @max_to_dynamic_roots(%root: tensor<2xi32>) -> (tensor<i64>, tensor<i64>) {
+  %x = func.call @val1() : () -> tensor<i64>
+  %y = stablehlo.negate %x : tensor<i64>
+  %r:2 = "stablehlo.collective_reduce"(%x, %y, %root) ({
+  ^bb0(%u: tensor<i64>, %v: tensor<i64>):
+    %s = stablehlo.maximum %u, %v : tensor<i64>
+    stablehlo.return %s : tensor<i64>
+  }) {replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>, has_dynamic_root} : (tensor<i64>, tensor<i64>, tensor<2xi32>) -> (tensor<i64>, tensor<i64>)
+  return %r#0, %r#1 : tensor<i64>, tensor<i64>
+}
+func.func @collective_reduce_modes() {
+  %a:4 = "interpreter.run_parallel"() {
+    programs = [[@sum_to_first], [@sum_to_first], [@sum_to_first], [@sum_to_first]]
+  } : () -> (tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>)
+  check.expect_eq_const %a#0, dense<0> : tensor<i64>
+  check.expect_eq_const %a#1, dense<12> : tensor<i64>
+  check.expect_eq_const %a#2, dense<52> : tensor<i64>
+  check.expect_eq_const %a#3, dense<0> : tensor<i64>
+  %b:4 = "interpreter.run_parallel"() {
+    programs = [[@outside_gets_zero], [@outside_gets_zero], [@outside_gets_zero], [@outside_gets_zero]]
+  } : () -> (tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>)
+  check.expect_eq_const %b#0, dense<0> : tensor<i64>
+  check.expect_eq_const %b#1, dense<0> : tensor<i64>
+  check.expect_eq_const %b#2, dense<32> : tensor<i64>
+  check.expect_eq_const %b#3, dense<0> : tensor<i64>
+  %roots = stablehlo.constant dense<[2, 0]> : tensor<2xi32>
+  %d:6 = "interpreter.run_parallel"(%roots, %roots, %roots) {
+    programs = [[@max_to_dynamic_roots], [@max_to_dynamic_roots], [@max_to_dynamic_roots]]
+  } : (tensor<2xi32>, tensor<2xi32>, tensor<2xi32>)
+    -> (tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>)
+  check.expect_eq_const %d#0, dense<0> : tensor<i64>
+  check.expect_eq_const %d#1, dense<-1> : tensor<i64>
+  check.expect_eq_const %d#2, dense<0> : tensor<i64>
+  check.expect_eq_const %d#3, dense<0> : tensor<i64>
+  check.expect_eq_const %d#4, dense<21> : tensor<i64>
+  check.expect_eq_const %d#5, dense<0> : tensor<i64>
+  func.return
+}

@@ -319,6 +319,7 @@ op_table! {
             channel_handle: opt(Channel, "channel_handle"),
         };
         "stablehlo.collective_broadcast" => CollectiveBroadcast { collective: group(Collective) };
+        "stablehlo.collective_reduce" => CollectiveReduce { collective: group(Collective) };
         "stablehlo.replica_id" => ReplicaId;
         "stablehlo.partition_id" => PartitionId;
         "stablehlo.send" => Send {
@@ -1221,7 +1222,7 @@ mod tests {
             OptimizationBarrier, Tuple, GetTupleElement { .. }, AfterAll, CreateToken,
             RngBitGenerator { .. }, Rng { .. }, Composite { .. }, CustomCall { .. },
             AllGather { .. }, AllReduce { .. }, ReduceScatter { .. }, AllToAll { .. },
-            CollectivePermute { .. }, CollectiveBroadcast { .. }, ReplicaId, PartitionId,
+            CollectivePermute { .. }, CollectiveBroadcast { .. }, CollectiveReduce { .. }, ReplicaId, PartitionId,
             Send { .. }, Recv { .. }, Infeed { .. }, Outfeed { .. }, TopK { .. }, Check(_),
             RunParallel { .. }, InterpreterProbe { .. }, InterpreterPrint, RaggedDot { .. }, Scan { .. }, Fusion { .. }, ManualComputation(_), ShardingConstraint(_),
         )
@@ -1528,6 +1529,9 @@ mod tests {
                     has_dynamic_root: true,
                     ..collective()
                 },
+            },
+            CollectiveReduce {
+                collective: collective(),
             },
             ReplicaId,
             PartitionId,

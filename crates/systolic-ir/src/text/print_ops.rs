@@ -309,6 +309,7 @@ impl FuncPrinter<'_> {
             AllGather { .. }
             | AllReduce { .. }
             | CollectiveBroadcast { .. }
+            | CollectiveReduce { .. }
             | ReduceScatter { .. }
             | AllToAll { .. }
             | CollectivePermute { .. }

@@ -144,6 +144,7 @@ pub(crate) fn batch(cx: &mut Cx, op: &Op, args: &[BVal], captures: bool) -> Resu
         | RunParallel { .. }
         | InterpreterProbe { .. }
         | InterpreterPrint
+        | CollectiveReduce { .. }
         | UniformQuantize
         | UniformDequantize
         | RaggedDot { .. }

@@ -127,6 +127,7 @@ pub fn categorize(func: &Func, op: &Op) -> Category {
         | AllToAll { .. }
         | CollectivePermute { .. }
         | CollectiveBroadcast { .. }
+        | CollectiveReduce { .. }
         | ReplicaId
         | PartitionId
         | Send { .. }

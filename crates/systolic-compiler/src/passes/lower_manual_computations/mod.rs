@@ -811,7 +811,8 @@ fn max_channel_in(f: &Func) -> i64 {
             | OpKind::AllReduce { collective }
             | OpKind::ReduceScatter { collective, .. }
             | OpKind::AllToAll { collective, .. }
-            | OpKind::CollectiveBroadcast { collective } => {
+            | OpKind::CollectiveBroadcast { collective }
+            | OpKind::CollectiveReduce { collective } => {
                 collective.channel_handle.map(|c| c.handle)
             }
             OpKind::CollectivePermute { channel_handle, .. } => channel_handle.map(|c| c.handle),

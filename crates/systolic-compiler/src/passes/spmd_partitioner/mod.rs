@@ -310,6 +310,7 @@ impl<'a> Partitioner<'a> {
             | AllToAll { .. }
             | CollectivePermute { .. }
             | CollectiveBroadcast { .. }
+            | CollectiveReduce { .. }
                 if !self.manual_axes.is_empty() =>
             {
                 self.local_op(op, plan)
@@ -334,6 +335,7 @@ impl<'a> Partitioner<'a> {
             | AllToAll { .. }
             | CollectivePermute { .. }
             | CollectiveBroadcast { .. }
+            | CollectiveReduce { .. }
             | ReplicaId
             | PartitionId
             | Send { .. }

@@ -60,10 +60,7 @@ pub fn lower(op: &Op, ctx: &LowerCtx, p: SpmdProcess) -> Result<Option<Box<dyn K
     let data_types: Vec<String> = operand_types
         .iter()
         .take(match &plan {
-            Ok(Plan {
-                kind: Kind::Broadcast { dynamic_root: true },
-                ..
-            }) => operand_types.len().saturating_sub(1),
+            Ok(p) if p.kind.has_roots_operand() => operand_types.len().saturating_sub(1),
             _ => operand_types.len(),
         })
         .map(ToString::to_string)
@@ -134,6 +131,25 @@ enum Kind {
     Broadcast {
         dynamic_root: bool,
     },
+    /// collective_reduce: the root folds every member's operands, the others give zeros.
+    Reduce {
+        reducer: Reducer,
+        dynamic_root: bool,
+    },
+}
+
+impl Kind {
+    /// Whether the last operand is the roots operand, not data.
+    fn has_roots_operand(&self) -> bool {
+        matches!(
+            self,
+            Kind::Broadcast { dynamic_root: true }
+                | Kind::Reduce {
+                    dynamic_root: true,
+                    ..
+                }
+        )
+    }
 }
 
 fn plan(
@@ -248,6 +264,28 @@ fn plan(
                 me: group.as_deref().map_or(0, at),
                 group,
                 kind: Kind::Broadcast {
+                    dynamic_root: collective.has_dynamic_root,
+                },
+            }
+        }
+        CollectiveReduce { collective } => {
+            let data = if collective.has_dynamic_root {
+                if operands.is_empty() {
+                    return Err(Problem::AtRun(
+                        "has_dynamic_root needs the roots operand".into(),
+                    ));
+                }
+                &operands[..operands.len() - 1]
+            } else {
+                operands
+            };
+            let reducer = Reducer::compile(op, ctx, data)?;
+            let group = grid.group_of(collective, joined, me)?;
+            Plan {
+                me: group.as_deref().map_or(0, at),
+                group,
+                kind: Kind::Reduce {
+                    reducer,
                     dynamic_root: collective.has_dynamic_root,
                 },
             }
@@ -367,6 +405,21 @@ pub struct CollectiveKernel {
     result_types: Vec<TensorType>,
 }
 
+/// The root (an index into `group`) of result `j`: the roots operand's entry, or 0.
+fn root_of(roots: Option<&CpuBuffer>, j: usize, group: &[ProcessId]) -> Result<usize> {
+    let Some(r) = roots else {
+        return Ok(0);
+    };
+    let i = integer_at(r, j)?;
+    if i < 0 || i as usize >= group.len() {
+        return Err(CpuError::new(format!(
+            "root {i} of result {j} is not an index into the group [{}]",
+            list(group)
+        )));
+    }
+    Ok(i as usize)
+}
+
 impl CollectiveKernel {
     /// Every member's `data`, in group order (`what` tells the meetings of one op apart).
     fn exchange(
@@ -433,9 +486,10 @@ impl Kernel for CollectiveKernel {
             span.arg("process", self.me.to_string());
         }
         let mut data: Vec<Payload> = args.into_iter().map(|a| Arc::new(a.into_owned())).collect();
-        let roots = match plan.kind {
-            Kind::Broadcast { dynamic_root: true } => data.pop(),
-            _ => None,
+        let roots = if plan.kind.has_roots_operand() {
+            data.pop()
+        } else {
+            None
         };
         let n = self.result_types.len();
         let wait = systolic_trace::Span::new(systolic_trace::cat::WAIT, "wait for the group");
@@ -467,20 +521,20 @@ impl Kernel for CollectiveKernel {
             }),
             Kind::Broadcast { .. } => (0..n)
                 .map(|j| {
-                    let source = match &roots {
-                        None => 0,
-                        Some(r) => {
-                            let i = integer_at(r, j)?;
-                            if i < 0 || i as usize >= group.len() {
-                                return Err(CpuError::new(format!(
-                                    "root {i} of result {j} is not an index into the group [{}]",
-                                    list(group)
-                                )));
-                            }
-                            i as usize
-                        }
-                    };
-                    Ok(all[source][j].as_ref().clone())
+                    Ok(all[root_of(roots.as_deref(), j, group)?][j]
+                        .as_ref()
+                        .clone())
+                })
+                .collect(),
+            Kind::Reduce { reducer, .. } => (0..n)
+                .map(|j| {
+                    if root_of(roots.as_deref(), j, group)? != plan.me {
+                        return Ok(CpuBuffer::zeros(self.result_types[j].clone()));
+                    }
+                    let c = column(j);
+                    reducer.check(&c)?;
+                    let len = c[0].num_elements();
+                    data::buffer(c[0].ty().clone(), reducer.fold_slice(&c, 0, len))
                 })
                 .collect(),
         }

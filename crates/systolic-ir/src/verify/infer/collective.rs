@@ -279,6 +279,19 @@ pub(crate) fn collective_broadcast(c: &CollectiveAttrs, operands: &[Type]) -> In
         .collect()
 }
 
+/// `stablehlo.collective_reduce`: the operands' types (without the roots operand, with
+/// `has_dynamic_root`), reduced by a scalar region as `all_reduce`'s.
+pub(crate) fn collective_reduce(
+    c: &CollectiveAttrs,
+    operands: &[Type],
+    regions: &[RegionSignature],
+) -> Inferred {
+    let results = collective_broadcast(c, operands)?;
+    let inputs = tensors(&results, "operand")?;
+    check_reducer(&inputs, regions)?;
+    Ok(results)
+}
+
 /// `stablehlo.replica_id` / `partition_id`: `tensor<ui32>`.
 pub(crate) fn process_id(operands: &[Type]) -> Inferred {
     expect_operands(operands, 0, "none")?;

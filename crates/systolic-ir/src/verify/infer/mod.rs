@@ -230,6 +230,9 @@ fn infer_kind(
         CollectiveBroadcast { collective } => {
             collective::collective_broadcast(collective, operands)
         }
+        CollectiveReduce { collective } => {
+            collective::collective_reduce(collective, operands, regions)
+        }
         ReplicaId | PartitionId => collective::process_id(operands),
         Send {
             channel_handle,

@@ -254,6 +254,7 @@ fn mixes_freely(kind: &OpKind) -> bool {
             | OpKind::AllToAll { .. }
             | OpKind::CollectivePermute { .. }
             | OpKind::CollectiveBroadcast { .. }
+            | OpKind::CollectiveReduce { .. }
             | OpKind::While
             | OpKind::If
             | OpKind::Case

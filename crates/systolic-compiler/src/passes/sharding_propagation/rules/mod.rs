@@ -336,7 +336,10 @@ pub fn op_steps(op: &Op, func: &Func, top_level: bool) -> Result<Vec<Step>, Stri
         // the partitioner splits over the mesh axes the body leaves free. Their groups
         // differ in manual axes only, so along the free axes each is elementwise, but for
         // the dimensions it gathers, scatters or exchanges, which stay whole.
-        AllReduce { .. } | CollectivePermute { .. } | CollectiveBroadcast { .. } => {
+        AllReduce { .. }
+        | CollectivePermute { .. }
+        | CollectiveBroadcast { .. }
+        | CollectiveReduce { .. } => {
             let rank = operand_shape(0).len();
             touched(vec![true; rank], OpClass::Other)
         }
