@@ -22,11 +22,18 @@ fn is_quantized_type(t: &Type) -> bool {
 }
 
 /// Whether `kind` must go through this module: the conversions always, any other op when an
-/// operand or a result is quantized.
+/// operand or a result is quantized — but plumbing and constants, which pass values on as
+/// they are (`systolic_ir::verify::computes_on_values`).
 pub fn applies(kind: &OpKind, args: &[Value], result_types: &[Type]) -> bool {
-    matches!(kind, OpKind::UniformQuantize | OpKind::UniformDequantize)
-        || args.iter().any(is_quantized_value)
-        || result_types.iter().any(is_quantized_type)
+    match kind {
+        OpKind::UniformQuantize | OpKind::UniformDequantize => true,
+        // Bit casts keep the stored integers (handled in `eval`).
+        OpKind::BitcastConvert => {
+            args.iter().any(is_quantized_value) || result_types.iter().any(is_quantized_type)
+        }
+        _ if !systolic_ir::verify::computes_on_values(kind) => false,
+        _ => args.iter().any(is_quantized_value) || result_types.iter().any(is_quantized_type),
+    }
 }
 
 fn one_tensor(args: &[Value]) -> Result<&Tensor> {

@@ -11,7 +11,8 @@ mod infer;
 mod sharding;
 
 pub use infer::{
-    infer_result_types, ragged_dot_shape, RaggedDotShape, RaggedMode, RegionSignature,
+    computes_on_values, infer_result_types, ragged_dot_shape, RaggedDotShape, RaggedMode,
+    RegionSignature,
 };
 
 use crate::diag::Diagnostic;

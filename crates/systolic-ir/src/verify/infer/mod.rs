@@ -22,6 +22,7 @@ mod shardy;
 
 pub use chlo::{ragged_dot_shape, RaggedDotShape, RaggedMode};
 pub(crate) use common::type_list;
+pub use quantized::computes_on_values;
 
 use crate::ops::OpKind;
 use crate::types::Type;

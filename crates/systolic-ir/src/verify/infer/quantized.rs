@@ -39,6 +39,18 @@ pub(crate) fn uniform_dequantize(operands: &[Type]) -> Inferred {
     Ok(vec![Type::Tensor(expressed_type(operand))])
 }
 
+/// The ops the spec defines on quantized values by dequantizing, computing and quantizing.
+pub fn computes_on_values(kind: &OpKind) -> bool {
+    use crate::op_properties::OpFamily as F;
+    !matches!(
+        kind,
+        OpKind::UniformQuantize
+            | OpKind::UniformDequantize
+            | OpKind::BitcastConvert
+            | OpKind::Constant(_)
+    ) && !matches!(kind.family(), F::Control | F::Fusion | F::Check | F::Custom)
+}
+
 fn quantized(t: &Type) -> bool {
     matches!(t, Type::Tensor(t) if t.quant.is_some())
 }
@@ -50,12 +62,13 @@ fn expressed(t: &Type) -> Type {
     }
 }
 
-/// Whether an op other than the conversions touches quantized values.
+/// Whether a computing op other than the conversions touches quantized values. Plumbing
+/// (calls, control flow, tuples, returns, fusions, custom calls and the test harness) passes
+/// values on as they are, and a constant's type is its value's (constant folding makes
+/// quantized constants): their own rules see the quantized types.
 pub(crate) fn applies(kind: &OpKind, operands: &[Type], declared: Option<&[Type]>) -> bool {
-    !matches!(
-        kind,
-        OpKind::UniformQuantize | OpKind::UniformDequantize | OpKind::BitcastConvert
-    ) && (operands.iter().any(quantized) || declared.unwrap_or(&[]).iter().any(quantized))
+    computes_on_values(kind)
+        && (operands.iter().any(quantized) || declared.unwrap_or(&[]).iter().any(quantized))
 }
 
 /// Checks an op on quantized values on their expressed types: the op must be valid there and
