@@ -357,21 +357,7 @@ impl Walker<'_> {
                             1.0
                         }
                     };
-                    self.frames.push(vec![]);
-                    for region in &op.regions {
-                        if let Some(b) = region.entry() {
-                            self.walk_block(func, b, count * trips, &format!("{name}/"))?;
-                        }
-                    }
-                    let body = self.frames.pop().unwrap_or_default();
-                    if Step::sites(&body).is_empty() {
-                        push_compute(self.frame(), Step::compute_s(&body) * trips);
-                    } else {
-                        self.frame().push(Step::Loop {
-                            trips: trips as u64,
-                            body,
-                        });
-                    }
+                    self.walk_loop(func, op, count, trips, &name)?;
                 }
                 OpKind::Scan {
                     dimension,
@@ -387,21 +373,7 @@ impl Walker<'_> {
                         t.shape.get(usize::try_from(*dimension).ok()?).copied()
                     });
                     let trips = length.unwrap_or(1).max(0) as f64;
-                    self.frames.push(vec![]);
-                    for region in &op.regions {
-                        if let Some(b) = region.entry() {
-                            self.walk_block(func, b, count * trips, &format!("{name}/"))?;
-                        }
-                    }
-                    let body = self.frames.pop().unwrap_or_default();
-                    if Step::sites(&body).is_empty() {
-                        push_compute(self.frame(), Step::compute_s(&body) * trips);
-                    } else {
-                        self.frame().push(Step::Loop {
-                            trips: trips as u64,
-                            body,
-                        });
-                    }
+                    self.walk_loop(func, op, count, trips, &name)?;
                 }
                 OpKind::If | OpKind::Case => self.walk_costliest_branch(func, op, count, &name)?,
                 OpKind::Fusion {
@@ -521,6 +493,34 @@ impl Walker<'_> {
     }
 
     /// Costs every branch and keeps the costliest (the model does not know which runs).
+    /// The regions of a loop `op` run `trips` times: its compute folded into the frame, or a
+    /// `Loop` step when the body holds collectives.
+    fn walk_loop(
+        &mut self,
+        func: &Func,
+        op: &Op,
+        count: f64,
+        trips: f64,
+        name: &str,
+    ) -> Result<(), TpuError> {
+        self.frames.push(vec![]);
+        for region in &op.regions {
+            if let Some(b) = region.entry() {
+                self.walk_block(func, b, count * trips, &format!("{name}/"))?;
+            }
+        }
+        let body = self.frames.pop().unwrap_or_default();
+        if Step::sites(&body).is_empty() {
+            push_compute(self.frame(), Step::compute_s(&body) * trips);
+        } else {
+            self.frame().push(Step::Loop {
+                trips: trips as u64,
+                body,
+            });
+        }
+        Ok(())
+    }
+
     fn walk_costliest_branch(
         &mut self,
         func: &Func,

@@ -123,15 +123,7 @@ pub fn eval(
             Ok(values(results))
         }
         CollectiveReduce { collective } => {
-            let mut tensors = into_tensors(args)?;
-            let roots = if collective.has_dynamic_root {
-                match tensors.pop() {
-                    Some(r) => Some(r),
-                    None => crate::bail!("has_dynamic_root needs the roots operand"),
-                }
-            } else {
-                None
-            };
+            let (tensors, roots) = split_roots(into_tensors(args)?, collective)?;
             let Some(group) = grid.group_if_any(collective, false)? else {
                 let zeros = tensors.iter().map(|t| Tensor::zeros(t.ty().clone()));
                 return Ok(values(zeros.collect()));
@@ -159,15 +151,7 @@ pub fn eval(
             Ok(values(results))
         }
         CollectiveBroadcast { collective } => {
-            let mut tensors = into_tensors(args)?;
-            let roots = if collective.has_dynamic_root {
-                match tensors.pop() {
-                    Some(r) => Some(r),
-                    None => crate::bail!("has_dynamic_root needs the roots operand"),
-                }
-            } else {
-                None
-            };
+            let (tensors, roots) = split_roots(into_tensors(args)?, collective)?;
             let Some(group) = grid.group_if_any(collective, false)? else {
                 let zeros = tensors.iter().map(|t| Tensor::zeros(t.ty().clone()));
                 return Ok(values(zeros.collect()));
@@ -372,6 +356,20 @@ fn types(ts: &[Type]) -> String {
         .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The data operands and, with `has_dynamic_root`, the roots operand (the last).
+fn split_roots(
+    mut tensors: Vec<Tensor>,
+    collective: &CollectiveAttrs,
+) -> Result<(Vec<Tensor>, Option<Tensor>)> {
+    if !collective.has_dynamic_root {
+        return Ok((tensors, None));
+    }
+    match tensors.pop() {
+        Some(r) => Ok((tensors, Some(r))),
+        None => crate::bail!("has_dynamic_root needs the roots operand"),
+    }
 }
 
 /// The root of result `j`, from the roots operand: an index into `group`.

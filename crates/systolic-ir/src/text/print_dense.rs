@@ -90,7 +90,7 @@ fn write_nested(out: &mut String, t: &Tensor, dim: usize, start: usize) {
 }
 
 /// One element: `true`, `-3`, `255`, `1.500000e+00`, `0x7FC00000`.
-fn write_element(out: &mut String, t: &Tensor, i: usize) {
+pub(crate) fn write_element(out: &mut String, t: &Tensor, i: usize) {
     match t.data() {
         Data::Bool(v) => out.push_str(if v[i] { "true" } else { "false" }),
         Data::Int(v) => {

@@ -14,7 +14,7 @@
 //! A scalar is `tensor<ui8> {1}`; a complex element is `[re, im]`; floats are MLIR's
 //! (`1.000000e+00`). Or, with `dense`, the value as an attribute: `dense<[1, 2]> : tensor<2xi8>`.
 
-use super::print_dense::write_dense;
+use super::print_dense::{write_dense, write_element};
 use super::print_float::format_float;
 use crate::tensor::{Data, Tensor};
 use std::fmt::Write;
@@ -94,16 +94,9 @@ fn nested(out: &mut String, t: &Tensor, index: &mut Vec<i64>, flat: &mut usize) 
     }
 }
 
+/// An element as `dense<…>` writes it, but a complex one as the pair `[re, im]`.
 fn element(out: &mut String, t: &Tensor, i: usize) {
     match t.data() {
-        Data::Bool(v) => out.push_str(if v[i] { "true" } else { "false" }),
-        Data::Int(v) => {
-            let _ = write!(out, "{}", v[i]);
-        }
-        Data::UInt(v) => {
-            let _ = write!(out, "{}", v[i]);
-        }
-        Data::Float(v) => out.push_str(&format_float(t.dtype(), v[i])),
         Data::Complex(v) => {
             let part = t.dtype().component().unwrap_or(t.dtype());
             let _ = write!(
@@ -113,6 +106,7 @@ fn element(out: &mut String, t: &Tensor, i: usize) {
                 format_float(part, v[i].im)
             );
         }
+        _ => write_element(out, t, i),
     }
 }
 

@@ -11,10 +11,11 @@
 use super::dot::dot_general;
 use crate::bail;
 use crate::error::Result;
+use crate::index::MultiIndex;
 use crate::operands::{integer_at, make};
-use crate::ops::shape::{concatenate, reshape};
+use crate::ops::shape::{concatenate, copy_element, reshape};
 use systolic_ir::verify::{ragged_dot_shape, RaggedMode};
-use systolic_ir::{row_major_strides, Data, RaggedDotDimensionNumbers, Tensor, TensorType};
+use systolic_ir::{row_major_strides, RaggedDotDimensionNumbers, Tensor, TensorType};
 
 /// Evaluates a ragged dot into `out`.
 pub fn ragged_dot(
@@ -181,13 +182,11 @@ fn index_out(x: &Tensor, d: usize, j: i64) -> Result<Tensor> {
 /// the same flat position), or zero where it gives none.
 fn pick<'t>(out: &TensorType, choose: impl Fn(&[i64]) -> Option<&'t Tensor>) -> Result<Tensor> {
     let mut data = Tensor::zeros(out.clone()).into_data();
-    let mut index = vec![0i64; out.shape.len()];
-    let n = data.len();
-    for flat in 0..n {
+    for (flat, index) in MultiIndex::new(&out.shape).enumerate() {
         if let Some(src) = choose(&index) {
-            copy_element(&mut data, src.data(), flat, flat)?;
+            // Every product has the result's type, so the kinds match.
+            copy_element(&mut data, flat, src.data(), flat);
         }
-        advance(&mut index, &out.shape);
     }
     make(out.clone(), data)
 }
@@ -195,27 +194,4 @@ fn pick<'t>(out: &TensorType, choose: impl Fn(&[i64]) -> Option<&'t Tensor>) -> 
 /// `x` with the elements whose index fails `keep` replaced by zero.
 fn keep(x: &Tensor, keep: impl Fn(&[i64]) -> bool) -> Result<Tensor> {
     pick(x.ty(), |index| keep(index).then_some(x))
-}
-
-fn copy_element(dst: &mut Data, src: &Data, to: usize, from: usize) -> Result<()> {
-    match (dst, src) {
-        (Data::Bool(d), Data::Bool(s)) => d[to] = s[from],
-        (Data::Int(d), Data::Int(s)) => d[to] = s[from],
-        (Data::UInt(d), Data::UInt(s)) => d[to] = s[from],
-        (Data::Float(d), Data::Float(s)) => d[to] = s[from],
-        (Data::Complex(d), Data::Complex(s)) => d[to] = s[from],
-        _ => bail!("ragged_dot: the products' element kind differs from the result's"),
-    }
-    Ok(())
-}
-
-/// Steps a row-major index.
-fn advance(index: &mut [i64], shape: &[i64]) {
-    for d in (0..index.len()).rev() {
-        index[d] += 1;
-        if index[d] < shape[d] {
-            return;
-        }
-        index[d] = 0;
-    }
 }

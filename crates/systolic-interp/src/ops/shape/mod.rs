@@ -187,7 +187,7 @@ pub fn scatter_affine(
 }
 
 /// Copies element `from` of `src` into element `to` of `dst` (both of the same kind).
-fn copy_element(dst: &mut Data, to: usize, src: &Data, from: usize) {
+pub(crate) fn copy_element(dst: &mut Data, to: usize, src: &Data, from: usize) {
     match (dst, src) {
         (Data::Bool(d), Data::Bool(s)) => d[to] = s[from],
         (Data::Int(d), Data::Int(s)) => d[to] = s[from],
