@@ -221,3 +221,35 @@ fn weak_scalars_take_a_float64_arrays_dtype() {
     assert_eq!((1.0 - &x).dtype(), DType::F64);
     assert_eq!((&x * 2i32).dtype(), DType::F64);
 }
+
+/// JAX refuses to promote 8-bit (and narrower) floats implicitly with other floats, and so do
+/// we, naming both dtypes; weak scalars and integers still meet them, as in JAX 0.10.2.
+#[test]
+fn narrow_floats_do_not_promote_implicitly() {
+    let f8 = np::astype(&Array::from_vec(vec![1.0f32, 2.0], &[2]), DType::F8E4M3FN);
+    let f32 = Array::from_vec(vec![0.5f32, 0.25], &[2]);
+    for (what, r) in [
+        ("add", &f8 + &f32),
+        ("multiply", &f32 * &f8),
+        (
+            "add",
+            &f8 + &np::astype(&Array::from_vec(vec![1.0f32, 2.0], &[2]), DType::F8E5M2),
+        ),
+        ("concatenate", np::concatenate(&[&f8, &f32], 0)),
+        ("dot_general", np::dot(&f8, &f32)),
+    ] {
+        let err = r.check().unwrap_err().to_string();
+        assert!(
+            err.contains(what)
+                && err.contains("'float8_e4m3fn'")
+                && err.contains("no implicit promotion path"),
+            "{what}: {err}"
+        );
+    }
+    assert_eq!((&f8 + 1.0f32).dtype(), DType::F8E4M3FN);
+    let i8 = Array::from_vec(vec![1i8, 2], &[2]);
+    assert_eq!((&f8 + &i8).dtype(), DType::F8E4M3FN);
+    // Explicitly converted, the sum is an ordinary f32 one.
+    let sum = &np::astype(&f8, DType::F32) + &f32;
+    assert_eq!(sum.to_vec::<f32>().unwrap(), vec![1.5, 2.25]);
+}

@@ -39,7 +39,8 @@ fn successors(n: Node) -> Vec<Node> {
         Strong(I32) => vec![Strong(I64)],
         Strong(I64) => vec![WeakFloat],
         // As JAX: a weak float takes a narrow float's type, and narrow floats promote with
-        // nothing else (JAX raises; here the join falls back as for other unrelated types).
+        // no other float: JAX raises, and so does `implicit_promotion_error`, which the ops
+        // check first.
         WeakFloat => vec![
             Strong(BF16),
             Strong(F16),
@@ -102,6 +103,35 @@ pub fn canonicalize(dtype: DType) -> DType {
         DType::F64 => DType::F32,
         d => d,
     }
+}
+
+/// Why these operands cannot be promoted implicitly, as JAX refuses: a narrow float (f8, f6,
+/// f4) meets another floating-point array type. (A weak float scalar takes the narrow type,
+/// and integers promote to it.) `None` when [`result_type`] applies.
+///
+/// ```
+/// use systolic::promote::implicit_promotion_error;
+/// use systolic_ir::DType;
+/// assert!(implicit_promotion_error(&[(DType::F8E4M3FN, false), (DType::F32, false)]).is_some());
+/// assert!(implicit_promotion_error(&[(DType::F8E4M3FN, false), (DType::F32, true)]).is_none());
+/// assert!(implicit_promotion_error(&[(DType::F8E4M3FN, false), (DType::I8, false)]).is_none());
+/// ```
+pub fn implicit_promotion_error(operands: &[(DType, bool)]) -> Option<String> {
+    let narrow = operands
+        .iter()
+        .find(|(d, weak)| !weak && d.is_narrow_float())?
+        .0;
+    let other = operands
+        .iter()
+        .find(|&&(d, weak)| !weak && d != narrow && (d.is_float() || d.is_complex()))?;
+    Some(format!(
+        "input dtypes ('{}', '{}') have no implicit promotion path: narrow floats (8 bits and \
+         fewer) do not promote implicitly, as in JAX; convert one explicitly, e.g. \
+         x.astype(DType::{:?})",
+        narrow.numpy_name(),
+        other.0.numpy_name(),
+        other.0
+    ))
 }
 
 /// The dtype and weak flag of an operation on operands of these `(dtype, weak)` pairs, as

@@ -110,11 +110,14 @@ pub(crate) fn promote_args(op: &str, xs: &[&Array]) -> Result<Vec<Array>, Error>
     for x in xs {
         x.check()?;
     }
-    let (dtype, weak) = result_type(
-        &xs.iter()
-            .map(|x| (x.element_type(), x.weak_type()))
-            .collect::<Vec<_>>(),
-    );
+    let pairs: Vec<(DType, bool)> = xs
+        .iter()
+        .map(|x| (x.element_type(), x.weak_type()))
+        .collect();
+    if let Some(why) = crate::core::promote::implicit_promotion_error(&pairs) {
+        return Err(Error::op(op, why));
+    }
+    let (dtype, weak) = result_type(&pairs);
     let mut shape: Vec<i64> = vec![];
     for x in xs {
         shape = broadcast_shapes(&shape, x.dims()).ok_or_else(|| {

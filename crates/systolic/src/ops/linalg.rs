@@ -94,10 +94,14 @@ pub fn dot_general_with(
     opts: DotOptions,
 ) -> Array {
     let preferred = opts.preferred_element_type;
-    let (dtype, weak) = crate::core::promote::result_type(&[
+    let pairs = [
         (lhs.element_type(), lhs.weak_type()),
         (rhs.element_type(), rhs.weak_type()),
-    ]);
+    ];
+    if let Some(why) = crate::core::promote::implicit_promotion_error(&pairs) {
+        return Array::failed(Error::op("dot_general", why));
+    }
+    let (dtype, weak) = crate::core::promote::result_type(&pairs);
     if let Err(e) = lhs.check().and(rhs.check()) {
         return Array::failed(e);
     }

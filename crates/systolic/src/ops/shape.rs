@@ -85,11 +85,14 @@ pub fn concatenate(xs: &[&Array], axis: i64) -> Array {
         axis
     };
     // Promote dtypes only; shapes must already agree off the axis.
-    let (dtype, weak) = crate::core::promote::result_type(
-        &xs.iter()
-            .map(|x| (x.element_type(), x.weak_type()))
-            .collect::<Vec<_>>(),
-    );
+    let pairs: Vec<_> = xs
+        .iter()
+        .map(|x| (x.element_type(), x.weak_type()))
+        .collect();
+    if let Some(why) = crate::core::promote::implicit_promotion_error(&pairs) {
+        return Array::failed(Error::op("concatenate", why));
+    }
+    let (dtype, weak) = crate::core::promote::result_type(&pairs);
     let converted: Vec<Array> = xs
         .iter()
         .map(|x| crate::ops::elementwise::convert("concatenate", x, dtype, weak))

@@ -133,10 +133,14 @@ pub(crate) fn promote_inexact_same_shape(
 ) -> Result<(Array, Array), crate::Error> {
     a.check()?;
     b.check()?;
-    let (d, weak) = crate::core::promote::result_type(&[
+    let pairs = [
         (a.element_type(), a.weak_type()),
         (b.element_type(), b.weak_type()),
-    ]);
+    ];
+    if let Some(why) = crate::core::promote::implicit_promotion_error(&pairs) {
+        return Err(crate::Error::op(op, why));
+    }
+    let (d, weak) = crate::core::promote::result_type(&pairs);
     let a = to_inexact(op, &crate::ops::elementwise::convert(op, a, d, weak));
     let b = to_inexact(op, &crate::ops::elementwise::convert(op, b, d, weak));
     Ok((a, b))
