@@ -187,3 +187,39 @@ fn quantized_ops_fall_back_with_the_interpreters_values() {
     }
     check(&case, Tolerance::Exact, Expect::Any);
 }
+
+/// A quantized product (per-tensor lhs, per-axis rhs and result along the free dimension)
+/// between float values: the conversions and the product fall back, and the compiled run
+/// gives the interpreter's stored integers.
+#[test]
+fn quantized_dot_general_falls_back_with_the_interpreters_values() {
+    let lhs = "tensor<2x3x!quant.uniform<i8:f32, 0.05:-3>>";
+    let rhs = "tensor<3x4x!quant.uniform<i8:f32:1, {0.1,0.2,0.05,0.02}>>";
+    let out = "tensor<2x4x!quant.uniform<i32:f32:1, {0.01,0.02,0.005,0.002}>>";
+    let ops = format!(
+        "  %ql = \"stablehlo.uniform_quantize\"(%a0) : (tensor<2x3xf32>) -> {lhs}
+  %qr = \"stablehlo.uniform_quantize\"(%a1) : (tensor<3x4xf32>) -> {rhs}
+  %p = stablehlo.dot_general %ql, %qr, contracting_dims = [1] x [0] : ({lhs}, {rhs}) -> {out}
+  %r0 = \"stablehlo.uniform_dequantize\"(%p) : ({out}) -> tensor<2x4xf32>"
+    );
+    let params = [
+        TensorType::new(vec![2, 3], DType::F32),
+        TensorType::new(vec![3, 4], DType::F32),
+    ];
+    let results = [TensorType::new(vec![2, 4], DType::F32)];
+    let mut rng = Rng::new(6);
+    let case = Case::new(&mut rng, &params, &ops, &results);
+    for optimize in [false, true] {
+        assert_eq!(
+            fallbacks_with(&case.text, optimize),
+            [
+                "stablehlo.uniform_quantize",
+                "stablehlo.uniform_quantize",
+                "stablehlo.dot_general",
+                "stablehlo.uniform_dequantize"
+            ],
+            "optimize = {optimize}"
+        );
+    }
+    check(&case, Tolerance::Exact, Expect::Any);
+}

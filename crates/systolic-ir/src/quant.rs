@@ -34,8 +34,9 @@ pub struct Quantization {
     pub scales: Vec<f64>,
     /// The zero points, as many as the scales.
     pub zero_points: Vec<i64>,
-    /// Whether the storage range was written (`i8<-127:127>`), to print it back as read.
-    pub explicit_range: bool,
+    /// Whether the storage range is narrower than the storage type's (`i8<-127:127>`), which
+    /// is when MLIR writes it.
+    pub narrowed: bool,
 }
 
 impl PartialEq for Quantization {
@@ -120,7 +121,14 @@ impl Quantization {
             Some((name, r)) => (name.trim(), Some(r.trim_end_matches('>'))),
             None => (storage_text.trim(), None),
         };
+        // MLIR's quant dialect writes unsigned storage `u8`; `ui8` is read too.
         let storage = dtype_of(storage_name)
+            .or_else(|| {
+                storage_name
+                    .strip_prefix('u')
+                    .filter(|w| w.bytes().all(|b| b.is_ascii_digit()))
+                    .and_then(|w| dtype_of(&format!("ui{w}")))
+            })
             .filter(|d| int_range(*d).is_some())
             .ok_or_else(|| format!("'{storage_name}' is not an integer storage type"))?;
         let (lo, hi) = int_range(storage).expect("checked above");
@@ -138,7 +146,7 @@ impl Quantization {
                 (parse(a)?, parse(b)?)
             }
         };
-        if storage_min < lo || storage_max > hi || storage_min > storage_max {
+        if storage_min < lo || storage_max > hi {
             return Err(format!(
                 "storage range [{storage_min}, {storage_max}] is not within {storage}'s [{lo}, {hi}]"
             ));
@@ -191,22 +199,43 @@ impl Quantization {
             axis,
             scales,
             zero_points,
-            explicit_range: range.is_some(),
+            narrowed: (storage_min, storage_max) != (lo, hi),
         };
         q.check()?;
         Ok((storage, q))
     }
 
-    /// The spec's constraints that do not depend on the shape: positive finite scales,
-    /// zero points within the storage range, one zero point per scale.
+    /// The spec's constraints that do not depend on the shape (its "Quantized element
+    /// types" C3–C11): a non-empty storage range, scales positive and finite as values of the
+    /// expressed type, zero points within the storage range, one zero point per scale, one
+    /// scale without a quantization dimension, a non-negative quantization dimension.
     pub fn check(&self) -> Result<(), String> {
+        if self.storage_min >= self.storage_max {
+            return Err(format!(
+                "storage range [{}, {}] must have storage_min < storage_max",
+                self.storage_min, self.storage_max
+            ));
+        }
+        if let Some(axis) = self.axis.filter(|a| *a < 0) {
+            return Err(format!(
+                "quantization dimension {axis} must be non-negative"
+            ));
+        }
         if self.scales.is_empty() || self.scales.len() != self.zero_points.len() {
             return Err(
                 "a quantized type needs as many zero points as scales, at least one".into(),
             );
         }
-        if let Some(s) = self.scales.iter().find(|s| !(s.is_finite() && **s > 0.0)) {
-            return Err(format!("scale {s} must be positive and finite"));
+        // A scale is a value of the expressed type (C4): 1e-50 is 0 in f32, 1e5 is ∞ in f16.
+        let e = self.expressed;
+        if let Some(s) = self
+            .scales
+            .iter()
+            .find(|&&s| !(round_to(e, s).is_finite() && round_to(e, s) > 0.0))
+        {
+            return Err(format!(
+                "scale {s} must be positive and finite as a value of the expressed type {e}"
+            ));
         }
         if let Some(z) = self
             .zero_points
@@ -276,19 +305,50 @@ fn split_top_comma(s: &str) -> Option<(&str, &str)> {
     None
 }
 
+/// The storage type's name as MLIR's quant dialect writes it: `i8` signed, `u8` unsigned.
+pub fn storage_name(storage: DType) -> String {
+    let name = storage.mlir_name();
+    match name.strip_prefix("ui") {
+        Some(width) => format!("u{width}"),
+        None => name.to_string(),
+    }
+}
+
+/// A scale as MLIR prints a double (`raw_ostream`'s `%e`: `1.000000e-01`) when that reads
+/// back as the same value, else the shortest text that does (`%e` keeps seven digits, which
+/// would change a scale like 1/3 on a round trip).
+fn format_scale(s: f64) -> String {
+    let mlir = format!("{s:.6e}");
+    // Rust writes `1.000000e-1`; C's `%e` pads the exponent to two digits with a sign.
+    let (mantissa, exp) = mlir.split_once('e').expect("exponent form");
+    let exp: i32 = exp.parse().expect("exponent");
+    let mlir = format!(
+        "{mantissa}e{}{:02}",
+        if exp < 0 { '-' } else { '+' },
+        exp.abs()
+    );
+    if mlir.parse::<f64>().ok() == Some(s) {
+        mlir
+    } else {
+        format!("{s:e}")
+    }
+}
+
 impl fmt::Display for Quantization {
-    /// The part inside `!quant.uniform<…>`, given the storage type's name first by the caller.
+    /// The part inside `!quant.uniform<…>` after the storage type's name ([`storage_name`],
+    /// written by the caller), as MLIR prints it: the storage range only when it is not the
+    /// storage type's whole range, a zero point only when it is not 0.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.explicit_range {
+        if self.narrowed {
             write!(f, "<{}:{}>", self.storage_min, self.storage_max)?;
         }
         write!(f, ":{}", self.expressed)?;
         let pair = |f: &mut fmt::Formatter<'_>, s: f64, z: i64| {
-            if z == 0 {
-                write!(f, "{s:?}")
-            } else {
-                write!(f, "{s:?}:{z}")
+            f.write_str(&format_scale(s))?;
+            if z != 0 {
+                write!(f, ":{z}")?;
             }
+            Ok(())
         };
         match self.axis {
             None => {
@@ -352,9 +412,12 @@ pub fn dequantize(x: &Tensor) -> Result<Tensor, String> {
     .map_err(|e| e.to_string())
 }
 
-/// The spec's `quantize` of float values into the quantized type `to`: round to nearest even
-/// of `x / scale` (computed in the expressed type), plus the zero point, clamped to the
-/// storage range.
+/// The spec's `quantize` of float values into the quantized type `to`, step by step in the
+/// expressed type as the spec writes it: `x / scale`, plus the zero point (each rounded to
+/// the expressed type), clamped to the storage range, rounded to nearest even. (Adding the
+/// zero point before rounding matters: in f32, `x / scale + zero_point` can round to a
+/// half that `x / scale` was not.) NaN, which the spec leaves to `convert`, is stored as the
+/// zero point.
 pub fn quantize(x: &Tensor, to: &TensorType) -> Result<Tensor, String> {
     let q = to
         .quant
@@ -364,17 +427,23 @@ pub fn quantize(x: &Tensor, to: &TensorType) -> Result<Tensor, String> {
         return Err(format!("quantize takes float values, got {}", x.ty()));
     };
     let e = q.expressed;
+    let (lo, hi) = (
+        round_to(e, q.storage_min as f64),
+        round_to(e, q.storage_max as f64),
+    );
     let stored: Vec<i64> = v
         .iter()
         .enumerate()
         .map(|(i, &value)| {
             let (scale, zp) = q.params_at(&to.shape, i);
-            let scaled = round_to(e, round_to(e, value) / round_to(e, scale)).round_ties_even();
-            if scaled.is_nan() {
-                return zp.clamp(q.storage_min, q.storage_max);
+            let scaled = round_to(e, round_to(e, value) / round_to(e, scale));
+            let with_zp = round_to(e, scaled + round_to(e, zp as f64));
+            if with_zp.is_nan() {
+                return zp;
             }
-            let with_zp = scaled + zp as f64;
-            with_zp.clamp(q.storage_min as f64, q.storage_max as f64) as i64
+            // The bounds rounded to the expressed type can lie outside the storage range
+            // (i32's in f32); the final clamp keeps the stored integer in it.
+            (with_zp.clamp(lo, hi).round_ties_even() as i64).clamp(q.storage_min, q.storage_max)
         })
         .collect();
     let data = if to.dtype.is_unsigned_integer() {
@@ -417,6 +486,32 @@ mod tests {
         assert!(e("f32:f32, 1.0").contains("not an integer storage type"));
         assert!(e("i8:i32, 1.0").contains("not a float expressed type"));
         assert!(e("i8:f32, {1.0}").contains("need a quantization dimension"));
+        assert!(e("i8<5:5>:f32, 1.0").contains("must have storage_min < storage_max"));
+        assert!(e("i8:f32:-1, {1.0}").contains("quantization dimension -1 must be non-negative"));
+        assert!(e("i8:f32, 1.0e-50").contains("as a value of the expressed type f32"));
+        assert!(e("i8:f16, 1.0e5").contains("as a value of the expressed type f16"));
+        assert!(e("i8:f32, 0.5, 1").contains("bad scale"));
+    }
+
+    #[test]
+    fn prints_as_mlir_does() {
+        let print = |body: &str| {
+            let (storage, q) = parse(body).unwrap();
+            format!("{}{q}", storage_name(storage))
+        };
+        // MLIR: `%e` scales, zero point 0 left out, `u8` for unsigned storage, the storage
+        // range only when narrowed.
+        assert_eq!(print("i8:f32, 0.1:-30"), "i8:f32, 1.000000e-01:-30");
+        assert_eq!(print("ui8:f32, 2.0:0"), "u8:f32, 2.000000e+00");
+        assert_eq!(print("u8:f32, 2.0:3"), "u8:f32, 2.000000e+00:3");
+        assert_eq!(print("i8<-128:127>:f32, 1.0"), "i8:f32, 1.000000e+00");
+        assert_eq!(
+            print("i8<-127:127>:f32:1, {0.1:-30,5e-01}"),
+            "i8<-127:127>:f32:1, {1.000000e-01:-30,5.000000e-01}"
+        );
+        // Seven digits would change 1/3 on a round trip: the shortest exact form instead.
+        let third = print("i8:f64, 0.3333333333333333");
+        assert_eq!(third, "i8:f64, 3.333333333333333e-1");
     }
 
     #[test]
@@ -426,7 +521,8 @@ mod tests {
         let x =
             Tensor::from_f64(vec![5], DType::F32, vec![0.25, 0.75, 3.0, 1000.0, -1000.0]).unwrap();
         let qx = quantize(&x, &ty).unwrap();
-        // 0.5 → 0 (even), 1.5 → 2, 6; then + zp and clamp to [-128, 127].
+        // x / 0.5 + (-20): -19.5 → -20 (even), -18.5 → -18 (even), -14; clamped to
+        // [-128, 127].
         assert_eq!(qx.data(), &Data::Int(vec![-20, -18, -14, 127, -128]));
         let back = dequantize(&qx).unwrap();
         assert_eq!(back.data(), &Data::Float(vec![0.0, 1.0, 3.0, 73.5, -54.0]));

@@ -132,7 +132,11 @@ impl fmt::Display for TensorType {
             write!(f, "{d}x")?;
         }
         match &self.quant {
-            Some(q) => write!(f, "!quant.uniform<{}{q}>>", self.dtype.mlir_name()),
+            Some(q) => write!(
+                f,
+                "!quant.uniform<{}{q}>>",
+                crate::quant::storage_name(self.dtype)
+            ),
             None => write!(f, "{}>", self.dtype),
         }
     }

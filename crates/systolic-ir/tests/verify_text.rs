@@ -461,7 +461,9 @@ func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
     let m = parse_module(src, "q.mlir").unwrap();
     let printed = systolic_ir::text::print_module(&m);
     assert!(
-        printed.contains("!quant.uniform<i8:f32:1, {0.1:-30,0.5,2.0:4}>"),
+        printed
+            .contains("!quant.uniform<i8:f32:1, {1.000000e-01:-30,5.000000e-01,2.000000e+00:4}>")
+            && printed.contains("!quant.uniform<i8<-127:127>:f32, 2.500000e-01:1>"),
         "{printed}"
     );
     let again = parse_module(&printed, "again.mlir").unwrap();
@@ -493,6 +495,103 @@ func.func @main(%a: tensor<2x!quant.uniform<i8:f32, 0.5>>, %b: tensor<3x!quant.u
 }
 
 #[test]
+fn quantized_products_and_requantization_check_the_specs_constraints() {
+    // One valid module per op, then one broken constraint at a time (spec: uniform_quantize
+    // C2, dot_general C14–C20, convolution C28–C34).
+    let dot = |lhs: &str, rhs: &str, out: &str, contract: &str| {
+        format!(
+            r#"
+func.func @main(%a: tensor<2x3x{lhs}>, %b: tensor<3x4x{rhs}>) -> tensor<2x4x{out}> {{
+  %p = stablehlo.dot_general %a, %b, contracting_dims = [1] x [{contract}] : (tensor<2x3x{lhs}>, tensor<3x4x{rhs}>) -> tensor<2x4x{out}>
+  return %p : tensor<2x4x{out}>
+}}
+"#
+        )
+    };
+    let q8 = "!quant.uniform<i8:f32, 0.5:3>";
+    let w8 = "!quant.uniform<i8:f32, 0.25>";
+    let w8_axis1 = "!quant.uniform<i8:f32:1, {0.25,0.5,1.0,2.0}>";
+    let o32 = "!quant.uniform<i32:f32, 0.125>";
+    let o32_axis1 = "!quant.uniform<i32:f32:1, {0.25,0.5,1.0,2.0}>";
+    for ok in [
+        dot(q8, w8, o32, "0"),
+        dot(q8, w8_axis1, o32_axis1, "0"),
+        dot(q8, w8_axis1, o32, "0"),
+        dot("f32", w8, "f32", "0"),
+    ] {
+        assert_eq!(verify(&ok), Vec::<String>::new(), "{ok}");
+    }
+    one_error(
+        &dot(q8, "!quant.uniform<i8:f32, 0.25:1>", o32, "0"),
+        "must have zero points 0",
+    );
+    one_error(
+        &dot(q8, "!quant.uniform<i8:f32:0, {0.25,0.5,1.0}>", o32, "0"),
+        "must not be quantized along its contracting dimension 0",
+    );
+    one_error(&dot(q8, "f32", o32, "0"), "must be quantized when lhs");
+    one_error(
+        &dot(q8, w8, "f32", "0"),
+        "must be quantized exactly when result",
+    );
+    one_error(
+        &dot(q8, "!quant.uniform<i16:f32, 0.25>", o32, "0"),
+        "must have the same storage type",
+    );
+    one_error(
+        &dot(q8, w8, "!quant.uniform<i32:f16, 0.125>", "0"),
+        "must have the same expressed type",
+    );
+    one_error(
+        &dot(q8, w8, o32_axis1, "0"),
+        "must be quantized per tensor as rhs",
+    );
+    one_error(&dot("f16", w8, "f16", "0"), "must be of rhs");
+
+    let conv = |rhs: &str, out: &str| {
+        format!(
+            r#"
+func.func @main(%a: tensor<1x4x4x2x!quant.uniform<i8:f32, 0.5>>, %b: tensor<3x3x2x5x{rhs}>) -> tensor<1x2x2x5x{out}> {{
+  %c = stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {{}} {{batch_group_count = 1 : i64, feature_group_count = 1 : i64}} : (tensor<1x4x4x2x!quant.uniform<i8:f32, 0.5>>, tensor<3x3x2x5x{rhs}>) -> tensor<1x2x2x5x{out}>
+  return %c : tensor<1x2x2x5x{out}>
+}}
+"#
+        )
+    };
+    let per5 = |axis: usize| format!("!quant.uniform<i8:f32:{axis}, {{1.0,1.0,1.0,1.0,1.0}}>");
+    let out5 = |axis: usize| format!("!quant.uniform<i32:f32:{axis}, {{1.0,1.0,1.0,1.0,1.0}}>");
+    assert_eq!(verify(&conv(&per5(3), &out5(3))), Vec::<String>::new());
+    let bad_rhs = conv(&per5(3), &out5(3)).replace(
+        "tensor<3x3x2x5x!quant.uniform<i8:f32:3, {1.0,1.0,1.0,1.0,1.0}>>",
+        "tensor<3x3x2x5x!quant.uniform<i8:f32:0, {1.0,1.0,1.0}>>",
+    );
+    one_error(
+        &bad_rhs,
+        "must be quantized along its output feature dimension 3",
+    );
+    let bad_out = conv(&per5(3), &out5(3)).replace(
+        "tensor<1x2x2x5x!quant.uniform<i32:f32:3, {1.0,1.0,1.0,1.0,1.0}>>",
+        "tensor<1x2x2x5x!quant.uniform<i32:f32:1, {1.0,1.0}>>",
+    );
+    one_error(
+        &bad_out,
+        "result tensor<1x2x2x5x!quant.uniform<i32:f32:1, {1.000000e+00,1.000000e+00}>> must be quantized along its output feature dimension 3",
+    );
+
+    // uniform_quantize: re-quantizing keeps the expressed type (C2).
+    let requant = r#"
+func.func @main(%x: tensor<2x!quant.uniform<i8:f32, 0.5>>) -> tensor<2x!quant.uniform<i8:f16, 0.5>> {
+  %q = "stablehlo.uniform_quantize"(%x) : (tensor<2x!quant.uniform<i8:f32, 0.5>>) -> tensor<2x!quant.uniform<i8:f16, 0.5>>
+  return %q : tensor<2x!quant.uniform<i8:f16, 0.5>>
+}
+"#;
+    one_error(
+        requant,
+        "must be expressed in the result's expressed type f16",
+    );
+}
+
+#[test]
 fn broken_quantized_types_are_parse_errors() {
     let err = |ty: &str| {
         let src = format!("func.func @main(%x: {ty}) {{\n  return\n}}\n");
@@ -515,4 +614,13 @@ fn broken_quantized_types_are_parse_errors() {
     );
     let e = err("tensor<3x!quant.uniform<i8:f32, -1.0>>");
     assert!(e.contains("scale -1 must be positive and finite"), "{e}");
+    let e = err("tensor<3x!quant.uniform<i8<3:3>:f32, 1.0>>");
+    assert!(e.contains("must have storage_min < storage_max"), "{e}");
+    let e = err("tensor<3x!quant.uniform<i8:f32:-1, {1.0}>>");
+    assert!(
+        e.contains("quantization dimension -1 must be non-negative"),
+        "{e}"
+    );
+    let e = err("tensor<3x!quant.uniform<i8:f16, 1.0e6>>");
+    assert!(e.contains("as a value of the expressed type f16"), "{e}");
 }

@@ -87,6 +87,7 @@ pub fn infer_result_types(
         common::expect_regions(regions, 0, "")?;
     }
     if quantized::applies(kind, operands, declared) {
+        quantized::product_constraints(kind, operands, declared)?;
         return quantized::through_expressed_types(operands, declared, |operands, declared| {
             infer_kind(kind, operands, regions, declared)
         });

@@ -20,9 +20,14 @@ pub(crate) fn uniform_quantize(operands: &[Type], declared: Option<&[Type]>) -> 
             "operand {operand} and result {result} must have the same shape"
         ));
     }
-    if operand.quant.is_none() && operand.dtype != q.expressed {
+    // C2: the expressed types agree, whether the operand is float or re-quantized.
+    let operand_expressed = operand
+        .quant
+        .as_ref()
+        .map_or(operand.dtype, |o| o.expressed);
+    if operand_expressed != q.expressed {
         return Err(format!(
-            "operand {operand} must be of the result's expressed type {} or quantized",
+            "operand {operand} must be expressed in the result's expressed type {}",
             q.expressed
         ));
     }
@@ -93,4 +98,101 @@ pub(crate) fn through_expressed_types(
         ));
     }
     Ok(declared.to_vec())
+}
+
+/// The spec's extra constraints on `dot_general` and `convolution` with quantized values
+/// (dot_general C14–C20, convolution C28–C34): the rhs is quantized and the lhs is exactly
+/// when the result is; both quantized: one storage type, one expressed type for all three,
+/// and a per-tensor rhs makes a per-tensor result; a float lhs (weight-only, "hybrid"): the
+/// lhs, the rhs's expressed type and the result are one float type. A dot's rhs has zero
+/// points 0 and is not quantized along a contracting dimension; a convolution's per-axis
+/// rhs and result are quantized along their output feature dimensions.
+pub(crate) fn product_constraints(
+    kind: &OpKind,
+    operands: &[Type],
+    declared: Option<&[Type]>,
+) -> Result<(), String> {
+    let tensor = |t: Option<&Type>| match t {
+        Some(Type::Tensor(t)) => Some(t.clone()),
+        _ => None,
+    };
+    let (Some(lhs), Some(rhs), Some(result)) = (
+        tensor(operands.first()),
+        tensor(operands.get(1)),
+        tensor(declared.and_then(|d| d.first())),
+    ) else {
+        // The op's own rule names missing operands or results.
+        return Ok(());
+    };
+    match kind {
+        OpKind::DotGeneral {
+            dimension_numbers, ..
+        } => {
+            if let Some(q) = &rhs.quant {
+                if q.zero_points.iter().any(|&z| z != 0) {
+                    return Err(format!("rhs {rhs} must have zero points 0"));
+                }
+                if let Some(axis) = q.axis {
+                    if dimension_numbers.rhs_contracting_dimensions.contains(&axis) {
+                        return Err(format!(
+                            "rhs {rhs} must not be quantized along its contracting dimension {axis}"
+                        ));
+                    }
+                }
+            }
+        }
+        OpKind::Convolution(attrs) => {
+            let dn = &attrs.dimension_numbers;
+            for (name, t, dim) in [
+                ("rhs", &rhs, dn.kernel_output_feature_dimension),
+                ("result", &result, dn.output_feature_dimension),
+            ] {
+                if let Some(axis) = t.quant.as_ref().and_then(|q| q.axis) {
+                    if axis != dim {
+                        return Err(format!(
+                            "{name} {t} must be quantized along its output feature dimension {dim}"
+                        ));
+                    }
+                }
+            }
+        }
+        _ => return Ok(()),
+    }
+    let Some(rq) = &rhs.quant else {
+        return Err(format!(
+            "rhs {rhs} must be quantized when lhs {lhs} or result {result} is"
+        ));
+    };
+    match (&lhs.quant, &result.quant) {
+        (Some(lq), Some(oq)) => {
+            if lhs.dtype != rhs.dtype {
+                return Err(format!(
+                    "lhs {lhs} and rhs {rhs} must have the same storage type"
+                ));
+            }
+            if lq.expressed != rq.expressed || lq.expressed != oq.expressed {
+                return Err(format!(
+                    "lhs {lhs}, rhs {rhs} and result {result} must have the same expressed type"
+                ));
+            }
+            if rq.axis.is_none() && oq.axis.is_some() {
+                return Err(format!(
+                    "result {result} must be quantized per tensor as rhs {rhs} is"
+                ));
+            }
+            Ok(())
+        }
+        (None, None) => {
+            if lhs.dtype != rq.expressed || result.dtype != rq.expressed {
+                return Err(format!(
+                    "lhs {lhs} and result {result} must be of rhs {rhs}'s expressed type {}",
+                    rq.expressed
+                ));
+            }
+            Ok(())
+        }
+        _ => Err(format!(
+            "lhs {lhs} must be quantized exactly when result {result} is"
+        )),
+    }
 }
