@@ -2,6 +2,7 @@
 //! back into, each tied to one dtype and one native storage of the CPU runtime.
 
 use half::{bf16, f16};
+use num_complex::{Complex32, Complex64};
 use systolic_cpu::Storage;
 use systolic_ir::DType;
 
@@ -11,6 +12,7 @@ use systolic_ir::DType;
 /// use systolic::Element;
 /// assert_eq!(<f32 as Element>::DTYPE, systolic_ir::DType::F32);
 /// assert_eq!(<half::bf16 as Element>::DTYPE, systolic_ir::DType::BF16);
+/// assert_eq!(<systolic::Complex64 as Element>::DTYPE, systolic_ir::DType::C128);
 /// ```
 pub trait Element: Copy + Send + Sync + 'static {
     /// The dtype of arrays of this element.
@@ -51,3 +53,7 @@ element!(f16, F16, F16);
 element!(bf16, BF16, BF16);
 element!(f32, F32, F32);
 element!(f64, F64, F64);
+// complex<f32>/complex<f64> as num-complex's pairs: the CPU runtime's storage already uses
+// them (through rustfft), so arrays cross the host boundary without conversion.
+element!(Complex32, C64, C64);
+element!(Complex64, C128, C128);

@@ -8,9 +8,11 @@ pub use crate::ops::collective::{
     all_gather, all_to_all, axis_index, axis_size, pmax, pmean, pmin, ppermute, psum, psum_scatter,
     AxisNames,
 };
+pub use crate::ops::complex::{complex, lax_conj as conj, lax_imag as imag, lax_real as real};
 pub use crate::ops::control::{cond, fori_loop, scan, switch, while_loop};
 pub use crate::ops::conv::{conv_general_dilated, conv_transpose, ConvDimensions};
 pub use crate::ops::creation::iota;
+pub use crate::ops::fft::fft;
 pub use crate::ops::indexing::{gather, scatter, scatter_with, GatherScatterMode, ScatterOp};
 pub use crate::ops::linalg::{dot_general, dot_general_with};
 pub use crate::ops::pad::lax_pad as pad;

@@ -60,6 +60,8 @@ pub use array::Array;
 pub use device::{client, default_device, device, devices, set_cpu_devices, set_tpus};
 pub use element::Element;
 pub use error::{Error, Result};
+/// The host elements of `complex<f32>` and `complex<f64>` arrays.
+pub use num_complex::{Complex32, Complex64};
 pub use operators::WeakScalar;
 pub use ops::elementwise::{weak_float, weak_int};
 pub use ops::linalg::DotOptions;

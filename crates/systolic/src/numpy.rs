@@ -11,6 +11,7 @@
 //! assert_eq!(y.to_vec::<f32>().unwrap(), vec![-0.5, 0.0, 2.0]);
 //! ```
 
+pub use crate::ops::complex::{angle, conj, conj as conjugate, imag, real};
 pub use crate::ops::creation::{arange, arange_f, eye, full, linspace, ones, zeros, zeros_like};
 pub use crate::ops::einsum::{einsum, einsum_with};
 pub use crate::ops::elementwise::{

@@ -5,6 +5,7 @@
 //! `cargo test -p systolic --test suite FILE::`.
 
 mod api_semantics;
+mod complex_front;
 mod constructs_golden;
 mod control_flow;
 mod conv_transpose;

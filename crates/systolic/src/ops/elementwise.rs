@@ -160,9 +160,10 @@ pub(crate) fn chlo_unary(op: &str, kind: ChloUnaryOp, x: &Array) -> Array {
     bind1(op, OpKind::ChloUnary(kind), &[x], None, x.weak_type())
 }
 
-/// Floats stay, everything else becomes f32 (what `jnp.exp` of an int does).
+/// Floats and complex numbers stay, everything else becomes f32 (what `jnp.exp` of an int
+/// does).
 pub(crate) fn to_inexact(op: &str, x: &Array) -> Array {
-    if x.element_type().is_float() {
+    if x.element_type().is_float_or_complex() {
         x.clone()
     } else {
         convert(op, x, DType::F32, x.weak_type())
@@ -279,7 +280,7 @@ pub fn divide(a: &Array, b: &Array) -> Array {
         (a.element_type(), a.weak_type()),
         (b.element_type(), b.weak_type()),
     ]);
-    if d.is_float() {
+    if d.is_float_or_complex() {
         binary("divide", BinaryOp::Divide, a, b)
     } else {
         binary(
@@ -416,7 +417,13 @@ pub fn where_(cond: &Array, x: &Array, y: &Array) -> Array {
 /// let i = systolic::numpy::astype(&x, systolic_ir::DType::I32);
 /// assert_eq!(i.to_vec::<i32>().unwrap(), vec![2, -2]);
 /// ```
+///
+/// A complex array cast to a real dtype keeps its real part, as numpy and JAX do (StableHLO's
+/// convert has no complex-to-real form, so the real part is taken first).
 pub fn astype(x: &Array, dtype: DType) -> Array {
+    if x.error().is_none() && x.element_type().is_complex() && !dtype.is_complex() {
+        return convert("astype", &crate::ops::complex::lax_real(x), dtype, false);
+    }
     convert("astype", x, dtype, false)
 }
 

@@ -8,11 +8,13 @@
 pub(crate) mod activation;
 pub(crate) mod attention;
 pub(crate) mod collective;
+pub(crate) mod complex;
 pub(crate) mod control;
 pub(crate) mod conv;
 pub(crate) mod creation;
 pub(crate) mod einsum;
 pub(crate) mod elementwise;
+pub(crate) mod fft;
 pub(crate) mod indexing;
 pub(crate) mod linalg;
 pub(crate) mod matrix;
