@@ -293,9 +293,6 @@ impl<'m> Interpreter<'m> {
             op,
             env,
         };
-        if crate::quantized::applies(&op.kind, &args, &result_types) {
-            return crate::quantized::eval(&op.kind, args, &result_types, &mut regions);
-        }
         ops::eval(&op.kind, args, &result_types, &mut regions)
     }
 }

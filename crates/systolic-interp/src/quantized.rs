@@ -75,7 +75,7 @@ pub fn eval(
             let to = result(result_types)?;
             let plain = Tensor::new(storage_type(x.ty()), x.data().clone())
                 .map_err(|e| err(e.to_string()))?;
-            let out = ops::eval(
+            let out = ops::eval_plain(
                 kind,
                 vec![plain.into()],
                 &[Type::Tensor(storage_type(to))],
@@ -105,7 +105,7 @@ pub fn eval(
                     other => other.clone(),
                 })
                 .collect();
-            let out = ops::eval(kind, args, &expressed, regions)?;
+            let out = ops::eval_plain(kind, args, &expressed, regions)?;
             out.into_iter()
                 .zip(result_types)
                 .map(|(v, ty)| match (v, ty) {

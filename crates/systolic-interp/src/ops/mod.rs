@@ -18,8 +18,23 @@ use crate::regions::Regions;
 use crate::value::Value;
 use systolic_ir::{OpKind, Type};
 
-/// Evaluates one op given its operand values and declared result types.
+/// Evaluates one op given its operand values and declared result types. Ops on quantized
+/// values go through [`crate::quantized`] (dequantize, compute, quantize), so every caller —
+/// the evaluator, constant folding, the CPU fallback — computes them the spec's way.
 pub fn eval(
+    kind: &OpKind,
+    args: Vec<Value>,
+    result_types: &[Type],
+    regions: &mut dyn Regions,
+) -> Result<Vec<Value>> {
+    if crate::quantized::applies(kind, &args, result_types) {
+        return crate::quantized::eval(kind, args, result_types, regions);
+    }
+    eval_plain(kind, args, result_types, regions)
+}
+
+/// The family router, on values that are not quantized.
+pub(crate) fn eval_plain(
     kind: &OpKind,
     args: Vec<Value>,
     result_types: &[Type],
