@@ -6,7 +6,7 @@ use crate::error::{InterpError, Result};
 use crate::ops;
 use crate::regions::Regions;
 use crate::value::Value;
-use systolic_ir::quant::{dequantize, expressed_type, quantize, storage_type};
+use systolic_ir::quant::{dequantize, expressed_value_type, is_quantized, quantize, storage_type};
 use systolic_ir::{OpKind, Tensor, TensorType, Type};
 
 fn err(m: String) -> InterpError {
@@ -17,22 +17,16 @@ fn is_quantized_value(v: &Value) -> bool {
     matches!(v, Value::Tensor(t) if t.ty().quant.is_some())
 }
 
-fn is_quantized_type(t: &Type) -> bool {
-    matches!(t, Type::Tensor(t) if t.quant.is_some())
-}
-
 /// Whether `kind` must go through this module: the conversions always, any other op when an
 /// operand or a result is quantized — but plumbing and constants, which pass values on as
 /// they are (`systolic_ir::verify::computes_on_values`).
 pub fn applies(kind: &OpKind, args: &[Value], result_types: &[Type]) -> bool {
+    let touched = || args.iter().any(is_quantized_value) || result_types.iter().any(is_quantized);
     match kind {
         OpKind::UniformQuantize | OpKind::UniformDequantize => true,
         // Bit casts keep the stored integers (handled in `eval`).
-        OpKind::BitcastConvert => {
-            args.iter().any(is_quantized_value) || result_types.iter().any(is_quantized_type)
-        }
-        _ if !systolic_ir::verify::computes_on_values(kind) => false,
-        _ => args.iter().any(is_quantized_value) || result_types.iter().any(is_quantized_type),
+        OpKind::BitcastConvert => touched(),
+        _ => systolic_ir::verify::computes_on_values(kind) && touched(),
     }
 }
 
@@ -98,13 +92,7 @@ pub fn eval(
                     other => Ok(other),
                 })
                 .collect::<Result<Vec<_>>>()?;
-            let expressed: Vec<Type> = result_types
-                .iter()
-                .map(|t| match t {
-                    Type::Tensor(t) => Type::Tensor(expressed_type(t)),
-                    other => other.clone(),
-                })
-                .collect();
+            let expressed: Vec<Type> = result_types.iter().map(expressed_value_type).collect();
             let out = ops::eval_plain(kind, args, &expressed, regions)?;
             out.into_iter()
                 .zip(result_types)

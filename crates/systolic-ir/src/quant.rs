@@ -14,7 +14,7 @@
 use crate::dtype::DType;
 use crate::numerics::round_to;
 use crate::tensor::{Data, Tensor};
-use crate::types::TensorType;
+use crate::types::{TensorType, Type};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
@@ -375,6 +375,19 @@ pub fn expressed_type(ty: &TensorType) -> TensorType {
         Some(q) => TensorType::new(ty.shape.clone(), q.expressed),
         None => ty.clone(),
     }
+}
+
+/// [`expressed_type`] of a value type (tuples and tokens as they are).
+pub fn expressed_value_type(ty: &Type) -> Type {
+    match ty {
+        Type::Tensor(t) => Type::Tensor(expressed_type(t)),
+        other => other.clone(),
+    }
+}
+
+/// Whether a value type is a quantized tensor type.
+pub fn is_quantized(ty: &Type) -> bool {
+    matches!(ty, Type::Tensor(t) if t.quant.is_some())
 }
 
 /// The plain storage type of a quantized type (`tensor<2xi8>` for

@@ -130,6 +130,27 @@ enum Product<'a> {
     Ragged(&'a RaggedDotDimensionNumbers, &'a [Precision]),
 }
 
+/// A `dot_general`'s batch × m × k × n; `rhs_skipped` dimensions of rhs (a ragged dot's group
+/// dimension) count in none of them.
+fn dot_shape(
+    lhs: &TensorType,
+    rhs: &TensorType,
+    dn: &DotDimensionNumbers,
+    rhs_skipped: &[i64],
+) -> MatmulShape {
+    let in_list = |l: &[i64], i: usize| l.contains(&(i as i64));
+    let (lb, lc) = (&dn.lhs_batching_dimensions, &dn.lhs_contracting_dimensions);
+    let (rb, rc) = (&dn.rhs_batching_dimensions, &dn.rhs_contracting_dimensions);
+    MatmulShape {
+        batch: product(&lhs.shape, |i| in_list(lb, i)),
+        m: product(&lhs.shape, |i| !in_list(lb, i) && !in_list(lc, i)),
+        k: product(&lhs.shape, |i| in_list(lc, i)),
+        n: product(&rhs.shape, |i| {
+            !in_list(rb, i) && !in_list(rc, i) && !in_list(rhs_skipped, i)
+        }),
+    }
+}
+
 /// The matrix product of a `dot_general`, `dot` or `convolution`, if its types are tensors.
 fn matmul_of(func: &Func, op: &Op, attrs: Product) -> Option<MatmulWork> {
     let lhs = tensor_of(func, *op.operands.first()?)?.clone();
@@ -141,34 +162,12 @@ fn matmul_of(func: &Func, op: &Op, attrs: Product) -> Option<MatmulWork> {
             precision_config,
             algorithm,
         } => {
-            let in_list = |l: &[i64], i: usize| l.contains(&(i as i64));
-            let lb = &dn.lhs_batching_dimensions;
-            let lc = &dn.lhs_contracting_dimensions;
-            let rb = &dn.rhs_batching_dimensions;
-            let rc = &dn.rhs_contracting_dimensions;
-            let shape = MatmulShape {
-                batch: product(&lhs.shape, |i| in_list(lb, i)),
-                m: product(&lhs.shape, |i| !in_list(lb, i) && !in_list(lc, i)),
-                k: product(&lhs.shape, |i| in_list(lc, i)),
-                n: product(&rhs.shape, |i| !in_list(rb, i) && !in_list(rc, i)),
-            };
+            let shape = dot_shape(&lhs, &rhs, dn, &[]);
             let passes = algorithm.map(|a| a.num_primitive_operations.clamp(1, 64) as u32);
             (shape, strictest(precision_config), passes)
         }
         Product::Ragged(rd, precision_config) => {
-            let in_list = |l: &[i64], i: usize| l.contains(&(i as i64));
-            let dn = &rd.dot;
-            let (lb, lc) = (&dn.lhs_batching_dimensions, &dn.lhs_contracting_dimensions);
-            let (rb, rc) = (&dn.rhs_batching_dimensions, &dn.rhs_contracting_dimensions);
-            let group = &rd.rhs_group_dimensions;
-            let shape = MatmulShape {
-                batch: product(&lhs.shape, |i| in_list(lb, i)),
-                m: product(&lhs.shape, |i| !in_list(lb, i) && !in_list(lc, i)),
-                k: product(&lhs.shape, |i| in_list(lc, i)),
-                n: product(&rhs.shape, |i| {
-                    !in_list(rb, i) && !in_list(rc, i) && !in_list(group, i)
-                }),
-            };
+            let shape = dot_shape(&lhs, &rhs, &rd.dot, &rd.rhs_group_dimensions);
             (shape, strictest(precision_config), None)
         }
         Product::Dot { precision_config } => {

@@ -129,24 +129,29 @@ pub fn eval(
                 return Ok(values(zeros.collect()));
             };
             let me = position(&group, grid.me);
-            let all = grid.exchange(kind, &group, tensors)?;
-            // Every member folds the same values in group order; only the root keeps them.
-            let reduced = all_reduce(&all, result_types, regions)?;
-            let results = reduced
-                .into_iter()
-                .enumerate()
-                .map(|(j, t)| {
-                    let root = match &roots {
-                        None => 0,
-                        Some(r) => root_index(r, j, &group)?,
-                    };
-                    Ok(if root == me {
-                        t
-                    } else {
-                        Tensor::zeros(t.ty().clone())
-                    })
+            let is_root = (0..tensors.len())
+                .map(|j| match &roots {
+                    None => Ok(me == 0),
+                    Some(r) => Ok(root_index(r, j, &group)? == me),
                 })
-                .collect::<Result<Vec<_>>>()?;
+                .collect::<Result<Vec<bool>>>()?;
+            let zeros: Vec<Tensor> = tensors
+                .iter()
+                .map(|t| Tensor::zeros(t.ty().clone()))
+                .collect();
+            let all = grid.exchange(kind, &group, tensors)?;
+            // A root folds every member's operands in group order; the others only take part.
+            let reduced = if is_root.contains(&true) {
+                all_reduce(&all, result_types, regions)?
+            } else {
+                zeros.clone()
+            };
+            let results: Vec<Tensor> = reduced
+                .into_iter()
+                .zip(zeros)
+                .zip(is_root)
+                .map(|((t, zero), root)| if root { t } else { zero })
+                .collect();
             check_results(&results, result_types)?;
             Ok(values(results))
         }

@@ -72,7 +72,7 @@ impl Parser<'_> {
 
         let op_name = raw.name.clone();
         let op_err = |p: &Self, msg: String| p.err_at(name_tok, msg).in_op(op_name.clone());
-        if raw.kind.is_none() {
+        if raw.kind.is_none() && resolve_dynamic::is_dynamic_op(&raw.name) {
             let dynamic = DynamicOp {
                 name: &mut raw.name,
                 operand_types: raw

@@ -3,7 +3,7 @@
 
 use super::common::*;
 use crate::ops::OpKind;
-use crate::quant::expressed_type;
+use crate::quant::{expressed_type, expressed_value_type as expressed, is_quantized as quantized};
 use crate::types::Type;
 
 /// `stablehlo.uniform_quantize`: a float tensor, or a quantized one, to a quantized type of
@@ -54,17 +54,6 @@ pub fn computes_on_values(kind: &OpKind) -> bool {
             | OpKind::BitcastConvert
             | OpKind::Constant(_)
     ) && !matches!(kind.family(), F::Control | F::Fusion | F::Check | F::Custom)
-}
-
-fn quantized(t: &Type) -> bool {
-    matches!(t, Type::Tensor(t) if t.quant.is_some())
-}
-
-fn expressed(t: &Type) -> Type {
-    match t {
-        Type::Tensor(t) => Type::Tensor(expressed_type(t)),
-        other => other.clone(),
-    }
 }
 
 /// Whether a computing op other than the conversions touches quantized values. Plumbing
