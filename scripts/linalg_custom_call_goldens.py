@@ -7,7 +7,9 @@ Writes crates/systolic-cpu/tests/data/linalg/<case>/ with `program.mlir`
 and `manifest.json`: per case its dtype and the custom-call targets and `mhlo.backend_config`
 keys it holds (so the test can check the list of targets a backend must implement). The tests
 in crates/systolic-cpu/tests/linalg_custom_calls.rs read these files; they do not need JAX.
-Cases cover float32 and float64 (x64 is enabled), unbatched and batched operands.
+Cases cover float32 and float64 (x64 is enabled), unbatched and batched operands; the
+complex cases (`COMPLEX_CASES`) complex64 and complex128, and the general eigenproblem
+(`EIG_CASES`, `geev`) all four types.
 """
 import json
 import os
@@ -55,6 +57,27 @@ def rect(*shape):
     return RNG.standard_normal(shape)
 
 
+def c_general(*shape):
+    """A well-conditioned complex general matrix (batch)."""
+    return general(*shape) + 1j * RNG.standard_normal(shape)
+
+
+def c_rect(*shape):
+    return RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)
+
+
+def c_hpd(*shape):
+    """A Hermitian positive definite matrix (batch)."""
+    a = c_rect(*shape)
+    n = shape[-1]
+    return a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)
+
+
+def c_hermitian(*shape):
+    a = c_rect(*shape)
+    return (a + np.conj(np.swapaxes(a, -1, -2))) / 2
+
+
 # name -> (function, input makers). Each maker returns a float64 array; it is cast per dtype.
 CASES = {
     "inv": (jnp.linalg.inv, [lambda: general(4, 4)]),
@@ -99,7 +122,52 @@ CASES = {
     "expm": (jsl.expm, [lambda: 0.3 * rect(4, 4)]),
 }
 
+# Complex versions (complex64 and complex128): `c`/`z` targets, `heevd`, `ungqr`, `trans_x = 'C'`.
+COMPLEX_CASES = {
+    "inv": (jnp.linalg.inv, [lambda: c_general(4, 4)]),
+    "solve_batched": (lambda a, b: jnp.linalg.solve(a, b[..., None])[..., 0],
+                      [lambda: c_general(2, 4, 4), lambda: c_rect(2, 4)]),
+    "det": (jnp.linalg.det, [lambda: c_general(4, 4)]),
+    "slogdet": (lambda a: tuple(jnp.linalg.slogdet(a)), [lambda: c_general(2, 3, 3)]),
+    "cholesky": (jnp.linalg.cholesky, [lambda: c_hpd(4, 4)]),
+    "qr_reduced": (lambda a: tuple(jnp.linalg.qr(a)), [lambda: c_rect(5, 3)]),
+    "qr_complete_batched": (lambda a: tuple(jnp.linalg.qr(a, mode="complete")),
+                            [lambda: c_rect(2, 3, 4)]),
+    "eigh": (lambda a: tuple(jnp.linalg.eigh(a)), [lambda: c_hermitian(4, 4)]),
+    "eigvalsh_batched": (jnp.linalg.eigvalsh, [lambda: c_hermitian(2, 3, 3)]),
+    "svd_full": (lambda a: tuple(jnp.linalg.svd(a)), [lambda: c_rect(4, 3)]),
+    "svd_reduced_batched": (lambda a: tuple(jnp.linalg.svd(a, full_matrices=False)),
+                            [lambda: c_rect(2, 3, 5)]),
+    "svd_values": (lambda a: jnp.linalg.svd(a, compute_uv=False), [lambda: c_rect(3, 4)]),
+    "lu": (lambda a: tuple(jsl.lu(a)), [lambda: c_general(4, 4)]),
+    "solve_triangular_conj": (lambda a, b: jsl.solve_triangular(a, b, trans=2, lower=True),
+                              [lambda: np.tril(c_general(4, 4)), lambda: c_rect(4, 2)]),
+    "pinv": (jnp.linalg.pinv, [lambda: c_rect(4, 3)]),
+    "expm": (jsl.expm, [lambda: 0.3 * c_rect(3, 3)]),
+}
+
+# The general eigenproblem (`geev`), on real (`s`/`d`: complex results) and complex matrices.
+EIG_CASES = {
+    "eig": (lambda a: tuple(jnp.linalg.eig(a)), "general", (4, 4)),
+    "eig_batched": (lambda a: tuple(jnp.linalg.eig(a)), "general", (2, 3, 3)),
+    "eig_left": (lambda a: tuple(jax.lax.linalg.eig(a, compute_left_eigenvectors=True)),
+                 "general", (4, 4)),
+    "eigvals": (jnp.linalg.eigvals, "general", (5, 5)),
+}
+
 TARGET = re.compile(r"stablehlo\.custom_call @(\w+)\(.*?mhlo\.backend_config = \{([^}]*)\}")
+
+
+def all_cases():
+    """(name, function, inputs as float64/complex128, dtypes) for every case."""
+    for name, (f, makers) in CASES.items():
+        yield name, f, [m() for m in makers], (np.float32, np.float64)
+    for name, (f, makers) in COMPLEX_CASES.items():
+        yield name, f, [m() for m in makers], (np.complex64, np.complex128)
+    for name, (f, kind, shape) in EIG_CASES.items():
+        # Matrices with both real and complex-conjugate eigenvalues, no repeated ones.
+        yield name, f, [rect(*shape)], (np.float32, np.float64)
+        yield name, f, [c_rect(*shape)], (np.complex64, np.complex128)
 
 
 def main():
@@ -107,9 +175,8 @@ def main():
         shutil.rmtree(OUT)
     OUT.mkdir(parents=True)
     manifest = {}
-    for name, (f, makers) in CASES.items():
-        base = [m() for m in makers]
-        for dtype in (np.float32, np.float64):
+    for name, f, base, dtypes in all_cases():
+        for dtype in dtypes:
             case = f"{name}_{np.dtype(dtype).name[0]}{np.dtype(dtype).itemsize * 8}"
             args = [jnp.asarray(a.astype(dtype)) for a in base]
             text = jax.jit(f).lower(*args).as_text()

@@ -25,6 +25,11 @@
 //!
 //! The pool is the backend's, not rayon's global one, so other code in the process keeps its
 //! floating-point environment.
+//!
+//! Library code written for IEEE arithmetic runs on a second pool whose threads keep IEEE
+//! mode ([`run_ieee`]): faer, under the LAPACK calls, scales complex divisions by constants
+//! near the subnormal range, and under FTZ/DAZ a complex LU solve of a well-conditioned 4×4
+//! matrix returned garbage (left eigenvectors of `geev`, measured in the linalg goldens).
 
 use std::sync::OnceLock;
 
@@ -185,9 +190,41 @@ pub fn run<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     }
 }
 
+/// A pool of IEEE threads (FTZ and DAZ clear), as many as the backend's, started on first
+/// use: for library code that relies on subnormals (see the module docs).
+fn ieee_pool() -> &'static rayon::ThreadPool {
+    static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("systolic-cpu-ieee-{i}"))
+            .start_handler(|_| std::mem::forget(DenormalMode::ieee()))
+            .build()
+            .expect("the CPU backend's IEEE thread pool starts")
+    })
+}
+
+/// Runs `f` on the IEEE pool: the caller waits, and the parallel loops inside `f` (rayon's)
+/// spread over that pool's threads, none of which flushes denormals.
+pub fn run_ieee<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    let pool = ieee_pool();
+    if pool.current_thread_index().is_some() {
+        f()
+    } else {
+        pool.install(f)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_ieee_pool_does_not_flush_even_when_called_from_the_flushing_pool() {
+        let all: Vec<bool> = run(|| run_ieee(|| rayon::broadcast(|_| flushing())));
+        assert!(all.iter().all(|&f| !f), "{all:?}");
+    }
 
     #[test]
     fn pool_threads_flush_and_the_guard_restores_the_callers_mode() {

@@ -2,21 +2,25 @@
 //! interpreter and compiled, against JAX's outputs (tests/data/linalg/, made by
 //! scripts/linalg_custom_call_goldens.py: `jnp.linalg` inv, solve, det, slogdet, cholesky, qr,
 //! eigh, eigvalsh, svd, lstsq, pinv, matrix_power; `jax.scipy.linalg` lu, lu_factor, lu_solve,
-//! cho_factor/cho_solve, solve_triangular, expm; f32 and f64, unbatched and batched).
+//! cho_factor/cho_solve, solve_triangular, expm; f32 and f64, unbatched and batched; most of
+//! them again on complex64 and complex128; `jnp.linalg.eig`/`eigvals` and `jax.lax.linalg.eig`
+//! with left eigenvectors on all four types).
 //!
 //! Outputs that are unique are compared with JAX's (pivots exactly, floats within a tolerance
 //! scaled to each output's magnitude). Eigenvectors and singular vectors are unique only up to
-//! sign, so for them the invariants are checked: `A·v = v·diag(w)`, `vᵀv = I`, `U·S·Vᵀ = A`,
-//! `UᵀU = I`, `V·Vᵀ = I`; QR's factors follow LAPACK's conventions and are compared directly,
-//! with `Q·R = A` and `QᵀQ = I` besides. The compiled program must run every op natively and
-//! agree with the interpreter.
+//! sign (a unit factor for complex types), so for them the invariants are checked:
+//! `A = v·diag(w)·vᴴ`, `vᴴv = I`, `U·S·Vᴴ = A`, `UᴴU = I`, `V·Vᴴ = I`; for the general
+//! eigenproblem `A·v = v·diag(w)`, `uᴴ·A = diag(w)·uᴴ`, unit columns, and the eigenvalues
+//! matched to JAX's as a set (neither orders them). QR's factors follow LAPACK's conventions and
+//! are compared directly, with `Q·R = A` and `QᴴQ = I` besides. The compiled program must run
+//! every op natively and agree with the interpreter.
 
 use crate::support;
 
 use std::path::{Path, PathBuf};
 use support::compare::{mismatches, Tolerance};
 use systolic_ir::lapack::LapackCall;
-use systolic_ir::{DType, Module, Tensor};
+use systolic_ir::{Complex64, DType, Module, Tensor};
 
 fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/linalg")
@@ -65,19 +69,31 @@ fn load(name: &str) -> Case {
 
 /// The tolerance for outputs of `dtype` (relative to the output's largest magnitude).
 fn rtol(dtype: DType) -> f64 {
-    if dtype == DType::F32 {
+    if matches!(dtype, DType::F32 | DType::C64) {
         2e-4
     } else {
         1e-10
     }
 }
 
-/// A batch of row-major matrices in f64.
+/// The elements of `t` as complex numbers (real tensors with zero imaginary parts).
+fn complex_values(t: &Tensor) -> Vec<Complex64> {
+    match t.data() {
+        systolic_ir::Data::Complex(v) => v.clone(),
+        _ => t
+            .to_f64_vec()
+            .into_iter()
+            .map(|x| Complex64::new(x, 0.0))
+            .collect(),
+    }
+}
+
+/// A batch of row-major matrices in complex f64 (real ones with zero imaginary parts).
 struct Mats {
     batch: usize,
     rows: usize,
     cols: usize,
-    data: Vec<f64>,
+    data: Vec<Complex64>,
 }
 
 impl Mats {
@@ -89,48 +105,55 @@ impl Mats {
             batch: s[..r - 2].iter().product::<i64>() as usize,
             rows,
             cols,
-            data: t.to_f64_vec(),
+            data: complex_values(t),
         }
     }
 
-    fn at(&self, b: usize, i: usize, j: usize) -> f64 {
+    fn at(&self, b: usize, i: usize, j: usize) -> Complex64 {
         self.data[(b * self.rows + i) * self.cols + j]
     }
 }
 
-/// Largest `|x·y (first k of x's columns / y's rows) − want|` over a batch, relative to
-/// `want`'s largest magnitude (`want` = None means the identity).
-fn product_error(x: &Mats, scale: Option<&[f64]>, y: &Mats, k: usize, want: Option<&Mats>) -> f64 {
+/// Largest `|x·diag(scale)·y (first k of x's columns / y's rows) − want|` over a batch,
+/// relative to `want`'s largest magnitude (`want` = None means the identity).
+fn product_error(
+    x: &Mats,
+    scale: Option<&[Complex64]>,
+    y: &Mats,
+    k: usize,
+    want: Option<&Mats>,
+) -> f64 {
     let (m, n) = (x.rows, y.cols);
     let mut worst: f64 = 0.0;
     let mut size: f64 = 1.0;
+    let one = Complex64::new(1.0, 0.0);
     for b in 0..x.batch {
         for i in 0..m {
             for j in 0..n {
-                let mut s = 0.0;
+                let mut s = Complex64::new(0.0, 0.0);
                 for p in 0..k {
-                    let d = scale.map_or(1.0, |sc| sc[b * k + p]);
+                    let d = scale.map_or(one, |sc| sc[b * k + p]);
                     s += x.at(b, i, p) * d * y.at(b, p, j);
                 }
                 let w = match want {
                     Some(w) => w.at(b, i, j),
-                    None => f64::from(u8::from(i == j)),
+                    None => Complex64::new(f64::from(u8::from(i == j)), 0.0),
                 };
-                size = size.max(w.abs());
-                worst = worst.max((s - w).abs());
+                size = size.max(w.norm());
+                worst = worst.max((s - w).norm());
             }
         }
     }
     worst / size
 }
 
-/// The transpose of each matrix.
-fn transpose(a: &Mats) -> Mats {
+/// The conjugate transpose of each matrix (the transpose of a real one).
+fn adjoint(a: &Mats) -> Mats {
     let mut data = Vec::with_capacity(a.data.len());
     for b in 0..a.batch {
         for j in 0..a.cols {
             for i in 0..a.rows {
-                data.push(a.at(b, i, j));
+                data.push(a.at(b, i, j).conj());
             }
         }
     }
@@ -142,13 +165,77 @@ fn transpose(a: &Mats) -> Mats {
     }
 }
 
+/// Largest distance from each of JAX's eigenvalues to the nearest unused one of ours (each of
+/// ours is used once), relative to the largest modulus, per matrix of the batch.
+fn eigenvalue_set_error(got: &[Complex64], want: &[Complex64], n: usize) -> f64 {
+    let size = want.iter().fold(1.0f64, |m, z| m.max(z.norm()));
+    let mut worst: f64 = 0.0;
+    for (g, w) in got.chunks(n.max(1)).zip(want.chunks(n.max(1))) {
+        let mut used = vec![false; g.len()];
+        for wz in w {
+            let best = (0..g.len())
+                .filter(|&i| !used[i])
+                .min_by(|&a, &b| (g[a] - wz).norm().total_cmp(&(g[b] - wz).norm()));
+            match best {
+                Some(i) => {
+                    used[i] = true;
+                    worst = worst.max((g[i] - wz).norm());
+                }
+                None => return f64::INFINITY,
+            }
+        }
+    }
+    worst / size
+}
+
+/// Largest `|‖column‖ − 1|` of each matrix.
+fn unit_columns_error(v: &Mats) -> f64 {
+    let mut worst: f64 = 0.0;
+    for b in 0..v.batch {
+        for j in 0..v.cols {
+            let norm = (0..v.rows)
+                .map(|i| v.at(b, i, j).norm_sqr())
+                .sum::<f64>()
+                .sqrt();
+            worst = worst.max((norm - 1.0).abs());
+        }
+    }
+    worst
+}
+
+/// `v·diag(w)`: each column `j` of matrix `b` scaled by `w[b·n + j]`.
+fn scaled(v: &Mats, w: &[Complex64]) -> Mats {
+    let mut data = v.data.clone();
+    for b in 0..v.batch {
+        for i in 0..v.rows {
+            for j in 0..v.cols {
+                data[(b * v.rows + i) * v.cols + j] *= w[b * v.cols + j];
+            }
+        }
+    }
+    Mats {
+        batch: v.batch,
+        rows: v.rows,
+        cols: v.cols,
+        data,
+    }
+}
+
 /// Compares outputs that are unique with JAX's; returns the problems.
 fn compare(case: &Case, got: &[Tensor], which: &[usize]) -> Vec<String> {
     let mut report = vec![];
     for &i in which {
         let want = &case.want[i];
-        let tol = if want.dtype().is_float() {
-            Tolerance::scaled_to(want, rtol(want.dtype()))
+        let tol = if want.dtype().is_float_or_complex() {
+            let magnitude = complex_values(want)
+                .iter()
+                .filter(|z| z.re.is_finite() && z.im.is_finite())
+                .fold(0.0f64, |m, z| m.max(z.norm()));
+            let rtol = rtol(want.dtype());
+            Tolerance::Close {
+                rtol,
+                atol: rtol * magnitude,
+            }
         } else {
             Tolerance::Exact
         };
@@ -177,7 +264,11 @@ fn check(case: &Case, got: &[Tensor]) -> Vec<String> {
     }
     let dtype = case.want[0].dtype();
     // Invariants hold to a few ulps times the size: generous multiples of the type's epsilon.
-    let eps = if dtype == DType::F32 { 1e-4 } else { 1e-11 };
+    let eps = if matches!(dtype, DType::F32 | DType::C64) {
+        1e-4
+    } else {
+        1e-11
+    };
     let mut report = vec![];
     let mut invariant = |what: &str, err: f64| {
         if err.is_nan() || err > eps {
@@ -193,23 +284,23 @@ fn check(case: &Case, got: &[Tensor]) -> Vec<String> {
         );
         invariant("Q·R = A", product_error(&q, None, &r, q.cols, Some(&a)));
         invariant(
-            "QᵀQ = I",
-            product_error(&transpose(&q), None, &q, q.rows, None),
+            "QᴴQ = I",
+            product_error(&adjoint(&q), None, &q, q.rows, None),
         );
         let mut more = compare(case, got, &[0, 1]);
         report.append(&mut more);
     } else if name.starts_with("eigh_") {
         // jnp.linalg.eigh returns (eigenvalues, eigenvectors).
         let (a, v) = (Mats::of(&case.inputs[0]), Mats::of(&got[1]));
-        let w = got[0].to_f64_vec();
-        // A·v = v·diag(w), i.e. vᵀ·A·v = diag(w): checked as A = v·diag(w)·vᵀ.
+        let w = complex_values(&got[0]);
+        // A·v = v·diag(w), i.e. vᴴ·A·v = diag(w): checked as A = v·diag(w)·vᴴ.
         invariant(
-            "v·diag(w)·vᵀ = A",
-            product_error(&v, Some(&w), &transpose(&v), v.cols, Some(&a)),
+            "v·diag(w)·vᴴ = A",
+            product_error(&v, Some(&w), &adjoint(&v), v.cols, Some(&a)),
         );
         invariant(
-            "vᵀv = I",
-            product_error(&transpose(&v), None, &v, v.rows, None),
+            "vᴴv = I",
+            product_error(&adjoint(&v), None, &v, v.rows, None),
         );
         let mut more = compare(case, got, &[0]);
         report.append(&mut more);
@@ -219,19 +310,47 @@ fn check(case: &Case, got: &[Tensor]) -> Vec<String> {
             Mats::of(&got[0]),
             Mats::of(&got[2]),
         );
-        let s = got[1].to_f64_vec();
+        let s = complex_values(&got[1]);
         let k = a.rows.min(a.cols);
-        invariant("U·S·Vᵀ = A", product_error(&u, Some(&s), &vt, k, Some(&a)));
+        invariant("U·S·Vᴴ = A", product_error(&u, Some(&s), &vt, k, Some(&a)));
         invariant(
-            "UᵀU = I",
-            product_error(&transpose(&u), None, &u, u.rows, None),
+            "UᴴU = I",
+            product_error(&adjoint(&u), None, &u, u.rows, None),
         );
         invariant(
-            "V·Vᵀ = I",
-            product_error(&vt, None, &transpose(&vt), vt.cols, None),
+            "V·Vᴴ = I",
+            product_error(&vt, None, &adjoint(&vt), vt.cols, None),
         );
         let mut more = compare(case, got, &[1]);
         report.append(&mut more);
+    } else if name.starts_with("eig_") || name.starts_with("eigvals_") {
+        // eig: (w, v); eig_left (jax.lax.linalg.eig): (w, vl, vr); eigvals: w.
+        let a = Mats::of(&case.inputs[0]);
+        let n = a.rows;
+        let w = complex_values(&got[0]);
+        if got[0].ty() != case.want[0].ty() {
+            // An infinite error reports the mismatched type through the invariant.
+            invariant("w has JAX's type", f64::INFINITY);
+        }
+        invariant(
+            "eigenvalues as a set",
+            eigenvalue_set_error(&w, &complex_values(&case.want[0]), n),
+        );
+        let right = got.last().filter(|_| got.len() > 1).map(Mats::of);
+        if let Some(v) = &right {
+            // A·v = v·diag(w).
+            let av = product_error(&a, None, v, n, Some(&scaled(v, &w)));
+            invariant("A·v = v·diag(w)", av);
+            invariant("‖v‖ = 1", unit_columns_error(v));
+        }
+        if got.len() == 3 {
+            // uᴴ·A = diag(w)·uᴴ, i.e. Aᴴ·u = u·diag(w̄).
+            let u = Mats::of(&got[1]);
+            let conj_w: Vec<Complex64> = w.iter().map(|z| z.conj()).collect();
+            let au = product_error(&adjoint(&a), None, &u, n, Some(&scaled(&u, &conj_w)));
+            invariant("uᴴ·A = diag(w)·uᴴ", au);
+            invariant("‖u‖ = 1", unit_columns_error(&u));
+        }
     } else {
         let all: Vec<usize> = (0..case.want.len()).collect();
         report = compare(case, got, &all);
@@ -240,12 +359,12 @@ fn check(case: &Case, got: &[Tensor]) -> Vec<String> {
 }
 
 /// Every exported program, interpreted and compiled (optimised and not), matches JAX; the
-/// compiled program runs everything natively. All failures are reported together.
+/// compiled program runs everything natively (complex programs: every LAPACK call). All failures are reported together.
 #[test]
 fn jax_linalg_programs_match_jax_on_both_paths() {
     let names = cases();
     assert!(
-        names.len() >= 60,
+        names.len() >= 110,
         "expected the exported cases, found {}",
         names.len()
     );
@@ -262,8 +381,17 @@ fn jax_linalg_programs_match_jax_on_both_paths() {
         }
         for optimize in [true, false] {
             let exe = support::compile_main_with(&case.module, optimize);
-            if optimize && !exe.fallback_ops().is_empty() {
-                let ops: Vec<&str> = exe.fallback_ops().iter().map(|f| f.op.as_str()).collect();
+            // Complex programs' elementwise ops have no native kernels yet (they run on the
+            // fallback); their LAPACK calls must be native all the same.
+            let complex = name.contains("_c64") || name.contains("_c128") || name.contains("eig");
+            let fallback: Vec<&str> = exe
+                .fallback_ops()
+                .iter()
+                .map(|f| f.op.as_str())
+                .filter(|op| !complex || *op == "stablehlo.custom_call")
+                .collect();
+            if optimize && !fallback.is_empty() {
+                let ops = fallback;
                 failures.push(format!(
                     "{name}: on the interpreter fallback: {}",
                     ops.join(", ")
@@ -288,7 +416,8 @@ fn jax_linalg_programs_match_jax_on_both_paths() {
 }
 
 /// The manifest names the targets each case holds; every one is a LAPACK call both backends
-/// read, and together they are the real routines JAX emits for these functions.
+/// read, and together they are the routines JAX emits for these functions (the complex
+/// targets `heevd`/`ungqr` are read as `syevd`/`orgqr`).
 #[test]
 fn every_exported_target_is_read() {
     let manifest: serde_json::Value =
@@ -317,7 +446,9 @@ fn every_exported_target_is_read() {
             .collect();
         assert_eq!(targets, listed, "{name}");
     }
-    let want = ["geqrf", "gesdd", "getrf", "orgqr", "potrf", "syevd", "trsm"];
+    let want = [
+        "geev", "geqrf", "gesdd", "getrf", "orgqr", "potrf", "syevd", "trsm",
+    ];
     assert_eq!(seen.into_iter().collect::<Vec<_>>(), want);
 }
 

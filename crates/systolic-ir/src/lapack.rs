@@ -16,13 +16,19 @@
 //! | `syevd` | `a[…,n,n]` | `v[…,n,n]`, `w[…,n]` (ascending), `info[…]` | `mode` (`V`/`N`), `uplo` |
 //! | `gesdd` | `a[…,m,n]` | `a`, `s[…,k]`, `u[…,m,·]`, `vt[…,·,n]`, `info[…]` | `mode` (`A`/`S`/`N`) |
 //! | `trsm` | `a[…,k,k]`, `b[…,m,n]` | `x[…,m,n]` | `side`, `uplo`, `trans_x`, `diag` |
+//! | `geev` (real) | `a[…,n,n]` | `wr[…,n]`, `wi[…,n]`, `vl[…,n,n]:complex`, `vr[…,n,n]:complex`, `info[…]` | `compute_left`, `compute_right` (`V`/`N`) |
+//! | `geev` (complex) | `a[…,n,n]` | `w[…,n]`, `vl[…,n,n]`, `vr[…,n,n]`, `info[…]` | `compute_left`, `compute_right` |
+//!
+//! The complex targets (`c` for `complex<f32>`, `z` for `complex<f64>`) are the same routines
+//! under LAPACK's complex names (`heevd` for `syevd`, `ungqr` for `orgqr`): eigenvalues
+//! (`heevd`) and singular values (`gesdd`) are real, of the parts' type; `trans_x = 'C'` is
+//! the conjugate transpose; reflectors are `I − τ·v·vᴴ` with a complex `τ`.
 //!
 //! Flags are ASCII codes in `ui8` attributes (`uplo = 76` is `'L'`). JAX asks for each matrix
 //! in column-major order (`operand_layouts`/`result_layouts` `[r-2, r-1, r-3, …, 0]`) because
 //! LAPACK reads Fortran arrays; the logical values do not depend on the layout, so the
 //! implementations work on the logical (row-major) matrices, and any other layout is refused
-//! rather than misread. Complex targets (`c`/`z`) are refused by name until the IR has complex
-//! element types.
+//! rather than misread.
 
 use crate::{Attribute, DType, NamedAttr, Op, OpKind, TensorType, Type};
 
@@ -43,6 +49,9 @@ pub enum Routine {
     Gesdd,
     /// Triangular solve with many right-hand sides.
     Trsm,
+    /// General (non-symmetric) eigendecomposition: complex eigenvalues, left and right
+    /// eigenvectors.
+    Geev,
 }
 
 impl Routine {
@@ -56,14 +65,18 @@ impl Routine {
             Routine::Syevd => "syevd",
             Routine::Gesdd => "gesdd",
             Routine::Trsm => "trsm",
+            Routine::Geev => "geev",
         }
     }
 
     /// Which operands and results are matrices (the others are vectors or scalars).
-    fn matrix_slots(self) -> (&'static [usize], &'static [usize]) {
+    fn matrix_slots(self, complex: bool) -> (&'static [usize], &'static [usize]) {
         match self {
             Routine::Trsm => (&[0, 1], &[0]),
             Routine::Gesdd => (&[0], &[0, 2, 3]),
+            // The real routine returns the eigenvalues in two parts before the vectors.
+            Routine::Geev if complex => (&[0], &[1, 2]),
+            Routine::Geev => (&[0], &[2, 3]),
             _ => (&[0], &[0]),
         }
     }
@@ -77,6 +90,7 @@ impl Routine {
             "syevd" | "heevd" => Routine::Syevd,
             "gesdd" => Routine::Gesdd,
             "trsm" => Routine::Trsm,
+            "geev" => Routine::Geev,
             _ => return None,
         })
     }
@@ -100,7 +114,7 @@ pub struct LapackCall {
     pub target: String,
     /// The routine.
     pub routine: Routine,
-    /// The element type (`f32` or `f64`).
+    /// The element type (`f32`, `f64`, `complex<f32>` or `complex<f64>`).
     pub dtype: DType,
     /// `uplo = 'L'` (`potrf`, `syevd`, `trsm`): the lower triangle is read (or is `a`'s).
     pub lower: bool,
@@ -108,12 +122,19 @@ pub struct LapackCall {
     pub left_side: bool,
     /// `trans_x` is `'T'` or `'C'` (`trsm`): `op(a) = aᵀ`.
     pub transpose_a: bool,
+    /// `trans_x = 'C'` (`trsm`): `op(a) = aᴴ`, the conjugate transpose (the same as `aᵀ` for
+    /// real types).
+    pub conjugate_a: bool,
     /// `diag = 'U'` (`trsm`): `a`'s diagonal is taken as ones.
     pub unit_diagonal: bool,
     /// `mode = 'V'` (`syevd`): eigenvectors are computed.
     pub eigenvectors: bool,
     /// `mode` of `gesdd`.
     pub svd_vectors: SvdVectors,
+    /// `compute_left = 'V'` (`geev`): left eigenvectors are computed.
+    pub left_vectors: bool,
+    /// `compute_right = 'V'` (`geev`): right eigenvectors are computed.
+    pub right_vectors: bool,
 }
 
 /// The key of the dictionary that holds an FFI call's flags.
@@ -170,8 +191,22 @@ impl LapackCall {
             Routine::Trsm => vec![
                 code("diag", if self.unit_diagonal { b'U' } else { b'N' }),
                 code("side", if self.left_side { b'L' } else { b'R' }),
-                code("trans_x", if self.transpose_a { b'T' } else { b'N' }),
+                code(
+                    "trans_x",
+                    match (self.transpose_a, self.conjugate_a) {
+                        (false, _) => b'N',
+                        (true, false) => b'T',
+                        (true, true) => b'C',
+                    },
+                ),
                 uplo,
+            ],
+            Routine::Geev => vec![
+                code("compute_left", if self.left_vectors { b'V' } else { b'N' }),
+                code(
+                    "compute_right",
+                    if self.right_vectors { b'V' } else { b'N' },
+                ),
             ],
             Routine::Getrf | Routine::Geqrf | Routine::Orgqr => vec![],
         };
@@ -184,25 +219,36 @@ impl LapackCall {
         }
     }
 
-    /// A call of `routine` on `dtype` (`f32` or `f64`) with LAPACK's default flags (lower
-    /// triangle, left side, no transpose, non-unit diagonal, vectors computed in full); `None`
-    /// for another element type. Set the public fields to change the flags.
+    /// A call of `routine` on `dtype` (`f32`, `f64`, `complex<f32>` or `complex<f64>`) with
+    /// LAPACK's default flags (lower triangle, left side, no transpose, non-unit diagonal,
+    /// vectors computed in full, right eigenvectors only); `None` for another element type.
+    /// Set the public fields to change the flags.
     pub fn new(routine: Routine, dtype: DType) -> Option<LapackCall> {
         let letter = match dtype {
             DType::F32 => 's',
             DType::F64 => 'd',
+            DType::C64 => 'c',
+            DType::C128 => 'z',
             _ => return None,
         };
+        let name = match (routine, dtype.is_complex()) {
+            (Routine::Syevd, true) => "heevd",
+            (Routine::Orgqr, true) => "ungqr",
+            (r, _) => r.name(),
+        };
         Some(LapackCall {
-            target: format!("lapack_{letter}{}_ffi", routine.name()),
+            target: format!("lapack_{letter}{name}_ffi"),
             routine,
             dtype,
             lower: true,
             left_side: true,
             transpose_a: false,
+            conjugate_a: false,
             unit_diagonal: false,
             eigenvectors: true,
             svd_vectors: SvdVectors::Full,
+            left_vectors: false,
+            right_vectors: true,
         })
     }
 
@@ -225,19 +271,16 @@ impl LapackCall {
         let letter = chars.next().unwrap_or(' ');
         let routine = Routine::from_name(chars.as_str()).ok_or_else(|| {
             err(format!(
-                "the LAPACK routine '{}' is not supported (getrf, potrf, geqrf, orgqr, syevd, \
-                 gesdd and trsm are)",
+                "the LAPACK routine '{}' is not supported (getrf, potrf, geqrf, orgqr/ungqr, \
+                 syevd/heevd, gesdd, trsm and geev are)",
                 chars.as_str()
             ))
         })?;
         let dtype = match letter {
             's' => DType::F32,
             'd' => DType::F64,
-            'c' | 'z' => {
-                return Err(err(
-                    "complex element types are not supported yet (real s/d targets are)".into(),
-                ))
-            }
+            'c' => DType::C64,
+            'z' => DType::C128,
             other => return Err(err(format!("unknown type letter '{other}'"))),
         };
         let config = attrs
@@ -278,9 +321,12 @@ impl LapackCall {
             lower: true,
             left_side: true,
             transpose_a: false,
+            conjugate_a: false,
             unit_diagonal: false,
             eigenvectors: true,
             svd_vectors: SvdVectors::Full,
+            left_vectors: false,
+            right_vectors: true,
         };
         match routine {
             Routine::Potrf => call.lower = flag("uplo", b'L', b"LU")? == b'L',
@@ -298,12 +344,18 @@ impl LapackCall {
             Routine::Trsm => {
                 call.lower = flag("uplo", b'L', b"LU")? == b'L';
                 call.left_side = flag("side", b'L', b"LR")? == b'L';
-                call.transpose_a = flag("trans_x", b'N', b"NTC")? != b'N';
+                let trans = flag("trans_x", b'N', b"NTC")?;
+                call.transpose_a = trans != b'N';
+                call.conjugate_a = trans == b'C' && dtype.is_complex();
                 call.unit_diagonal = flag("diag", b'N', b"NU")? == b'U';
+            }
+            Routine::Geev => {
+                call.left_vectors = flag("compute_left", b'N', b"NV")? == b'V';
+                call.right_vectors = flag("compute_right", b'V', b"NV")? == b'V';
             }
             Routine::Getrf | Routine::Geqrf | Routine::Orgqr => {}
         }
-        let (matrix_operands, matrix_results) = routine.matrix_slots();
+        let (matrix_operands, matrix_results) = routine.matrix_slots(dtype.is_complex());
         for (key, matrices) in [
             ("operand_layouts", matrix_operands),
             ("result_layouts", matrix_results),
@@ -359,6 +411,10 @@ impl LapackCall {
             TensorType::new(batch.iter().chain(tail).copied().collect(), dtype)
         };
         let info = || with(&[], DType::I32);
+        // Eigenvalues of a Hermitian matrix and singular values are real; a real matrix's
+        // general eigenvalues and eigenvectors are complex.
+        let part = self.dtype.component().unwrap_or(self.dtype);
+        let complex = self.dtype.complex_of().unwrap_or(self.dtype);
         let square = || {
             if m == n {
                 Ok(())
@@ -387,7 +443,7 @@ impl LapackCall {
             }
             Routine::Syevd => {
                 square()?;
-                vec![a.clone(), with(&[n], self.dtype), info()]
+                vec![a.clone(), with(&[n], part), info()]
             }
             Routine::Gesdd => {
                 let (u_cols, vt_rows) = match self.svd_vectors {
@@ -396,7 +452,7 @@ impl LapackCall {
                 };
                 vec![
                     a.clone(),
-                    with(&[k], self.dtype),
+                    with(&[k], part),
                     with(&[m, u_cols], self.dtype),
                     with(&[vt_rows, n], self.dtype),
                     info(),
@@ -417,6 +473,21 @@ impl LapackCall {
                     ));
                 }
                 vec![b.clone()]
+            }
+            Routine::Geev => {
+                square()?;
+                let vectors = || with(&[n, n], complex);
+                if self.dtype.is_complex() {
+                    vec![with(&[n], complex), vectors(), vectors(), info()]
+                } else {
+                    vec![
+                        with(&[n], part),
+                        with(&[n], part),
+                        vectors(),
+                        vectors(),
+                        info(),
+                    ]
+                }
             }
         })
     }
@@ -451,7 +522,9 @@ impl LapackCall {
     /// Floating-point operations of one call on operands of these types (LAPACK's operation
     /// counts, leading terms): LU `mn² − n³/3`, Cholesky `n³/3`, QR `2mn² − 2n³/3` (and as
     /// much again to form Q), symmetric eigensolver `4n³/3` without and `9n³` with vectors,
-    /// SVD `4mn² − 4n³/3` without and `≈ 4m²n + 22n³` with vectors, triangular solve `m²n`.
+    /// SVD `4mn² − 4n³/3` without and `≈ 4m²n + 22n³` with vectors, triangular solve `m²n`,
+    /// general eigensolver `10n³` without and `25n³` with vectors; four times as many for
+    /// complex types.
     pub fn flops(&self, operands: &[TensorType]) -> f64 {
         let Some(a) = operands.first() else {
             return 0.0;
@@ -481,8 +554,14 @@ impl LapackCall {
                     .map_or(0.0, |b| b.num_elements() as f64 / batch.max(1.0));
                 m * b
             }
+            // Hessenberg reduction and the QR iterations, about 10n³ for values alone; the
+            // vectors add about 15n³ (LAPACK Working Note 41's counts).
+            Routine::Geev if self.left_vectors || self.right_vectors => 25.0 * n.powi(3),
+            Routine::Geev => 10.0 * n.powi(3),
         };
-        batch * one
+        // A complex multiply-add is four real multiplies and four adds.
+        let complex_factor = if self.dtype.is_complex() { 4.0 } else { 1.0 };
+        complex_factor * batch * one
     }
 }
 
@@ -597,13 +676,53 @@ mod tests {
     }
 
     #[test]
-    fn refuses_complex_and_row_major_matrices() {
-        let ty = "tensor<3x3xf32>";
-        let complex = module(
-            &format!("%0:3 = stablehlo.custom_call @lapack_cgetrf_ffi(%a) : ({ty}) -> ({ty}, tensor<3xi32>, tensor<i32>)"),
+    fn reads_complex_targets() {
+        let ty = "tensor<3x3xcomplex<f32>>";
+        let heevd = module(
+            &format!("%0:3 = stablehlo.custom_call @lapack_cheevd_ffi(%a) {{mhlo.backend_config = {{mode = 86 : ui8, uplo = 76 : ui8}}}} : ({ty}) -> ({ty}, tensor<3xf32>, tensor<i32>)"),
             ty,
         );
-        assert!(call_in(&complex).unwrap_err().contains("complex"));
+        let call = call_in(&heevd).unwrap();
+        assert_eq!((call.routine, call.dtype), (Routine::Syevd, DType::C64));
+        let a = Type::Tensor(TensorType::new(vec![3, 3], DType::C64));
+        let got = call.result_types(std::slice::from_ref(&a)).unwrap();
+        assert_eq!(
+            got[1],
+            TensorType::new(vec![3], DType::F32),
+            "real eigenvalues"
+        );
+        let trsm = module(
+            &format!("%0 = stablehlo.custom_call @lapack_ctrsm_ffi(%a, %b) {{mhlo.backend_config = {{trans_x = 67 : ui8}}}} : ({ty}, {ty}) -> {ty}"),
+            ty,
+        );
+        let call = call_in(&trsm).unwrap();
+        assert!(call.transpose_a && call.conjugate_a);
+        assert_eq!(
+            LapackCall::new(Routine::Orgqr, DType::C128).unwrap().target,
+            "lapack_zungqr_ffi"
+        );
+    }
+
+    #[test]
+    fn geev_results_are_complex() {
+        let real = LapackCall::new(Routine::Geev, DType::F32).unwrap();
+        let a = Type::Tensor(TensorType::new(vec![2, 4, 4], DType::F32));
+        let got = real.result_types(std::slice::from_ref(&a)).unwrap();
+        assert_eq!(got.len(), 5);
+        assert_eq!(got[1], TensorType::new(vec![2, 4], DType::F32));
+        assert_eq!(got[3], TensorType::new(vec![2, 4, 4], DType::C64));
+        let complex = LapackCall::new(Routine::Geev, DType::C128).unwrap();
+        let a = Type::Tensor(TensorType::new(vec![4, 4], DType::C128));
+        let got = complex.result_types(std::slice::from_ref(&a)).unwrap();
+        assert_eq!(got.len(), 4);
+        assert_eq!(got[0], TensorType::new(vec![4], DType::C128));
+        let op = Op::new(real.op_kind(), vec![], vec![]);
+        assert_eq!(LapackCall::from_op(&op).unwrap().unwrap(), real);
+    }
+
+    #[test]
+    fn refuses_row_major_matrices() {
+        let ty = "tensor<3x3xf32>";
         let row_major = module(
             &format!(
                 "%0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) {{operand_layouts = \
@@ -627,6 +746,11 @@ mod tests {
         let op = Op::new(svd.op_kind(), vec![], vec![]);
         assert_eq!(LapackCall::from_op(&op).unwrap().unwrap(), svd);
         assert!(LapackCall::new(Routine::Getrf, DType::BF16).is_none());
+        let mut conj = LapackCall::new(Routine::Trsm, DType::C64).unwrap();
+        conj.transpose_a = true;
+        conj.conjugate_a = true;
+        let op = Op::new(conj.op_kind(), vec![], vec![]);
+        assert_eq!(LapackCall::from_op(&op).unwrap().unwrap(), conj);
     }
 
     #[test]

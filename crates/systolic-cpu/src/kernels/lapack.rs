@@ -1,15 +1,19 @@
-//! JAX's LAPACK custom calls (`lapack_{s,d}*_ffi`, [`systolic_ir::lapack`]) as kernels: the
+//! JAX's LAPACK custom calls (`lapack_{s,d,c,z}*_ffi`, [`systolic_ir::lapack`]) as kernels: the
 //! interpreter's implementation ([`systolic_interp::ops::lapack::driver`]) run on the buffers'
 //! slices, with a batch's matrices in parallel (or faer's parallel algorithms for one matrix).
-//! A call that cannot be read (complex, an unknown routine or layout) is an error at compile
-//! time naming the target, as the interpreter would report it at run time.
+//! The calls run on the backend's IEEE threads ([`crate::threads::run_ieee`]): faer's
+//! arithmetic is written for IEEE subnormals, which the kernels' threads flush.
+//! Complex calls are native too (the one op family on complex values besides `fft` that does
+//! not run on the fallback). A call that cannot be read (an unknown routine or layout) is an
+//! error at compile time naming the target, as the interpreter would report it at run time.
 
 use crate::buffer::CpuBuffer;
 use crate::error::{CpuError, Result};
 use crate::kernel::{Arg, Kernel};
 use crate::kernels::shape::elem::{elems, Elem};
 use crate::lower_ctx::LowerCtx;
-use systolic_interp::ops::lapack::driver::{self, Exec, LapackOut, Real};
+use num_complex::{Complex, Complex32, Complex64};
+use systolic_interp::ops::lapack::driver::{self, Exec, LapackOut, Scalar};
 use systolic_ir::lapack::LapackCall;
 use systolic_ir::{DType, Op, TensorType, Type};
 
@@ -43,7 +47,12 @@ pub struct LapackKernel {
 }
 
 impl LapackKernel {
-    fn run_typed<T: Real + Elem>(&self, args: &[Arg<'_>]) -> Result<Vec<CpuBuffer>> {
+    fn run_typed<T>(&self, args: &[Arg<'_>]) -> Result<Vec<CpuBuffer>>
+    where
+        T: Scalar + Elem,
+        T::Real: Elem,
+        Complex<T::Real>: Elem,
+    {
         let name = &self.call.target;
         let slices = args
             .iter()
@@ -55,13 +64,18 @@ impl LapackKernel {
             .zip(slices)
             .map(|(t, s)| (t.shape.as_slice(), s))
             .collect();
-        let outs = driver::run(&self.call, &operands, &self.result_types, Exec::Parallel)
-            .map_err(CpuError::new)?;
+        // faer relies on IEEE subnormals (complex divisions): run it on IEEE threads.
+        let outs = crate::threads::run_ieee(|| {
+            driver::run(&self.call, &operands, &self.result_types, Exec::Parallel)
+        })
+        .map_err(CpuError::new)?;
         outs.into_iter()
             .zip(&self.results)
             .map(|(out, ty)| {
                 let storage = match out {
-                    LapackOut::Float(v) => T::wrap(v),
+                    LapackOut::Same(v) => T::wrap(v),
+                    LapackOut::Real(v) => T::Real::wrap(v),
+                    LapackOut::Complex(v) => Complex::<T::Real>::wrap(v),
                     LapackOut::Int(v) => i32::wrap(v),
                 };
                 CpuBuffer::new(ty.clone(), storage)
@@ -88,6 +102,8 @@ impl Kernel for LapackKernel {
         match self.call.dtype {
             DType::F32 => self.run_typed::<f32>(&args),
             DType::F64 => self.run_typed::<f64>(&args),
+            DType::C64 => self.run_typed::<Complex32>(&args),
+            DType::C128 => self.run_typed::<Complex64>(&args),
             other => Err(CpuError::new(format!(
                 "{}: element type {other} is not supported",
                 self.call.target

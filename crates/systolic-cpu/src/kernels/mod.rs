@@ -33,12 +33,20 @@ pub mod window;
 /// one (the caller then uses the interpreter fallback).
 ///
 /// Ops that read or make complex values (`complex<f32>`, `complex<f64>`), themselves or in
-/// their regions, have no native kernel yet except `fft` ([`fft`]): they run on the fallback,
+/// their regions, have no native kernel yet except `fft` ([`fft`]) and the LAPACK calls
+/// ([`lapack`]): they run on the fallback,
 /// which computes them exactly as the interpreter does. The other families therefore only see
 /// real types.
 pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
     use OpKind::*;
-    if !matches!(op.kind, Fft { .. }) && touches_complex(op, ctx)
+    let complex_native = match &op.kind {
+        Fft { .. } => true,
+        CustomCall {
+            call_target_name, ..
+        } => systolic_ir::lapack::LapackCall::is_lapack_target(call_target_name),
+        _ => false,
+    };
+    if !complex_native && touches_complex(op, ctx)
         || touches_narrow_float(op, ctx)
         || touches_quantized(op, ctx)
     {

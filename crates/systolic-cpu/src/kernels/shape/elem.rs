@@ -3,6 +3,7 @@
 
 use crate::buffer::{CpuBuffer, Storage};
 use half::{bf16, f16};
+use num_complex::{Complex32, Complex64};
 use systolic_ir::DType;
 
 /// A native element type of a [`Storage`] variant.
@@ -55,6 +56,8 @@ elem!(f16, F16, |i| f16::from_f64(i as f64));
 elem!(bf16, BF16, |i| bf16::from_f64(i as f64));
 elem!(f32, F32, |i| i as f32);
 elem!(f64, F64, |i| i as f64);
+elem!(Complex32, C64, |i| Complex32::new(i as f32, 0.0));
+elem!(Complex64, C128, |i| Complex64::new(i as f64, 0.0));
 
 /// Runs `$body` with the type alias `$t` set to the storage type of `$dtype`.
 #[macro_export]

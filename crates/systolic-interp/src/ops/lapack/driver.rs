@@ -1,16 +1,18 @@
 //! The one implementation of the LAPACK calls both backends run: typed slices in, typed vectors
 //! out. The interpreter calls [`run`] with [`Exec::Sequential`]; the CPU backend's kernel calls
 //! it on its buffers with [`Exec::Parallel`] (matrices of a batch on rayon's pool, or faer's
-//! own parallelism inside one large matrix). The arithmetic is the same either way.
+//! own parallelism inside one large matrix). The arithmetic is the same either way. One generic
+//! implementation serves the real (`s`, `d`) and complex (`c`, `z`) routines ([`Scalar`]).
 
-use super::{factor, householder, spectral};
+use super::{factor, general_eigen, householder, spectral};
+use num_complex::{Complex32, Complex64};
 use systolic_ir::lapack::{LapackCall, Routine};
 use systolic_ir::{DType, TensorType, Type};
 
-/// A float element type LAPACK has routines for (`s` and `d`).
-pub trait Real: faer::traits::RealField + Copy + Send + Sync + Default + 'static {
-    /// The element type.
-    const DTYPE: DType;
+/// A real element type (`f32`, `f64`): LAPACK's `s` and `d`, and the parts of `c` and `z`.
+pub trait Real:
+    faer::traits::RealField + Copy + PartialEq + Send + Sync + Default + 'static
+{
     /// The value, exactly.
     fn to_f64(self) -> f64;
     /// `x` rounded to this type.
@@ -18,7 +20,6 @@ pub trait Real: faer::traits::RealField + Copy + Send + Sync + Default + 'static
 }
 
 impl Real for f32 {
-    const DTYPE: DType = DType::F32;
     fn to_f64(self) -> f64 {
         self as f64
     }
@@ -28,7 +29,6 @@ impl Real for f32 {
 }
 
 impl Real for f64 {
-    const DTYPE: DType = DType::F64;
     fn to_f64(self) -> f64 {
         self
     }
@@ -37,11 +37,77 @@ impl Real for f64 {
     }
 }
 
+/// An element type LAPACK has routines for: `f32`, `f64`, `complex<f32>`, `complex<f64>`
+/// (faer computes on all four with the same generic code).
+pub trait Scalar:
+    faer::traits::ComplexField<Real: Real> + Copy + PartialEq + Send + Sync + Default + 'static
+{
+    /// The element type.
+    const DTYPE: DType;
+    /// The value as a complex f64, exactly.
+    fn to_c64(self) -> Complex64;
+    /// `z` rounded to this type (the imaginary part dropped for a real type).
+    fn from_c64(z: Complex64) -> Self;
+    /// The real `x` rounded to this type.
+    fn from_f64(x: f64) -> Self {
+        Self::from_c64(Complex64::new(x, 0.0))
+    }
+    /// The real part.
+    fn re(self) -> Self::Real {
+        Real::from_f64(self.to_c64().re)
+    }
+}
+
+impl Scalar for f32 {
+    const DTYPE: DType = DType::F32;
+    fn to_c64(self) -> Complex64 {
+        Complex64::new(self as f64, 0.0)
+    }
+    fn from_c64(z: Complex64) -> Self {
+        z.re as f32
+    }
+}
+
+impl Scalar for f64 {
+    const DTYPE: DType = DType::F64;
+    fn to_c64(self) -> Complex64 {
+        Complex64::new(self, 0.0)
+    }
+    fn from_c64(z: Complex64) -> Self {
+        z.re
+    }
+}
+
+impl Scalar for Complex32 {
+    const DTYPE: DType = DType::C64;
+    fn to_c64(self) -> Complex64 {
+        Complex64::new(self.re as f64, self.im as f64)
+    }
+    fn from_c64(z: Complex64) -> Self {
+        Complex32::new(z.re as f32, z.im as f32)
+    }
+}
+
+impl Scalar for Complex64 {
+    const DTYPE: DType = DType::C128;
+    fn to_c64(self) -> Complex64 {
+        self
+    }
+    fn from_c64(z: Complex64) -> Self {
+        z
+    }
+}
+
 /// One result of a call, row-major like its declared type.
 #[derive(Clone, Debug, PartialEq)]
-pub enum LapackOut<T> {
-    /// A float result (factors, vectors, values).
-    Float(Vec<T>),
+pub enum LapackOut<T: Scalar> {
+    /// A result of the operand's element type (factors, vectors).
+    Same(Vec<T>),
+    /// A real result of the parts' type (Hermitian eigenvalues, singular values, and a real
+    /// matrix's eigenvalues as real and imaginary parts).
+    Real(Vec<T::Real>),
+    /// A complex result of the parts' type (general eigenvalues and eigenvectors).
+    Complex(Vec<num_complex::Complex<T::Real>>),
     /// An `i32` result (`ipiv`, `info`).
     Int(Vec<i32>),
 }
@@ -119,7 +185,7 @@ impl<'a, T: Copy> Matrices<'a, T> {
 
 /// Runs `call` on `operands` (each a shape and its row-major data), giving results of
 /// `result_types` (checked against the call's own result types first).
-pub fn run<T: Real>(
+pub fn run<T: Scalar>(
     call: &LapackCall,
     operands: &[(&[i64], &[T])],
     result_types: &[Type],
@@ -157,6 +223,7 @@ pub fn run<T: Real>(
             };
             spectral::gesdd(call, a, (shape(2), shape(3)), exec)
         }
+        Routine::Geev => general_eigen::geev(call, a, exec),
     })
 }
 
@@ -170,12 +237,12 @@ pub(super) fn concat<E: Clone>(pieces: impl Iterator<Item = Vec<E>>) -> Vec<E> {
 }
 
 /// A column-major faer copy of the row-major `rows`×`cols` matrix `a`.
-pub(super) fn to_faer<T: Real>(rows: usize, cols: usize, a: &[T]) -> faer::Mat<T> {
+pub(super) fn to_faer<T: Scalar>(rows: usize, cols: usize, a: &[T]) -> faer::Mat<T> {
     faer::Mat::from_fn(rows, cols, |i, j| a[i * cols + j])
 }
 
 /// The row-major data of `m`.
-pub(super) fn from_faer<T: Real>(m: faer::MatRef<'_, T>) -> Vec<T> {
+pub(super) fn from_faer<T: Scalar>(m: faer::MatRef<'_, T>) -> Vec<T> {
     let (rows, cols) = (m.nrows(), m.ncols());
     let mut out = Vec::with_capacity(rows * cols);
     for i in 0..rows {

@@ -8,11 +8,12 @@
 //! - `potrf` writes the factor into the `uplo` triangle and leaves the other as given (JAX masks
 //!   it); `info = k` when the leading minor of order `k` is not positive definite (the matrix is
 //!   then returned unchanged: JAX replaces a failed factor with NaN).
-//! - `trsm` solves `op(a)·x = b` (`side = 'L'`) or `x·op(a) = b`, reading only `a`'s `uplo`
+//! - `trsm` solves `op(a)·x = b` (`side = 'L'`) or `x·op(a) = b` (`op` is the identity, the
+//!   transpose, or for `trans_x = 'C'` the conjugate transpose), reading only `a`'s `uplo`
 //!   triangle (and not its diagonal when `diag = 'U'`): JAX passes `getrf`'s packed `L\U` to
 //!   two solves.
 
-use super::driver::{concat, from_faer, to_faer, Exec, LapackOut, Matrices, Real};
+use super::driver::{concat, from_faer, to_faer, Exec, LapackOut, Matrices, Scalar};
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::lu::partial_pivoting::factor::{lu_in_place, lu_in_place_scratch};
 use faer::linalg::triangular_solve as tri;
@@ -20,7 +21,7 @@ use faer::Side;
 use systolic_ir::lapack::LapackCall;
 
 /// LU factorisation of each matrix: `[lu, ipiv, info]`.
-pub fn getrf<T: Real>(a: Matrices<'_, T>, exec: Exec) -> Vec<LapackOut<T>> {
+pub fn getrf<T: Scalar>(a: Matrices<'_, T>, exec: Exec) -> Vec<LapackOut<T>> {
     let (m, n) = (a.rows, a.cols);
     let k = m.min(n);
     let par = exec.inner(a.batch);
@@ -60,7 +61,7 @@ pub fn getrf<T: Real>(a: Matrices<'_, T>, exec: Exec) -> Vec<LapackOut<T>> {
         info.push(i);
     }
     vec![
-        LapackOut::Float(lu),
+        LapackOut::Same(lu),
         LapackOut::Int(ipiv),
         LapackOut::Int(info),
     ]
@@ -84,7 +85,7 @@ fn swaps(perm: &[usize], k: usize) -> Vec<i32> {
 }
 
 /// Cholesky factorisation of each matrix: `[a with the factor in its uplo triangle, info]`.
-pub fn potrf<T: Real>(lower: bool, a: Matrices<'_, T>, exec: Exec) -> Vec<LapackOut<T>> {
+pub fn potrf<T: Scalar>(lower: bool, a: Matrices<'_, T>, exec: Exec) -> Vec<LapackOut<T>> {
     let n = a.rows;
     let pieces = exec.per_matrix(a.batch, |b| {
         let src = a.get(b);
@@ -111,13 +112,13 @@ pub fn potrf<T: Real>(lower: bool, a: Matrices<'_, T>, exec: Exec) -> Vec<Lapack
     });
     let (factors, info): (Vec<_>, Vec<_>) = pieces.into_iter().unzip();
     vec![
-        LapackOut::Float(concat(factors.into_iter())),
+        LapackOut::Same(concat(factors.into_iter())),
         LapackOut::Int(info),
     ]
 }
 
 /// Triangular solve of each pair: `[x]`.
-pub fn trsm<T: Real>(
+pub fn trsm<T: Scalar>(
     call: &LapackCall,
     a: Matrices<'_, T>,
     b: Matrices<'_, T>,
@@ -137,6 +138,12 @@ pub fn trsm<T: Real>(
         } else {
             a_mat.as_ref()
         };
+        // `trans_x = 'C'`: the conjugate of the transpose, which faer applies while solving.
+        let conj = if call.conjugate_a {
+            faer::Conj::Yes
+        } else {
+            faer::Conj::No
+        };
         // op(a) is lower when a is lower and not transposed, or upper and transposed.
         let op_lower = call.lower != call.transpose_a;
         // x·op(a) = b is op(a)ᵀ·xᵀ = bᵀ.
@@ -146,14 +153,22 @@ pub fn trsm<T: Real>(
             (op_a.transpose(), x.as_mut().transpose_mut(), !op_lower)
         };
         match (lower, call.unit_diagonal) {
-            (true, false) => tri::solve_lower_triangular_in_place(tri_mat, rhs, par),
-            (true, true) => tri::solve_unit_lower_triangular_in_place(tri_mat, rhs, par),
-            (false, false) => tri::solve_upper_triangular_in_place(tri_mat, rhs, par),
-            (false, true) => tri::solve_unit_upper_triangular_in_place(tri_mat, rhs, par),
+            (true, false) => {
+                tri::solve_lower_triangular_in_place_with_conj(tri_mat, conj, rhs, par)
+            }
+            (true, true) => {
+                tri::solve_unit_lower_triangular_in_place_with_conj(tri_mat, conj, rhs, par)
+            }
+            (false, false) => {
+                tri::solve_upper_triangular_in_place_with_conj(tri_mat, conj, rhs, par)
+            }
+            (false, true) => {
+                tri::solve_unit_upper_triangular_in_place_with_conj(tri_mat, conj, rhs, par)
+            }
         }
         from_faer(x.as_ref())
     });
-    vec![LapackOut::Float(concat(pieces.into_iter()))]
+    vec![LapackOut::Same(concat(pieces.into_iter()))]
 }
 
 #[cfg(test)]

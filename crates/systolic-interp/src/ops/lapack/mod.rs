@@ -1,11 +1,11 @@
-//! JAX's LAPACK custom calls (`custom_call @lapack_{s,d}{getrf,potrf,geqrf,orgqr,syevd,gesdd,
-//! trsm}_ffi`, read by [`systolic_ir::lapack`]): what `jnp.linalg` and `jax.scipy.linalg`
-//! lower to on CPU.
+//! JAX's LAPACK custom calls (`custom_call @lapack_{s,d,c,z}{getrf,potrf,geqrf,orgqr/ungqr,
+//! syevd/heevd,gesdd,trsm,geev}_ffi`, read by [`systolic_ir::lapack`]): what `jnp.linalg` and
+//! `jax.scipy.linalg` lower to on CPU.
 //!
 //! [`driver::run`] is the one implementation; the interpreter calls it here, sequentially, and
 //! the CPU backend's kernel calls it on its buffers in parallel, so both paths compute the same
 //! factorisations. It is built on the `faer` crate (LU, Cholesky, triangular solves, the
-//! symmetric eigensolver and the SVD): pure Rust, blocked and recursive, within a small factor
+//! symmetric and general eigensolvers and the SVD, real and complex): pure Rust, blocked and recursive, within a small factor
 //! of an optimised LAPACK and faster than nalgebra on every decomposition here; bindings to a
 //! system LAPACK would need a C/Fortran toolchain and library on every machine. QR is written
 //! out ([`householder`]) because JAX reads LAPACK's packed reflectors, whose conventions faer
@@ -17,12 +17,14 @@
 
 pub mod driver;
 mod factor;
+mod general_eigen;
 mod householder;
 mod spectral;
 
 use crate::error::{InterpError, Result};
 use crate::value::Value;
-use driver::{Exec, LapackOut, Real};
+use driver::{Exec, LapackOut, Real, Scalar};
+use num_complex::{Complex32, Complex64};
 use systolic_ir::lapack::LapackCall;
 use systolic_ir::{DType, Data, Tensor, Type};
 
@@ -32,11 +34,25 @@ pub fn eval(call: &LapackCall, args: &[Value], result_types: &[Type]) -> Result<
     match call.dtype {
         DType::F32 => run_typed::<f32>(call, &tensors, result_types),
         DType::F64 => run_typed::<f64>(call, &tensors, result_types),
+        DType::C64 => run_typed::<Complex32>(call, &tensors, result_types),
+        DType::C128 => run_typed::<Complex64>(call, &tensors, result_types),
         other => crate::bail!("{}: element type {other} is not supported", call.target),
     }
 }
 
-fn run_typed<T: Real>(
+/// The elements of `t` as complex f64 values (real tensors with zero imaginary parts).
+fn complex_values(t: &Tensor) -> Vec<Complex64> {
+    match t.data() {
+        Data::Complex(v) => v.clone(),
+        _ => t
+            .to_f64_vec()
+            .into_iter()
+            .map(|x| Complex64::new(x, 0.0))
+            .collect(),
+    }
+}
+
+fn run_typed<T: Scalar>(
     call: &LapackCall,
     tensors: &[&Tensor],
     result_types: &[Type],
@@ -53,7 +69,7 @@ fn run_typed<T: Real>(
     }
     let data: Vec<Vec<T>> = tensors
         .iter()
-        .map(|t| t.to_f64_vec().into_iter().map(T::from_f64).collect())
+        .map(|t| complex_values(t).into_iter().map(T::from_c64).collect())
         .collect();
     let operands: Vec<(&[i64], &[T])> = tensors
         .iter()
@@ -68,8 +84,21 @@ fn run_typed<T: Real>(
             let Type::Tensor(ty) = ty else {
                 crate::bail!("{}: results must be tensors, got {ty}", call.target);
             };
+            let complex = |v: Vec<Complex64>| {
+                if ty.dtype.is_complex() {
+                    Data::Complex(v)
+                } else {
+                    Data::Float(v.into_iter().map(|z| z.re).collect())
+                }
+            };
             let data = match out {
-                LapackOut::Float(v) => Data::Float(v.into_iter().map(Real::to_f64).collect()),
+                LapackOut::Same(v) => complex(v.into_iter().map(Scalar::to_c64).collect()),
+                LapackOut::Real(v) => Data::Float(v.into_iter().map(Real::to_f64).collect()),
+                LapackOut::Complex(v) => complex(
+                    v.into_iter()
+                        .map(|z| Complex64::new(z.re.to_f64(), z.im.to_f64()))
+                        .collect(),
+                ),
                 LapackOut::Int(v) => Data::Int(v.into_iter().map(i64::from).collect()),
             };
             Tensor::new(ty.clone(), data)

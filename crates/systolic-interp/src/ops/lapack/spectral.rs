@@ -1,24 +1,37 @@
 //! `syevd` (symmetric eigendecomposition) and `gesdd` (singular value decomposition), on
 //! faer's divide-and-conquer solvers.
 //!
-//! - `syevd` reads the `uplo` triangle; eigenvalues ascending (LAPACK's and faer's order),
+//! - `syevd` (`heevd` for complex types) reads the `uplo` triangle; eigenvalues are real; eigenvalues ascending (LAPACK's and faer's order),
 //!   eigenvectors as columns. With `mode = 'N'` the first result is the operand (LAPACK
 //!   overwrites it; JAX does not read it). A solver failure sets `info = 1` (JAX then returns
 //!   NaN).
-//! - `gesdd` returns `[a, s, u, vt, info]` with singular values descending; `mode = 'A'` gives
+//! - `gesdd` returns `[a, s, u, vt, info]` with real singular values descending (`vt` is `Vᴴ`); `mode = 'A'` gives
 //!   full `u` (m×m) and `vt` (n×n), `'S'` the first min(m, n), `'N'` none (`u`/`vt` zero).
 //!
 //! Eigenvectors and singular vectors are unique up to sign (and rotations within repeated
 //! values): they may differ from LAPACK's by exactly those freedoms.
 
-use super::driver::{concat, from_faer, to_faer, Exec, LapackOut, Matrices, Real};
+use super::driver::{concat, from_faer, to_faer, Exec, LapackOut, Matrices, Real, Scalar};
+
+/// The row-major data of `mᴴ`.
+fn adjoint_of<T: Scalar>(m: faer::MatRef<'_, T>) -> Vec<T> {
+    let (rows, cols) = (m.nrows(), m.ncols());
+    let mut out = Vec::with_capacity(rows * cols);
+    for j in 0..cols {
+        for i in 0..rows {
+            out.push(T::from_c64(m[(i, j)].to_c64().conj()));
+        }
+    }
+    out
+}
 use faer::Side;
 use systolic_ir::lapack::{LapackCall, SvdVectors};
 
 /// Eigendecomposition of each matrix: `[v, w, info]`.
-pub fn syevd<T: Real>(call: &LapackCall, a: Matrices<'_, T>, exec: Exec) -> Vec<LapackOut<T>> {
+pub fn syevd<T: Scalar>(call: &LapackCall, a: Matrices<'_, T>, exec: Exec) -> Vec<LapackOut<T>> {
     let n = a.rows;
     let side = if call.lower { Side::Lower } else { Side::Upper };
+    let nan = <T::Real as Real>::from_f64(f64::NAN);
     let pieces = exec.per_matrix(a.batch, |b| {
         let src = a.get(b);
         if n == 0 {
@@ -28,15 +41,15 @@ pub fn syevd<T: Real>(call: &LapackCall, a: Matrices<'_, T>, exec: Exec) -> Vec<
         if call.eigenvectors {
             match mat.self_adjoint_eigen(side) {
                 Ok(e) => {
-                    let w = e.S().column_vector().iter().copied().collect();
+                    let w = e.S().column_vector().iter().map(|x| x.re()).collect();
                     (from_faer(e.U()), w, 0)
                 }
-                Err(_) => (src.to_vec(), vec![T::from_f64(f64::NAN); n], 1),
+                Err(_) => (src.to_vec(), vec![nan; n], 1),
             }
         } else {
             match mat.self_adjoint_eigenvalues(side) {
                 Ok(w) => (src.to_vec(), w, 0),
-                Err(_) => (src.to_vec(), vec![T::from_f64(f64::NAN); n], 1),
+                Err(_) => (src.to_vec(), vec![nan; n], 1),
             }
         }
     });
@@ -48,17 +61,13 @@ pub fn syevd<T: Real>(call: &LapackCall, a: Matrices<'_, T>, exec: Exec) -> Vec<
         w.extend(wb);
         info.push(ib);
     }
-    vec![
-        LapackOut::Float(v),
-        LapackOut::Float(w),
-        LapackOut::Int(info),
-    ]
+    vec![LapackOut::Same(v), LapackOut::Real(w), LapackOut::Int(info)]
 }
 
 /// Singular value decomposition of each matrix: `[a, s, u, vt, info]`. `uv_sizes` are the
 /// element counts of one `u` and one `vt` as declared (used for `mode = 'N'`, whose zero
 /// matrices JAX declares full).
-pub fn gesdd<T: Real>(
+pub fn gesdd<T: Scalar>(
     call: &LapackCall,
     a: Matrices<'_, T>,
     uv_sizes: (usize, usize),
@@ -68,11 +77,12 @@ pub fn gesdd<T: Real>(
     let k = m.min(n);
     let zero = T::from_f64(0.0);
     let nan = T::from_f64(f64::NAN);
+    let real_nan = <T::Real as Real>::from_f64(f64::NAN);
     let pieces = exec.per_matrix(a.batch, |b| {
         let src = a.get(b);
         let failed = || {
             (
-                vec![nan; k],
+                vec![real_nan; k],
                 vec![nan; uv_sizes.0],
                 vec![nan; uv_sizes.1],
                 1,
@@ -111,9 +121,9 @@ pub fn gesdd<T: Real>(
                 };
                 match svd {
                     Ok(svd) => (
-                        svd.S().column_vector().iter().copied().collect(),
+                        svd.S().column_vector().iter().map(|x| x.re()).collect(),
                         from_faer(svd.U()),
-                        from_faer(svd.V().transpose()),
+                        adjoint_of(svd.V()),
                         0,
                     ),
                     Err(_) => failed(),
@@ -132,10 +142,10 @@ pub fn gesdd<T: Real>(
         info.push(ib);
     }
     vec![
-        LapackOut::Float(a.data.to_vec()),
-        LapackOut::Float(concat(std::iter::once(s))),
-        LapackOut::Float(u),
-        LapackOut::Float(vt),
+        LapackOut::Same(a.data.to_vec()),
+        LapackOut::Real(concat(std::iter::once(s))),
+        LapackOut::Same(u),
+        LapackOut::Same(vt),
         LapackOut::Int(info),
     ]
 }
