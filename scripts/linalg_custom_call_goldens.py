@@ -155,6 +155,25 @@ EIG_CASES = {
     "eigvals": (jnp.linalg.eigvals, "general", (5, 5)),
 }
 
+# The same functions lowered for TPUs (`lowering_platforms=("tpu",)`, no TPU needed): XLA's
+# targets `Qr`, `ProductOfElementaryHouseholderReflectors`, `Eigh`, `LuDecomposition` and, for
+# svd, JAX's QDWH iteration around them. The expected outputs are JAX's on CPU (a TPU's would
+# differ by rounding and by the decompositions' freedoms, which the tests allow for).
+TPU_CASES = {
+    "qr": (lambda a: tuple(jnp.linalg.qr(a)), [lambda: rect(2, 5, 3)], False),
+    "qr_complete": (lambda a: tuple(jnp.linalg.qr(a, mode="complete")), [lambda: rect(4, 3)],
+                    False),
+    "eigh": (lambda a: tuple(jnp.linalg.eigh(a)), [lambda: symmetric(2, 4, 4)], False),
+    "eigvalsh": (jnp.linalg.eigvalsh, [lambda: symmetric(5, 5)], False),
+    "lu": (lambda a: tuple(jax.lax.linalg.lu(a)), [lambda: general(2, 5, 3)], False),
+    "inv": (jnp.linalg.inv, [lambda: general(4, 4)], False),
+    "det": (jnp.linalg.det, [lambda: general(2, 4, 4)], False),
+    "solve": (jnp.linalg.solve, [lambda: general(4, 4), lambda: rect(4, 2)], False),
+    "svd": (lambda a: tuple(jnp.linalg.svd(a, full_matrices=False)), [lambda: rect(6, 4)], False),
+    "qr_complex": (lambda a: tuple(jnp.linalg.qr(a)), [lambda: c_rect(4, 3)], True),
+    "eigh_complex": (lambda a: tuple(jnp.linalg.eigh(a)), [lambda: c_hermitian(3, 3)], True),
+}
+
 TARGET = re.compile(r"stablehlo\.custom_call @(\w+)\(.*?mhlo\.backend_config = \{([^}]*)\}")
 
 
@@ -170,16 +189,27 @@ def all_cases():
         yield name, f, [c_rect(*shape)], (np.complex64, np.complex128)
 
 
+def tpu_cases():
+    """(name, function, inputs, dtypes) for the programs lowered for TPUs."""
+    for name, (f, makers, complex_) in TPU_CASES.items():
+        dtypes = (np.complex64, np.complex128) if complex_ else (np.float32, np.float64)
+        yield name.replace("_complex", "") + "_tpu", f, [m() for m in makers], dtypes
+
+
 def main():
     if OUT.exists():
         shutil.rmtree(OUT)
     OUT.mkdir(parents=True)
     manifest = {}
-    for name, f, base, dtypes in all_cases():
+    cases = [(c, False) for c in all_cases()] + [(c, True) for c in tpu_cases()]
+    for (name, f, base, dtypes), tpu in cases:
         for dtype in dtypes:
             case = f"{name}_{np.dtype(dtype).name[0]}{np.dtype(dtype).itemsize * 8}"
             args = [jnp.asarray(a.astype(dtype)) for a in base]
-            text = jax.jit(f).lower(*args).as_text()
+            if tpu:
+                text = jax.jit(f).trace(*args).lower(lowering_platforms=("tpu",)).as_text()
+            else:
+                text = jax.jit(f).lower(*args).as_text()
             outs = jax.jit(f)(*args)
             outs = outs if isinstance(outs, tuple) else (outs,)
             d = OUT / case
@@ -192,9 +222,10 @@ def main():
             calls = sorted({(t, ", ".join(sorted(k.split(" = ")[0].strip()
                                                 for k in cfg.split(",") if k.strip())))
                             for t, cfg in TARGET.findall(text)})
-            manifest[case] = {"targets": [t for t, _ in calls],
+            targets = sorted(set(re.findall(r"stablehlo\.custom_call @(\w+)", text)))
+            manifest[case] = {"targets": targets,
                               "backend_config_keys": {t: k for t, k in calls}}
-            print(case, [t for t, _ in calls])
+            print(case, targets)
     (OUT / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
 
 

@@ -83,3 +83,55 @@ func.func public @main(%p: tensor<i1>, %a: tensor<f32>) -> (tensor<f32>, tensor<
 fn preserves_semantics() {
     common::assert_pass_preserves_semantics(&Cse, 300);
 }
+
+/// A sort's comparator is a called computation: its constant is not replaced by an equal one
+/// outside (which would turn it into a captured value), though equal constants inside it merge.
+#[test]
+fn computation_regions_start_a_fresh_scope() {
+    let m = parse(
+        r#"
+func.func public @main(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<f32>) {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = "stablehlo.sort"(%a) <{dimension = 0 : i64, is_stable = true}> ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %c = stablehlo.constant dense<0.0> : tensor<f32>
+    %c2 = stablehlo.constant dense<0.0> : tensor<f32>
+    %sx = stablehlo.add %x, %c : tensor<f32>
+    %sy = stablehlo.add %y, %c2 : tensor<f32>
+    %r = stablehlo.compare LT, %sx, %sy, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %r : tensor<i1>
+  }) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0, %z : tensor<4xf32>, tensor<f32>
+}
+"#,
+    );
+    let out = run_pass(&Cse, &m);
+    // One constant outside and one inside the comparator (its two merged).
+    assert_eq!(count(&out, "main", "stablehlo.constant"), 2);
+    let sort = out.funcs[0].body.blocks[0]
+        .ops
+        .iter()
+        .find(|o| o.kind.name() == "stablehlo.sort")
+        .unwrap();
+    let inner = &sort.regions[0].blocks[0].ops;
+    assert_eq!(
+        inner
+            .iter()
+            .filter(|o| o.kind.name() == "stablehlo.constant")
+            .count(),
+        1
+    );
+    let block = &sort.regions[0].blocks[0];
+    let defined: Vec<_> = block
+        .args
+        .iter()
+        .chain(block.ops.iter().flat_map(|o| o.results.iter()))
+        .collect();
+    assert!(
+        inner
+            .iter()
+            .flat_map(|o| o.operands.iter())
+            .all(|v| defined.contains(&v)),
+        "the comparator reads nothing from outside"
+    );
+}

@@ -24,6 +24,17 @@
 //! (`heevd`) and singular values (`gesdd`) are real, of the parts' type; `trans_x = 'C'` is
 //! the conjugate transpose; reflectors are `I − τ·v·vᴴ` with a complex `τ`.
 //!
+//! On TPUs JAX emits XLA's own targets instead ([`Convention::Xla`]), which are the same
+//! factorisations with other result lists; they are read into the same [`LapackCall`] so one
+//! implementation serves both:
+//!
+//! | target | as | results |
+//! | --- | --- | --- |
+//! | `Qr` | `geqrf` | `a` (R and the reflectors), `taus[…,min(m,n)]` |
+//! | `ProductOfElementaryHouseholderReflectors` | `orgqr` | `q` |
+//! | `Eigh` | `syevd` | `v[…,n,n]`, `w[…,n]` ascending (no `info`); `backend_config = "lower,sort,max_iter,tol"` |
+//! | `LuDecomposition` | `getrf` | `lu`, `pivots[…,min(m,n)]:i32` (0-based row swaps), `permutation[…,m]:i32` |
+//!
 //! Flags are ASCII codes in `ui8` attributes (`uplo = 76` is `'L'`). JAX asks for each matrix
 //! in column-major order (`operand_layouts`/`result_layouts` `[r-2, r-1, r-3, …, 0]`) because
 //! LAPACK reads Fortran arrays; the logical values do not depend on the layout, so the
@@ -135,7 +146,28 @@ pub struct LapackCall {
     pub left_vectors: bool,
     /// `compute_right = 'V'` (`geev`): right eigenvectors are computed.
     pub right_vectors: bool,
+    /// Whose result conventions the call follows.
+    pub convention: Convention,
 }
+
+/// Whose result conventions a call follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Convention {
+    /// JAX's CPU LAPACK FFI targets (`lapack_*_ffi`).
+    Lapack,
+    /// XLA's targets JAX emits for TPUs (`Qr`, `ProductOfElementaryHouseholderReflectors`,
+    /// `Eigh`, `LuDecomposition`): no `info` results, 0-based pivots and a permutation (LU),
+    /// vectors before values (`Eigh`).
+    Xla,
+}
+
+/// XLA's linear-algebra targets (JAX's TPU lowering) and the routine each one is.
+const XLA_TARGETS: [(&str, Routine); 4] = [
+    ("Qr", Routine::Geqrf),
+    ("ProductOfElementaryHouseholderReflectors", Routine::Orgqr),
+    ("Eigh", Routine::Syevd),
+    ("LuDecomposition", Routine::Getrf),
+];
 
 /// The key of the dictionary that holds an FFI call's flags.
 const BACKEND_CONFIG: &str = "mhlo.backend_config";
@@ -153,6 +185,13 @@ impl LapackCall {
         else {
             return None;
         };
+        if let Some(&(_, routine)) = XLA_TARGETS.iter().find(|(t, _)| t == call_target_name) {
+            return Some(Self::parse_xla(
+                call_target_name,
+                routine,
+                backend_config.as_ref(),
+            ));
+        }
         let rest = call_target_name.strip_prefix("lapack_")?;
         Some(Self::parse(
             call_target_name,
@@ -166,6 +205,19 @@ impl LapackCall {
     /// (`api_version = 4`), as a front end stages it ([`LapackCall::from_op`] reads the flags
     /// from there when the op has no `mhlo.backend_config`, JAX's place for them).
     pub fn op_kind(&self) -> OpKind {
+        if self.convention == Convention::Xla {
+            let config = match self.routine {
+                Routine::Syevd => format!("{},1,100,1e-6", u8::from(self.lower)),
+                _ => String::new(),
+            };
+            return OpKind::CustomCall {
+                call_target_name: self.target.clone(),
+                has_side_effect: false,
+                backend_config: Some(Attribute::String(config)),
+                api_version: 1,
+                called_computations: vec![],
+            };
+        }
         let code = |key: &str, c: u8| NamedAttr {
             name: key.to_string(),
             value: Attribute::Int(
@@ -249,12 +301,74 @@ impl LapackCall {
             svd_vectors: SvdVectors::Full,
             left_vectors: false,
             right_vectors: true,
+            convention: Convention::Lapack,
         })
     }
 
-    /// Whether `target` names a LAPACK FFI custom call (whether or not it is supported).
+    /// The call of `routine` on `dtype` as XLA's target for TPUs names it (`Qr`,
+    /// `ProductOfElementaryHouseholderReflectors`, `Eigh`, `LuDecomposition`); `None` for a
+    /// routine XLA has no target for, or another element type.
+    pub fn new_xla(routine: Routine, dtype: DType) -> Option<LapackCall> {
+        let &(target, _) = XLA_TARGETS.iter().find(|(_, r)| *r == routine)?;
+        let mut call = LapackCall::new(routine, dtype)?;
+        call.target = target.to_string();
+        call.convention = Convention::Xla;
+        Some(call)
+    }
+
+    /// Whether `target` names a linear-algebra custom call read here: a LAPACK FFI target
+    /// (whether or not it is supported) or one of XLA's TPU targets.
     pub fn is_lapack_target(target: &str) -> bool {
-        target.starts_with("lapack_")
+        target.starts_with("lapack_") || XLA_TARGETS.iter().any(|(t, _)| *t == target)
+    }
+
+    /// Reads one of XLA's TPU targets. Its only flags are `Eigh`'s, in a string
+    /// `backend_config = "lower,sort_eigenvalues,max_iter,tol"`; eigenvalues always come
+    /// ascending (unsorted allows any order), and the iteration limit and tolerance of XLA's
+    /// Jacobi solver do not apply to a direct solver.
+    fn parse_xla(
+        target: &str,
+        routine: Routine,
+        config: Option<&Attribute>,
+    ) -> Result<LapackCall, String> {
+        let err = |what: String| format!("custom_call target '{target}': {what}");
+        let mut call = LapackCall::new_xla(routine, DType::F32)
+            .ok_or_else(|| err("XLA has no such target".into()))?;
+        if routine == Routine::Syevd {
+            let text = match config {
+                Some(Attribute::String(s)) => s.as_str(),
+                None => "",
+                Some(other) => {
+                    return Err(err(format!(
+                        "backend_config must be a string \"lower,sort,max_iter,tol\", got {other:?}"
+                    )))
+                }
+            };
+            let fields: Vec<&str> = text.split(',').map(str::trim).collect();
+            let flag = |i: usize, default: bool| match fields.get(i).copied() {
+                None | Some("") => Ok(default),
+                Some("1") | Some("true") => Ok(true),
+                Some("0") | Some("false") => Ok(false),
+                Some(other) => Err(err(format!(
+                    "backend_config field {i} must be 0 or 1, got '{other}'"
+                ))),
+            };
+            call.lower = flag(0, true)?;
+            // With sort_eigenvalues = 0 any order is allowed; ascending is one.
+            flag(1, true)?;
+        }
+        // The element type is the operand's; `result_types`/`check` hold it to that.
+        call.dtype = DType::F32;
+        Ok(call)
+    }
+
+    /// This call on operands of `dtype` (XLA's targets do not name their element type; the
+    /// LAPACK ones do, and keep theirs).
+    pub fn with_operand_dtype(mut self, dtype: DType) -> LapackCall {
+        if self.convention == Convention::Xla {
+            self.dtype = dtype;
+        }
+        self
     }
 
     fn parse(
@@ -327,6 +441,7 @@ impl LapackCall {
             svd_vectors: SvdVectors::Full,
             left_vectors: false,
             right_vectors: true,
+            convention: Convention::Lapack,
         };
         match routine {
             Routine::Potrf => call.lower = flag("uplo", b'L', b"LU")? == b'L',
@@ -389,11 +504,23 @@ impl LapackCall {
                 tensors.len()
             ));
         }
+        // XLA's targets take their element type from the operand.
+        let this = self.clone().with_operand_dtype(tensors[0].dtype);
+        if this.convention == Convention::Xla
+            && !(this.dtype.is_float_or_complex()
+                && LapackCall::new(this.routine, this.dtype).is_some())
+        {
+            return Err(format!(
+                "{name} works on f32, f64, complex<f32> or complex<f64>, got {}",
+                tensors[0]
+            ));
+        }
+        let this = &this;
         for t in &tensors {
-            if t.dtype != self.dtype {
+            if t.dtype != this.dtype {
                 return Err(format!(
                     "{name} works on {}, got an operand of type {t}",
-                    self.dtype
+                    this.dtype
                 ));
             }
         }
@@ -413,8 +540,8 @@ impl LapackCall {
         let info = || with(&[], DType::I32);
         // Eigenvalues of a Hermitian matrix and singular values are real; a real matrix's
         // general eigenvalues and eigenvectors are complex.
-        let part = self.dtype.component().unwrap_or(self.dtype);
-        let complex = self.dtype.complex_of().unwrap_or(self.dtype);
+        let part = this.dtype.component().unwrap_or(this.dtype);
+        let complex = this.dtype.complex_of().unwrap_or(this.dtype);
         let square = || {
             if m == n {
                 Ok(())
@@ -422,13 +549,17 @@ impl LapackCall {
                 Err(format!("{name}: the matrix must be square, got {a}"))
             }
         };
+        let xla = this.convention == Convention::Xla;
         Ok(match self.routine {
+            Routine::Getrf if xla => {
+                vec![a.clone(), with(&[k], DType::I32), with(&[m], DType::I32)]
+            }
             Routine::Getrf => vec![a.clone(), with(&[k], DType::I32), info()],
             Routine::Potrf => {
                 square()?;
                 vec![a.clone(), info()]
             }
-            Routine::Geqrf => vec![a.clone(), with(&[k], self.dtype)],
+            Routine::Geqrf => vec![a.clone(), with(&[k], this.dtype)],
             Routine::Orgqr => {
                 let tau = tensors[1];
                 let fits =
@@ -443,7 +574,11 @@ impl LapackCall {
             }
             Routine::Syevd => {
                 square()?;
-                vec![a.clone(), with(&[n], part), info()]
+                if xla {
+                    vec![a.clone(), with(&[n], part)]
+                } else {
+                    vec![a.clone(), with(&[n], part), info()]
+                }
             }
             Routine::Gesdd => {
                 let (u_cols, vt_rows) = match self.svd_vectors {
@@ -453,8 +588,8 @@ impl LapackCall {
                 vec![
                     a.clone(),
                     with(&[k], part),
-                    with(&[m, u_cols], self.dtype),
-                    with(&[vt_rows, n], self.dtype),
+                    with(&[m, u_cols], this.dtype),
+                    with(&[vt_rows, n], this.dtype),
                     info(),
                 ]
             }
@@ -477,7 +612,7 @@ impl LapackCall {
             Routine::Geev => {
                 square()?;
                 let vectors = || with(&[n, n], complex);
-                if self.dtype.is_complex() {
+                if this.dtype.is_complex() {
                     vec![with(&[n], complex), vectors(), vectors(), info()]
                 } else {
                     vec![
@@ -718,6 +853,52 @@ mod tests {
         assert_eq!(got[0], TensorType::new(vec![4], DType::C128));
         let op = Op::new(real.op_kind(), vec![], vec![]);
         assert_eq!(LapackCall::from_op(&op).unwrap().unwrap(), real);
+    }
+
+    #[test]
+    fn reads_xlas_tpu_targets_with_their_result_lists() {
+        let ty = "tensor<2x4x4xf64>";
+        let eigh = module(
+            &format!("%0:2 = stablehlo.custom_call @Eigh(%a) {{backend_config = \"0,1,100,1e-6\"}} : ({ty}) -> ({ty}, tensor<2x4xf64>)"),
+            ty,
+        );
+        let call = call_in(&eigh).unwrap();
+        assert_eq!(
+            (call.routine, call.convention),
+            (Routine::Syevd, Convention::Xla)
+        );
+        assert!(!call.lower, "the first field is `lower`");
+        let a = Type::Tensor(TensorType::new(vec![2, 4, 4], DType::F64));
+        let got = call.result_types(std::slice::from_ref(&a)).unwrap();
+        assert_eq!(got.len(), 2, "no info");
+        assert_eq!(got[1], TensorType::new(vec![2, 4], DType::F64));
+        let lu = LapackCall::new_xla(Routine::Getrf, DType::F32).unwrap();
+        assert_eq!(lu.target, "LuDecomposition");
+        let rect = Type::Tensor(TensorType::new(vec![5, 3], DType::C64));
+        let got = lu.result_types(std::slice::from_ref(&rect)).unwrap();
+        assert_eq!(
+            got[0].dtype,
+            DType::C64,
+            "the element type is the operand's"
+        );
+        assert_eq!(got[1], TensorType::new(vec![3], DType::I32));
+        assert_eq!(
+            got[2],
+            TensorType::new(vec![5], DType::I32),
+            "the permutation"
+        );
+        let op = Op::new(lu.op_kind(), vec![], vec![]);
+        assert_eq!(LapackCall::from_op(&op).unwrap().unwrap(), lu);
+        let ints = Type::Tensor(TensorType::new(vec![3, 3], DType::I32));
+        assert!(lu.result_types(&[ints]).is_err());
+        assert!(LapackCall::is_lapack_target(
+            "ProductOfElementaryHouseholderReflectors"
+        ));
+        let bad = module(
+            &format!("%0:2 = stablehlo.custom_call @Eigh(%a) {{backend_config = \"x,1,100,1e-6\"}} : ({ty}) -> ({ty}, tensor<2x4xf64>)"),
+            ty,
+        );
+        assert!(call_in(&bad).unwrap_err().contains("field 0"));
     }
 
     #[test]

@@ -367,8 +367,10 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
                 matmuls: vec![],
             }
         }
-        // JAX's CPU LAPACK calls (`systolic_ir::lapack`): LAPACK's operation counts, on the
-        // VPU (a TPU program would hold XLA's own decompositions instead).
+        // JAX's linear-algebra calls (`systolic_ir::lapack`: the CPU LAPACK targets, and
+        // XLA's `Qr`/`Eigh`/`LuDecomposition`/… that a TPU program holds): LAPACK's operation
+        // counts, on the VPU (XLA's TPU kernels are blocked, partly on the MXU: an upper
+        // bound on their time).
         CustomCall { .. } if systolic_ir::lapack::LapackCall::from_op(op).is_some() => {
             let operands: Vec<TensorType> = op
                 .operands
@@ -376,7 +378,10 @@ pub fn op_work(func: &Func, op: &Op) -> Work {
                 .filter_map(|&v| tensor_of(func, v).cloned())
                 .collect();
             let f = match systolic_ir::lapack::LapackCall::from_op(op) {
-                Some(Ok(call)) => call.flops(&operands),
+                Some(Ok(call)) => match operands.first() {
+                    Some(a) => call.with_operand_dtype(a.dtype).flops(&operands),
+                    None => 0.0,
+                },
                 _ => 0.0,
             };
             Work {

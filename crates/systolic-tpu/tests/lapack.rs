@@ -31,3 +31,28 @@ fn lapack_calls_cost_their_flops() {
     );
     assert!(report.time_s > 0.0);
 }
+
+/// XLA's own targets, which a program lowered for TPUs holds (`Qr`,
+/// `ProductOfElementaryHouseholderReflectors`, `Eigh`, `LuDecomposition`), are costed the
+/// same way, complex ones at four real operations per complex one.
+#[test]
+fn xla_tpu_targets_cost_their_flops() {
+    let m = parse_module(
+        "func.func @main(%a: tensor<2x256x256xf32>, %c: tensor<256x256xcomplex<f32>>) -> (tensor<2x256x256xf32>, tensor<2x256xi32>, tensor<256x256xcomplex<f32>>) {
+  %0:3 = stablehlo.custom_call @LuDecomposition(%a) {api_version = 2 : i32, backend_config = \"\"} : (tensor<2x256x256xf32>) -> (tensor<2x256x256xf32>, tensor<2x256xi32>, tensor<2x256xi32>)
+  %1:2 = stablehlo.custom_call @Eigh(%c) {backend_config = \"1,1,100,1e-6\"} : (tensor<256x256xcomplex<f32>>) -> (tensor<256x256xcomplex<f32>>, tensor<256xf32>)
+  return %0#0, %0#1, %1#0 : tensor<2x256x256xf32>, tensor<2x256xi32>, tensor<256x256xcomplex<f32>>
+}",
+        "tpu_linalg.mlir",
+    )
+    .unwrap();
+    let report = simulate(&m, &chip("v5e").unwrap(), &SimOptions::default()).unwrap();
+    let n = 256f64;
+    // LU: n³ − n³/3 per matrix; the Hermitian eigensolver with vectors: 9·n³, ×4 for complex.
+    let want = 2.0 * (n.powi(3) - n.powi(3) / 3.0) + 4.0 * 9.0 * n.powi(3);
+    assert!(
+        (report.flops - want).abs() <= 1e-9 * want,
+        "{} vs {want}",
+        report.flops
+    );
+}

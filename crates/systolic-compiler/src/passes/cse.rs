@@ -1,8 +1,12 @@
 //! Common subexpression elimination (XLA's `HloCSE`): of two pure ops with the same kind,
 //! attributes, operands and result types, the later one is removed and its uses read the
 //! earlier one. Operands of commutative ops are compared as unordered pairs (`a+b` = `b+a`).
-//! An op in a nested region may reuse an equal op of an enclosing block (which dominates it),
-//! never the other way round.
+//! An op in a nested region of control flow (`while`, `if`, `case`, `manual_computation`) may
+//! reuse an equal op of an enclosing block (which dominates it), never the other way round. The
+//! regions of other ops (a sort's comparator, a reduction's body, a scatter's update) are
+//! XLA's called computations, which read nothing from outside: they start a fresh scope, so a
+//! constant in a comparator is not replaced by an equal one outside (which would make it a
+//! captured value, and the op would lose its native kernel).
 //!
 //! Constants are compared bit for bit, so `0.0` and `-0.0` stay apart. Ops with regions,
 //! calls, custom calls, random numbers and anything with an effect are left alone.
@@ -177,10 +181,25 @@ fn find_duplicates<'a>(
                     }
                 }
             }
-            for r in &op.regions {
-                find_duplicates(r, func, scopes, subst);
+            if sees_enclosing_scopes(&op.kind) {
+                for r in &op.regions {
+                    find_duplicates(r, func, scopes, subst);
+                }
+            } else {
+                for r in &op.regions {
+                    find_duplicates(r, func, &mut Vec::new(), subst);
+                }
             }
         }
         scopes.pop();
     }
+}
+
+/// Whether the regions of an op of `kind` may reuse values of the blocks around it: control
+/// flow's do; other ops' regions are called computations, closed over nothing.
+fn sees_enclosing_scopes(kind: &OpKind) -> bool {
+    matches!(
+        kind,
+        OpKind::While | OpKind::If | OpKind::Case | OpKind::ManualComputation(_)
+    )
 }

@@ -22,8 +22,11 @@ pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
     let Some(call) = LapackCall::from_op(op) else {
         return Ok(None);
     };
-    let call = call.map_err(CpuError::new)?;
     let operands: Vec<TensorType> = ctx.operand_types(op)?.into_iter().cloned().collect();
+    let Some(first) = operands.first() else {
+        return Err(CpuError::new(format!("{}: no operands", op.kind.name())));
+    };
+    let call = call.map_err(CpuError::new)?.with_operand_dtype(first.dtype);
     let results: Vec<TensorType> = ctx.result_types(op)?.into_iter().cloned().collect();
     let operand_types: Vec<Type> = operands.iter().cloned().map(Type::Tensor).collect();
     let result_types: Vec<Type> = results.iter().cloned().map(Type::Tensor).collect();

@@ -6,7 +6,7 @@
 
 use super::{factor, general_eigen, householder, spectral};
 use num_complex::{Complex32, Complex64};
-use systolic_ir::lapack::{LapackCall, Routine};
+use systolic_ir::lapack::{Convention, LapackCall, Routine};
 use systolic_ir::{DType, TensorType, Type};
 
 /// A real element type (`f32`, `f64`): LAPACK's `s` and `d`, and the parts of `c` and `z`.
@@ -209,7 +209,7 @@ pub fn run<T: Scalar>(
         Matrices::new(shape, data).map_err(|e| format!("{}: {e}", call.target))
     };
     let a = matrices(0)?;
-    Ok(match call.routine {
+    let outs = match call.routine {
         Routine::Getrf => factor::getrf(a, exec),
         Routine::Potrf => factor::potrf(call.lower, a, exec),
         Routine::Trsm => factor::trsm(call, a, matrices(1)?, exec),
@@ -224,7 +224,47 @@ pub fn run<T: Scalar>(
             spectral::gesdd(call, a, (shape(2), shape(3)), exec)
         }
         Routine::Geev => general_eigen::geev(call, a, exec),
+    };
+    Ok(match call.convention {
+        Convention::Lapack => outs,
+        Convention::Xla => xla_results(call.routine, outs, a.batch, a.rows),
     })
+}
+
+/// LAPACK's results in the conventions of XLA's TPU targets: `Eigh` drops `info`;
+/// `LuDecomposition` has 0-based pivots and, in place of `info`, the row permutation they make
+/// (row `i` of `p·a` is row `permutation[i]` of `a`), per matrix of `rows` rows. The others
+/// are LAPACK's.
+fn xla_results<T: Scalar>(
+    routine: Routine,
+    mut outs: Vec<LapackOut<T>>,
+    batch: usize,
+    rows: usize,
+) -> Vec<LapackOut<T>> {
+    match routine {
+        Routine::Syevd => outs.truncate(2),
+        Routine::Getrf => {
+            if let LapackOut::Int(ipiv) = &mut outs[1] {
+                let k = ipiv.len() / batch.max(1);
+                let mut permutation = Vec::with_capacity(batch * rows);
+                for swaps in ipiv.chunks_mut(k.max(1)).take(batch) {
+                    let mut p: Vec<i32> = (0..rows as i32).collect();
+                    for (i, s) in swaps.iter_mut().enumerate() {
+                        *s -= 1;
+                        p.swap(i, *s as usize);
+                    }
+                    permutation.extend(p);
+                }
+                if k == 0 {
+                    // No pivots: every matrix's permutation is the identity.
+                    permutation = (0..batch).flat_map(|_| 0..rows as i32).collect();
+                }
+                outs[2] = LapackOut::Int(permutation);
+            }
+        }
+        _ => {}
+    }
+    outs
 }
 
 /// Concatenates per-matrix pieces into one result.

@@ -31,6 +31,10 @@ use systolic_ir::{DType, Data, Tensor, Type};
 /// Evaluates a LAPACK custom call on the interpreter's values.
 pub fn eval(call: &LapackCall, args: &[Value], result_types: &[Type]) -> Result<Vec<Value>> {
     let tensors = crate::ops::reduce::operands::tensor_args(args)?;
+    let Some(first) = tensors.first() else {
+        crate::bail!("{} takes operands, got none", call.target);
+    };
+    let call = &call.clone().with_operand_dtype(first.dtype());
     match call.dtype {
         DType::F32 => run_typed::<f32>(call, &tensors, result_types),
         DType::F64 => run_typed::<f64>(call, &tensors, result_types),
