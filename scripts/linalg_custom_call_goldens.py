@@ -146,6 +146,14 @@ COMPLEX_CASES = {
     "expm": (jsl.expm, [lambda: 0.3 * c_rect(3, 3)]),
 }
 
+# Reductions JAX reads the reflectors of: `gehrd` (Hessenberg, Q from `orgqr`), `sytrd`/`hetrd`.
+REDUCTION_CASES = {
+    "hessenberg": (lambda a: tuple(jsl.hessenberg(a, calc_q=True)), (4, 4)),
+    "hessenberg_h_only": (lambda a: jsl.hessenberg(a), (5, 5)),
+    "tridiagonal": (lambda a: tuple(jax.lax.linalg.tridiagonal(a)), (2, 4, 4)),
+    "tridiagonal_upper": (lambda a: tuple(jax.lax.linalg.tridiagonal(a, lower=False)), (4, 4)),
+}
+
 # The general eigenproblem (`geev`), on real (`s`/`d`: complex results) and complex matrices.
 EIG_CASES = {
     "eig": (lambda a: tuple(jnp.linalg.eig(a)), "general", (4, 4)),
@@ -189,6 +197,12 @@ def all_cases():
         yield name, f, [c_rect(*shape)], (np.complex64, np.complex128)
 
 
+def reduction_cases():
+    for name, (f, shape) in REDUCTION_CASES.items():
+        yield name, f, [rect(*shape)], (np.float32, np.float64)
+        yield name, f, [c_rect(*shape)], (np.complex64, np.complex128)
+
+
 def tpu_cases():
     """(name, function, inputs, dtypes) for the programs lowered for TPUs."""
     for name, (f, makers, complex_) in TPU_CASES.items():
@@ -201,7 +215,8 @@ def main():
         shutil.rmtree(OUT)
     OUT.mkdir(parents=True)
     manifest = {}
-    cases = [(c, False) for c in all_cases()] + [(c, True) for c in tpu_cases()]
+    cases = ([(c, False) for c in all_cases()] + [(c, False) for c in reduction_cases()]
+             + [(c, True) for c in tpu_cases()])
     for (name, f, base, dtypes), tpu in cases:
         for dtype in dtypes:
             case = f"{name}_{np.dtype(dtype).name[0]}{np.dtype(dtype).itemsize * 8}"

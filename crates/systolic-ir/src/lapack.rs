@@ -18,6 +18,8 @@
 //! | `trsm` | `a[…,k,k]`, `b[…,m,n]` | `x[…,m,n]` | `side`, `uplo`, `trans_x`, `diag` |
 //! | `geev` (real) | `a[…,n,n]` | `wr[…,n]`, `wi[…,n]`, `vl[…,n,n]:complex`, `vr[…,n,n]:complex`, `info[…]` | `compute_left`, `compute_right` (`V`/`N`) |
 //! | `geev` (complex) | `a[…,n,n]` | `w[…,n]`, `vl[…,n,n]`, `vr[…,n,n]`, `info[…]` | `compute_left`, `compute_right` |
+//! | `gehrd` | `a[…,n,n]` | `a` (H and the reflectors below it), `tau[…,n-1]`, `info[…]` | `low`, `high` (i32) |
+//! | `sytrd` | `a[…,n,n]` | `a` (reflectors), `d[…,n]`, `e[…,n-1]` (real), `tau[…,n-1]`, `info[…]` | `uplo` |
 //!
 //! The complex targets (`c` for `complex<f32>`, `z` for `complex<f64>`) are the same routines
 //! under LAPACK's complex names (`heevd` for `syevd`, `ungqr` for `orgqr`): eigenvalues
@@ -63,6 +65,10 @@ pub enum Routine {
     /// General (non-symmetric) eigendecomposition: complex eigenvalues, left and right
     /// eigenvectors.
     Geev,
+    /// Reduction to upper Hessenberg form by Householder reflectors.
+    Gehrd,
+    /// Reduction of a symmetric (Hermitian) matrix to tridiagonal form (`hetrd` for complex).
+    Sytrd,
 }
 
 impl Routine {
@@ -77,6 +83,8 @@ impl Routine {
             Routine::Gesdd => "gesdd",
             Routine::Trsm => "trsm",
             Routine::Geev => "geev",
+            Routine::Gehrd => "gehrd",
+            Routine::Sytrd => "sytrd",
         }
     }
 
@@ -102,6 +110,8 @@ impl Routine {
             "gesdd" => Routine::Gesdd,
             "trsm" => Routine::Trsm,
             "geev" => Routine::Geev,
+            "gehrd" => Routine::Gehrd,
+            "sytrd" | "hetrd" => Routine::Sytrd,
             _ => return None,
         })
     }
@@ -142,6 +152,9 @@ pub struct LapackCall {
     pub eigenvectors: bool,
     /// `mode` of `gesdd`.
     pub svd_vectors: SvdVectors,
+    /// `low`/`high` (`gehrd`, LAPACK's 1-based `ilo`/`ihi`): the rows and columns reduced;
+    /// `None` for the whole matrix (JAX passes `1` and `n`).
+    pub hessenberg_range: Option<(i64, i64)>,
     /// `compute_left = 'V'` (`geev`): left eigenvectors are computed.
     pub left_vectors: bool,
     /// `compute_right = 'V'` (`geev`): right eigenvectors are computed.
@@ -225,6 +238,10 @@ impl LapackCall {
                 Some(Type::Tensor(TensorType::new(vec![], DType::U8))),
             ),
         };
+        let int = |key: &str, v: i64| NamedAttr {
+            name: key.to_string(),
+            value: Attribute::Int(v, Some(Type::Tensor(TensorType::new(vec![], DType::I32)))),
+        };
         let uplo = code("uplo", if self.lower { b'L' } else { b'U' });
         let config = match self.routine {
             Routine::Potrf => vec![uplo],
@@ -260,6 +277,11 @@ impl LapackCall {
                     if self.right_vectors { b'V' } else { b'N' },
                 ),
             ],
+            Routine::Sytrd => vec![uplo],
+            Routine::Gehrd => match self.hessenberg_range {
+                Some((low, high)) => vec![int("low", low), int("high", high)],
+                None => vec![],
+            },
             Routine::Getrf | Routine::Geqrf | Routine::Orgqr => vec![],
         };
         OpKind::CustomCall {
@@ -285,6 +307,7 @@ impl LapackCall {
         };
         let name = match (routine, dtype.is_complex()) {
             (Routine::Syevd, true) => "heevd",
+            (Routine::Sytrd, true) => "hetrd",
             (Routine::Orgqr, true) => "ungqr",
             (r, _) => r.name(),
         };
@@ -299,6 +322,7 @@ impl LapackCall {
             unit_diagonal: false,
             eigenvectors: true,
             svd_vectors: SvdVectors::Full,
+            hessenberg_range: None,
             left_vectors: false,
             right_vectors: true,
             convention: Convention::Lapack,
@@ -386,7 +410,7 @@ impl LapackCall {
         let routine = Routine::from_name(chars.as_str()).ok_or_else(|| {
             err(format!(
                 "the LAPACK routine '{}' is not supported (getrf, potrf, geqrf, orgqr/ungqr, \
-                 syevd/heevd, gesdd, trsm and geev are)",
+                 syevd/heevd, gesdd, trsm, geev, gehrd and sytrd/hetrd are)",
                 chars.as_str()
             ))
         })?;
@@ -439,6 +463,7 @@ impl LapackCall {
             unit_diagonal: false,
             eigenvectors: true,
             svd_vectors: SvdVectors::Full,
+            hessenberg_range: None,
             left_vectors: false,
             right_vectors: true,
             convention: Convention::Lapack,
@@ -467,6 +492,27 @@ impl LapackCall {
             Routine::Geev => {
                 call.left_vectors = flag("compute_left", b'N', b"NV")? == b'V';
                 call.right_vectors = flag("compute_right", b'V', b"NV")? == b'V';
+            }
+            Routine::Sytrd => call.lower = flag("uplo", b'L', b"LU")? == b'L',
+            Routine::Gehrd => {
+                let int = |key: &str| -> Result<Option<i64>, String> {
+                    let value = match config {
+                        Some(Attribute::Dict(entries)) => entries.iter().find(|e| e.name == key),
+                        _ => None,
+                    };
+                    match value.map(|e| &e.value) {
+                        None => Ok(None),
+                        Some(Attribute::Int(v, _)) => Ok(Some(*v)),
+                        Some(other) => {
+                            Err(err(format!("flag {key} must be an integer, got {other:?}")))
+                        }
+                    }
+                };
+                call.hessenberg_range = match (int("low")?, int("high")?) {
+                    (None, None) => None,
+                    (Some(low), Some(high)) => Some((low, high)),
+                    _ => return Err(err("flags low and high come together".into())),
+                };
             }
             Routine::Getrf | Routine::Geqrf | Routine::Orgqr => {}
         }
@@ -609,6 +655,29 @@ impl LapackCall {
                 }
                 vec![b.clone()]
             }
+            Routine::Gehrd => {
+                square()?;
+                if let Some((low, high)) = self.hessenberg_range {
+                    if !(1 <= low && low <= high.max(1) && high <= n.max(1)) {
+                        return Err(format!(
+                            "{name}: low = {low} and high = {high} must satisfy \
+                             1 ≤ low ≤ high ≤ {n}"
+                        ));
+                    }
+                }
+                vec![a.clone(), with(&[(n - 1).max(0)], this.dtype), info()]
+            }
+            Routine::Sytrd => {
+                square()?;
+                let off = (n - 1).max(0);
+                vec![
+                    a.clone(),
+                    with(&[n], part),
+                    with(&[off], part),
+                    with(&[off], this.dtype),
+                    info(),
+                ]
+            }
             Routine::Geev => {
                 square()?;
                 let vectors = || with(&[n, n], complex);
@@ -693,6 +762,8 @@ impl LapackCall {
             // vectors add about 15n³ (LAPACK Working Note 41's counts).
             Routine::Geev if self.left_vectors || self.right_vectors => 25.0 * n.powi(3),
             Routine::Geev => 10.0 * n.powi(3),
+            Routine::Gehrd => 10.0 * n.powi(3) / 3.0,
+            Routine::Sytrd => 4.0 * n.powi(3) / 3.0,
         };
         // A complex multiply-add is four real multiplies and four adds.
         let complex_factor = if self.dtype.is_complex() { 4.0 } else { 1.0 };

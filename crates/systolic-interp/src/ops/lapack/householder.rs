@@ -11,8 +11,8 @@
 use super::driver::{concat, Exec, LapackOut, Matrices, Scalar};
 use num_complex::Complex64;
 
-const ZERO: Complex64 = Complex64::new(0.0, 0.0);
-const ONE: Complex64 = Complex64::new(1.0, 0.0);
+pub(super) const ZERO: Complex64 = Complex64::new(0.0, 0.0);
+pub(super) const ONE: Complex64 = Complex64::new(1.0, 0.0);
 
 /// Column-major complex f64 copy of a row-major `m`×`n` matrix.
 fn columns<T: Scalar>(m: usize, n: usize, a: &[T]) -> Vec<Complex64> {
@@ -64,6 +64,22 @@ fn reflect(
     }
 }
 
+/// LAPACK's `zlarfg`: the reflector `H = I − τ·v·vᴴ` (`v = [1; x']`) with
+/// `Hᴴ·[α; x] = [β; 0]`, `β` real. Scales `x` into `x'` in place and returns `(β, τ)`; `τ = 0`
+/// (and `β = α`) when `x` is zero and `α` real, where no reflection is needed.
+pub(super) fn larfg(alpha: Complex64, x: &mut [Complex64]) -> (f64, Complex64) {
+    let xnorm = x.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+    if xnorm == 0.0 && alpha.im == 0.0 {
+        return (alpha.re, ZERO);
+    }
+    let norm = alpha.re.hypot(alpha.im).hypot(xnorm);
+    let beta = -norm.copysign(alpha.re);
+    let tau = Complex64::new((beta - alpha.re) / beta, -alpha.im / beta);
+    let scale = ONE / (alpha - beta);
+    x.iter_mut().for_each(|z| *z *= scale);
+    (beta, tau)
+}
+
 /// QR factorisation of each matrix: `[a with R above and the reflectors below the diagonal, tau]`.
 pub fn geqrf<T: Scalar>(a: Matrices<'_, T>, exec: Exec) -> Vec<LapackOut<T>> {
     let (m, n) = (a.rows, a.cols);
@@ -72,22 +88,13 @@ pub fn geqrf<T: Scalar>(a: Matrices<'_, T>, exec: Exec) -> Vec<LapackOut<T>> {
         let mut c = columns(m, n, a.get(b));
         let mut tau = vec![ZERO; k];
         for i in 0..k {
-            // zlarfg on (c[i,i], c[i+1.., i]).
             let col = &mut c[i * m..(i + 1) * m];
-            let alpha = col[i];
-            let xnorm = col[i + 1..]
-                .iter()
-                .map(|x| x.norm_sqr())
-                .sum::<f64>()
-                .sqrt();
-            if xnorm == 0.0 && alpha.im == 0.0 {
+            let (head, x) = col[i..].split_at_mut(1);
+            let (beta, t) = larfg(head[0], x);
+            if t == ZERO {
                 continue;
             }
-            let norm = alpha.re.hypot(alpha.im).hypot(xnorm);
-            let beta = -norm.copysign(alpha.re);
-            tau[i] = Complex64::new((beta - alpha.re) / beta, -alpha.im / beta);
-            let scale = ONE / (alpha - beta);
-            col[i + 1..].iter_mut().for_each(|x| *x *= scale);
+            tau[i] = t;
             col[i] = Complex64::new(beta, 0.0);
             // H(i)ᴴ is applied to the rest, as zgeqr2 does.
             reflect(&mut c, m, n, i, i, tau[i].conj(), i + 1);

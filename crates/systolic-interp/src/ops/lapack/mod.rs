@@ -19,6 +19,7 @@ pub mod driver;
 mod factor;
 mod general_eigen;
 mod householder;
+mod reduction;
 mod spectral;
 
 use crate::error::{InterpError, Result};
