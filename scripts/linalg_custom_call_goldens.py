@@ -154,6 +154,12 @@ REDUCTION_CASES = {
     "tridiagonal_upper": (lambda a: tuple(jax.lax.linalg.tridiagonal(a, lower=False)), (4, 4)),
 }
 
+# The Schur decomposition (`gees`): compared by its invariants, not entry by entry.
+SCHUR_CASES = {
+    "schur": (lambda a: tuple(jsl.schur(a)), (4, 4)),
+    "schur_larger": (lambda a: tuple(jsl.schur(a)), (7, 7)),
+}
+
 # The general eigenproblem (`geev`), on real (`s`/`d`: complex results) and complex matrices.
 EIG_CASES = {
     "eig": (lambda a: tuple(jnp.linalg.eig(a)), "general", (4, 4)),
@@ -203,6 +209,12 @@ def reduction_cases():
         yield name, f, [c_rect(*shape)], (np.complex64, np.complex128)
 
 
+def schur_cases():
+    for name, (f, shape) in SCHUR_CASES.items():
+        yield name, f, [rect(*shape)], (np.float32, np.float64)
+        yield name, f, [c_rect(*shape)], (np.complex64, np.complex128)
+
+
 def tpu_cases():
     """(name, function, inputs, dtypes) for the programs lowered for TPUs."""
     for name, (f, makers, complex_) in TPU_CASES.items():
@@ -216,7 +228,7 @@ def main():
     OUT.mkdir(parents=True)
     manifest = {}
     cases = ([(c, False) for c in all_cases()] + [(c, False) for c in reduction_cases()]
-             + [(c, True) for c in tpu_cases()])
+             + [(c, True) for c in tpu_cases()] + [(c, False) for c in schur_cases()])
     for (name, f, base, dtypes), tpu in cases:
         for dtype in dtypes:
             case = f"{name}_{np.dtype(dtype).name[0]}{np.dtype(dtype).itemsize * 8}"

@@ -5,7 +5,9 @@
 //! cho_factor/cho_solve, solve_triangular, expm; f32 and f64, unbatched and batched; most of
 //! them again on complex64 and complex128; `jnp.linalg.eig`/`eigvals` and `jax.lax.linalg.eig`
 //! with left eigenvectors on all four types; `jax.scipy.linalg.hessenberg` and
-//! `jax.lax.linalg.tridiagonal`, whose packed reflectors are compared as they are; and the same functions lowered for TPUs, whose
+//! `jax.lax.linalg.tridiagonal`, whose packed reflectors are compared as they are;
+//! `jax.scipy.linalg.schur`, by its invariants (`a = z·t·zᴴ`, `z` unitary, `t` in Schur form,
+//! the eigenvalues of `t` as JAX's); and the same functions lowered for TPUs, whose
 //! programs hold XLA's targets `Qr`, `ProductOfElementaryHouseholderReflectors`, `Eigh` and
 //! `LuDecomposition`, against JAX's outputs on CPU).
 //!
@@ -206,6 +208,92 @@ fn unit_columns_error(v: &Mats) -> f64 {
     worst
 }
 
+/// The product of two batches of matrices.
+fn multiply(x: &Mats, y: &Mats) -> Mats {
+    let mut data = Vec::with_capacity(x.batch * x.rows * y.cols);
+    for b in 0..x.batch {
+        for i in 0..x.rows {
+            for j in 0..y.cols {
+                data.push((0..x.cols).map(|p| x.at(b, i, p) * y.at(b, p, j)).sum());
+            }
+        }
+    }
+    Mats {
+        batch: x.batch,
+        rows: x.rows,
+        cols: y.cols,
+        data,
+    }
+}
+
+/// How far `t` is from a Schur form: entries below the diagonal (complex) or below a real
+/// Schur form's 2×2 blocks (real: a nonzero subdiagonal entry opens a block whose diagonal
+/// entries are equal and whose off-diagonal entries have opposite signs, and no two blocks
+/// touch), relative to `t`'s largest entry.
+fn schur_shape_error(t: &Mats, complex: bool) -> f64 {
+    let size = t.data.iter().fold(1.0f64, |m, z| m.max(z.norm()));
+    let mut worst: f64 = 0.0;
+    for b in 0..t.batch {
+        let n = t.rows;
+        for i in 0..n {
+            for j in 0..i {
+                let allowed = !complex && i == j + 1;
+                if !allowed {
+                    worst = worst.max(t.at(b, i, j).norm());
+                }
+            }
+        }
+        if !complex {
+            for i in 0..n.saturating_sub(1) {
+                let c = t.at(b, i + 1, i).re;
+                if c != 0.0 {
+                    let (a, d, bb) = (
+                        t.at(b, i, i).re,
+                        t.at(b, i + 1, i + 1).re,
+                        t.at(b, i, i + 1).re,
+                    );
+                    worst = worst.max((a - d).abs());
+                    if bb * c >= 0.0 {
+                        worst = worst.max(f64::INFINITY);
+                    }
+                    if i + 2 < n && t.at(b, i + 2, i + 1).re != 0.0 {
+                        worst = worst.max(f64::INFINITY);
+                    }
+                }
+            }
+        }
+    }
+    worst / size
+}
+
+/// The eigenvalues of Schur forms: the diagonal, and each real 2×2 block's pair.
+fn schur_eigenvalues(t: &Mats) -> Vec<Complex64> {
+    let mut out = vec![];
+    for b in 0..t.batch {
+        let n = t.rows;
+        let mut i = 0;
+        while i < n {
+            let c = if i + 1 < n {
+                t.at(b, i + 1, i)
+            } else {
+                Complex64::new(0.0, 0.0)
+            };
+            if c.norm() != 0.0 && c.im == 0.0 && t.at(b, i, i).im == 0.0 {
+                let (a, bb, d) = (t.at(b, i, i), t.at(b, i, i + 1), t.at(b, i + 1, i + 1));
+                let half = (a - d) * 0.5;
+                let root = (half * half + bb * c).sqrt();
+                out.push((a + d) * 0.5 + root);
+                out.push((a + d) * 0.5 - root);
+                i += 2;
+            } else {
+                out.push(t.at(b, i, i));
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
 /// `v·diag(w)`: each column `j` of matrix `b` scaled by `w[b·n + j]`.
 fn scaled(v: &Mats, w: &[Complex64]) -> Mats {
     let mut data = v.data.clone();
@@ -326,6 +414,33 @@ fn check(case: &Case, got: &[Tensor]) -> Vec<String> {
         );
         let mut more = compare(case, got, &[1]);
         report.append(&mut more);
+    } else if name.starts_with("schur_") {
+        // jax.scipy.linalg.schur: (t, z) with a = z·t·zᴴ.
+        let (a, t, z) = (
+            Mats::of(&case.inputs[0]),
+            Mats::of(&got[0]),
+            Mats::of(&got[1]),
+        );
+        let zt = multiply(&z, &t);
+        invariant(
+            "z·t·zᴴ = a",
+            product_error(&zt, None, &adjoint(&z), z.cols, Some(&a)),
+        );
+        invariant(
+            "zᴴz = I",
+            product_error(&adjoint(&z), None, &z, z.rows, None),
+        );
+        let complex = dtype.is_complex();
+        invariant("t is (quasi-)triangular", schur_shape_error(&t, complex));
+        let n = a.rows;
+        invariant(
+            "eigenvalues as a set",
+            eigenvalue_set_error(
+                &schur_eigenvalues(&t),
+                &schur_eigenvalues(&Mats::of(&case.want[0])),
+                n,
+            ),
+        );
     } else if name.starts_with("eig_") || name.starts_with("eigvals_") {
         // eig: (w, v); eig_left (jax.lax.linalg.eig): (w, vl, vr); eigvals: w.
         let a = Mats::of(&case.inputs[0]);
@@ -367,7 +482,7 @@ fn check(case: &Case, got: &[Tensor]) -> Vec<String> {
 fn jax_linalg_programs_match_jax_on_both_paths() {
     let names = cases();
     assert!(
-        names.len() >= 145,
+        names.len() >= 150,
         "expected the exported cases, found {}",
         names.len()
     );
@@ -450,7 +565,8 @@ fn every_exported_target_is_read() {
         assert_eq!(targets, listed, "{name}");
     }
     let want = [
-        "geev", "gehrd", "geqrf", "gesdd", "getrf", "orgqr", "potrf", "syevd", "sytrd", "trsm",
+        "gees", "geev", "gehrd", "geqrf", "gesdd", "getrf", "orgqr", "potrf", "syevd", "sytrd",
+        "trsm",
     ];
     assert_eq!(seen.into_iter().collect::<Vec<_>>(), want);
 }

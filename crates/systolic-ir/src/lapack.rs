@@ -18,6 +18,8 @@
 //! | `trsm` | `a[…,k,k]`, `b[…,m,n]` | `x[…,m,n]` | `side`, `uplo`, `trans_x`, `diag` |
 //! | `geev` (real) | `a[…,n,n]` | `wr[…,n]`, `wi[…,n]`, `vl[…,n,n]:complex`, `vr[…,n,n]:complex`, `info[…]` | `compute_left`, `compute_right` (`V`/`N`) |
 //! | `geev` (complex) | `a[…,n,n]` | `w[…,n]`, `vl[…,n,n]`, `vr[…,n,n]`, `info[…]` | `compute_left`, `compute_right` |
+//! | `gees` (real) | `a[…,n,n]` | `t`, `vs`, `wr[…,n]`, `wi[…,n]`, `sdim[…]`, `info[…]` | `mode` (`V`/`N`), `sort` (`N`) |
+//! | `gees` (complex) | `a[…,n,n]` | `t`, `vs`, `w[…,n]`, `sdim[…]`, `info[…]` | `mode`, `sort` |
 //! | `gehrd` | `a[…,n,n]` | `a` (H and the reflectors below it), `tau[…,n-1]`, `info[…]` | `low`, `high` (i32) |
 //! | `sytrd` | `a[…,n,n]` | `a` (reflectors), `d[…,n]`, `e[…,n-1]` (real), `tau[…,n-1]`, `info[…]` | `uplo` |
 //!
@@ -65,6 +67,8 @@ pub enum Routine {
     /// General (non-symmetric) eigendecomposition: complex eigenvalues, left and right
     /// eigenvectors.
     Geev,
+    /// Schur decomposition `a = z·t·zᴴ` (`t` quasi-upper-triangular for real types).
+    Gees,
     /// Reduction to upper Hessenberg form by Householder reflectors.
     Gehrd,
     /// Reduction of a symmetric (Hermitian) matrix to tridiagonal form (`hetrd` for complex).
@@ -83,6 +87,7 @@ impl Routine {
             Routine::Gesdd => "gesdd",
             Routine::Trsm => "trsm",
             Routine::Geev => "geev",
+            Routine::Gees => "gees",
             Routine::Gehrd => "gehrd",
             Routine::Sytrd => "sytrd",
         }
@@ -96,6 +101,7 @@ impl Routine {
             // The real routine returns the eigenvalues in two parts before the vectors.
             Routine::Geev if complex => (&[0], &[1, 2]),
             Routine::Geev => (&[0], &[2, 3]),
+            Routine::Gees => (&[0], &[0, 1]),
             _ => (&[0], &[0]),
         }
     }
@@ -110,6 +116,7 @@ impl Routine {
             "gesdd" => Routine::Gesdd,
             "trsm" => Routine::Trsm,
             "geev" => Routine::Geev,
+            "gees" => Routine::Gees,
             "gehrd" => Routine::Gehrd,
             "sytrd" | "hetrd" => Routine::Sytrd,
             _ => return None,
@@ -277,6 +284,10 @@ impl LapackCall {
                     if self.right_vectors { b'V' } else { b'N' },
                 ),
             ],
+            Routine::Gees => vec![
+                code("mode", if self.eigenvectors { b'V' } else { b'N' }),
+                code("sort", b'N'),
+            ],
             Routine::Sytrd => vec![uplo],
             Routine::Gehrd => match self.hessenberg_range {
                 Some((low, high)) => vec![int("low", low), int("high", high)],
@@ -410,7 +421,7 @@ impl LapackCall {
         let routine = Routine::from_name(chars.as_str()).ok_or_else(|| {
             err(format!(
                 "the LAPACK routine '{}' is not supported (getrf, potrf, geqrf, orgqr/ungqr, \
-                 syevd/heevd, gesdd, trsm, geev, gehrd and sytrd/hetrd are)",
+                 syevd/heevd, gesdd, trsm, geev, gees, gehrd and sytrd/hetrd are)",
                 chars.as_str()
             ))
         })?;
@@ -492,6 +503,12 @@ impl LapackCall {
             Routine::Geev => {
                 call.left_vectors = flag("compute_left", b'N', b"NV")? == b'V';
                 call.right_vectors = flag("compute_right", b'V', b"NV")? == b'V';
+            }
+            Routine::Gees => {
+                call.eigenvectors = flag("mode", b'V', b"VN")? == b'V';
+                // JAX sorts no eigenvalues (`sort = 'N'`): a selection function cannot pass
+                // through a custom call.
+                flag("sort", b'N', b"N")?;
             }
             Routine::Sytrd => call.lower = flag("uplo", b'L', b"LU")? == b'L',
             Routine::Gehrd => {
@@ -655,6 +672,17 @@ impl LapackCall {
                 }
                 vec![b.clone()]
             }
+            Routine::Gees => {
+                square()?;
+                let mut out = vec![a.clone(), a.clone()];
+                if this.dtype.is_complex() {
+                    out.push(with(&[n], this.dtype));
+                } else {
+                    out.extend([with(&[n], part), with(&[n], part)]);
+                }
+                out.extend([info(), info()]);
+                out
+            }
             Routine::Gehrd => {
                 square()?;
                 if let Some((low, high)) = self.hessenberg_range {
@@ -762,6 +790,9 @@ impl LapackCall {
             // vectors add about 15n³ (LAPACK Working Note 41's counts).
             Routine::Geev if self.left_vectors || self.right_vectors => 25.0 * n.powi(3),
             Routine::Geev => 10.0 * n.powi(3),
+            // Hessenberg reduction and the QR iterations to the Schur form (LAWN 41).
+            Routine::Gees if self.eigenvectors => 25.0 * n.powi(3),
+            Routine::Gees => 10.0 * n.powi(3),
             Routine::Gehrd => 10.0 * n.powi(3) / 3.0,
             Routine::Sytrd => 4.0 * n.powi(3) / 3.0,
         };

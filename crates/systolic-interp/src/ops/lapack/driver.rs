@@ -4,7 +4,7 @@
 //! own parallelism inside one large matrix). The arithmetic is the same either way. One generic
 //! implementation serves the real (`s`, `d`) and complex (`c`, `z`) routines ([`Scalar`]).
 
-use super::{factor, general_eigen, householder, reduction, spectral};
+use super::{factor, general_eigen, householder, reduction, schur, spectral};
 use num_complex::{Complex32, Complex64};
 use systolic_ir::lapack::{Convention, LapackCall, Routine};
 use systolic_ir::{DType, TensorType, Type};
@@ -224,6 +224,7 @@ pub fn run<T: Scalar>(
             spectral::gesdd(call, a, (shape(2), shape(3)), exec)
         }
         Routine::Geev => general_eigen::geev(call, a, exec),
+        Routine::Gees => schur::gees(call, a, exec),
         Routine::Gehrd => reduction::gehrd(a, call.hessenberg_range, exec),
         Routine::Sytrd => reduction::sytrd(call.lower, a, exec),
     };

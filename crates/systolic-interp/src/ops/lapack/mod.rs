@@ -20,6 +20,7 @@ mod factor;
 mod general_eigen;
 mod householder;
 mod reduction;
+mod schur;
 mod spectral;
 
 use crate::error::{InterpError, Result};

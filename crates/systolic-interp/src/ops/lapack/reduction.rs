@@ -4,26 +4,28 @@
 //! `zhetd2` exactly — `Hᴴ·A·H` with `H(i) = I − τᵢ·v·vᴴ` from [`larfg`], `A = Q·T·Qᴴ`,
 //! `Q = H(0)·H(1)·…` — unblocked, in complex f64 for every element type (the real routines'
 //! arithmetic when the imaginary parts are zero) and rounded once, as `householder.rs` does.
+//! [`hessenberg`] and [`hessenberg_q`] are also the first step of the Schur decomposition
+//! (`schur.rs`).
 
 use super::driver::{Exec, LapackOut, Matrices, Scalar};
 use super::householder::{larfg, ONE, ZERO};
 use num_complex::Complex64;
 
 /// A row-major `n`×`n` complex f64 matrix.
-struct Square {
-    n: usize,
-    a: Vec<Complex64>,
+pub(super) struct Square {
+    pub n: usize,
+    pub a: Vec<Complex64>,
 }
 
 impl Square {
-    fn of<T: Scalar>(n: usize, src: &[T]) -> Square {
+    pub(super) fn of<T: Scalar>(n: usize, src: &[T]) -> Square {
         Square {
             n,
             a: src.iter().map(|x| x.to_c64()).collect(),
         }
     }
 
-    fn at(&mut self, i: usize, j: usize) -> &mut Complex64 {
+    pub(super) fn at(&mut self, i: usize, j: usize) -> &mut Complex64 {
         &mut self.a[i * self.n + j]
     }
 
@@ -72,7 +74,7 @@ impl Square {
 /// Reduces rows and columns `lo..=hi` of `w` to upper Hessenberg form in place (`zgehd2`),
 /// leaving the reflectors below the subdiagonal; returns `τ` (`n − 1` of them, zero outside
 /// the range).
-fn hessenberg(w: &mut Square, lo: usize, hi: usize) -> Vec<Complex64> {
+pub(super) fn hessenberg(w: &mut Square, lo: usize, hi: usize) -> Vec<Complex64> {
     let n = w.n;
     let mut tau = vec![ZERO; n.saturating_sub(1)];
     for i in lo..hi {
@@ -89,6 +91,36 @@ fn hessenberg(w: &mut Square, lo: usize, hi: usize) -> Vec<Complex64> {
         tau[i] = t;
     }
     tau
+}
+
+/// `Q = H(0)·H(1)·…` of [`hessenberg`]'s reflectors (stored below the subdiagonal of `w`).
+pub(super) fn hessenberg_q(w: &Square, tau: &[Complex64]) -> Square {
+    let n = w.n;
+    let mut q = Square {
+        n,
+        a: vec![ZERO; n * n],
+    };
+    (0..n).for_each(|i| *q.at(i, i) = ONE);
+    // Q = H(0)·(H(1)·(…·H(k−1))): the last reflector first, each from the left.
+    for (i, &t) in tau.iter().enumerate().rev() {
+        if t == ZERO {
+            continue;
+        }
+        let mut v = vec![ZERO; n];
+        v[i + 1] = ONE;
+        for (r, vr) in v.iter_mut().enumerate().skip(i + 2) {
+            *vr = w.a[r * n + i];
+        }
+        // H·Q = Q − τ·v·(vᴴ·Q).
+        for c in 0..n {
+            let z: Complex64 = (i + 1..n).map(|r| v[r].conj() * q.a[r * n + c]).sum();
+            let s = t * z;
+            for (r, &vr) in v.iter().enumerate().skip(i + 1) {
+                q.a[r * n + c] -= s * vr;
+            }
+        }
+    }
+    q
 }
 
 /// Hessenberg reduction of each matrix: `[a with H and the reflectors, tau, info]`.
