@@ -28,6 +28,9 @@ CASES = {
     "fft_c64_64x4096": (jnp.fft.fft, cplx(64, 4096)),
     "rfft_f32_256x1024": (jnp.fft.rfft, rng.standard_normal((256, 1024)).astype(np.float32)),
     "fft2_c64_8x256x256": (jnp.fft.fft2, cplx(8, 256, 256)),
+    "fft_c64_4M": (jnp.fft.fft, cplx(1 << 22)),
+    "rfft_f32_4M": (jnp.fft.rfft, rng.standard_normal(1 << 22).astype(np.float32)),
+    "irfft_c64_4M": (jnp.fft.irfft, cplx((1 << 21) + 1)),
 }
 
 with tempfile.TemporaryDirectory() as tmp:

@@ -1,12 +1,14 @@
-//! `stablehlo.fft` as a native kernel: `rustfft` in the element precision (f32 for
-//! `complex<f32>`/f32, f64 for the others), as XLA:CPU's ducc computes; the batch (the dimensions
-//! before the transformed ones) split over the pool's threads.
+//! `stablehlo.fft` as a native kernel: `rustfft` (and `realfft` on its plans for the real
+//! transforms) in the element precision (f32 for `complex<f32>`/f32, f64 for the others), as
+//! XLA:CPU's ducc computes; the batch (the dimensions before the transformed ones) split over
+//! the pool's threads, and a long run of rows of one item too. Plans are made at lowering.
 //!
 //! The transforms are the interpreter's (`systolic_interp::ops::linalg::fft`): FFT/IFFT along
-//! each of the last 1–3 dimensions (IFFT scaled by 1/N), RFFT as a full transform of the real
-//! signal keeping the first `n/2 + 1` frequencies of the last dimension, IRFFT as the inverse
-//! transforms of the leading dimensions, then the last dimension extended by conjugate symmetry
-//! and its real part kept. The interpreter computes in f64, so f32 results differ from it by
+//! each of the last 1–3 dimensions (IFFT scaled by 1/N), RFFT as the real-to-complex transform
+//! of the last dimension (its first `n/2 + 1` frequencies) then complex transforms of the
+//! leading ones, IRFFT as the inverse transforms of the leading dimensions, then the last
+//! dimension's complex-to-real transform (the imaginary parts of its zero and Nyquist bins
+//! ignored). The interpreter computes in f64, so f32 results differ from it by
 //! f32 rounding (about log2(n) roundings of the largest magnitudes).
 
 use crate::buffer::{CpuBuffer, Storage};
@@ -15,6 +17,7 @@ use crate::kernel::{Arg, Kernel};
 use crate::lower_ctx::LowerCtx;
 use num_complex::Complex;
 use rayon::prelude::*;
+use realfft::{ComplexToReal, RealFftPlanner, RealToComplex};
 use rustfft::{FftDirection, FftNum, FftPlanner};
 use std::sync::Arc;
 use systolic_ir::{DType, FftType, Op, OpKind, TensorType};
@@ -69,12 +72,84 @@ pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
     if expected != Some(result.dtype) || tail != operand_tail || result.shape != result_shape {
         return Ok(None);
     }
+    let plans = if matches!(operand.dtype, DType::C64 | DType::F32) {
+        Plans::F32(PlanSet::new(*fft_type, &lengths))
+    } else {
+        Plans::F64(PlanSet::new(*fft_type, &lengths))
+    };
     Ok(Some(Box::new(FftKernel {
         fft_type: *fft_type,
         lengths,
         operand: (*operand).clone(),
         result: (*result).clone(),
+        plans,
     })))
+}
+
+/// The plans of one kernel, made once when it is lowered (planning picks algorithms and
+/// computes twiddles: for a batch of short transforms it cost as much as the transforms).
+struct PlanSet<T: FftNum> {
+    /// Complex plans for the dimensions transformed by complex FFTs: all of them for FFT and
+    /// IFFT, the leading ones for RFFT and IRFFT.
+    axes: Vec<Arc<dyn rustfft::Fft<T>>>,
+    /// The last dimension's real-to-complex plan (RFFT).
+    r2c: Option<Arc<dyn RealToComplex<T>>>,
+    /// The last dimension's complex-to-real plan (IRFFT).
+    c2r: Option<Arc<dyn ComplexToReal<T>>>,
+}
+
+impl<T: FftNum> PlanSet<T> {
+    fn new(fft_type: FftType, lengths: &[usize]) -> PlanSet<T> {
+        let (k, last) = (lengths.len(), lengths[lengths.len() - 1]);
+        let mut planner = FftPlanner::<T>::new();
+        let mut real = RealFftPlanner::<T>::new();
+        let mut plan = |n: usize, direction| planner.plan_fft(n, direction);
+        match fft_type {
+            FftType::Fft | FftType::Ifft => {
+                let direction = if fft_type == FftType::Ifft {
+                    FftDirection::Inverse
+                } else {
+                    FftDirection::Forward
+                };
+                PlanSet {
+                    axes: lengths.iter().map(|&n| plan(n, direction)).collect(),
+                    r2c: None,
+                    c2r: None,
+                }
+            }
+            FftType::Rfft => PlanSet {
+                axes: lengths[..k - 1]
+                    .iter()
+                    .map(|&n| plan(n, FftDirection::Forward))
+                    .collect(),
+                r2c: Some(real.plan_fft_forward(last)),
+                c2r: None,
+            },
+            FftType::Irfft => PlanSet {
+                axes: lengths[..k - 1]
+                    .iter()
+                    .map(|&n| plan(n, FftDirection::Inverse))
+                    .collect(),
+                r2c: None,
+                c2r: Some(real.plan_fft_inverse(last)),
+            },
+        }
+    }
+}
+
+/// The plans in the kernel's precision.
+enum Plans {
+    F32(PlanSet<f32>),
+    F64(PlanSet<f64>),
+}
+
+impl std::fmt::Debug for Plans {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Plans::F32(_) => "Plans::F32",
+            Plans::F64(_) => "Plans::F64",
+        })
+    }
 }
 
 /// A compiled `fft`.
@@ -85,6 +160,7 @@ pub struct FftKernel {
     lengths: Vec<usize>,
     operand: TensorType,
     result: TensorType,
+    plans: Plans,
 }
 
 impl Kernel for FftKernel {
@@ -102,164 +178,155 @@ impl Kernel for FftKernel {
         let [x] = args.as_slice() else {
             return Err(CpuError::new("fft expects one operand"));
         };
-        let storage = match (x.buffer().storage(), self.operand.dtype) {
-            (Storage::C64(v), DType::C64) => self.storage_of(self.transform(v)),
-            (Storage::C128(v), DType::C128) => self.storage_of(self.transform(v)),
-            (Storage::F32(v), DType::F32) => self.storage_of(self.transform(&widen(v))),
-            (Storage::F64(v), DType::F64) => self.storage_of(self.transform(&widen(v))),
-            _ => {
-                return Err(CpuError::new(format!(
-                    "fft: operand {} does not hold {}",
-                    x.buffer().ty(),
-                    self.operand
-                )))
-            }
+        let values = match (x.buffer().storage(), &self.plans) {
+            (Storage::C64(v), Plans::F32(p)) => self.complex_input(v, p).into_storage(),
+            (Storage::C128(v), Plans::F64(p)) => self.complex_input(v, p).into_storage(),
+            (Storage::F32(v), Plans::F32(p)) => Ok(Storage::C64(self.rfft(v, p))),
+            (Storage::F64(v), Plans::F64(p)) => Ok(Storage::C128(self.rfft(v, p))),
+            _ => Err(CpuError::new(format!(
+                "fft: operand {} does not hold {}",
+                x.buffer().ty(),
+                self.operand
+            ))),
         }?;
-        let out = CpuBuffer::new(self.result.clone(), storage)
+        let out = CpuBuffer::new(self.result.clone(), values)
             .map_err(|e| CpuError::new(format!("fft: {e}")))?;
         Ok(vec![out])
     }
 }
 
-/// Real numbers as complex ones with imaginary part 0.
-fn widen<T: FftNum>(v: &[T]) -> Vec<Complex<T>> {
-    v.iter().map(|&a| Complex::new(a, T::zero())).collect()
-}
-
-/// The result of a transform: complex numbers, or reals for IRFFT.
+/// The result of a transform of a complex operand: complex numbers, or reals for IRFFT.
 enum Values<T> {
     Complex(Vec<Complex<T>>),
     Real(Vec<T>),
 }
 
+impl Values<f32> {
+    fn into_storage(self) -> Result<Storage> {
+        Ok(match self {
+            Values::Complex(v) => Storage::C64(v),
+            Values::Real(v) => Storage::F32(v),
+        })
+    }
+}
+
+impl Values<f64> {
+    fn into_storage(self) -> Result<Storage> {
+        Ok(match self {
+            Values::Complex(v) => Storage::C128(v),
+            Values::Real(v) => Storage::F64(v),
+        })
+    }
+}
+
 impl FftKernel {
-    /// Wraps a transform's values in the storage of the result dtype.
-    fn storage_of<T: FftNum>(&self, values: Values<T>) -> Result<Storage>
-    where
-        Values<T>: IntoStorage,
-    {
-        values.into_storage(self.result.dtype)
+    /// The transformed dimensions' shape (one item of the batch) and its element count.
+    fn item_shape(&self) -> (Vec<usize>, usize) {
+        let k = self.lengths.len();
+        let shape: Vec<usize> = self.operand.shape[self.operand.rank() - k..]
+            .iter()
+            .map(|&d| d as usize)
+            .collect();
+        let item = shape.iter().product();
+        (shape, item)
     }
 
-    /// The transform of the whole operand (complex numbers, real ones widened).
-    fn transform<T: FftNum>(&self, x: &[Complex<T>]) -> Values<T> {
-        let shape: Vec<usize> = self.operand.shape.iter().map(|&d| d as usize).collect();
-        let k = self.lengths.len();
-        let item_shape = &shape[shape.len() - k..];
-        let item: usize = item_shape.iter().product();
-        let last = self.lengths[k - 1];
-        let half = last / 2 + 1;
-        let mut planner = FftPlanner::<T>::new();
-        let mut plans = |direction: FftDirection| -> Vec<Arc<dyn rustfft::Fft<T>>> {
-            self.lengths
-                .iter()
-                .map(|&n| planner.plan_fft(n, direction))
-                .collect()
-        };
+    /// FFT, IFFT and IRFFT, whose operand is complex.
+    fn complex_input<T: FftNum>(&self, x: &[Complex<T>], plans: &PlanSet<T>) -> Values<T> {
+        if self.fft_type == FftType::Irfft {
+            return Values::Real(self.irfft(x, plans));
+        }
+        let (item_shape, item) = self.item_shape();
+        let inverse = self.fft_type == FftType::Ifft;
         let scale = T::from_f64(1.0 / self.lengths.iter().map(|&n| n as f64).product::<f64>())
             .unwrap_or_else(T::one);
-        match self.fft_type {
-            FftType::Fft | FftType::Ifft => {
-                let inverse = self.fft_type == FftType::Ifft;
-                let direction = if inverse {
-                    FftDirection::Inverse
-                } else {
-                    FftDirection::Forward
-                };
-                let plans = plans(direction);
-                let mut data = x.to_vec();
-                data.par_chunks_mut(item).for_each(|chunk| {
-                    for (axis, plan) in plans.iter().enumerate() {
-                        transform_axis(chunk, item_shape, axis, plan);
+        let mut data = x.to_vec();
+        data.par_chunks_mut(item).for_each(|chunk| {
+            for (axis, plan) in plans.axes.iter().enumerate() {
+                transform_axis(chunk, &item_shape, axis, plan);
+            }
+            if inverse {
+                chunk.iter_mut().for_each(|z| *z = *z * scale);
+            }
+        });
+        Values::Complex(data)
+    }
+
+    /// The real-to-complex transform of a real operand: each row of the last dimension by
+    /// realfft (half the work of a complex transform), then the leading transformed dimensions
+    /// of the half spectrum by complex plans.
+    fn rfft<T: FftNum>(&self, x: &[T], plans: &PlanSet<T>) -> Vec<Complex<T>> {
+        let (mut half_shape, item) = self.item_shape();
+        let k = self.lengths.len();
+        let last = self.lengths[k - 1];
+        let half = last / 2 + 1;
+        half_shape[k - 1] = half;
+        let zero = Complex::new(T::zero(), T::zero());
+        let Some(r2c) = &plans.r2c else {
+            return vec![];
+        };
+        let out_item = item / last * half;
+        let mut out = vec![zero; x.len() / item * out_item];
+        out.par_chunks_mut(out_item)
+            .zip(x.par_chunks(item))
+            .for_each(|(o, chunk)| {
+                let mut input = r2c.make_input_vec();
+                let mut scratch = r2c.make_scratch_vec();
+                for (row_out, row) in o.chunks_mut(half).zip(chunk.chunks(last)) {
+                    input.copy_from_slice(row);
+                    // The lengths were checked at lowering, so this cannot fail.
+                    let _ = r2c.process_with_scratch(&mut input, row_out, &mut scratch);
+                }
+                for (axis, plan) in plans.axes.iter().enumerate() {
+                    transform_axis(o, &half_shape, axis, plan);
+                }
+            });
+        out
+    }
+
+    /// The complex-to-real transform: the leading transformed dimensions of the half spectrum
+    /// by complex plans, then each row of the last by realfft. The imaginary parts of the zero
+    /// and (even lengths) Nyquist bins are ignored, as pocketfft and the interpreter do.
+    fn irfft<T: FftNum>(&self, x: &[Complex<T>], plans: &PlanSet<T>) -> Vec<T> {
+        let (item_shape, item) = self.item_shape();
+        let k = self.lengths.len();
+        let last = self.lengths[k - 1];
+        let half = last / 2 + 1;
+        let scale = T::from_f64(1.0 / self.lengths.iter().map(|&n| n as f64).product::<f64>())
+            .unwrap_or_else(T::one);
+        let Some(c2r) = &plans.c2r else {
+            return vec![];
+        };
+        let out_item = item / half * last;
+        let mut out = vec![T::zero(); x.len() / item * out_item];
+        out.par_chunks_mut(out_item)
+            .zip(x.par_chunks(item))
+            .for_each(|(o, chunk)| {
+                let mut work = chunk.to_vec();
+                for (axis, plan) in plans.axes.iter().enumerate() {
+                    transform_axis(&mut work, &item_shape, axis, plan);
+                }
+                let mut scratch = c2r.make_scratch_vec();
+                for (row_out, row) in o.chunks_mut(last).zip(work.chunks_mut(half)) {
+                    row[0].im = T::zero();
+                    if last % 2 == 0 {
+                        row[half - 1].im = T::zero();
                     }
-                    if inverse {
-                        chunk.iter_mut().for_each(|z| *z = *z * scale);
-                    }
-                });
-                Values::Complex(data)
-            }
-            FftType::Rfft => {
-                let plans = plans(FftDirection::Forward);
-                let out_item = item / last * half;
-                let mut out = vec![Complex::new(T::zero(), T::zero()); x.len() / item * out_item];
-                out.par_chunks_mut(out_item)
-                    .zip(x.par_chunks(item))
-                    .for_each(|(o, chunk)| {
-                        let mut work = chunk.to_vec();
-                        for (axis, plan) in plans.iter().enumerate() {
-                            transform_axis(&mut work, item_shape, axis, plan);
-                        }
-                        for (row_out, row) in o.chunks_mut(half).zip(work.chunks(last)) {
-                            row_out.copy_from_slice(&row[..half]);
-                        }
-                    });
-                Values::Complex(out)
-            }
-            FftType::Irfft => {
-                let plans = plans(FftDirection::Inverse);
-                let out_item = item / half * last;
-                let mut full_shape = item_shape.to_vec();
-                full_shape[k - 1] = last;
-                let mut out = vec![T::zero(); x.len() / item * out_item];
-                out.par_chunks_mut(out_item)
-                    .zip(x.par_chunks(item))
-                    .for_each(|(o, chunk)| {
-                        let mut work = chunk.to_vec();
-                        for (axis, plan) in plans[..k - 1].iter().enumerate() {
-                            transform_axis(&mut work, item_shape, axis, plan);
-                        }
-                        let mut full = Vec::with_capacity(out_item);
-                        for row in work.chunks(half) {
-                            for j in 0..last {
-                                full.push(if j < half {
-                                    row[j]
-                                } else {
-                                    row[last - j].conj()
-                                });
-                            }
-                        }
-                        transform_axis(&mut full, &full_shape, k - 1, &plans[k - 1]);
-                        for (v, z) in o.iter_mut().zip(&full) {
-                            *v = z.re * scale;
-                        }
-                    });
-                Values::Real(out)
-            }
-        }
+                    let _ = c2r.process_with_scratch(row, row_out, &mut scratch);
+                    row_out.iter_mut().for_each(|v| *v = *v * scale);
+                }
+            });
+        out
     }
 }
 
-/// Builds the result storage of a transform's values.
-trait IntoStorage {
-    fn into_storage(self, dtype: DType) -> Result<Storage>;
-}
-
-impl IntoStorage for Values<f32> {
-    fn into_storage(self, dtype: DType) -> Result<Storage> {
-        match (self, dtype) {
-            (Values::Complex(v), DType::C64) => Ok(Storage::C64(v)),
-            (Values::Real(v), DType::F32) => Ok(Storage::F32(v)),
-            _ => Err(CpuError::new(format!(
-                "fft: f32 values for a {dtype} result"
-            ))),
-        }
-    }
-}
-
-impl IntoStorage for Values<f64> {
-    fn into_storage(self, dtype: DType) -> Result<Storage> {
-        match (self, dtype) {
-            (Values::Complex(v), DType::C128) => Ok(Storage::C128(v)),
-            (Values::Real(v), DType::F64) => Ok(Storage::F64(v)),
-            _ => Err(CpuError::new(format!(
-                "fft: f64 values for a {dtype} result"
-            ))),
-        }
-    }
-}
+/// Lines of a strided dimension transformed together: gathered into one contiguous buffer so
+/// each pass reads whole cache lines and rustfft runs them as one batch.
+const LINES_PER_GATHER: usize = 16;
 
 /// Runs `plan` along dimension `axis` of the row-major `data` of shape `shape`, in place: the
-/// last dimension's rows directly (contiguous), others through a gathered line.
+/// last dimension's rows directly (contiguous, as one batch, rows split over the pool when
+/// there are many), others gathered [`LINES_PER_GATHER`] lines at a time.
 fn transform_axis<T: FftNum>(
     data: &mut [Complex<T>],
     shape: &[usize],
@@ -271,20 +338,34 @@ fn transform_axis<T: FftNum>(
     if len == 0 || inner == 0 || data.is_empty() {
         return;
     }
-    let mut scratch = vec![Complex::new(T::zero(), T::zero()); plan.get_inplace_scratch_len()];
+    let zero = Complex::new(T::zero(), T::zero());
     if inner == 1 {
-        plan.process_with_scratch(data, &mut scratch);
+        // At least 32k elements per task, whole rows.
+        let rows_per_task = (32_768 / len).max(1);
+        data.par_chunks_mut(len * rows_per_task).for_each(|rows| {
+            let mut scratch = vec![zero; plan.get_inplace_scratch_len()];
+            plan.process_with_scratch(rows, &mut scratch);
+        });
         return;
     }
-    let mut line = vec![Complex::new(T::zero(), T::zero()); len];
+    let mut scratch = vec![zero; plan.get_inplace_scratch_len()];
+    let mut lines = vec![zero; len * LINES_PER_GATHER];
     for block in data.chunks_mut(len * inner) {
-        for i in 0..inner {
-            for (j, z) in line.iter_mut().enumerate() {
-                *z = block[j * inner + i];
+        for first in (0..inner).step_by(LINES_PER_GATHER) {
+            let count = LINES_PER_GATHER.min(inner - first);
+            let buf = &mut lines[..len * count];
+            for j in 0..len {
+                let src = &block[j * inner + first..j * inner + first + count];
+                for (c, &z) in src.iter().enumerate() {
+                    buf[c * len + j] = z;
+                }
             }
-            plan.process_with_scratch(&mut line, &mut scratch);
-            for (j, z) in line.iter().enumerate() {
-                block[j * inner + i] = *z;
+            plan.process_with_scratch(buf, &mut scratch);
+            for j in 0..len {
+                let dst = &mut block[j * inner + first..j * inner + first + count];
+                for (c, z) in dst.iter_mut().enumerate() {
+                    *z = buf[c * len + j];
+                }
             }
         }
     }
