@@ -309,7 +309,7 @@ impl FftKernel {
                 let mut scratch = c2r.make_scratch_vec();
                 for (row_out, row) in o.chunks_mut(last).zip(work.chunks_mut(half)) {
                     row[0].im = T::zero();
-                    if last % 2 == 0 {
+                    if last.is_multiple_of(2) {
                         row[half - 1].im = T::zero();
                     }
                     let _ = c2r.process_with_scratch(row, row_out, &mut scratch);
