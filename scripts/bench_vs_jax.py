@@ -197,6 +197,14 @@ def svd_1024x256():
     return (lambda a: jnp.linalg.svd(a, full_matrices=False)[1]), [normal(rng, (1024, 256))]
 
 
+def fft_4m():
+    """One complex64 FFT of 2^22 points (issue 21's row)."""
+    rng = np.random.default_rng(10)
+    n = 1 << 22
+    x = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+    return jnp.fft.fft, [x]
+
+
 # ---- issue 19: more programs, each one a pattern a user's export will contain
 
 
@@ -387,6 +395,7 @@ PROGRAMS = {
     "solve_batched_32x256": solve_batched,
     "eigh_512": eigh_512,
     "svd_1024x256": svd_1024x256,
+    "fft_c64_4M": fft_4m,
     "convnet_train_step": convnet_train_step,
     "lm_train_step_bf16": lm_train_step_bf16,
     "attention_2048": attention_2048,
