@@ -165,55 +165,45 @@ impl Drop for ProcessThread {
     }
 }
 
+/// A pool of one thread per core named `name-i`, each in the denormal mode `flush` says.
+fn start_pool(name: &'static str, flush: bool) -> rayon::ThreadPool {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(move |i| format!("{name}-{i}"))
+        .start_handler(move |_| std::mem::forget(DenormalMode::set(flush)))
+        .build()
+        .unwrap_or_else(|e| panic!("the CPU backend's thread pool {name} starts: {e}"))
+}
+
+/// Runs `f` on `pool` (in place when already on one of its threads): the caller waits, and
+/// the parallel loops inside `f` spread over the pool.
+fn run_on<R: Send>(pool: &rayon::ThreadPool, f: impl FnOnce() -> R + Send) -> R {
+    if pool.current_thread_index().is_some() {
+        f()
+    } else {
+        pool.install(f)
+    }
+}
+
 /// The backend's pool: one thread per core, each with FTZ and DAZ set.
 pub fn pool() -> &'static rayon::ThreadPool {
     static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
-    POOL.get_or_init(|| {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("systolic-cpu-{i}"))
-            .start_handler(|_| std::mem::forget(DenormalMode::flush()))
-            .build()
-            .expect("the CPU backend's thread pool starts")
-    })
+    POOL.get_or_init(|| start_pool("systolic-cpu", true))
 }
 
 /// Runs `f` on the backend's pool (in place when already on one of its threads): the caller
 /// waits, and the parallel loops inside `f` spread over the pool.
 pub fn run<R: Send>(f: impl FnOnce() -> R + Send) -> R {
-    let pool = pool();
-    if pool.current_thread_index().is_some() {
-        f()
-    } else {
-        pool.install(f)
-    }
+    run_on(pool(), f)
 }
 
-/// A pool of IEEE threads (FTZ and DAZ clear), as many as the backend's, started on first
-/// use: for library code that relies on subnormals (see the module docs).
-fn ieee_pool() -> &'static rayon::ThreadPool {
-    static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
-    POOL.get_or_init(|| {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("systolic-cpu-ieee-{i}"))
-            .start_handler(|_| std::mem::forget(DenormalMode::ieee()))
-            .build()
-            .expect("the CPU backend's IEEE thread pool starts")
-    })
-}
-
-/// Runs `f` on the IEEE pool: the caller waits, and the parallel loops inside `f` (rayon's)
-/// spread over that pool's threads, none of which flushes denormals.
+/// Runs `f` on a pool of IEEE threads (FTZ and DAZ clear; as many as the backend's, started
+/// on first use), for library code that relies on subnormals (see the module docs): the caller
+/// waits, and the parallel loops inside `f` spread over that pool.
 pub fn run_ieee<R: Send>(f: impl FnOnce() -> R + Send) -> R {
-    let pool = ieee_pool();
-    if pool.current_thread_index().is_some() {
-        f()
-    } else {
-        pool.install(f)
-    }
+    static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
+    run_on(POOL.get_or_init(|| start_pool("systolic-cpu-ieee", false)), f)
 }
 
 #[cfg(test)]
