@@ -203,7 +203,10 @@ pub fn run<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 /// waits, and the parallel loops inside `f` spread over that pool.
 pub fn run_ieee<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
-    run_on(POOL.get_or_init(|| start_pool("systolic-cpu-ieee", false)), f)
+    run_on(
+        POOL.get_or_init(|| start_pool("systolic-cpu-ieee", false)),
+        f,
+    )
 }
 
 #[cfg(test)]

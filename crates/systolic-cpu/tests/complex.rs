@@ -276,3 +276,44 @@ fn complex_splats_keep_both_parts() {
         check(&case, Exact, Expect::Any);
     }
 }
+
+/// Long and prime lengths (rustfft's Bluestein and Rader plans, with scratch larger than the
+/// transform) and batches with many rows per task, against the interpreter.
+#[test]
+fn fft_of_long_and_prime_lengths() {
+    let mut rng = Rng::new(811);
+    for (shape, axes) in [
+        (vec![3, 1031], 1),
+        (vec![2, 17, 263], 2),
+        (vec![40, 2048], 1),
+    ] {
+        let dtype = DType::C64;
+        let lengths = &shape[shape.len() - axes..];
+        let mut half = shape.clone();
+        *half.last_mut().unwrap() = shape[shape.len() - 1] / 2 + 1;
+        let (c, f, h) = (t(&shape, dtype), t(&shape, part(dtype)), t(&half, dtype));
+        let inputs = vec![
+            plain(&mut rng, &c),
+            plain(&mut rng, &f),
+            plain(&mut rng, &h),
+        ];
+        let case = Case::with_inputs(
+            inputs,
+            &format!(
+                "  %r0 = stablehlo.fft %a0, type = FFT, length = {lengths:?} : ({c}) -> {c}
+  %r1 = stablehlo.fft %a0, type = IFFT, length = {lengths:?} : ({c}) -> {c}
+  %r2 = stablehlo.fft %a1, type = RFFT, length = {lengths:?} : ({f}) -> {h}
+  %r3 = stablehlo.fft %a2, type = IRFFT, length = {lengths:?} : ({h}) -> {f}"
+            ),
+            &[c.clone(), c, h, f],
+        );
+        check(
+            &case,
+            Close {
+                rtol: 1e-5,
+                atol: 1e-3,
+            },
+            Expect::Native,
+        );
+    }
+}

@@ -231,30 +231,40 @@ impl FftKernel {
         (shape, item)
     }
 
-    /// FFT, IFFT and IRFFT, whose operand is complex.
+    /// FFT, IFFT and IRFFT, whose operand is complex. The last dimension's rows are
+    /// transformed across the whole batch at once ([`rows_in_parallel`]), the leading
+    /// transformed dimensions item by item.
     fn complex_input<T: FftNum>(&self, x: &[Complex<T>], plans: &PlanSet<T>) -> Values<T> {
         if self.fft_type == FftType::Irfft {
             return Values::Real(self.irfft(x, plans));
         }
         let (item_shape, item) = self.item_shape();
-        let inverse = self.fft_type == FftType::Ifft;
-        let scale = T::from_f64(1.0 / self.lengths.iter().map(|&n| n as f64).product::<f64>())
-            .unwrap_or_else(T::one);
+        let k = self.lengths.len();
         let mut data = x.to_vec();
-        data.par_chunks_mut(item).for_each(|chunk| {
-            for (axis, plan) in plans.axes.iter().enumerate() {
-                transform_axis(chunk, &item_shape, axis, plan);
-            }
-            if inverse {
-                chunk.iter_mut().for_each(|z| *z = *z * scale);
-            }
-        });
+        rows_in_parallel(&mut data, &plans.axes[k - 1]);
+        if k > 1 {
+            data.par_chunks_mut(item).for_each(|chunk| {
+                for (axis, plan) in plans.axes[..k - 1].iter().enumerate() {
+                    transform_axis(chunk, &item_shape, axis, plan);
+                }
+            });
+        }
+        if self.fft_type == FftType::Ifft {
+            let scale = self.inverse_scale::<T>();
+            data.par_iter_mut().for_each(|z| *z = *z * scale);
+        }
         Values::Complex(data)
     }
 
-    /// The real-to-complex transform of a real operand: each row of the last dimension by
-    /// realfft (half the work of a complex transform), then the leading transformed dimensions
-    /// of the half spectrum by complex plans.
+    /// `1 / (product of the lengths)`, IFFT's and IRFFT's normalisation.
+    fn inverse_scale<T: FftNum>(&self) -> T {
+        T::from_f64(1.0 / self.lengths.iter().map(|&n| n as f64).product::<f64>())
+            .unwrap_or_else(T::one)
+    }
+
+    /// The real-to-complex transform of a real operand: the rows of the last dimension by
+    /// realfft (half the work of a complex transform) across the whole batch, then the leading
+    /// transformed dimensions of the half spectrum item by item.
     fn rfft<T: FftNum>(&self, x: &[T], plans: &PlanSet<T>) -> Vec<Complex<T>> {
         let (mut half_shape, item) = self.item_shape();
         let k = self.lengths.len();
@@ -265,10 +275,11 @@ impl FftKernel {
         let Some(r2c) = &plans.r2c else {
             return vec![];
         };
-        let out_item = item / last * half;
-        let mut out = vec![zero; x.len() / item * out_item];
-        out.par_chunks_mut(out_item)
-            .zip(x.par_chunks(item))
+        let rows = x.len() / last.max(1);
+        let mut out = vec![zero; rows * half];
+        let rows_per_task = (ROW_TASK_ELEMENTS / last.max(1)).max(1);
+        out.par_chunks_mut(half * rows_per_task)
+            .zip(x.par_chunks(last * rows_per_task))
             .for_each(|(o, chunk)| {
                 let mut input = r2c.make_input_vec();
                 let mut scratch = r2c.make_scratch_vec();
@@ -277,37 +288,47 @@ impl FftKernel {
                     // The lengths were checked at lowering, so this cannot fail.
                     let _ = r2c.process_with_scratch(&mut input, row_out, &mut scratch);
                 }
+            });
+        if k > 1 {
+            let out_item = item / last * half;
+            out.par_chunks_mut(out_item).for_each(|o| {
                 for (axis, plan) in plans.axes.iter().enumerate() {
                     transform_axis(o, &half_shape, axis, plan);
                 }
             });
+        }
         out
     }
 
     /// The complex-to-real transform: the leading transformed dimensions of the half spectrum
-    /// by complex plans, then each row of the last by realfft. The imaginary parts of the zero
-    /// and (even lengths) Nyquist bins are ignored, as pocketfft and the interpreter do.
+    /// item by item, then the last dimension's rows by realfft across the whole batch. The
+    /// imaginary parts of the zero and (even lengths) Nyquist bins are ignored, as pocketfft
+    /// and the interpreter do.
     fn irfft<T: FftNum>(&self, x: &[Complex<T>], plans: &PlanSet<T>) -> Vec<T> {
         let (item_shape, item) = self.item_shape();
         let k = self.lengths.len();
         let last = self.lengths[k - 1];
         let half = last / 2 + 1;
-        let scale = T::from_f64(1.0 / self.lengths.iter().map(|&n| n as f64).product::<f64>())
-            .unwrap_or_else(T::one);
+        let scale = self.inverse_scale::<T>();
         let Some(c2r) = &plans.c2r else {
             return vec![];
         };
-        let out_item = item / half * last;
-        let mut out = vec![T::zero(); x.len() / item * out_item];
-        out.par_chunks_mut(out_item)
-            .zip(x.par_chunks(item))
-            .for_each(|(o, chunk)| {
-                let mut work = chunk.to_vec();
+        let mut work = x.to_vec();
+        if k > 1 {
+            work.par_chunks_mut(item).for_each(|chunk| {
                 for (axis, plan) in plans.axes.iter().enumerate() {
-                    transform_axis(&mut work, &item_shape, axis, plan);
+                    transform_axis(chunk, &item_shape, axis, plan);
                 }
+            });
+        }
+        let rows = work.len() / half;
+        let mut out = vec![T::zero(); rows * last];
+        let rows_per_task = (ROW_TASK_ELEMENTS / last.max(1)).max(1);
+        out.par_chunks_mut(last * rows_per_task)
+            .zip(work.par_chunks_mut(half * rows_per_task))
+            .for_each(|(o, chunk)| {
                 let mut scratch = c2r.make_scratch_vec();
-                for (row_out, row) in o.chunks_mut(last).zip(work.chunks_mut(half)) {
+                for (row_out, row) in o.chunks_mut(last).zip(chunk.chunks_mut(half)) {
                     row[0].im = T::zero();
                     if last.is_multiple_of(2) {
                         row[half - 1].im = T::zero();
@@ -318,6 +339,24 @@ impl FftKernel {
             });
         out
     }
+}
+
+/// Elements of rows one task transforms at least (whole rows): enough to outweigh a task's
+/// start and its scratch buffer.
+const ROW_TASK_ELEMENTS: usize = 32_768;
+
+/// Runs `plan` on the rows (of its length) of `data`, tasks of whole rows over the pool, each
+/// task with its own scratch buffer.
+fn rows_in_parallel<T: FftNum>(data: &mut [Complex<T>], plan: &Arc<dyn rustfft::Fft<T>>) {
+    let len = plan.len();
+    if len == 0 || data.is_empty() {
+        return;
+    }
+    let rows_per_task = (ROW_TASK_ELEMENTS / len).max(1);
+    data.par_chunks_mut(len * rows_per_task).for_each(|rows| {
+        let mut scratch = vec![Complex::new(T::zero(), T::zero()); plan.get_inplace_scratch_len()];
+        plan.process_with_scratch(rows, &mut scratch);
+    });
 }
 
 /// Lines of a strided dimension transformed together: gathered into one contiguous buffer so
@@ -340,12 +379,7 @@ fn transform_axis<T: FftNum>(
     }
     let zero = Complex::new(T::zero(), T::zero());
     if inner == 1 {
-        // At least 32k elements per task, whole rows.
-        let rows_per_task = (32_768 / len).max(1);
-        data.par_chunks_mut(len * rows_per_task).for_each(|rows| {
-            let mut scratch = vec![zero; plan.get_inplace_scratch_len()];
-            plan.process_with_scratch(rows, &mut scratch);
-        });
+        rows_in_parallel(data, plan);
         return;
     }
     let mut scratch = vec![zero; plan.get_inplace_scratch_len()];
