@@ -1,6 +1,7 @@
 //! `jnp.linalg` on what the IR has natively: `norm` (vector and matrix orders that need no
 //! decomposition), `cholesky` (StableHLO `cholesky`) and triangular solves (StableHLO
-//! `triangular_solve`). LU (`solve`, `inv`, `det`), QR, SVD and `eigh` have no op here yet.
+//! `triangular_solve`). LU (`solve`, `inv`, `det`), QR, SVD and `eigh` are LAPACK custom
+//! calls, in `np_decomp` (their derivatives in `np_decomp_rules`).
 
 use crate::array::{describe, Array};
 use crate::core::bind::bind1;
