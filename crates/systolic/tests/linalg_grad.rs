@@ -134,13 +134,13 @@ fn op(name: &str) -> OpFn {
     Box::new(move |x| value_and_grads(name, x))
 }
 
-/// JAX's tolerances for derivatives through decompositions: the f32 gradients pass through
-/// an eigen- or singular-vector solve and a few products, each a few ulp of a condition
-/// number near 10.
+/// Tolerances for derivatives through decompositions (relative, absolute below 1): the f32
+/// gradients pass through a factorisation, solves and a few products. Every case passes at
+/// 2e-5 (f32) and 1e-12 (f64) on this machine; the margin covers other summation orders.
 fn tolerance(d: DType, _case: &str) -> f64 {
     match d {
-        DType::F32 => 2e-3,
-        _ => 1e-9,
+        DType::F32 => 5e-5,
+        _ => 1e-11,
     }
 }
 
