@@ -1,5 +1,6 @@
 //! Steady-state time of `jit(grad(loss))` through `eigh`, `svd`, `solve` and `det` on one
-//! 128×128 float64 matrix, the same losses as `scripts/bench_linalg_grad.py` times in JAX.
+//! 128×128 float64 matrix, the same losses as `scripts/bench_linalg_grad.py` times in JAX,
+//! and the forward `solve` alone.
 //!
 //! Run: `cargo run --release -p systolic --example linalg_grad_bench`
 
@@ -36,6 +37,17 @@ fn main() {
         ),
         ("slogdet", Box::new(move |a: &Array| linalg::slogdet(a).1)),
     ];
+    // The forward solve alone, to tell its QR from the rule's own work.
+    let fwd = jit(move |a: &Array| linalg::solve(a, &np::ones(&[n as i64], a.dtype())));
+    fwd.call(&a).unwrap().to_vec::<f64>().unwrap();
+    let t0 = Instant::now();
+    for _ in 0..20 {
+        fwd.call(&a).unwrap().to_vec::<f64>().unwrap();
+    }
+    println!(
+        "solve (forward only)                step {:8.3} ms",
+        t0.elapsed().as_secs_f64() * 1e3 / 20.0
+    );
     for (name, f) in cases {
         let g = jit(grad(move |a: &Array| f(a)));
         let t0 = Instant::now();
