@@ -8,6 +8,9 @@ use std::time::Instant;
 use systolic::numpy::linalg;
 use systolic::{grad, jit, numpy as np, Array};
 
+/// A named scalar loss of one matrix.
+type Loss = (&'static str, Box<dyn Fn(&Array) -> Array>);
+
 fn main() {
     let n = 128usize;
     // A fixed, well-conditioned matrix: a deterministic pattern plus n on the diagonal.
@@ -19,7 +22,7 @@ fn main() {
         .collect();
     let a = Array::from_vec(a, &[n as i64, n as i64]);
     let s = |x: &Array| np::sum(x, None, false);
-    let cases: Vec<(&str, Box<dyn Fn(&Array) -> Array>)> = vec![
+    let cases: Vec<Loss> = vec![
         (
             "eigh",
             Box::new(move |a: &Array| {
