@@ -49,6 +49,7 @@ mod ops;
 pub mod optim;
 pub mod profiler;
 pub mod random;
+pub mod scipy;
 mod sharding;
 mod transforms;
 pub mod tree;

@@ -50,8 +50,10 @@ pub use crate::ops::window::{cumprod, cumsum};
 
 /// `jnp.linalg`: norms, Cholesky factorisation and triangular solves (ops the IR has), and
 /// det, slogdet, solve, inv, qr, eigh, eigvalsh, svd and pinv (staged as JAX's CPU LAPACK
-/// custom calls; no differentiation rules yet).
+/// custom calls, differentiated by JAX's rules), lstsq, matrix_power and matrix_rank.
 pub mod linalg {
-    pub use crate::ops::np_decomp::{det, eigh, eigvalsh, inv, pinv, qr, slogdet, solve, svd};
+    pub use crate::ops::np_decomp::{
+        det, eigh, eigvalsh, inv, lstsq, matrix_power, matrix_rank, pinv, qr, slogdet, solve, svd,
+    };
     pub use crate::ops::np_linalg::{cholesky, norm, solve_triangular, triangular_solve, NormOrd};
 }

@@ -21,6 +21,7 @@ mod jit_async;
 mod jit_donate;
 mod jit_lower;
 mod linalg_golden;
+mod linalg_grad;
 mod nn_golden;
 mod np_decomp;
 mod ops_golden;

@@ -11,6 +11,7 @@ mod dot;
 mod elementwise;
 mod host_callback;
 mod indexing;
+mod lapack;
 mod linalg;
 mod reduce;
 mod rng;
@@ -106,6 +107,7 @@ pub(crate) fn batch(cx: &mut Cx, op: &Op, args: &[BVal], captures: bool) -> Resu
         CustomCall { .. } if systolic_ir::host_callback::is_host_callback(&op.kind) => {
             host_callback::host_callback(cx, op, args)
         }
+        CustomCall { .. } if lapack::is_lapack(op) => lapack::lapack(cx, op, args),
         CustomCall { .. } => custom::custom_call(cx, op, args),
         AllGather { .. }
         | AllReduce { .. }

@@ -6,8 +6,12 @@
 //!
 //! `float32` and `float64` only (integers are promoted to `float32` first, as JAX does; LAPACK
 //! has no half-precision routines). A factorisation that fails (`info ≠ 0`) gives NaN, as in
-//! JAX. Differentiation rules for these calls are not written yet: `grad` through them is an
-//! error naming the custom call.
+//! JAX.
+//!
+//! This module holds the primal computations (`*_raw`: the calls and the arithmetic around
+//! them). The public functions hand them to `np_decomp_rules`, which attaches JAX's
+//! differentiation rule to each as a `custom_jvp`, so `jvp`, `grad`, `vjp` and `vmap` work
+//! through them (the autodiff crate has no rules for the LAPACK custom calls themselves).
 //!
 //! `solve` and `inv` factor with QR (`geqrf`/`orgqr`, then a triangular solve) where JAX uses LU
 //! with row pivoting: applying LU's row interchanges to the right-hand side needs a sequential
@@ -20,16 +24,17 @@ use crate::error::Error;
 use crate::numpy as np;
 use crate::ops::creation::{eye, full, iota};
 use crate::ops::elementwise::to_inexact;
+use crate::ops::np_decomp_rules as rules;
 use crate::ops::shape::slice;
 use systolic_ir::lapack::{LapackCall, Routine, SvdVectors};
 use systolic_ir::{DType, Type};
 
-fn or_fail(r: Result<Array, Error>) -> Array {
+pub(crate) fn or_fail(r: Result<Array, Error>) -> Array {
     r.unwrap_or_else(Array::failed)
 }
 
 /// `a` as a batch of float32/float64 matrices.
-fn matrices(op: &str, a: &Array) -> Result<Array, Error> {
+pub(crate) fn matrices(op: &str, a: &Array) -> Result<Array, Error> {
     a.check()?;
     let a = to_inexact(op, a);
     if a.rank() < 2 || !matches!(a.element_type(), DType::F32 | DType::F64) {
@@ -44,7 +49,7 @@ fn matrices(op: &str, a: &Array) -> Result<Array, Error> {
     Ok(a)
 }
 
-fn square(op: &str, a: &Array) -> Result<Array, Error> {
+pub(crate) fn square(op: &str, a: &Array) -> Result<Array, Error> {
     let a = matrices(op, a)?;
     let n = a.rank();
     if a.dims()[n - 1] != a.dims()[n - 2] {
@@ -94,12 +99,12 @@ fn nan_where_failed(x: &Array, info: &Array, batch_rank: usize) -> Array {
 }
 
 /// The last two dimensions swapped.
-fn mt(a: &Array) -> Array {
+pub(crate) fn mt(a: &Array) -> Array {
     np::swapaxes(a, -1, -2)
 }
 
 /// Rows `r0..r1` and columns `c0..c1` of every matrix.
-fn block(a: &Array, rows: (i64, i64), cols: (i64, i64)) -> Array {
+pub(crate) fn block(a: &Array, rows: (i64, i64), cols: (i64, i64)) -> Array {
     let n = a.rank();
     let mut start = vec![0; n];
     let mut limit = a.dims().to_vec();
@@ -121,8 +126,13 @@ fn block(a: &Array, rows: (i64, i64), cols: (i64, i64)) -> Array {
 /// assert_eq!(v.shape(), &[2, 2]);
 /// ```
 pub fn eigh(a: &Array) -> (Array, Array) {
-    match eigh_impl("eigh", a, true) {
-        Ok((w, v)) => (w, v),
+    pair(square("eigh", a).and_then(|a| rules::eigh(&a, true)))
+}
+
+/// Both results of a function returning two, or its error twice.
+pub(crate) fn pair(r: Result<(Array, Array), Error>) -> (Array, Array) {
+    match r {
+        Ok(p) => p,
         Err(e) => (Array::failed(e.clone()), Array::failed(e)),
     }
 }
@@ -137,12 +147,27 @@ pub fn eigh(a: &Array) -> (Array, Array) {
 /// assert!((w[0] + 1.0).abs() < 1e-6 && (w[1] - 2.0).abs() < 1e-6);
 /// ```
 pub fn eigvalsh(a: &Array) -> Array {
-    or_fail(eigh_impl("eigvalsh", a, false).map(|(w, _)| w))
+    or_fail(square("eigvalsh", a).and_then(|a| rules::eigvalsh(&a, true)))
 }
 
-fn eigh_impl(op: &str, a: &Array, vectors: bool) -> Result<(Array, Array), Error> {
-    let a = square(op, a)?;
-    let sym = np::divide(&np::add(&a, &mt(&a)), &full(&[], 2.0, a.element_type()));
+/// `(a + aᵀ) / 2`.
+pub(crate) fn symmetrize(a: &Array) -> Array {
+    np::divide(&np::add(a, &mt(a)), &full(&[], 2.0, a.element_type()))
+}
+
+/// `syevd` on square float matrices `a`: `(w, v)` (`v` is zeros without `vectors`).
+/// With `symmetrize`, on `(a + aᵀ)/2` (numpy's `eigh`); else on `a`'s lower triangle (scipy's).
+pub(crate) fn eigh_raw(
+    a: &Array,
+    vectors: bool,
+    symmetrize: bool,
+) -> Result<(Array, Array), Error> {
+    let op = "eigh";
+    let sym = if symmetrize {
+        self::symmetrize(a)
+    } else {
+        a.clone()
+    };
     let out = call(op, Routine::Syevd, &[&sym], |c| c.eigenvectors = vectors)?;
     let batch = a.rank() - 2;
     let w = nan_where_failed(&out[1], &out[2], batch);
@@ -168,14 +193,25 @@ pub fn svd(
     full_matrices: bool,
     compute_uv: bool,
 ) -> (Option<Array>, Array, Option<Array>) {
+    match matrices("svd", a).and_then(|a| rules::svd(&a, full_matrices, compute_uv)) {
+        Ok(r) => r,
+        Err(e) => (None, Array::failed(e), None),
+    }
+}
+
+/// `gesdd` on float matrices `a`: `(u, s, vh)` as [`svd`] returns them.
+pub(crate) fn svd_raw(
+    a: &Array,
+    full_matrices: bool,
+    compute_uv: bool,
+) -> Result<(Option<Array>, Array, Option<Array>), Error> {
     let run = || -> Result<Vec<Array>, Error> {
-        let a = matrices("svd", a)?;
         let mode = match (compute_uv, full_matrices) {
             (false, _) => SvdVectors::None,
             (true, true) => SvdVectors::Full,
             (true, false) => SvdVectors::Thin,
         };
-        let out = call("svd", Routine::Gesdd, &[&a], |c| c.svd_vectors = mode)?;
+        let out = call("svd", Routine::Gesdd, &[a], |c| c.svd_vectors = mode)?;
         let batch = a.rank() - 2;
         Ok(vec![
             nan_where_failed(&out[2], &out[4], batch),
@@ -188,13 +224,13 @@ pub fn svd(
             let vh = v.pop();
             let s = v.pop().expect("three results");
             let u = v.pop();
-            if compute_uv {
+            Ok(if compute_uv {
                 (u, s, vh)
             } else {
                 (None, s, None)
-            }
+            })
         }
-        Err(e) => (None, Array::failed(e), None),
+        Err(e) => Err(e),
     }
 }
 
@@ -212,25 +248,30 @@ pub fn svd(
 /// assert!((q[0] + 0.6).abs() < 1e-12 && (q[1] + 0.8).abs() < 1e-12);
 /// ```
 pub fn qr(a: &Array, mode: &str) -> (Option<Array>, Array) {
-    match qr_impl(a, mode) {
+    let run = || {
+        let op = "qr";
+        if !matches!(mode, "reduced" | "complete" | "r") {
+            return Err(Error::op(
+                op,
+                format!("mode must be \"reduced\", \"complete\" or \"r\", got \"{mode}\""),
+            ));
+        }
+        rules::qr(&matrices(op, a)?, mode)
+    };
+    match run() {
         Ok((q, r)) => (q, r),
         Err(e) => (None, Array::failed(e)),
     }
 }
 
-fn qr_impl(a: &Array, mode: &str) -> Result<(Option<Array>, Array), Error> {
+/// `geqrf` (and `orgqr` unless `mode` is `"r"`) on float matrices `a`: `(q, r)` as [`qr`]
+/// returns them.
+pub(crate) fn qr_raw(a: &Array, mode: &str) -> Result<(Option<Array>, Array), Error> {
     let op = "qr";
-    if !matches!(mode, "reduced" | "complete" | "r") {
-        return Err(Error::op(
-            op,
-            format!("mode must be \"reduced\", \"complete\" or \"r\", got \"{mode}\""),
-        ));
-    }
-    let a = matrices(op, a)?;
     let n = a.rank();
     let (m, cols) = (a.dims()[n - 2], a.dims()[n - 1]);
     let k = m.min(cols);
-    let out = call(op, Routine::Geqrf, &[&a], |_| {})?;
+    let out = call(op, Routine::Geqrf, &[a], |_| {})?;
     let (packed, tau) = (&out[0], &out[1]);
     let r_rows = if mode == "complete" { m } else { k };
     let r = np::triu(&block(packed, (0, r_rows), (0, cols)), 0);
@@ -252,13 +293,18 @@ fn qr_impl(a: &Array, mode: &str) -> Result<(Option<Array>, Array), Error> {
     Ok((Some(q), r))
 }
 
+/// The LU factorisation's `(lu, ipiv, info)` of float matrices (`getrf`; `ipiv` 1-based).
+pub(crate) fn getrf(op: &str, a: &Array) -> Result<(Array, Array, Array), Error> {
+    let mut out = call(op, Routine::Getrf, &[a], |_| {})?;
+    let info = out.pop().expect("info");
+    let ipiv = out.pop().expect("ipiv");
+    Ok((out.pop().expect("lu"), ipiv, info))
+}
+
 /// The LU factorisation's `(lu, ipiv)` of square matrices (`getrf`).
 fn lu(op: &str, a: &Array) -> Result<(Array, Array), Error> {
-    let a = square(op, a)?;
-    let mut out = call(op, Routine::Getrf, &[&a], |_| {})?;
-    out.truncate(2);
-    let ipiv = out.pop().expect("ipiv");
-    Ok((out.pop().expect("lu"), ipiv))
+    let (lu, ipiv, _) = getrf(op, a)?;
+    Ok((lu, ipiv))
 }
 
 /// `(-1)^(number of row interchanges)` per matrix, from LAPACK's 1-based `ipiv`.
@@ -284,6 +330,11 @@ fn permutation_sign(ipiv: &Array, dtype: DType) -> Array {
 /// assert!((det(&a).to_vec::<f64>().unwrap()[0] + 2.0).abs() < 1e-12);
 /// ```
 pub fn det(a: &Array) -> Array {
+    or_fail(square("det", a).and_then(|a| rules::det(&a)))
+}
+
+/// The determinants of square float matrices, from `getrf`.
+pub(crate) fn det_raw(a: &Array) -> Array {
     or_fail((|| {
         let (lu, ipiv) = lu("det", a)?;
         let d = np::prod(&np::diagonal(&lu, 0, -2, -1), Some(&[-1]), false);
@@ -306,6 +357,11 @@ pub fn det(a: &Array) -> Array {
 /// assert!((logdet.to_vec::<f64>().unwrap()[0] - 6f64.ln()).abs() < 1e-12);
 /// ```
 pub fn slogdet(a: &Array) -> (Array, Array) {
+    pair(square("slogdet", a).and_then(|a| rules::slogdet(&a)))
+}
+
+/// `(sign, logabsdet)` of square float matrices, from `getrf`.
+pub(crate) fn slogdet_raw(a: &Array) -> (Array, Array) {
     match lu("slogdet", a) {
         Ok((lu, ipiv)) => {
             let diag = np::diagonal(&lu, 0, -2, -1);
@@ -358,9 +414,7 @@ pub fn solve(a: &Array, b: &Array) -> Array {
                 ),
             ));
         }
-        let (q, r) = qr_impl(&a, "reduced")?;
-        let qtb = np::matmul(&mt(&q.expect("reduced mode has Q")), &b2);
-        let x = call(op, Routine::Trsm, &[&r, &qtb], |c| c.lower = false)?.remove(0);
+        let x = rules::solve(&a, &b2)?;
         Ok(if vector {
             np::squeeze_axes(&x, Some(&[-1]))
         } else {
@@ -379,16 +433,26 @@ pub fn solve(a: &Array, b: &Array) -> Array {
 /// assert!((x[0] - 0.25).abs() < 1e-12 && (x[3] - 0.5).abs() < 1e-12 && x[1].abs() < 1e-12);
 /// ```
 pub fn inv(a: &Array) -> Array {
-    or_fail((|| {
-        let a = square("inv", a)?;
-        let n = a.dims()[a.rank() - 1];
-        let identity = np::broadcast_to(&eye(n, None, 0, a.element_type()), a.dims());
-        Ok(solve(&a, &identity))
-    })())
+    or_fail(square("inv", a).and_then(|a| rules::inv(&a)))
+}
+
+/// `x` with `a·x = b` for square float matrices `a` and matrices `b` of the same batch: QR
+/// (`geqrf`, `orgqr`), `Qᵀ·b`, then `trsm` with `R`.
+pub(crate) fn solve_raw(a: &Array, b: &Array) -> Result<Array, Error> {
+    let (q, r) = qr_raw(a, "reduced")?;
+    let qtb = np::matmul(&mt(&q.expect("reduced mode has Q")), b);
+    Ok(call("solve", Routine::Trsm, &[&r, &qtb], |c| c.lower = false)?.remove(0))
+}
+
+/// The inverses of square float matrices ([`solve_raw`] with the identity).
+pub(crate) fn inv_raw(a: &Array) -> Result<Array, Error> {
+    let n = a.dims()[a.rank() - 1];
+    let identity = np::broadcast_to(&eye(n, None, 0, a.element_type()), a.dims());
+    solve_raw(a, &identity)
 }
 
 /// `jnp.linalg.pinv(a)` with JAX's default cutoff: singular values at most
-/// `max(m, n)·eps·max(s)` are treated as zero.
+/// `10·max(m, n)·eps·max(s)` are treated as zero.
 ///
 /// ```
 /// use systolic::Array;
@@ -398,11 +462,15 @@ pub fn inv(a: &Array) -> Array {
 /// assert!((p[0] - 0.5).abs() < 1e-12 && p[1..].iter().all(|x| x.abs() < 1e-12));
 /// ```
 pub fn pinv(a: &Array) -> Array {
+    or_fail(matrices("pinv", a).and_then(|a| rules::pinv(&a)))
+}
+
+/// The pseudo-inverses of float matrices, from `gesdd`.
+pub(crate) fn pinv_raw(a: &Array) -> Array {
     or_fail((|| {
-        let a = matrices("pinv", a)?;
         let n = a.rank();
         let (m, c) = (a.dims()[n - 2], a.dims()[n - 1]);
-        let (u, s, vh) = svd(&a, false, true);
+        let (u, s, vh) = svd_raw(a, false, true)?;
         let (u, vh) = (u.expect("u"), vh.expect("vh"));
         let eps = if a.element_type() == DType::F32 {
             f64::from(f32::EPSILON)
@@ -411,7 +479,7 @@ pub fn pinv(a: &Array) -> Array {
         };
         let cutoff = np::multiply(
             &np::max(&s, Some(&[-1]), true),
-            &full(&[], m.max(c) as f64 * eps, a.element_type()),
+            &full(&[], 10.0 * m.max(c) as f64 * eps, a.element_type()),
         );
         let keep = np::greater(&s, &cutoff);
         let one = full(&[], 1.0, a.element_type());
@@ -423,5 +491,171 @@ pub fn pinv(a: &Array) -> Array {
         // pinv = V·diag(1/s)·Uᵀ.
         let v_scaled = np::multiply(&mt(&vh), &np::expand_dims(&inv_s, -2));
         Ok(np::matmul(&v_scaled, &mt(&u)))
+    })())
+}
+
+/// `jnp.linalg.lstsq(a, b, rcond)` for a matrix `a` (m×n) and `b` of `[m]` or `[m, k]`:
+/// `(x, residuals, rank, s)` minimising `|a·x − b|`, through the SVD as JAX: singular values
+/// below `rcond·max(s)` (default `eps·max(m, n)`; negative means `eps`) are dropped. The
+/// residuals are `|b − a·x|²` per column, always (numpy leaves them empty for rank-deficient
+/// or wide `a`), and `rank` is int32. Differentiable through the SVD's rule.
+///
+/// ```
+/// use systolic::Array;
+/// use systolic::numpy::linalg::lstsq;
+/// // The line through (0, 1), (1, 3), (2, 5): y = 1 + 2t.
+/// let a = Array::from_vec(vec![1.0f64, 0.0, 1.0, 1.0, 1.0, 2.0], &[3, 2]);
+/// let b = Array::from_vec(vec![1.0f64, 3.0, 5.0], &[3]);
+/// let (x, resid, rank, _) = lstsq(&a, &b, None);
+/// let x = x.to_vec::<f64>().unwrap();
+/// assert!((x[0] - 1.0).abs() < 1e-12 && (x[1] - 2.0).abs() < 1e-12);
+/// assert!(resid.to_vec::<f64>().unwrap()[0].abs() < 1e-20);
+/// assert_eq!(rank.to_vec::<i32>().unwrap(), vec![2]);
+/// ```
+pub fn lstsq(a: &Array, b: &Array, rcond: Option<f64>) -> (Array, Array, Array, Array) {
+    let run = || -> Result<(Array, Array, Array, Array), Error> {
+        let op = "lstsq";
+        let a = matrices(op, a)?;
+        b.check()?;
+        let b = np::astype(b, a.element_type());
+        let vector = b.rank() == 1;
+        let b2 = if vector {
+            np::expand_dims(&b, -1)
+        } else {
+            b.clone()
+        };
+        if a.rank() != 2 || b2.rank() != 2 || a.dims()[0] != b2.dims()[0] {
+            return Err(Error::op(
+                op,
+                format!(
+                    "expected a matrix a [m, n] and b [m] or [m, k], got a {} and b {}",
+                    describe(a.aval()),
+                    describe(b.aval())
+                ),
+            ));
+        }
+        let (m, n) = (a.dims()[0], a.dims()[1]);
+        let dtype = a.element_type();
+        let eps = if dtype == DType::F32 {
+            f64::from(f32::EPSILON)
+        } else {
+            f64::EPSILON
+        };
+        let rcond = match rcond {
+            None => eps * m.max(n) as f64,
+            Some(r) if r < 0.0 => eps,
+            Some(r) => r,
+        };
+        let (u, s, vt) = rules::svd(&a, false, true)?;
+        let (u, vt) = (u.expect("u"), vt.expect("vt"));
+        let zero = full(&[], 0.0, dtype);
+        let one = full(&[], 1.0, dtype);
+        let s0 = slice(&s, &[0], &[1], None);
+        let mask = np::logical_and(
+            &np::greater(&s, &zero),
+            &np::greater_equal(&s, &np::multiply(&full(&[], rcond, dtype), &s0)),
+        );
+        let rank = np::sum(&np::astype(&mask, DType::I32), None, false);
+        let safe = np::where_(&mask, &s, &one);
+        let s_inv = np::expand_dims(&np::where_(&mask, &np::divide(&one, &safe), &zero), -1);
+        let utb = np::matmul(&mt(&u), &b2);
+        let x = np::matmul(&mt(&vt), &np::multiply(&s_inv, &utb));
+        let r = np::subtract(&b2, &np::matmul(&a, &x));
+        let resid = np::sum(&np::multiply(&r, &r), Some(&[0]), false);
+        let x = if vector { np::ravel(&x) } else { x };
+        Ok((x, resid, rank, s))
+    };
+    match run() {
+        Ok(r) => r,
+        Err(e) => (
+            Array::failed(e.clone()),
+            Array::failed(e.clone()),
+            Array::failed(e.clone()),
+            Array::failed(e),
+        ),
+    }
+}
+
+/// `jnp.linalg.matrix_power(a, n)`: `a` multiplied by itself `n` times (by repeated
+/// squaring, as JAX), the identity for `n = 0`, powers of the inverse for `n < 0`.
+///
+/// ```
+/// use systolic::Array;
+/// use systolic::numpy::linalg::matrix_power;
+/// let a = Array::from_vec(vec![1.0f64, 1.0, 0.0, 1.0], &[2, 2]);
+/// assert_eq!(matrix_power(&a, 5).to_vec::<f64>().unwrap(), vec![1.0, 5.0, 0.0, 1.0]);
+/// let back = matrix_power(&a, -2).to_vec::<f64>().unwrap();
+/// assert!(back.iter().zip([1.0, -2.0, 0.0, 1.0]).all(|(x, y)| (x - y).abs() < 1e-12));
+/// ```
+pub fn matrix_power(a: &Array, n: i64) -> Array {
+    or_fail((|| {
+        let a = square("matrix_power", a)?;
+        if n == 0 {
+            let k = a.dims()[a.rank() - 1];
+            return Ok(np::broadcast_to(
+                &eye(k, None, 0, a.element_type()),
+                a.dims(),
+            ));
+        }
+        let base = if n < 0 { inv(&a) } else { a };
+        let mut e = n.unsigned_abs();
+        let (mut z, mut result): (Option<Array>, Option<Array>) = (None, None);
+        while e > 0 {
+            let next = match &z {
+                None => base.clone(),
+                Some(z) => np::matmul(z, z),
+            };
+            if e % 2 == 1 {
+                result = Some(match result {
+                    None => next.clone(),
+                    Some(r) => np::matmul(&r, &next),
+                });
+            }
+            z = Some(next);
+            e /= 2;
+        }
+        Ok(result.expect("n != 0"))
+    })())
+}
+
+/// `jnp.linalg.matrix_rank(m, rtol)`: the number of singular values above a tolerance,
+/// int32: `max(m, n)·eps·max(s)` by default; a given `rtol` is compared with the singular
+/// values as it is (as JAX's code does, although its docs say relative). For a vector or
+/// scalar, whether any element is non-zero.
+///
+/// ```
+/// use systolic::Array;
+/// use systolic::numpy::linalg::matrix_rank;
+/// let a = Array::from_vec(vec![1.0f32, 2.0, 2.0, 4.0], &[2, 2]);
+/// assert_eq!(matrix_rank(&a, None).to_vec::<i32>().unwrap(), vec![1]);
+/// ```
+pub fn matrix_rank(m: &Array, rtol: Option<f64>) -> Array {
+    or_fail((|| {
+        m.check()?;
+        let m = to_inexact("matrix_rank", m);
+        if m.rank() < 2 {
+            let nz = np::not_equal(&m, &full(&[], 0.0, m.element_type()));
+            return Ok(np::astype(&np::any(&nz, None, false), DType::I32));
+        }
+        let m = matrices("matrix_rank", &m)?;
+        let dtype = m.element_type();
+        let (_, s, _) = svd(&m, false, false);
+        let n = m.rank();
+        let size = m.dims()[n - 2].max(m.dims()[n - 1]) as f64;
+        let eps = if dtype == DType::F32 {
+            f64::from(f32::EPSILON)
+        } else {
+            f64::EPSILON
+        };
+        let smax = np::max(&s, Some(&[-1]), true);
+        let tol = match rtol {
+            None => np::multiply(&smax, &full(&[], size * eps, dtype)),
+            Some(r) => full(&[], r, dtype),
+        };
+        Ok(np::sum(
+            &np::astype(&np::greater(&s, &tol), DType::I32),
+            Some(&[-1]),
+            false,
+        ))
     })())
 }

@@ -1,6 +1,7 @@
 //! `jnp.linalg` on what the IR has natively: `norm` (vector and matrix orders that need no
 //! decomposition), `cholesky` (StableHLO `cholesky`) and triangular solves (StableHLO
-//! `triangular_solve`). LU (`solve`, `inv`, `det`), QR, SVD and `eigh` have no op here yet.
+//! `triangular_solve`). LU (`solve`, `inv`, `det`), QR, SVD and `eigh` are LAPACK custom
+//! calls, in `np_decomp` (their derivatives in `np_decomp_rules`).
 
 use crate::array::{describe, Array};
 use crate::core::bind::bind1;
@@ -181,15 +182,26 @@ fn check_square(op: &str, a: &Array) -> Result<(), Error> {
 /// assert!(cholesky(&bad).to_vec::<f32>().unwrap()[0].is_nan());
 /// ```
 pub fn cholesky(a: &Array) -> Array {
+    cholesky_of(a, true)
+}
+
+/// The lower Cholesky factors of `a` (symmetrised first with `symmetrize`; else only its lower
+/// triangle is read, as `lax.linalg.cholesky(symmetrize_input=False)`, whose derivative
+/// takes the whole tangent, as JAX's).
+pub(crate) fn cholesky_of(a: &Array, symmetrize: bool) -> Array {
     or_fail((|| {
         check_square("cholesky", a)?;
         let nd = a.rank() as i64;
         let mut perm: Vec<i64> = (0..nd).collect();
         perm.swap(nd as usize - 1, nd as usize - 2);
-        let sym = np::divide(
-            &np::add(a, &np::transpose(a, Some(&perm))),
-            &crate::weak_int(2),
-        );
+        let sym = if symmetrize {
+            np::divide(
+                &np::add(a, &np::transpose(a, Some(&perm))),
+                &crate::weak_int(2),
+            )
+        } else {
+            a.clone()
+        };
         let l = bind1(
             "cholesky",
             OpKind::Cholesky { lower: true },

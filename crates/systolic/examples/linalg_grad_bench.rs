@@ -1,0 +1,71 @@
+//! Steady-state time of `jit(grad(loss))` through `eigh`, `svd`, `solve` and `det` on one
+//! 128×128 float64 matrix, the same losses as `scripts/bench_linalg_grad.py` times in JAX,
+//! and the forward `solve` alone.
+//!
+//! Run: `cargo run --release -p systolic --example linalg_grad_bench`
+
+use std::time::Instant;
+use systolic::numpy::linalg;
+use systolic::{grad, jit, numpy as np, Array};
+
+/// A named scalar loss of one matrix.
+type Loss = (&'static str, Box<dyn Fn(&Array) -> Array>);
+
+fn main() {
+    let n = 128usize;
+    // A fixed, well-conditioned matrix: a deterministic pattern plus n on the diagonal.
+    let a: Vec<f64> = (0..n * n)
+        .map(|k| {
+            let (i, j) = (k / n, k % n);
+            ((i * 7 + j * 13) % 17) as f64 / 17.0 - 0.5 + if i == j { n as f64 } else { 0.0 }
+        })
+        .collect();
+    let a = Array::from_vec(a, &[n as i64, n as i64]);
+    let s = |x: &Array| np::sum(x, None, false);
+    let cases: Vec<Loss> = vec![
+        (
+            "eigh",
+            Box::new(move |a: &Array| {
+                let (w, v) = linalg::eigh(a);
+                np::add(&s(&np::multiply(&w, &w)), &s(&np::multiply(&v, &v)))
+            }),
+        ),
+        (
+            "svd",
+            Box::new(move |a: &Array| s(&linalg::svd(a, false, false).1)),
+        ),
+        (
+            "solve",
+            Box::new(move |a: &Array| s(&linalg::solve(a, &np::ones(&[n as i64], a.dtype())))),
+        ),
+        ("slogdet", Box::new(move |a: &Array| linalg::slogdet(a).1)),
+    ];
+    // The forward solve alone, to tell its QR from the rule's own work.
+    let fwd = jit(move |a: &Array| linalg::solve(a, &np::ones(&[n as i64], a.dtype())));
+    fwd.call(&a).unwrap().to_vec::<f64>().unwrap();
+    let t0 = Instant::now();
+    for _ in 0..20 {
+        fwd.call(&a).unwrap().to_vec::<f64>().unwrap();
+    }
+    println!(
+        "solve (forward only)                step {:8.3} ms",
+        t0.elapsed().as_secs_f64() * 1e3 / 20.0
+    );
+    for (name, f) in cases {
+        let g = jit(grad(move |a: &Array| f(a)));
+        let t0 = Instant::now();
+        g.call(&a).unwrap().to_vec::<f64>().unwrap();
+        let first = t0.elapsed();
+        let reps = 20;
+        let t0 = Instant::now();
+        for _ in 0..reps {
+            g.call(&a).unwrap().to_vec::<f64>().unwrap();
+        }
+        let step = t0.elapsed() / reps;
+        println!(
+            "{name:8} compile+first {:8.2} ms   step {:8.3} ms",
+            first.as_secs_f64() * 1e3,
+            step.as_secs_f64() * 1e3
+        );
+    }
+}
