@@ -23,6 +23,7 @@ mod jit_lower;
 mod linalg_golden;
 mod nn_golden;
 mod np_decomp;
+mod np_fft_golden;
 mod ops_golden;
 mod ops_golden_ops2;
 mod porting_mlp;
