@@ -1,9 +1,11 @@
 """JAX 0.10.2 goldens for the front end's numpy.fft (crates/systolic/tests/np_fft_golden.rs):
 every jnp.fft function with each norm and with n/s/axes cases, complex128 cases, fftfreq,
-rfftfreq and the shifts.
+rfftfreq and the shifts, and jax.vmap of transforms and complex ops with the batch axis in
+several places.
 
 Each case records its inputs, JAX's outputs on CPU and, under "params", the call: the function
-name and its n, axis, s, axes, norm, d and dtype arguments, so the Rust test rebuilds the call
+name and its n, axis, s, axes, norm, d and dtype arguments (and vmap_in, the batch axis, for a
+vmapped call), so the Rust test rebuilds the call
 from the data instead of from the case name.
 
     /root/.cache/systolic-jax-venv/bin/python scripts/fft_complex_ad_goldens.py
@@ -151,5 +153,30 @@ case("ifftshift_axes", [x], jnp.fft.ifftshift(x, axes=(1,)), fn="ifftshift", axe
 x = real(16)
 case("spectrum_shifted", [x], jnp.fft.fftshift(jnp.abs(jnp.fft.fft(x, norm="ortho"))),
      fn="spectrum_shifted")
+
+# vmap: batched transforms (the batch axis in front, in the middle and behind the transformed
+# ones; stablehlo.fft transforms trailing axes, so a batch axis that is not leading has to move).
+VMAPPED = [
+    ("fft", jnp.fft.fft, {}, lambda: cplx(3, 4, 8), 0),
+    ("ifft", jnp.fft.ifft, {"norm": "ortho"}, lambda: cplx(4, 3, 8), 1),
+    ("rfft", jnp.fft.rfft, {"n": 6}, lambda: real(5, 7, 3), 2),
+    ("irfft", jnp.fft.irfft, {"axis": 0}, lambda: cplx(5, 3, 4), 1),
+    ("fft2", jnp.fft.fft2, {}, lambda: cplx(2, 4, 6), 0),
+    ("rfftn", jnp.fft.rfftn, {"axes": [0, 1]}, lambda: real(4, 3, 6), 2),
+    ("irfftn", jnp.fft.irfftn, {"norm": "forward"}, lambda: cplx(3, 4, 5), 1),
+    ("hfft", jnp.fft.hfft, {}, lambda: cplx(3, 5), 0),
+    ("fftshift", jnp.fft.fftshift, {}, lambda: real(3, 5, 4), 1),
+]
+for fname, f, kw, make, axis in VMAPPED:
+    x = make()
+    call = dict(kw)
+    if "axes" in call:
+        call["axes"] = tuple(call["axes"])
+    case(f"vmap_{fname}_in{axis}", [x], jax.vmap(lambda a: f(a, **call), in_axes=axis)(x),
+         fn=fname, vmap_in=axis, **kw)
+x = cplx(4, 6)
+case("vmap_complex_parts_in1", [x],
+     jax.vmap(lambda z: jnp.abs(jnp.fft.fft(z * jnp.conj(z[::-1]))) + jnp.angle(z), in_axes=1)(x),
+     fn="complex_parts", vmap_in=1)
 
 cases.write(f"fft_jax{jax.__version__}.json")

@@ -6,7 +6,7 @@
 use crate::golden_util::{assert_every_case_is_run, err_of, run_cases_with, OpFn};
 use serde_json::Value;
 use systolic::numpy::{self as np, fft::Norm};
-use systolic::{jit, Array};
+use systolic::{jit, vmap, Array};
 use systolic_ir::DType;
 
 fn golden() -> &'static Value {
@@ -29,7 +29,26 @@ fn ints(v: &Value) -> Option<Vec<i64>> {
         .map(|a| a.iter().map(|x| x.as_i64().unwrap()).collect())
 }
 
+/// The case's call, under `vmap` over the recorded batch axis when it has one.
 fn op(name: &str) -> OpFn {
+    let f = base_op(name);
+    let Some(axis) = golden()["cases"][name]["params"]["vmap_in"].as_u64() else {
+        return f;
+    };
+    let f = std::rc::Rc::new(f);
+    let name = name.to_string();
+    Box::new(move |x| {
+        let f = f.clone();
+        let one = move |a: &Array| f(std::slice::from_ref(a)).remove(0);
+        let out = vmap(one)
+            .in_axes(axis as usize)
+            .call(&x[0])
+            .unwrap_or_else(|e| panic!("{name} (vmap): {e}"));
+        vec![out]
+    })
+}
+
+fn base_op(name: &str) -> OpFn {
     let p = &golden()["cases"][name]["params"];
     let fname = p["fn"].as_str().unwrap_or_else(|| panic!("case {name}"));
     let norm = match p["norm"].as_str() {
@@ -93,6 +112,16 @@ fn op(name: &str) -> OpFn {
         }
         "fftshift" => Box::new(move |x| vec![np::fft::fftshift(&x[0], axes.as_deref())]),
         "ifftshift" => Box::new(move |x| vec![np::fft::ifftshift(&x[0], axes.as_deref())]),
+        "complex_parts" => Box::new(|x| {
+            let z = &x[0];
+            let y = np::fft::fft(
+                &(z * &np::conj(&np::flip(z, None))),
+                None,
+                -1,
+                Norm::Backward,
+            );
+            vec![&np::abs(&y) + &np::angle(z)]
+        }),
         "spectrum_shifted" => Box::new(|x| {
             vec![np::fft::fftshift(
                 &np::abs(&np::fft::fft(&x[0], None, -1, Norm::Ortho)),
@@ -104,7 +133,7 @@ fn op(name: &str) -> OpFn {
 }
 
 const PREFIXES: &[&str] = &[
-    "fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "c128_", "spectrum",
+    "fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "c128_", "spectrum", "vmap_",
 ];
 
 #[test]
@@ -147,6 +176,11 @@ fn np_fft_frequencies_and_shifts() {
         op,
         tolerance,
     );
+}
+
+#[test]
+fn np_fft_under_vmap() {
+    run_cases_with(golden(), &["vmap_"], op, tolerance);
 }
 
 #[test]
@@ -224,4 +258,38 @@ fn np_fft_stages_stablehlo_fft_with_transposes_and_pads() {
         .unwrap()
         .as_text();
     assert_eq!(text.matches("stablehlo.fft").count(), 2, "{text}");
+}
+
+/// Autodiff does not carry complex tangents yet (issue 21): differentiating through an FFT or
+/// into complex numbers is an error naming the op, never a silently zero gradient; an FFT of
+/// values without tangents is fine.
+#[test]
+fn np_fft_grad_refuses_complex_tangents_loudly() {
+    let x = Array::from_vec(vec![0.5f32, -1.0, 2.0, 0.25], &[4]);
+    let through_fft = |x: &Array| {
+        let y = np::fft::rfft(x, None, -1, Norm::Backward);
+        np::sum(&np::square(&np::real(&y)), None, false)
+    };
+    let e = systolic::grad(through_fft)
+        .call(&x)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("fft"), "{e}");
+    let into_complex = |x: &Array| np::sum(&np::abs(&np::astype(x, DType::C64)), None, false);
+    let e = systolic::grad(into_complex)
+        .call(&x)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("convert") && e.contains("complex"), "{e}");
+    let parts = |x: &Array| np::sum(&np::abs(&systolic::lax::complex(x, x)), None, false);
+    let e = systolic::grad(parts).call(&x).unwrap_err().to_string();
+    assert!(e.contains("complex"), "{e}");
+    // A constant spectrum scaling x: the FFT carries no tangent, the gradient is the spectrum's
+    // magnitude sum.
+    let scaled = |x: &Array| {
+        let c = np::fft::fft(&np::ones(&[4], DType::F32), None, -1, Norm::Backward);
+        np::sum(&(x * &np::sum(&np::abs(&c), None, false)), None, false)
+    };
+    let g = systolic::grad(scaled).call(&x).unwrap();
+    assert_eq!(g.to_vec::<f32>().unwrap(), vec![4.0; 4]);
 }
