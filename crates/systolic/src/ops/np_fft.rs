@@ -156,12 +156,10 @@ fn fft_core(
         if s.iter().any(|&n| n <= 0) {
             return Err(err(format!("the lengths s = {s:?} must be positive")));
         }
-        if let Some(axes) = axes {
-            if s.len() != axes.len() {
-                return Err(err(format!(
-                    "s = {s:?} and axes = {axes:?} have different lengths"
-                )));
-            }
+        if let Some(axes) = axes.filter(|axes| axes.len() != s.len()) {
+            return Err(err(format!(
+                "s = {s:?} and axes = {axes:?} have different lengths"
+            )));
         }
     }
     let chosen: Vec<usize> = match (axes, s) {
@@ -222,10 +220,8 @@ fn fft_core(
         None => {
             let dims = &x.dims()[rank - k..];
             let mut l = dims.to_vec();
-            if ty == FftType::Irfft {
-                if let Some(last) = l.last_mut() {
-                    *last = (2 * (*last - 1)).max(0);
-                }
+            if let (FftType::Irfft, Some(last)) = (ty, l.last_mut()) {
+                *last = (2 * (*last - 1)).max(0);
             }
             l
         }
