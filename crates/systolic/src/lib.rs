@@ -64,7 +64,7 @@ pub use error::{Error, Result};
 /// The host elements of `complex<f32>` and `complex<f64>` arrays.
 pub use num_complex::{Complex32, Complex64};
 pub use operators::WeakScalar;
-pub use ops::elementwise::{weak_float, weak_int};
+pub use ops::elementwise::{weak_complex, weak_float, weak_int};
 pub use ops::linalg::DotOptions;
 pub use sharding::{
     device_put, make_mesh, make_mesh_of, visualize_sharding, DimSpec, Mesh, NamedSharding,

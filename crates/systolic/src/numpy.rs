@@ -48,6 +48,15 @@ pub use crate::ops::ufuncs::{
 };
 pub use crate::ops::window::{cumprod, cumsum};
 
+/// `jnp.fft`: the discrete Fourier transforms (one, two and n axes; complex, real and
+/// Hermitian), their sample frequencies and the zero-frequency shifts.
+pub mod fft {
+    pub use crate::ops::np_fft::{
+        fft, fft2, fftfreq, fftn, fftshift, hfft, ifft, ifft2, ifftn, ifftshift, ihfft, irfft,
+        irfft2, irfftn, rfft, rfft2, rfftfreq, rfftn, Norm,
+    };
+}
+
 /// `jnp.linalg`: norms, Cholesky factorisation and triangular solves (ops the IR has), and
 /// det, slogdet, solve, inv, qr, eigh, eigvalsh, svd and pinv (staged as JAX's CPU LAPACK
 /// custom calls, differentiated by JAX's rules), lstsq, matrix_power and matrix_rank.

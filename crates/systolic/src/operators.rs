@@ -49,6 +49,20 @@ macro_rules! weak_floats {
     )*};
 }
 
+/// Complex scalars are weak as Python's complex numbers are in JAX: `c64_array * 1j` stays
+/// `complex<f32>`, `f32_array * 1j` becomes `complex<f32>`.
+macro_rules! weak_complexes {
+    ($($t:ty),*) => {$(
+        impl WeakScalar for $t {
+            fn to_weak(self) -> Array {
+                crate::ops::elementwise::weak_complex(self.re as f64, self.im as f64)
+            }
+        }
+    )*};
+}
+
+weak_complexes!(num_complex::Complex32, num_complex::Complex64);
+
 macro_rules! weak_ints {
     ($($t:ty),*) => {$(
         impl WeakScalar for $t {

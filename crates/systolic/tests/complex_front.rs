@@ -189,3 +189,33 @@ fn lax_fft_round_trips_and_checks_lengths() {
         .to_string();
     assert!(err.contains("fft"), "{err}");
 }
+
+/// Complex scalars are weakly typed, as Python complex numbers are in JAX (results observed
+/// with JAX 0.10.2: f32/f16/bf16 arrays times 1j are strong complex64, complex64 stays,
+/// int32 times 1j is a weak complex64).
+#[test]
+fn complex_scalars_are_weak() {
+    let j = Complex32::new(0.0, 1.0);
+    for (d, weak) in [
+        (DType::F32, false),
+        (DType::C64, false),
+        (DType::I32, true),
+        (DType::F16, false),
+        (DType::BF16, false),
+    ] {
+        let r = &np::ones(&[2], d) * j;
+        assert_eq!((r.dtype(), r.weak_type()), (DType::C64, weak), "{d:?}");
+        assert_eq!(r.to_vec::<Complex32>().unwrap(), vec![j; 2], "{d:?}");
+    }
+    let c128 = Array::from_vec(vec![Complex64::new(1.0, 1.0)], &[1]);
+    assert_eq!((&c128 * j).dtype(), DType::C128);
+    assert_eq!((&np::ones(&[1], DType::F64) * j).dtype(), DType::C128);
+    let w = &systolic::weak_float(2.0) * j;
+    assert_eq!((w.dtype(), w.weak_type()), (DType::C64, true));
+    let f = jit(|x: &Array| x * Complex32::new(0.0, 2.0));
+    let y = f.call(&Array::from_vec(vec![1.5f32], &[1])).unwrap();
+    assert_eq!(
+        y.to_vec::<Complex32>().unwrap(),
+        vec![Complex32::new(0.0, 3.0)]
+    );
+}

@@ -101,6 +101,13 @@ pub(crate) fn binary_jvp(
     use BinaryOp::*;
     let (a, c) = (x[0], x[1]);
     let (ta, tc) = (t[0], t[1]);
+    // Complex values carry no tangents yet: a tangent entering one would be dropped, so a
+    // gradient through `complex(re, im)` would silently be zero. Refuse instead.
+    if o == Complex && (ta.is_some() || tc.is_some()) {
+        return Err(Error::new(
+            "cannot differentiate stablehlo.complex: complex numbers are not supported",
+        ));
+    }
     if !b.dtype(y).is_float() {
         return Ok(None);
     }
@@ -390,6 +397,15 @@ pub(crate) fn convert_jvp(
     y: ValueId,
 ) -> Res<Option<ValueId>> {
     let Some(t) = t else { return Ok(None) };
+    if b.dtype(x).is_float() && b.dtype(y).is_complex() {
+        // As for `complex`: the tangent would be dropped, a silent zero gradient.
+        return Err(Error::new(format!(
+            "cannot differentiate stablehlo.convert from {} to {}: complex numbers are not \
+             supported",
+            b.dtype(x).mlir_name(),
+            b.dtype(y).mlir_name()
+        )));
+    }
     if !(b.dtype(x).is_float() && b.dtype(y).is_float()) {
         return Ok(None);
     }

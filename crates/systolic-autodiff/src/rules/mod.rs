@@ -91,6 +91,9 @@ pub(crate) fn jvp(
         CustomCall { .. } if systolic_ir::host_callback::is_host_callback(&op.kind) => {
             Ok(vec![None; op.results.len()])
         }
+        // An FFT of values without tangents (a constant, a stopped gradient) has none; one
+        // with a tangent needs complex tangents, which autodiff does not carry yet.
+        Fft { .. } if t.iter().all(Option::is_none) => Ok(vec![None; op.results.len()]),
         // No rule yet: the error names the op.
         ChloBinary(_)
         | Map { .. }

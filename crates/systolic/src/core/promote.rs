@@ -22,6 +22,7 @@ enum Node {
     Strong(DType),
     WeakInt,
     WeakFloat,
+    WeakComplex,
 }
 
 fn successors(n: Node) -> Vec<Node> {
@@ -42,6 +43,7 @@ fn successors(n: Node) -> Vec<Node> {
         // no other float: JAX raises, and so does `implicit_promotion_error`, which the ops
         // check first.
         WeakFloat => vec![
+            WeakComplex,
             Strong(BF16),
             Strong(F16),
             Strong(F8E4M3FN),
@@ -64,6 +66,9 @@ fn successors(n: Node) -> Vec<Node> {
         // JAX's lattice: a float type promotes with a complex one to the complex type of
         // enough precision (f32 → complex64, f64 → complex128).
         Strong(F32) => vec![Strong(F64), Strong(C64)],
+        // A weak complex scalar (a Rust `Complex32`/`Complex64`, JAX's Python complex) takes
+        // a complex array's dtype and makes a float array complex of at least 64 bits.
+        WeakComplex => vec![Strong(C64)],
         Strong(C64) => vec![Strong(C128)],
         Strong(C128) => vec![],
         Strong(I2) | Strong(I4) => vec![Strong(I8)],
@@ -91,6 +96,7 @@ fn node(dtype: DType, weak: bool) -> Node {
     match (weak, dtype.is_float(), dtype.is_integer()) {
         (true, true, _) => Node::WeakFloat,
         (true, _, true) => Node::WeakInt,
+        (true, _, _) if dtype.is_complex() => Node::WeakComplex,
         _ => Node::Strong(dtype),
     }
 }
@@ -150,6 +156,9 @@ pub fn implicit_promotion_error(operands: &[(DType, bool)]) -> Option<String> {
 /// assert_eq!(result_type(&[(DType::I32, false), (DType::U32, false)]), (DType::I32, false));
 /// assert_eq!(result_type(&[(DType::F64, false), (DType::F32, true)]), (DType::F64, false));
 /// assert_eq!(result_type(&[(DType::F64, false), (DType::F32, false)]), (DType::F64, false));
+/// // A weak complex scalar makes a float array complex and keeps a complex array's dtype.
+/// assert_eq!(result_type(&[(DType::F32, false), (DType::C64, true)]), (DType::C64, false));
+/// assert_eq!(result_type(&[(DType::C64, false), (DType::C64, true)]), (DType::C64, false));
 /// ```
 pub fn result_type(operands: &[(DType, bool)]) -> (DType, bool) {
     let Some(&first) = operands.first() else {
@@ -197,6 +206,16 @@ pub fn result_type(operands: &[(DType, bool)]) -> (DType, bool) {
                 .unwrap_or(DType::F32);
             // Strong i64 + u64 meet at f* too (promote_types gives a float): strong then.
             (weak_dtype, operands.iter().any(|o| o.1))
+        }
+        Node::WeakComplex => {
+            // Weak complex scalars with integers, bools or weak scalars: the widest weak
+            // complex dtype given, or complex<f32>.
+            let weak_dtype = operands
+                .iter()
+                .find(|(d, w)| *w && d.is_complex())
+                .map(|(d, _)| *d)
+                .unwrap_or(DType::C64);
+            (weak_dtype, true)
         }
     }
 }

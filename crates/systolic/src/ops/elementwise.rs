@@ -231,6 +231,30 @@ pub fn weak_float(x: f64) -> Array {
     )
 }
 
+/// A weakly typed rank-0 complex constant `re + i·im` (`complex<f32>`, weak, as a Python
+/// complex scalar is in JAX).
+///
+/// ```
+/// use systolic::{Array, Complex32};
+/// let x = Array::from_vec(vec![2.0f32], &[1]);
+/// let y = &x * Complex32::new(0.0, 1.0);
+/// assert_eq!(y.dtype(), systolic_ir::DType::C64);
+/// assert_eq!(y.to_vec::<Complex32>().unwrap(), vec![Complex32::new(0.0, 2.0)]);
+/// ```
+pub fn weak_complex(re: f64, im: f64) -> Array {
+    match Tensor::from_complex(
+        vec![],
+        DType::C64,
+        vec![systolic_ir::Complex64::new(
+            re as f32 as f64,
+            im as f32 as f64,
+        )],
+    ) {
+        Ok(t) => constant(t, true),
+        Err(e) => Array::failed(Error::Host(e.to_string())),
+    }
+}
+
 /// A weakly typed rank-0 constant from a Rust integer (`i32`, weak).
 pub fn weak_int(x: i64) -> Array {
     match Tensor::from_i64(vec![], DType::I32, vec![x as i32 as i64]) {

@@ -21,6 +21,7 @@ pub(crate) mod matrix;
 pub(crate) mod norm;
 pub(crate) mod np_decomp;
 pub(crate) mod np_decomp_rules;
+pub(crate) mod np_fft;
 pub(crate) mod np_linalg;
 pub(crate) mod pad;
 pub(crate) mod random;

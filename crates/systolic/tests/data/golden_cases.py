@@ -2,7 +2,8 @@
 cases is written next to them.
 
 A value is recorded as its dtype, weak type, shape and values (as float64; JSON has no NaN or
-infinities, so NaN is null and infinities are the strings "inf" and "-inf"). A case is named
+infinities, so NaN is null and infinities are the strings "inf" and "-inf"; a complex value is
+two numbers, its real and imaginary parts). A case is named
 and holds its inputs and outputs; the Rust tests rebuild the inputs, run the op eagerly and
 under jit, and compare.
 """
@@ -24,11 +25,15 @@ def enc(v):
 
 def obs(x):
     x = jnp.asarray(x)
+    v = np.asarray(x)
+    if np.iscomplexobj(v):
+        # (re, im) pairs, flattened, as the Rust side's Tensor::to_f64_vec gives them.
+        v = np.stack([v.real, v.imag], axis=-1)
     return {
         "dtype": str(x.dtype),
         "weak": bool(x.weak_type),
         "shape": list(x.shape),
-        "values": [enc(v) for v in np.asarray(x, dtype=np.float64).ravel().tolist()],
+        "values": [enc(e) for e in np.asarray(v, dtype=np.float64).ravel().tolist()],
     }
 
 
