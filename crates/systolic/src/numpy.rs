@@ -59,10 +59,12 @@ pub mod fft {
 
 /// `jnp.linalg`: norms, Cholesky factorisation and triangular solves (ops the IR has), and
 /// det, slogdet, solve, inv, qr, eigh, eigvalsh, svd and pinv (staged as JAX's CPU LAPACK
-/// custom calls, differentiated by JAX's rules), lstsq, matrix_power and matrix_rank.
+/// custom calls, differentiated by JAX's rules), lstsq, matrix_power and matrix_rank; eig and
+/// eigvals (the general eigenproblem, LAPACK's `geev`, on real and complex matrices).
 pub mod linalg {
     pub use crate::ops::np_decomp::{
-        det, eigh, eigvalsh, inv, lstsq, matrix_power, matrix_rank, pinv, qr, slogdet, solve, svd,
+        det, eig, eigh, eigvals, eigvalsh, inv, lstsq, matrix_power, matrix_rank, pinv, qr,
+        slogdet, solve, svd,
     };
     pub use crate::ops::np_linalg::{cholesky, norm, solve_triangular, triangular_solve, NormOrd};
 }

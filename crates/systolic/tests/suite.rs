@@ -24,6 +24,7 @@ mod linalg_golden;
 mod linalg_grad;
 mod nn_golden;
 mod np_decomp;
+mod np_eig;
 mod np_fft_golden;
 mod ops_golden;
 mod ops_golden_ops2;

@@ -659,3 +659,82 @@ pub fn matrix_rank(m: &Array, rtol: Option<f64>) -> Array {
         ))
     })())
 }
+
+/// `a` as a batch of square float32/float64/complex64/complex128 matrices (integers become
+/// float32, as JAX promotes them): the general eigenproblem's operand.
+fn general_square(op: &str, a: &Array) -> Result<Array, Error> {
+    a.check()?;
+    let a = to_inexact(op, a);
+    let n = a.rank();
+    let dtype = a.element_type();
+    let fits = n >= 2
+        && a.dims()[n - 1] == a.dims()[n - 2]
+        && matches!(dtype, DType::F32 | DType::F64 | DType::C64 | DType::C128);
+    if !fits {
+        return Err(Error::op(
+            op,
+            format!(
+                "expected square float or complex matrices [..., n, n], got {}",
+                describe(a.aval())
+            ),
+        ));
+    }
+    Ok(a)
+}
+
+/// The general eigendecomposition through LAPACK's `geev`: complex eigenvalues and, when
+/// `vectors`, the right eigenvectors (columns, unit norm, largest component real).
+fn eig_raw(op: &str, a: &Array, vectors: bool) -> Result<(Array, Array), Error> {
+    let a = general_square(op, a)?;
+    let batch = a.rank() - 2;
+    let mut out = call(op, Routine::Geev, &[&a], |c| {
+        c.left_vectors = false;
+        c.right_vectors = vectors;
+    })?;
+    let info = out.pop().ok_or_else(|| Error::op(op, "geev returned nothing"))?;
+    // Real matrices: [wr, wi, vl, vr]; complex ones: [w, vl, vr].
+    let (w, v) = if a.element_type().is_complex() {
+        (out[0].clone(), out[2].clone())
+    } else {
+        (crate::ops::complex::complex(&out[0], &out[1]), out[3].clone())
+    };
+    Ok((
+        nan_where_failed(&w, &info, batch),
+        nan_where_failed(&v, &info, batch),
+    ))
+}
+
+/// `jnp.linalg.eig(a)`: the eigenvalues `w` and right eigenvectors `v` (as columns, each of
+/// unit norm with its largest component real, as LAPACK normalises them) of general square
+/// matrices, `a·v = v·diag(w)`; complex for real input too. The order of the eigenvalues is the
+/// solver's, as in JAX (neither sorts them). Not differentiable yet (JAX's `eig` has a JVP
+/// rule for the eigenvalues only on CPU).
+///
+/// ```
+/// use systolic::Array;
+/// use systolic::numpy::linalg::eig;
+/// // A rotation by 90°: eigenvalues ±i.
+/// let a = Array::from_vec(vec![0.0f32, -1.0, 1.0, 0.0], &[2, 2]);
+/// let (w, v) = eig(&a);
+/// let mut im: Vec<f32> = w.to_vec::<systolic::Complex32>().unwrap().iter().map(|z| z.im).collect();
+/// im.sort_by(|x, y| x.total_cmp(y));
+/// assert!((im[0] + 1.0).abs() < 1e-6 && (im[1] - 1.0).abs() < 1e-6);
+/// assert_eq!(v.shape(), &[2, 2]);
+/// ```
+pub fn eig(a: &Array) -> (Array, Array) {
+    pair(eig_raw("eig", a, true))
+}
+
+/// `jnp.linalg.eigvals(a)`: the (complex) eigenvalues of general square matrices.
+///
+/// ```
+/// use systolic::Array;
+/// use systolic::numpy::linalg::eigvals;
+/// let a = Array::from_vec(vec![2.0f64, 1.0, 0.0, 3.0], &[2, 2]);
+/// let mut re: Vec<f64> = eigvals(&a).to_vec::<systolic::Complex64>().unwrap().iter().map(|z| z.re).collect();
+/// re.sort_by(|x, y| x.total_cmp(y));
+/// assert!((re[0] - 2.0).abs() < 1e-12 && (re[1] - 3.0).abs() < 1e-12);
+/// ```
+pub fn eigvals(a: &Array) -> Array {
+    or_fail(eig_raw("eigvals", a, false).map(|(w, _)| w))
+}
