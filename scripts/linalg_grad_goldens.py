@@ -221,6 +221,16 @@ for batch, btag in [((), ""), ((2,), "_batched")]:
     both(f"scipy_qr_full{btag}", scipy_qr_full_loss, [general(tall)],
          [weights(batch + (5, 5)), weights(tall)])
 
+def norm_loss(ord, axis):
+    return lambda a, c: S(c * jnp.linalg.norm(a, ord, axis=axis))
+
+
+# Matrix norms from the singular values, over the last two axes and over (2, 0) of a 3-D
+# array (whose remaining axis is batched), with the weights over what is left.
+for tag, o in [("2", 2), ("m2", -2), ("nuc", "nuc")]:
+    both(f"norm_{tag}", norm_loss(o, None), [general((4, 3))], [np.ones(())])
+    both(f"norm_{tag}_ax20", norm_loss(o, (2, 0)), [general((3, 2, 4))], [weights((2,))])
+
 # lstsq is 2-D only.
 both("lstsq_ab", lstsq_loss, [general((6, 3)), rng.normal(size=(6, 2))], [weights((3, 2))])
 both("lstsq_vec_ab", lstsq_loss, [general((6, 3)), rng.normal(size=(6,))], [weights((3,))])

@@ -1,7 +1,8 @@
 //! Every JAX-exported program of the repository's test data (systolic-ir's and the CLI's),
 //! batched with all parameters mapped (at axis 0, at their last axis, and only the first), checked on the
-//! interpreter against per-example runs. Programs with ops that have no rule (custom calls of
-//! LAPACK kernels, collectives) must fail with an error naming the op.
+//! interpreter against per-example runs. Programs with ops that have no rule (opaque custom
+//! calls, collectives) must fail with an error naming the op. JAX's LAPACK programs are
+//! checked separately ([`jax_lapack_programs`]).
 
 use crate::common;
 
@@ -81,4 +82,51 @@ fn repository_programs() {
     assert!(bad.is_empty(), "{bad:#?}");
     let ok = report.iter().filter(|r| r.ends_with(": ok")).count();
     assert!(ok >= 100, "only {ok} batched programs checked");
+}
+
+/// JAX's exported `jnp.linalg`/`jax.scipy.linalg` programs (`systolic-cpu`'s LAPACK goldens,
+/// `scripts/linalg_custom_call_goldens.py`): the LAPACK custom calls batch (their flags kept
+/// from `mhlo.backend_config`, their per-rank layouts dropped), checked on the interpreter
+/// against per-example runs with every parameter mapped at axis 0.
+#[test]
+fn jax_lapack_programs() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../systolic-cpu/tests/data/linalg"
+    );
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path().join("program.mlir"))
+        .filter(|p| p.exists())
+        .collect();
+    paths.sort();
+    let mut failures = vec![];
+    let mut n = 0;
+    for path in paths {
+        let src = std::fs::read_to_string(&path).unwrap();
+        if !src.contains("@lapack_") {
+            continue;
+        }
+        let m = parse_module(&src, &path.display().to_string()).unwrap();
+        let nparams = m.func("main").unwrap().params().len();
+        n += 1;
+        let axes = vec![Some(0); nparams];
+        let r = std::panic::catch_unwind(|| check_module(&m, "main", &axes, 2, &[Some(0)], 7));
+        if let Err(e) = r {
+            let msg = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            let first = msg.lines().next().unwrap_or_default().to_string();
+            failures.push(format!("{}: {first}", path.display()));
+        }
+    }
+    assert!(n > 50, "only {n} LAPACK programs");
+    assert!(
+        failures.is_empty(),
+        "{} of {n}:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

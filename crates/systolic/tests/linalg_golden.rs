@@ -102,8 +102,8 @@ fn bad_arguments_are_errors_naming_the_op_shapes_and_dtypes() {
     let t = Array::from_vec(vec![1.0f32; 8], &[2, 2, 2]);
     let cases: Vec<(String, &[&str])> = vec![
         (
-            err_of(&linalg::norm(&m, Some(NormOrd::P(2.0)), None, false)),
-            &["norm", "SVD", "float32[2,3]"],
+            err_of(&linalg::norm(&m, Some(NormOrd::P(3.0)), None, false)),
+            &["norm", "order 3", "float32[2,3]"],
         ),
         (
             err_of(&linalg::norm(&v, Some(NormOrd::Fro), None, false)),

@@ -6,7 +6,7 @@
 //! goldens; and the gradients against central finite differences of our own functions in f64.
 
 use crate::golden_util::{assert_every_case_is_run, input, run_cases_with, OpFn};
-use systolic::numpy::linalg;
+use systolic::numpy::linalg::{self, NormOrd};
 use systolic::scipy::linalg as sl;
 use systolic::{grad, jit, jvp, numpy as np, value_and_grad, vjp, vmap, Array};
 use systolic_ir::DType;
@@ -112,6 +112,23 @@ fn loss(name: &str, x: &[Array]) -> Array {
         }
         "scipy_solve_pos_ab" => s(&mul(&x[2], &sl::solve(a, &x[1], "pos", false))),
         "scipy_expm" | "scipy_expm_large" => s(&mul(&x[1], &sl::expm(a))),
+        norm if norm.starts_with("norm_") => {
+            let rest = &norm["norm_".len()..];
+            let (tag, axis) = match rest.strip_suffix("_ax20") {
+                Some(tag) => (tag, Some(vec![2, 0])),
+                None => (rest, None),
+            };
+            let ord = match tag {
+                "2" => NormOrd::P(2.0),
+                "m2" => NormOrd::P(-2.0),
+                "nuc" => NormOrd::Nuc,
+                other => panic!("norm case {other}"),
+            };
+            s(&mul(
+                &x[1],
+                &linalg::norm(a, Some(ord), axis.as_deref(), false),
+            ))
+        }
         other => panic!("no loss for case {other}"),
     }
 }
@@ -174,6 +191,7 @@ fn numpy_linalg_gradients_match_jax() {
             "pinv",
             "lstsq",
             "matrix_power",
+            "norm",
         ],
         op,
         tolerance,

@@ -93,10 +93,16 @@ fn same(a: &Tensor, b: &Tensor) -> bool {
     if a.ty() != b.ty() {
         return false;
     }
+    let close = |p: f64, q: f64| {
+        (p.is_nan() && q.is_nan()) || p == q || (p - q).abs() <= 1e-6 * p.abs().max(q.abs())
+    };
     match (a.data(), b.data()) {
-        (Data::Float(x), Data::Float(y)) => x.iter().zip(y).all(|(p, q)| {
-            (p.is_nan() && q.is_nan()) || p == q || (p - q).abs() <= 1e-6 * p.abs().max(q.abs())
-        }),
+        (Data::Float(x), Data::Float(y)) => x.iter().zip(y).all(|(p, q)| close(*p, *q)),
+        // Parts compared as floats, so a NaN (a failed factorisation's) equals a NaN.
+        (Data::Complex(x), Data::Complex(y)) => x
+            .iter()
+            .zip(y)
+            .all(|(p, q)| close(p.re, q.re) && close(p.im, q.im)),
         (x, y) => x == y,
     }
 }
