@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use systolic::numpy::linalg;
 use systolic::{jit, Array};
-use systolic_ir::{Complex64, Data, DType};
+use systolic_ir::{Complex64, DType, Data};
 
 fn npy(case: &str, file: &str) -> Array {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

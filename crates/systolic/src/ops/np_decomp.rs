@@ -691,12 +691,17 @@ fn eig_raw(op: &str, a: &Array, vectors: bool) -> Result<(Array, Array), Error> 
         c.left_vectors = false;
         c.right_vectors = vectors;
     })?;
-    let info = out.pop().ok_or_else(|| Error::op(op, "geev returned nothing"))?;
+    let info = out
+        .pop()
+        .ok_or_else(|| Error::op(op, "geev returned nothing"))?;
     // Real matrices: [wr, wi, vl, vr]; complex ones: [w, vl, vr].
     let (w, v) = if a.element_type().is_complex() {
         (out[0].clone(), out[2].clone())
     } else {
-        (crate::ops::complex::complex(&out[0], &out[1]), out[3].clone())
+        (
+            crate::ops::complex::complex(&out[0], &out[1]),
+            out[3].clone(),
+        )
     };
     Ok((
         nan_where_failed(&w, &info, batch),
