@@ -238,21 +238,7 @@ fn fft_of_every_type() {
             let shape: Vec<i64> = (0..axes + rng.below(2) as usize)
                 .map(|_| 1 + rng.below(9) as i64)
                 .collect();
-            let lengths = &shape[shape.len() - axes..];
-            let mut half = shape.clone();
-            *half.last_mut().unwrap() = shape[shape.len() - 1] / 2 + 1;
-            let (c, f, h) = (t(&shape, dtype), t(&shape, part(dtype)), t(&half, dtype));
-            let inputs = vec![plain(rng, &c), plain(rng, &f), plain(rng, &h)];
-            Case::with_inputs(
-                inputs,
-                &format!(
-                    "  %r0 = stablehlo.fft %a0, type = FFT, length = {lengths:?} : ({c}) -> {c}
-  %r1 = stablehlo.fft %a0, type = IFFT, length = {lengths:?} : ({c}) -> {c}
-  %r2 = stablehlo.fft %a1, type = RFFT, length = {lengths:?} : ({f}) -> {h}
-  %r3 = stablehlo.fft %a2, type = IRFFT, length = {lengths:?} : ({h}) -> {f}"
-                ),
-                &[c.clone(), c, h, f],
-            )
+            fft_case(rng, &shape, axes, dtype)
         });
     }
 }
@@ -277,6 +263,26 @@ fn complex_splats_keep_both_parts() {
     }
 }
 
+/// FFT and IFFT of a complex operand, RFFT of a real one and IRFFT of a half spectrum, over
+/// the last `axes` dimensions of `shape`, on random inputs.
+fn fft_case(rng: &mut Rng, shape: &[i64], axes: usize, dtype: DType) -> Case {
+    let lengths = &shape[shape.len() - axes..];
+    let mut half = shape.to_vec();
+    *half.last_mut().unwrap() = shape[shape.len() - 1] / 2 + 1;
+    let (c, f, h) = (t(shape, dtype), t(shape, part(dtype)), t(&half, dtype));
+    let inputs = vec![plain(rng, &c), plain(rng, &f), plain(rng, &h)];
+    Case::with_inputs(
+        inputs,
+        &format!(
+            "  %r0 = stablehlo.fft %a0, type = FFT, length = {lengths:?} : ({c}) -> {c}
+  %r1 = stablehlo.fft %a0, type = IFFT, length = {lengths:?} : ({c}) -> {c}
+  %r2 = stablehlo.fft %a1, type = RFFT, length = {lengths:?} : ({f}) -> {h}
+  %r3 = stablehlo.fft %a2, type = IRFFT, length = {lengths:?} : ({h}) -> {f}"
+        ),
+        &[c.clone(), c, h, f],
+    )
+}
+
 /// Long and prime lengths (rustfft's Bluestein and Rader plans, with scratch larger than the
 /// transform) and batches with many rows per task, against the interpreter.
 #[test]
@@ -287,28 +293,8 @@ fn fft_of_long_and_prime_lengths() {
         (vec![2, 17, 263], 2),
         (vec![40, 2048], 1),
     ] {
-        let dtype = DType::C64;
-        let lengths = &shape[shape.len() - axes..];
-        let mut half = shape.clone();
-        *half.last_mut().unwrap() = shape[shape.len() - 1] / 2 + 1;
-        let (c, f, h) = (t(&shape, dtype), t(&shape, part(dtype)), t(&half, dtype));
-        let inputs = vec![
-            plain(&mut rng, &c),
-            plain(&mut rng, &f),
-            plain(&mut rng, &h),
-        ];
-        let case = Case::with_inputs(
-            inputs,
-            &format!(
-                "  %r0 = stablehlo.fft %a0, type = FFT, length = {lengths:?} : ({c}) -> {c}
-  %r1 = stablehlo.fft %a0, type = IFFT, length = {lengths:?} : ({c}) -> {c}
-  %r2 = stablehlo.fft %a1, type = RFFT, length = {lengths:?} : ({f}) -> {h}
-  %r3 = stablehlo.fft %a2, type = IRFFT, length = {lengths:?} : ({h}) -> {f}"
-            ),
-            &[c.clone(), c, h, f],
-        );
         check(
-            &case,
+            &fft_case(&mut rng, &shape, axes, DType::C64),
             Close {
                 rtol: 1e-5,
                 atol: 1e-3,

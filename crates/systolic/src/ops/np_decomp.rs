@@ -4,9 +4,11 @@
 //! eagerly, under `jit` and on both backends (the interpreter and the CPU compiler share one
 //! implementation of the calls).
 //!
-//! `float32` and `float64` only (integers are promoted to `float32` first, as JAX does; LAPACK
-//! has no half-precision routines). A factorisation that fails (`info ≠ 0`) gives NaN, as in
-//! JAX.
+//! `float32` and `float64` (integers are promoted to `float32` first, as JAX does; LAPACK has
+//! no half-precision routines); `eig`/`eigvals` take complex matrices too. The complex LAPACK
+//! routines run programs JAX exports, but the other functions here do not take complex input
+//! yet (their conjugate transposes and differentiation rules are real-only). A factorisation
+//! that fails (`info ≠ 0`) gives NaN, as in JAX.
 //!
 //! This module holds the primal computations (`*_raw`: the calls and the arithmetic around
 //! them). The public functions hand them to `np_decomp_rules`, which attaches JAX's
@@ -62,6 +64,26 @@ pub(crate) fn square(op: &str, a: &Array) -> Result<Array, Error> {
         ));
     }
     Ok(a)
+}
+
+/// Checks that the right-hand sides `b2` (`b` as matrices `[..., n, k]`) fit the square
+/// matrices `a` `[..., n, n]`: the same batch dimensions and `n` rows.
+pub(crate) fn check_rhs(op: &str, a: &Array, b: &Array, b2: &Array) -> Result<(), Error> {
+    let n = a.rank();
+    let fits = b2.rank() == n
+        && b2.dims()[..n - 2] == a.dims()[..n - 2]
+        && b2.dims()[n - 2] == a.dims()[n - 1];
+    if fits {
+        return Ok(());
+    }
+    Err(Error::op(
+        op,
+        format!(
+            "b {} does not fit a {}: expected [..., n] or [..., n, k] with a's batch dimensions",
+            describe(b.aval()),
+            describe(a.aval())
+        ),
+    ))
 }
 
 /// Stages (or runs) one LAPACK call on `operands`.
@@ -399,21 +421,7 @@ pub fn solve(a: &Array, b: &Array) -> Array {
         } else {
             b.clone()
         };
-        let n = a.rank();
-        let fits = b2.rank() == n
-            && b2.dims()[..n - 2] == a.dims()[..n - 2]
-            && b2.dims()[n - 2] == a.dims()[n - 1];
-        if !fits {
-            return Err(Error::op(
-                op,
-                format!(
-                    "b {} does not fit a {}: expected [..., n] or [..., n, k] with a's batch \
-                     dimensions",
-                    describe(b.aval()),
-                    describe(a.aval())
-                ),
-            ));
-        }
+        check_rhs(op, &a, &b, &b2)?;
         let x = rules::solve(&a, &b2)?;
         Ok(if vector {
             np::squeeze_axes(&x, Some(&[-1]))

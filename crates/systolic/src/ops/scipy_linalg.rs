@@ -4,7 +4,7 @@
 //! approximant and scaling and squaring. Everything is differentiable: the factorisations
 //! through `np_decomp_rules`, the rest through ordinary ops (triangular solves, products).
 
-use crate::array::{describe, Array};
+use crate::array::Array;
 use crate::error::{Error, Result};
 use crate::numpy as np;
 use crate::ops::creation::{eye, full, iota};
@@ -34,20 +34,7 @@ fn rhs(op: &str, a: &Array, b: &Array) -> Result<(Array, bool)> {
     } else {
         b2
     };
-    let fits = b2.rank() == n
-        && b2.dims()[..n - 2] == a.dims()[..n - 2]
-        && b2.dims()[n - 2] == a.dims()[n - 1];
-    if !fits {
-        return Err(Error::op(
-            op,
-            format!(
-                "b {} does not fit a {}: expected [..., n] or [..., n, k] with a's batch \
-                 dimensions",
-                describe(b.aval()),
-                describe(a.aval())
-            ),
-        ));
-    }
+    crate::ops::np_decomp::check_rhs(op, a, &b, &b2)?;
     Ok((b2, vector))
 }
 
