@@ -392,8 +392,8 @@ impl LapackCall {
             // With sort_eigenvalues = 0 any order is allowed; ascending is one.
             flag(1, true)?;
         }
-        // The element type is the operand's; `result_types`/`check` hold it to that.
-        call.dtype = DType::F32;
+        // `dtype` is a placeholder: XLA's targets take the operand's, which callers set with
+        // `with_operand_dtype` (`result_types`/`check` derive it themselves).
         Ok(call)
     }
 

@@ -179,8 +179,8 @@ impl Kernel for FftKernel {
             return Err(CpuError::new("fft expects one operand"));
         };
         let values = match (x.buffer().storage(), &self.plans) {
-            (Storage::C64(v), Plans::F32(p)) => self.complex_input(v, p).into_storage(),
-            (Storage::C128(v), Plans::F64(p)) => self.complex_input(v, p).into_storage(),
+            (Storage::C64(v), Plans::F32(p)) => Ok(self.complex_input(v, p).into_storage()),
+            (Storage::C128(v), Plans::F64(p)) => Ok(self.complex_input(v, p).into_storage()),
             (Storage::F32(v), Plans::F32(p)) => Ok(Storage::C64(self.rfft(v, p))),
             (Storage::F64(v), Plans::F64(p)) => Ok(Storage::C128(self.rfft(v, p))),
             _ => Err(CpuError::new(format!(
@@ -202,20 +202,20 @@ enum Values<T> {
 }
 
 impl Values<f32> {
-    fn into_storage(self) -> Result<Storage> {
-        Ok(match self {
+    fn into_storage(self) -> Storage {
+        match self {
             Values::Complex(v) => Storage::C64(v),
             Values::Real(v) => Storage::F32(v),
-        })
+        }
     }
 }
 
 impl Values<f64> {
-    fn into_storage(self) -> Result<Storage> {
-        Ok(match self {
+    fn into_storage(self) -> Storage {
+        match self {
             Values::Complex(v) => Storage::C128(v),
             Values::Real(v) => Storage::F64(v),
-        })
+        }
     }
 }
 

@@ -37,13 +37,32 @@ pub(crate) fn or_fail(r: Result<Array, Error>) -> Array {
 
 /// `a` as a batch of float32/float64 matrices.
 pub(crate) fn matrices(op: &str, a: &Array) -> Result<Array, Error> {
+    matrices_of(op, a, false)
+}
+
+/// `a` as a batch of square float32/float64 matrices.
+pub(crate) fn square(op: &str, a: &Array) -> Result<Array, Error> {
+    square_of(op, a, false)
+}
+
+/// `a` as a batch of float matrices, or complex ones too when `complex` (integers become
+/// float32 first, as JAX promotes them).
+fn matrices_of(op: &str, a: &Array, complex: bool) -> Result<Array, Error> {
     a.check()?;
     let a = to_inexact(op, a);
-    if a.rank() < 2 || !matches!(a.element_type(), DType::F32 | DType::F64) {
+    let dtype = a.element_type();
+    let fits = matches!(dtype, DType::F32 | DType::F64)
+        || (complex && matches!(dtype, DType::C64 | DType::C128));
+    if a.rank() < 2 || !fits {
+        let kinds = if complex {
+            "float32, float64, complex64 or complex128"
+        } else {
+            "float32 or float64"
+        };
         return Err(Error::op(
             op,
             format!(
-                "expected float32 or float64 matrices [..., m, n], got {}",
+                "expected {kinds} matrices [..., m, n], got {}",
                 describe(a.aval())
             ),
         ));
@@ -51,8 +70,9 @@ pub(crate) fn matrices(op: &str, a: &Array) -> Result<Array, Error> {
     Ok(a)
 }
 
-pub(crate) fn square(op: &str, a: &Array) -> Result<Array, Error> {
-    let a = matrices(op, a)?;
+/// [`matrices_of`], square.
+fn square_of(op: &str, a: &Array, complex: bool) -> Result<Array, Error> {
+    let a = matrices_of(op, a, complex)?;
     let n = a.rank();
     if a.dims()[n - 1] != a.dims()[n - 2] {
         return Err(Error::op(
@@ -64,6 +84,21 @@ pub(crate) fn square(op: &str, a: &Array) -> Result<Array, Error> {
         ));
     }
     Ok(a)
+}
+
+/// `b` in `a`'s element type, and as matrices `[..., n, k]` for square `a` `[..., n, n]` (a
+/// vector per matrix when `b` has one dimension fewer than `a`, or is 1-D), and whether it was
+/// vectors (to squeeze back).
+pub(crate) fn rhs_as_matrices(a: &Array, b: &Array) -> Result<(Array, Array, bool), Error> {
+    b.check()?;
+    let b = np::astype(b, a.element_type());
+    let vector = b.rank() + 1 == a.rank() || b.rank() == 1;
+    let b2 = if vector {
+        np::expand_dims(&b, -1)
+    } else {
+        b.clone()
+    };
+    Ok((b, b2, vector))
 }
 
 /// Checks that the right-hand sides `b2` (`b` as matrices `[..., n, k]`) fit the square
@@ -413,14 +448,7 @@ pub fn solve(a: &Array, b: &Array) -> Array {
     or_fail((|| {
         let op = "solve";
         let a = square(op, a)?;
-        b.check()?;
-        let b = np::astype(b, a.element_type());
-        let vector = b.rank() + 1 == a.rank() || b.rank() == 1;
-        let b2 = if vector {
-            np::expand_dims(&b, -1)
-        } else {
-            b.clone()
-        };
+        let (b, b2, vector) = rhs_as_matrices(&a, b)?;
         check_rhs(op, &a, &b, &b2)?;
         let x = rules::solve(&a, &b2)?;
         Ok(if vector {
@@ -668,32 +696,10 @@ pub fn matrix_rank(m: &Array, rtol: Option<f64>) -> Array {
     })())
 }
 
-/// `a` as a batch of square float32/float64/complex64/complex128 matrices (integers become
-/// float32, as JAX promotes them): the general eigenproblem's operand.
-fn general_square(op: &str, a: &Array) -> Result<Array, Error> {
-    a.check()?;
-    let a = to_inexact(op, a);
-    let n = a.rank();
-    let dtype = a.element_type();
-    let fits = n >= 2
-        && a.dims()[n - 1] == a.dims()[n - 2]
-        && matches!(dtype, DType::F32 | DType::F64 | DType::C64 | DType::C128);
-    if !fits {
-        return Err(Error::op(
-            op,
-            format!(
-                "expected square float or complex matrices [..., n, n], got {}",
-                describe(a.aval())
-            ),
-        ));
-    }
-    Ok(a)
-}
-
 /// The general eigendecomposition through LAPACK's `geev`: complex eigenvalues and, when
 /// `vectors`, the right eigenvectors (columns, unit norm, largest component real).
 fn eig_raw(op: &str, a: &Array, vectors: bool) -> Result<(Array, Array), Error> {
-    let a = general_square(op, a)?;
+    let a = square_of(op, a, true)?;
     let batch = a.rank() - 2;
     let mut out = call(op, Routine::Geev, &[&a], |c| {
         c.left_vectors = false;

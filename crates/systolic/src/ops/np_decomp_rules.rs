@@ -113,17 +113,23 @@ pub(crate) fn eigh(a: &Array, symmetrize: bool) -> Result<(Array, Array)> {
         move |a: &Array| d::eigh_raw(a, true, symmetrize),
         move |a: &Array, da: &Array| {
             let (w, v) = two(d::eigh_raw(a, true, symmetrize));
-            let da = if symmetrize {
-                self::symmetrize(da)
-            } else {
-                da.clone()
-            };
-            let m = mm(&mm(&mt(&v), &da), &v);
+            let m = tangent_in_eigenbasis(&v, da, symmetrize);
             let gaps = np::subtract(&np::expand_dims(&w, -2), &np::expand_dims(&w, -1));
             let dv = mm(&v, &np::multiply(&off_diagonal_reciprocal(&gaps), &m));
             ((w, v), (diag_of(&m), dv))
         },
     )
+}
+
+/// `M = vᵀ·ȧ·v`, the tangent in the eigenbasis `v` (`ȧ` symmetrised first when the primal
+/// symmetrises its input): shared by eigh's and eigvalsh's rules.
+fn tangent_in_eigenbasis(v: &Array, da: &Array, symmetrize: bool) -> Array {
+    let da = if symmetrize {
+        self::symmetrize(da)
+    } else {
+        da.clone()
+    };
+    mm(&mm(&mt(v), &da), v)
 }
 
 /// `jnp.linalg.eigvalsh`: `ẇ = diag(vᵀ·ȧ·v)` (the eigenvectors computed by the rule).
@@ -133,12 +139,7 @@ pub(crate) fn eigvalsh(a: &Array, symmetrize: bool) -> Result<Array> {
         move |a: &Array| d::eigh_raw(a, false, symmetrize).map(|(w, _)| w),
         move |a: &Array, da: &Array| {
             let (w, v) = two(d::eigh_raw(a, true, symmetrize));
-            let da = if symmetrize {
-                self::symmetrize(da)
-            } else {
-                da.clone()
-            };
-            (w, diag_of(&mm(&mm(&mt(&v), &da), &v)))
+            (w, diag_of(&tangent_in_eigenbasis(&v, da, symmetrize)))
         },
     )
 }

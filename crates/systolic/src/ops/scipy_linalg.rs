@@ -16,16 +16,10 @@ use crate::transforms::function::fallible;
 use systolic_ir::DType;
 
 /// `b` as matrices `[..., n, k]` for square `a` `[..., n, n]` (a vector per matrix when `b`
-/// has one dimension fewer than `a`, or is 1-D): the matrices, and whether to squeeze back.
+/// has one dimension fewer than `a`, or is 1-D; a 2-D `b` broadcast over `a`'s batch): the
+/// matrices, and whether to squeeze back.
 fn rhs(op: &str, a: &Array, b: &Array) -> Result<(Array, bool)> {
-    b.check()?;
-    let b = np::astype(b, a.element_type());
-    let vector = b.rank() + 1 == a.rank() || b.rank() == 1;
-    let b2 = if vector {
-        np::expand_dims(&b, -1)
-    } else {
-        b.clone()
-    };
+    let (b, b2, vector) = crate::ops::np_decomp::rhs_as_matrices(a, b)?;
     let n = a.rank();
     let b2 = if b2.rank() == 2 && n > 2 {
         let mut shape = a.dims()[..n - 2].to_vec();
