@@ -11,7 +11,13 @@ fn tour_runs_and_agrees_with_jax() {
     assert!(stdout.contains("logits: tensor<8x10xf32>"), "{stdout}");
     assert!(stdout.contains("agrees"), "{stdout}");
     // The bundled golden stages: every output checked against JAX's.
-    assert!(stdout.contains("[5/16]"), "{stdout}");
+    assert!(stdout.contains("[5/17]"), "{stdout}");
+    // Linear algebra and complex gradients: the stage fails unless the residuals, invariants
+    // and the complex fit converge.
+    assert!(
+        stdout.contains("lowered to LAPACK custom calls") && stdout.contains("max |H − H*|"),
+        "{stdout}"
+    );
     // debug::print! inside jit(vmap(value_and_grad)): one line per example (the stage fails
     // unless each equals the loss the program returned).
     assert!(

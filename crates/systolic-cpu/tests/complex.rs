@@ -2,9 +2,9 @@
 //! spec defines on them, on random shapes and random parts (edge values included), through the
 //! optimising pipeline and without it.
 //!
-//! Ops on complex values other than `fft` run on the interpreter fallback for now
-//! (`kernels::touches_complex`), so their results must be the interpreter's bit for bit; what
-//! these tests check is everything
+//! Ops computing on complex values other than `fft` and LAPACK calls run on the interpreter
+//! fallback for now (`kernels::touches_complex`; data movement and gathers are native), so
+//! their results must be the interpreter's bit for bit; what these tests check is everything
 //! around the computation: complex buffers and constants, the fallback's conversions, the
 //! passes (simplification, fusion, constant folding) keeping complex programs' meaning, and
 //! mixed programs whose real ops run natively beside complex ones.
@@ -302,4 +302,38 @@ fn fft_of_long_and_prime_lengths() {
             Expect::Native,
         );
     }
+}
+
+/// Data movement on complex values runs natively (`dispatch_movable!`): every shape op on
+/// random shapes, equal to the interpreter bit for bit.
+#[test]
+fn data_movement_is_native() {
+    check_many(601, CASES, Exact, Expect::Native, |rng| {
+        let dtype = *rng.pick(&COMPLEX);
+        let (m, n) = (1 + rng.below(5) as i64, 1 + rng.below(6) as i64);
+        let a = t(&[m, n], dtype);
+        let s = t(&[], dtype);
+        let (tr, bc) = (t(&[n, m], dtype), t(&[3, m, n], dtype));
+        let (cat, padded) = (t(&[m, 2 * n], dtype), t(&[m + 3, n + 2 * n - 1], dtype));
+        let (flat, col) = (t(&[m * n], dtype), t(&[m, 1], dtype));
+        let row = t(&[1, n], dtype);
+        Case::new(
+            rng,
+            &[a.clone(), s.clone(), t(&[], DType::I32)],
+            &format!(
+                "  %r0 = stablehlo.transpose %a0, dims = [1, 0] : ({a}) -> {tr}
+  %r1 = stablehlo.broadcast_in_dim %a0, dims = [1, 2] : ({a}) -> {bc}
+  %r2 = stablehlo.reverse %a0, dims = [0, 1] : {a}
+  %r3 = stablehlo.concatenate %a0, %r2, dim = 1 : ({a}, {a}) -> {cat}
+  %r4 = stablehlo.pad %a0, %a1, low = [1, 0], high = [2, {n}], interior = [0, 1] : ({a}, {s}) -> {padded}
+  %r5 = stablehlo.reshape %a0 : ({a}) -> {flat}
+  %r6 = stablehlo.dynamic_slice %a0, %a2, %a2, sizes = [{m}, 1] : ({a}, tensor<i32>, tensor<i32>) -> {col}
+  %r7 = stablehlo.dynamic_update_slice %a0, %r6, %a2, %a2 : ({a}, {col}, tensor<i32>, tensor<i32>) -> {a}
+  %r8 = stablehlo.broadcast_in_dim %a1, dims = [] : ({s}) -> {a}
+  %i = stablehlo.reshape %a2 : (tensor<i32>) -> tensor<1x1xi32>
+  %r9 = \"stablehlo.gather\"(%a0, %i) <{{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, {n}>}}> : ({a}, tensor<1x1xi32>) -> {row}"
+            ),
+            &[tr, bc, a.clone(), cat, padded, flat, col, a.clone(), a, row],
+        )
+    });
 }

@@ -11,6 +11,7 @@ mod golden;
 mod input_pipeline;
 mod inputs;
 mod language_model;
+mod linear_algebra;
 mod many_devices;
 mod mlp;
 mod mlp_training;
@@ -45,6 +46,7 @@ fn stages() -> Vec<Box<dyn Stage>> {
     stages.push(Box::new(training::Training));
     stages.push(Box::new(training::PerExampleGradients));
     stages.push(Box::new(debug_print::DebugPrint));
+    stages.push(Box::new(linear_algebra::LinearAlgebra));
     stages.push(Box::new(many_devices::ManyDevices));
     stages.push(Box::new(pmap_training::PmapTraining));
     stages.push(Box::new(sharded_transformer::ShardedTransformer));

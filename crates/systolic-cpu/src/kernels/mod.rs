@@ -33,14 +33,25 @@ pub mod window;
 /// one (the caller then uses the interpreter fallback).
 ///
 /// Ops that read or make complex values (`complex<f32>`, `complex<f64>`), themselves or in
-/// their regions, have no native kernel yet except `fft` ([`fft`]) and the LAPACK calls
-/// ([`lapack`]): they run on the fallback,
-/// which computes them exactly as the interpreter does. The other families therefore only see
-/// real types.
+/// their regions, have no native kernel yet except `fft` ([`fft`]), the LAPACK calls
+/// ([`lapack`]) and data movement ([`shape`], gathers): they run on the fallback, which computes them
+/// exactly as the interpreter does. The other families therefore only see real types.
 pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
     use OpKind::*;
     let complex_native = match &op.kind {
         Fft { .. } => true,
+        // Data movement is the same for every element type (`dispatch_movable!`).
+        Reshape
+        | Transpose { .. }
+        | BroadcastInDim { .. }
+        | Broadcast { .. }
+        | Slice { .. }
+        | Reverse { .. }
+        | Concatenate { .. }
+        | Pad { .. }
+        | DynamicSlice { .. }
+        | DynamicUpdateSlice
+        | Gather { .. } => true,
         CustomCall {
             call_target_name, ..
         } => systolic_ir::lapack::LapackCall::is_lapack_target(call_target_name),
@@ -95,6 +106,8 @@ pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> 
         | Pad { .. }
         | DynamicSlice { .. }
         | DynamicUpdateSlice => match shape::lower(op, ctx) {
+            // (The loop fusions compute on real lanes only.)
+            Ok(None) if touches_complex(op, ctx) => Ok(None),
             Ok(None) => fusion::lower(op, ctx),
             other => other,
         },

@@ -6,7 +6,7 @@
 use super::indices::as_i64;
 use super::walk::{strides, Walk, WalkDim};
 use crate::buffer::CpuBuffer;
-use crate::dispatch_dtype;
+use crate::dispatch_movable;
 use crate::error::{CpuError, Result};
 use crate::kernel::{Arg, Kernel};
 use crate::kernels::shape::elem::{elems, Elem};
@@ -233,7 +233,7 @@ impl Kernel for GatherKernel {
         let indices = as_i64(indices.buffer(), "gather start_indices")?;
         let starts = self.slice_starts(&indices);
         let operand = operand.buffer();
-        let out = dispatch_dtype!(self.result.dtype, T => self.run_typed::<T>(operand, &starts))?;
+        let out = dispatch_movable!(self.result.dtype, T => self.run_typed::<T>(operand, &starts))?;
         Ok(vec![out])
     }
 }

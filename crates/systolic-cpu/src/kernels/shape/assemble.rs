@@ -51,7 +51,7 @@ impl Kernel for ConcatKernel {
     }
 
     fn run(&self, args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>> {
-        let out = crate::dispatch_dtype!(self.result.dtype, T => self.run_typed::<T>(&args))?;
+        let out = crate::dispatch_movable!(self.result.dtype, T => self.run_typed::<T>(&args))?;
         Ok(vec![out])
     }
 }
@@ -140,7 +140,7 @@ impl Kernel for PadKernel {
         };
         let (operand, value) = (operand.buffer(), value.buffer());
         let out =
-            crate::dispatch_dtype!(self.result.dtype, T => self.run_typed::<T>(operand, value))?;
+            crate::dispatch_movable!(self.result.dtype, T => self.run_typed::<T>(operand, value))?;
         Ok(vec![out])
     }
 }

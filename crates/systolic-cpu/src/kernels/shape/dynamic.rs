@@ -69,7 +69,7 @@ impl Kernel for DynamicSliceKernel {
         if args.is_empty() {
             return Err(CpuError::new("dynamic_slice: no operand"));
         }
-        let out = crate::dispatch_dtype!(self.result.dtype, T => self.run_typed::<T>(&args))?;
+        let out = crate::dispatch_movable!(self.result.dtype, T => self.run_typed::<T>(&args))?;
         Ok(vec![out])
     }
 }
@@ -120,7 +120,7 @@ impl Kernel for DynamicUpdateSliceKernel {
         let update = rest[0].buffer();
         let offset = start_offset(&rest[1..], &self.result.shape, update.shape())?;
         let mut out = args.pop().expect("one operand left").into_owned();
-        crate::dispatch_dtype!(self.result.dtype, T => self.update::<T>(&mut out, update, offset))?;
+        crate::dispatch_movable!(self.result.dtype, T => self.update::<T>(&mut out, update, offset))?;
         if out.ty() != &self.result {
             return Err(CpuError::new(format!(
                 "dynamic_update_slice: operand {} is not of the result type {}",

@@ -59,6 +59,25 @@ elem!(f64, F64, |i| i as f64);
 elem!(Complex32, C64, |i| Complex32::new(i as f32, 0.0));
 elem!(Complex64, C128, |i| Complex64::new(i as f64, 0.0));
 
+/// [`dispatch_dtype!`] for kernels that only move elements (copies, views, gathers), which
+/// are the same for every element type: complex values included.
+#[macro_export]
+macro_rules! dispatch_movable {
+    ($dtype:expr, $t:ident => $body:expr) => {{
+        match $dtype {
+            systolic_ir::DType::C64 => {
+                type $t = num_complex::Complex32;
+                $body
+            }
+            systolic_ir::DType::C128 => {
+                type $t = num_complex::Complex64;
+                $body
+            }
+            d => $crate::dispatch_dtype!(d, $t => $body),
+        }
+    }};
+}
+
 /// Runs `$body` with the type alias `$t` set to the storage type of `$dtype`.
 #[macro_export]
 macro_rules! dispatch_dtype {
@@ -117,8 +136,9 @@ macro_rules! dispatch_dtype {
                 type $t = f64;
                 $body
             }
-            // Ops on complex values run on the interpreter fallback (`kernels::lower_native`);
-            // a kernel built for them anyway reports it rather than computing.
+            // Ops computing on complex values run on the interpreter fallback
+            // (`kernels::lower_native`; data movement uses `dispatch_movable!`); a kernel built
+            // for them anyway reports it rather than computing.
             d @ (D::C64 | D::C128) => Err($crate::CpuError::new(format!(
                 "no native kernel for {d} elements (complex values run on the interpreter)"
             ))),

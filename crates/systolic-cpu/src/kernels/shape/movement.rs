@@ -73,7 +73,7 @@ impl Kernel for ViewKernel {
 
     fn run(&self, args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>> {
         let src = one_arg(&args, self.op)?;
-        let out = crate::dispatch_dtype!(self.result.dtype, T => self.run_typed::<T>(src))?;
+        let out = crate::dispatch_movable!(self.result.dtype, T => self.run_typed::<T>(src))?;
         Ok(vec![out])
     }
 }
