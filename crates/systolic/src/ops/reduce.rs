@@ -7,7 +7,7 @@ use crate::core::body::Body;
 use crate::error::Error;
 use crate::ops::elementwise::convert;
 use crate::ops::shape::reshape;
-use systolic_ir::{BinaryOp, DType, OpKind, Scalar, Tensor, TensorType};
+use systolic_ir::{BinaryOp, Complex64, DType, OpKind, Scalar, Tensor, TensorType};
 
 /// Normalises `axes` (negative counts from the end; `None` = all) to sorted unique dims.
 pub(crate) fn norm_axes(op: &str, x: &Array, axes: Option<&[i64]>) -> Result<Vec<i64>, Error> {
@@ -35,6 +35,8 @@ pub(crate) fn norm_axes(op: &str, x: &Array, axes: Option<&[i64]>) -> Result<Vec
     Ok(out)
 }
 
+/// The identity of the reduction `op` over `dtype` (0 for sums, 1 for products — complex ones
+/// too —, the extremes for max/min).
 pub(crate) fn init_value(op: BinaryOp, dtype: DType) -> Scalar {
     use BinaryOp::*;
     match (op, dtype.kind()) {
@@ -56,6 +58,8 @@ pub(crate) fn init_value(op: BinaryOp, dtype: DType) -> Scalar {
         (Minimum, systolic_ir::DTypeKind::Unsigned) => {
             Scalar::UInt(dtype.unsigned_max().unwrap_or(0))
         }
+        (Add, systolic_ir::DTypeKind::Complex) => Scalar::Complex(Complex64::new(0.0, 0.0)),
+        (Multiply, systolic_ir::DTypeKind::Complex) => Scalar::Complex(Complex64::new(1.0, 0.0)),
         (Maximum | Or, systolic_ir::DTypeKind::Bool) => Scalar::Bool(false),
         (Add, systolic_ir::DTypeKind::Bool) => Scalar::Bool(false),
         _ => Scalar::Bool(true),
