@@ -41,9 +41,12 @@ pub(crate) struct Ad<'s> {
     uses: Vec<u32>,
 }
 
-/// True for element types that carry tangents.
-pub(crate) fn is_float_type(t: &Type) -> bool {
-    matches!(t, Type::Tensor(tt) if tt.dtype.is_float())
+/// True for element types that carry tangents: floats and complex numbers (JAX's
+/// `np.inexact`). A complex value's tangent is complex; transposes do not conjugate (JAX's
+/// convention, so `grad` of a real function of complex inputs is the conjugate of the
+/// gradient steepest ascent would use).
+pub(crate) fn carries_tangent(t: &Type) -> bool {
+    matches!(t, Type::Tensor(tt) if tt.dtype.is_float_or_complex())
 }
 
 /// Values used inside `op`'s regions but defined outside them.
@@ -191,7 +194,7 @@ impl<'s> Ad<'s> {
         if matches!(op.kind, OpKind::Reduce { .. } | OpKind::ReduceWindow { .. })
             && op.results.len() > 1
             && op.results.iter().any(|&r| {
-                is_float_type(self.src.value_type(r))
+                carries_tangent(self.src.value_type(r))
                     && self.uses.get(r.index()).copied().unwrap_or(0) > 0
             })
         {
@@ -212,7 +215,7 @@ impl<'s> Ad<'s> {
         for (i, &r) in op.results.iter().enumerate() {
             self.primal.insert(r, y[i]);
             if let Some(Some(tv)) = ts.get(i) {
-                if is_float_type(self.src.value_type(r)) {
+                if carries_tangent(self.src.value_type(r)) {
                     self.tangent.insert(r, *tv);
                 }
             }
@@ -256,7 +259,7 @@ pub(crate) fn jvp_func(src: &Func) -> Res<Func> {
     for &p in &body.args {
         let ty = src.value_type(p).clone();
         let v = ad.b.param(ty.clone());
-        if is_float_type(&ty) {
+        if carries_tangent(&ty) {
             ad.tangent.insert(p, v);
         }
         params.push(v);

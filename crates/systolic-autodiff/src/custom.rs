@@ -22,7 +22,7 @@
 //! Arrays the rules read from outside are not differentiated (JAX's `nondiff_argnums` are
 //! such values); they get no tangent and no cotangent.
 
-use crate::ad::{is_float_type, Ad, Mode};
+use crate::ad::{carries_tangent, Ad, Mode};
 use crate::builder::{AdBuilder, Res};
 use crate::rules::control::reverse::Custom;
 use crate::Error;
@@ -218,7 +218,7 @@ pub(crate) fn apply(ad: &mut Ad, open: &Op, id: i64) -> Res<Applied> {
             let m = outs.len() / 2;
             let tangents = outs[m..]
                 .iter()
-                .map(|&t| is_float_type(ad.b.func.value_type(t)).then_some(t))
+                .map(|&t| carries_tangent(ad.b.func.value_type(t)).then_some(t))
                 .collect();
             Ok(Applied {
                 primals: outs[..m].to_vec(),
@@ -270,7 +270,7 @@ pub(crate) fn apply(ad: &mut Ad, open: &Op, id: i64) -> Res<Applied> {
             let mut lin_out = vec![];
             for &p in primals {
                 let ty = ad.b.func.value_type(p).clone();
-                if is_float_type(&ty) {
+                if carries_tangent(&ty) {
                     let v = ad.b.param(ty);
                     lin_out.push(v);
                     tangents.push(Some(v));
@@ -322,7 +322,7 @@ pub(crate) fn finish(ad: &mut Ad, close: &Op, applied: Applied) -> Res<()> {
     {
         ad.primal.insert(r, p);
         match t {
-            Some(t) if is_float_type(ad.src.value_type(r)) => {
+            Some(t) if carries_tangent(ad.src.value_type(r)) => {
                 ad.tangent.insert(r, t);
             }
             _ => {}
@@ -343,7 +343,7 @@ pub(crate) fn backward(
     let mut k = 0;
     for &p in &state.primals {
         let ty = ad.b.tt(p);
-        if is_float_type(&Type::Tensor(ty.clone())) {
+        if carries_tangent(&Type::Tensor(ty.clone())) {
             let ct = match cts_out.get(k).copied().flatten() {
                 Some(c) => c,
                 None => ad.b.zeros(&ty)?,

@@ -19,17 +19,23 @@
 //!
 //! | family | rules |
 //! |---|---|
-//! | `elementwise` | add, subtract, multiply, divide, remainder, negate, abs, sign/floor/ceil/round (zero), maximum/minimum (ties split), power, atan2, exponential, exponential_minus_one, log, log_plus_one, logistic, tanh, sqrt, rsqrt, cbrt, sine, cosine, tan; chlo erf, erfc, erf_inv, square, atan, asin, acos, sinh, cosh, asinh, acosh, atanh, tan, lgamma, digamma; select, clamp, convert (float↔float; integers carry no tangent), reduce_precision; compare, iota, constant, rng ops, bitcast (no tangent) |
+//! | `elementwise` | add, subtract, multiply, divide, remainder, negate, abs (complex: Re(conj(x)/\|x\|·ẋ)), sign/floor/ceil/round (zero), maximum/minimum (ties split), power, atan2, exponential, exponential_minus_one, log, log_plus_one, logistic, tanh, sqrt, rsqrt, cbrt, sine, cosine, tan; real, imag, complex, chlo conj; chlo erf, erfc, erf_inv, square, atan, asin, acos, sinh, cosh, asinh, acosh, atanh, tan, lgamma, digamma; select, clamp, convert (among floats and complex; integers carry no tangent), reduce_precision; compare, iota, constant, rng ops, bitcast (no tangent) |
 //! | `shape` | broadcast_in_dim, broadcast, reshape, transpose, slice, pad (operand and padding value), concatenate, reverse |
 //! | `indexing` | dynamic_slice, dynamic_update_slice, gather, scatter (add; set, with duplicate indices through the winner of each location; max/min, ties averaged; multiply, in its updates only with unique indices; all as JAX; updates the scatter drops get no cotangent), sort (through the permutation), chlo.top_k |
 //! | `reduce` | reduce with add, multiply (division-free), max/min (ties split, as JAX) |
 //! | `window` | reduce_window add (transposed as a padded strided window sum), multiply (division-free) and max/min (first maximum of each window), select_and_scatter |
 //! | `dot`, `conv` | dot_general (any dimension numbers, mixed precision), dot, convolution (strides, padding, lhs/rhs dilation, feature and batch groups) |
-//! | `linalg` | triangular_solve (all forms), cholesky |
+//! | `linalg` | triangular_solve (all forms), cholesky (real and complex: Hermitian factors) |
+//! | `fft` | fft: FFT ↔ FFT, IFFT ↔ IFFT, RFFT ↔ real part of the FFT of the zero-padded cotangent, IRFFT ↔ conjugated, weighted RFFT (JAX's) |
 //! | `collective` | all_reduce (sum: tangent all_reduce, transpose the identity — JAX's psum ↔ pvary under `check_vma`; max/min/product: no rule, as JAX), `custom_call @systolic.pvary` (tangent pvary, transpose all_reduce sum over its groups), all_gather ↔ reduce_scatter (sum), all_to_all (split/concat swapped), collective_permute (inverse pairs), collective_broadcast (group sum on the root, by one all_to_all), replica_id/partition_id (no tangent); channel handles made unique |
 //! | `batch_collective` | `custom_call @systolic.batch_collective` (a collective over a named vmap axis, before `vmap` lowers it): psum ↔ psum, all_gather ↔ psum_scatter, ppermute ↔ the inverse pairs, all_to_all ↔ split/concat swapped, axis_index no tangent, pmax/pmin no rule (as JAX) |
 //! | `manual_computation` (forward and reverse) | sdy.manual_computation (JAX's shard_map): a manual computation over primals and tangents whose body is the body's JVP; reverse mode a backward manual computation over the operands and the results' cotangents whose body recomputes the body and transposes it (no residuals cross the boundary: their global type would need the mesh's size) |
 //! | `control` (forward and reverse) | if/case (both modes), while (forward mode; reverse mode with a static trip count), optimization_barrier; `func.call`/composites are inlined first |
+//!
+//! Complex values carry complex tangents, with JAX's conventions: holomorphic functions have
+//! their real rules with complex coefficients, and transposes do not conjugate, so a
+//! cotangent pairs with a tangent as Re Σ c·t and the cotangent of a real loss of a complex
+//! input is the conjugate of its steepest-ascent direction (what `jax.grad` returns).
 //!
 //! Integer and boolean values carry no tangent: the
 //! cotangent of an integer input is zero (of its own dtype, where JAX would use `float0`), and

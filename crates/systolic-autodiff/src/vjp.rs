@@ -4,7 +4,7 @@
 //! times. Rematerialised groups are recomputed here; control flow has its own backward rules,
 //! with its forward ones, in `rules/control/`.
 
-use crate::ad::{assemble, captured, is_float_type, Ad, Mode};
+use crate::ad::{assemble, captured, carries_tangent, Ad, Mode};
 use crate::builder::{AdBuilder, Res};
 use crate::rules;
 use crate::rules::control::reverse::{custom_backward, custom_index};
@@ -250,12 +250,12 @@ pub(crate) fn vjp_func(src: &Func, wrt: &[usize]) -> Res<Func> {
         let ty = src.value_type(o).clone();
         let v = ad.b.param(ty.clone());
         params.push(v);
-        cts.push(if is_float_type(&ty) { Some(v) } else { None });
+        cts.push(if carries_tangent(&ty) { Some(v) } else { None });
     }
     let seeds: Vec<ValueId> = wrt
         .iter()
         .map(|&i| body.args[i])
-        .filter(|&a| is_float_type(src.value_type(a)))
+        .filter(|&a| carries_tangent(src.value_type(a)))
         .collect();
     let res = vjp_block(&mut ad, &body.ops, &seeds, &ret.operands, &cts)?;
     let mut returns = vec![];

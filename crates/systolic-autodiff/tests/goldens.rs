@@ -1,12 +1,13 @@
 //! JAX golden gradients: each case is a forward program exported by JAX
-//! (`tests/data/make_grad_goldens.py`) with JAX's VJP and JVP values. The program is
-//! differentiated here (reverse and forward mode), run on the reference interpreter and
-//! compared with JAX; f64 cases are also checked against central finite differences, and
-//! every case for the consistency ⟨vjp(ȳ), ẋ⟩ = ⟨ȳ, jvp(ẋ)⟩.
+//! (`tests/data/make_grad_goldens.py`, and `make_complex_grad_goldens.py` for complex values)
+//! with JAX's VJP and JVP values. The program is differentiated here (reverse and forward
+//! mode), run on the reference interpreter and compared with JAX; f64/c128 cases are also
+//! checked against central finite differences, and every case for the consistency
+//! ⟨vjp(ȳ), ẋ⟩ = ⟨ȳ, jvp(ẋ)⟩ under the pairing ⟨a, b⟩ = Re Σ a·b (no conjugation: JAX's).
 
 use serde_json::Value as Json;
 use systolic_interp::{Interpreter, Value};
-use systolic_ir::{DType, Data, Func, Module, Tensor, TensorType};
+use systolic_ir::{Complex64, DType, Data, Func, Module, Tensor, TensorType};
 
 fn tensor(j: &Json) -> Tensor {
     let shape: Vec<i64> = j["shape"]
@@ -18,6 +19,8 @@ fn tensor(j: &Json) -> Tensor {
     let dtype = match j["dtype"].as_str().unwrap() {
         "float64" => DType::F64,
         "float32" => DType::F32,
+        "complex128" => DType::C128,
+        "complex64" => DType::C64,
         "bfloat16" => DType::BF16,
         "float16" => DType::F16,
         "int32" => DType::I32,
@@ -26,7 +29,16 @@ fn tensor(j: &Json) -> Tensor {
         d => panic!("dtype {d}"),
     };
     let data = j["data"].as_array().unwrap();
-    let data = if dtype.is_float() {
+    let data = if dtype.is_complex() {
+        Data::Complex(
+            data.iter()
+                .map(|z| {
+                    let part = |k: usize| z[k].as_f64().unwrap_or(f64::NAN);
+                    Complex64::new(part(0), part(1))
+                })
+                .collect(),
+        )
+    } else if dtype.is_float() {
         Data::Float(
             data.iter()
                 .map(|x| x.as_f64().unwrap_or(f64::NAN))
@@ -68,12 +80,28 @@ fn mismatch(a: &Tensor, b: &Tensor, tol: f64) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// Re Σ a·b: the pairing under which JAX's transposes (which do not conjugate) are adjoint.
 fn dot(a: &Tensor, b: &Tensor) -> f64 {
-    a.to_f64_vec()
-        .iter()
-        .zip(b.to_f64_vec())
-        .map(|(x, y)| x * y)
-        .sum()
+    let (x, y) = (a.to_f64_vec(), b.to_f64_vec());
+    if a.dtype().is_complex() {
+        // Interleaved (re, im) pairs: Re(a·b) = a.re·b.re − a.im·b.im.
+        return x
+            .chunks(2)
+            .zip(y.chunks(2))
+            .map(|(p, q)| p[0] * q[0] - p[1] * q[1])
+            .sum();
+    }
+    x.iter().zip(y).map(|(x, y)| x * y).sum()
+}
+
+/// A tensor of `like`'s type from numbers as `to_f64_vec` gives them.
+fn from_f64s(like: &Tensor, v: Vec<f64>) -> Tensor {
+    let data = if like.dtype().is_complex() {
+        Data::Complex(v.chunks(2).map(|p| Complex64::new(p[0], p[1])).collect())
+    } else {
+        Data::Float(v)
+    };
+    Tensor::new(like.ty().clone(), data).unwrap()
 }
 
 fn axpy(x: &Tensor, t: &Tensor, eps: f64) -> Tensor {
@@ -83,7 +111,12 @@ fn axpy(x: &Tensor, t: &Tensor, eps: f64) -> Tensor {
         .zip(t.to_f64_vec())
         .map(|(a, b)| a + eps * b)
         .collect();
-    Tensor::new(x.ty().clone(), Data::Float(v)).unwrap()
+    from_f64s(x, v)
+}
+
+/// Whether values of this type carry tangents (floats and complex numbers).
+fn inexact(t: &Tensor) -> bool {
+    t.dtype().is_float_or_complex()
 }
 
 fn check_case(c: &Json) -> Result<(), String> {
@@ -101,7 +134,7 @@ fn check_case(c: &Json) -> Result<(), String> {
     let cts: Vec<Tensor> = c["cts"].as_array().unwrap().iter().map(tensor).collect();
     let n = args.len();
     let wrt: Vec<usize> = (0..n).collect();
-    let floats: Vec<bool> = args.iter().map(|a| a.dtype().is_float()).collect();
+    let floats: Vec<bool> = args.iter().map(inexact).collect();
     let fwd_only = name.starts_with("fwd_");
     let mut vjp_grads = vec![];
     if fwd_only {
@@ -178,7 +211,7 @@ fn check_case(c: &Json) -> Result<(), String> {
         .collect();
     for (i, t) in touts.iter().enumerate() {
         let got = &res[outputs.len() + i];
-        if !got.dtype().is_float() {
+        if !inexact(got) {
             continue;
         }
         let m = mismatch(got, t, tol);
@@ -198,7 +231,7 @@ fn check_case(c: &Json) -> Result<(), String> {
     let rhs: f64 = cts
         .iter()
         .enumerate()
-        .filter(|(_, c)| c.dtype().is_float())
+        .filter(|(_, c)| inexact(c))
         .map(|(i, c)| dot(c, &res[outputs.len() + i]))
         .sum();
     // (u_convert's tangents pass through f32.)
@@ -211,30 +244,27 @@ fn check_case(c: &Json) -> Result<(), String> {
         return Err(format!("{name}: <vjp, t> = {lhs} but <ct, jvp> = {rhs}"));
     }
     // Central differences (f64 programs).
-    // (u_convert rounds through f32: not smooth at the scale of the differences.)
+    // (u_convert rounds through f32: not smooth at the scale of the differences. JAX gives
+    // `sign` a zero derivative, also on complex numbers where z/|z| does vary: c_sign_times
+    // matches JAX, not the differences.)
     if args
         .iter()
-        .all(|a| !a.dtype().is_float() || a.dtype() == DType::F64)
+        .all(|a| !inexact(a) || matches!(a.dtype(), DType::F64 | DType::C128))
         && name != "u_convert"
+        && name != "c_sign_times"
     {
         let eps = 1e-6;
         let shift = |s: f64| -> Vec<Tensor> {
             args.iter()
                 .zip(&tangents)
-                .map(|(a, t)| {
-                    if a.dtype().is_float() {
-                        axpy(a, t, s)
-                    } else {
-                        a.clone()
-                    }
-                })
+                .map(|(a, t)| if inexact(a) { axpy(a, t, s) } else { a.clone() })
                 .collect()
         };
         let inl = systolic_autodiff::inline_calls(&module, "main").map_err(|e| e.to_string())?;
         let plus = run(&inl, shift(eps))?;
         let minus = run(&inl, shift(-eps))?;
         for i in 0..outputs.len() {
-            if !plus[i].dtype().is_float() {
+            if !inexact(&plus[i]) {
                 continue;
             }
             let fd: Vec<f64> = plus[i]
@@ -243,7 +273,7 @@ fn check_case(c: &Json) -> Result<(), String> {
                 .zip(minus[i].to_f64_vec())
                 .map(|(p, m)| (p - m) / (2.0 * eps))
                 .collect();
-            let fd = Tensor::new(plus[i].ty().clone(), Data::Float(fd)).unwrap();
+            let fd = from_f64s(&plus[i], fd);
             let m = mismatch(&res[outputs.len() + i], &fd, 1e-5);
             if m > 1.0 {
                 return Err(format!(
@@ -257,11 +287,19 @@ fn check_case(c: &Json) -> Result<(), String> {
 
 #[test]
 fn jax_grad_goldens() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/grad_goldens.json"
-    ))
-    .unwrap();
+    check_golden_file("grad_goldens.json");
+}
+
+/// Complex values: JAX's conventions (complex tangents, transposes without conjugation,
+/// real/imag/complex/abs between the worlds, every FFT type).
+#[test]
+fn jax_complex_grad_goldens() {
+    check_golden_file("complex_grad_goldens.json");
+}
+
+fn check_golden_file(file: &str) {
+    let path = format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(path).unwrap();
     let cases: Json = serde_json::from_str(&text).unwrap();
     let only = std::env::var("GOLDEN").ok();
     let mut failures = vec![];

@@ -1,10 +1,10 @@
 //! Finite-difference and consistency checks of rules with no JAX export on CPU (JAX lowers
-//! these to LAPACK custom calls): triangular_solve and cholesky; and of select_and_scatter
-//! (which JAX's max-pool gradients contain) and deprecated ops.
+//! these to LAPACK custom calls): triangular_solve and cholesky, real and complex; and of
+//! select_and_scatter (which JAX's max-pool gradients contain) and deprecated ops.
 
 use systolic_interp::{Interpreter, Value};
 use systolic_ir::text::parse_module;
-use systolic_ir::{DType, Data, Func, Module, Tensor};
+use systolic_ir::{Complex64, DType, Data, Func, Module, Tensor, TensorType};
 
 fn run(f: &Func, args: Vec<Tensor>) -> Vec<Tensor> {
     let m = Module {
@@ -36,22 +36,47 @@ fn rand(shape: &[i64], seed: u64) -> Tensor {
     Tensor::from_f64(shape.to_vec(), DType::F64, v).unwrap()
 }
 
-fn dot(a: &Tensor, b: &Tensor) -> f64 {
-    a.to_f64_vec()
+/// A deterministic pseudo-random tensor of `like`'s type (f64 or complex128).
+fn rand_like(like: &Tensor, seed: u64) -> Tensor {
+    if !like.dtype().is_complex() {
+        return rand(like.shape(), seed);
+    }
+    let re = rand(like.shape(), seed).to_f64_vec();
+    let im = rand(like.shape(), seed + 1000).to_f64_vec();
+    let z = re
         .iter()
-        .zip(b.to_f64_vec())
-        .map(|(x, y)| x * y)
-        .sum()
+        .zip(im)
+        .map(|(&a, b)| Complex64::new(a, b))
+        .collect();
+    Tensor::new(like.ty().clone(), Data::Complex(z)).unwrap()
+}
+
+/// Re Σ a·b (the pairing JAX's unconjugated transposes are adjoint under).
+fn dot(a: &Tensor, b: &Tensor) -> f64 {
+    let (x, y) = (a.to_f64_vec(), b.to_f64_vec());
+    if a.dtype().is_complex() {
+        return x
+            .chunks(2)
+            .zip(y.chunks(2))
+            .map(|(p, q)| p[0] * q[0] - p[1] * q[1])
+            .sum();
+    }
+    x.iter().zip(y).map(|(x, y)| x * y).sum()
 }
 
 fn shifted(x: &Tensor, t: &Tensor, e: f64) -> Tensor {
-    let v = x
+    let v: Vec<f64> = x
         .to_f64_vec()
         .iter()
         .zip(t.to_f64_vec())
         .map(|(a, b)| a + e * b)
         .collect();
-    Tensor::new(x.ty().clone(), Data::Float(v)).unwrap()
+    let data = if x.dtype().is_complex() {
+        Data::Complex(v.chunks(2).map(|p| Complex64::new(p[0], p[1])).collect())
+    } else {
+        Data::Float(v)
+    };
+    Tensor::new(x.ty().clone(), data).unwrap()
 }
 
 /// Checks forward mode against central differences and reverse mode against forward mode.
@@ -62,7 +87,7 @@ fn check(text: &str, args: Vec<Tensor>) {
     let tangents: Vec<Tensor> = args
         .iter()
         .enumerate()
-        .map(|(i, a)| rand(a.shape(), 100 + i as u64))
+        .map(|(i, a)| rand_like(a, 100 + i as u64))
         .collect();
     let jf = systolic_autodiff::jvp(f).unwrap();
     let mut ins = args.clone();
@@ -104,7 +129,7 @@ fn check(text: &str, args: Vec<Tensor>) {
     let cts: Vec<Tensor> = out[..nout]
         .iter()
         .enumerate()
-        .map(|(k, o)| rand(o.shape(), 200 + k as u64))
+        .map(|(k, o)| rand_like(o, 200 + k as u64))
         .collect();
     let mut ins = args.clone();
     ins.extend(cts.iter().cloned());
@@ -186,6 +211,90 @@ fn cholesky_lower_and_upper() {
   %m = stablehlo.compare {dir}, %r, %k : (tensor<3x3xi32>, tensor<3x3xi32>) -> tensor<3x3xi1>
   %1 = stablehlo.select %m, %0, %z : tensor<3x3xi1>, tensor<3x3xf64>
   return %1 : tensor<3x3xf64>
+}}"#,
+            dir = if lower { "GE" } else { "LE" }
+        );
+        check(&text, vec![a.clone()]);
+    }
+}
+
+/// `a` as complex128 with an imaginary part, kept well conditioned (the diagonal's real part
+/// dominates).
+fn complexified(a: &Tensor, seed: u64) -> Tensor {
+    let im = rand(a.shape(), seed).to_f64_vec();
+    let z = a
+        .to_f64_vec()
+        .iter()
+        .zip(im)
+        .map(|(&re, im)| Complex64::new(re, 0.3 * im))
+        .collect();
+    Tensor::new(
+        TensorType::new(a.shape().to_vec(), DType::C128),
+        Data::Complex(z),
+    )
+    .unwrap()
+}
+
+#[test]
+fn complex_triangular_solve_all_forms() {
+    for left in [true, false] {
+        for lower in [true, false] {
+            for trans in ["NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"] {
+                let bshape = if left { "3x2" } else { "2x3" };
+                let text = format!(
+                    r#"func.func @main(%a: tensor<3x3xcomplex<f64>>, %b: tensor<{bshape}xcomplex<f64>>) -> tensor<{bshape}xcomplex<f64>> {{
+  %0 = "stablehlo.triangular_solve"(%a, %b) {{left_side = {left}, lower = {lower}, unit_diagonal = false, transpose_a = #stablehlo<transpose {trans}>}} : (tensor<3x3xcomplex<f64>>, tensor<{bshape}xcomplex<f64>>) -> tensor<{bshape}xcomplex<f64>>
+  return %0 : tensor<{bshape}xcomplex<f64>>
+}}"#
+                );
+                let shape = if left { [3, 2] } else { [2, 3] };
+                let b = complexified(&rand(&shape, 7), 8);
+                check(&text, vec![complexified(&well_conditioned(3, 3), 4), b]);
+            }
+        }
+    }
+}
+
+#[test]
+fn complex_cholesky_lower_and_upper() {
+    // A = M Mᴴ + 3 I, Hermitian positive definite.
+    let m = complexified(&rand(&[3, 3], 11), 12);
+    let Data::Complex(mv) = m.data() else {
+        unreachable!()
+    };
+    let mut a = vec![Complex64::new(0.0, 0.0); 9];
+    for i in 0..3 {
+        for j in 0..3 {
+            a[i * 3 + j] = (0..3)
+                .map(|k| mv[i * 3 + k] * mv[j * 3 + k].conj())
+                .sum::<Complex64>()
+                + if i == j {
+                    Complex64::new(3.0, 0.0)
+                } else {
+                    Complex64::new(0.0, 0.0)
+                };
+        }
+    }
+    let a = Tensor::new(TensorType::new(vec![3, 3], DType::C128), Data::Complex(a)).unwrap();
+    let c = "complex<f64>";
+    for lower in [true, false] {
+        // Hermitise the input (a + aᴴ) so the perturbed matrix stays Hermitian.
+        let text = format!(
+            r#"func.func @main(%a: tensor<3x3x{c}>) -> tensor<3x3x{c}> {{
+  %t = stablehlo.transpose %a, dims = [1, 0] : (tensor<3x3x{c}>) -> tensor<3x3x{c}>
+  %re = stablehlo.real %t : (tensor<3x3x{c}>) -> tensor<3x3xf64>
+  %im = stablehlo.imag %t : (tensor<3x3x{c}>) -> tensor<3x3xf64>
+  %nim = stablehlo.negate %im : tensor<3x3xf64>
+  %h = stablehlo.complex %re, %nim : tensor<3x3x{c}>
+  %s = stablehlo.add %a, %h : tensor<3x3x{c}>
+  %0 = "stablehlo.cholesky"(%s) {{lower = {lower}}} : (tensor<3x3x{c}>) -> tensor<3x3x{c}>
+  %cz = stablehlo.constant dense<(0.0, 0.0)> : tensor<{c}>
+  %z = stablehlo.broadcast_in_dim %cz, dims = [] : (tensor<{c}>) -> tensor<3x3x{c}>
+  %r = stablehlo.iota dim = 0 : tensor<3x3xi32>
+  %k = stablehlo.iota dim = 1 : tensor<3x3xi32>
+  %m = stablehlo.compare {dir}, %r, %k : (tensor<3x3xi32>, tensor<3x3xi32>) -> tensor<3x3xi1>
+  %1 = stablehlo.select %m, %0, %z : tensor<3x3xi1>, tensor<3x3x{c}>
+  return %1 : tensor<3x3x{c}>
 }}"#,
             dir = if lower { "GE" } else { "LE" }
         );

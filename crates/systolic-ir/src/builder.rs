@@ -263,9 +263,12 @@ impl<E: From<BuildError>> FuncBuilder<E> {
     }
 
     /// A rank-0 constant `x` of `dtype` (booleans: `x != 0`; unsigned: negative values become
-    /// 0). Exact for integers up to 2^53; larger ones go through [`FuncBuilder::constant`].
+    /// 0; complex: `x + 0i`). Exact for integers up to 2^53; larger ones go through
+    /// [`FuncBuilder::constant`].
     pub fn scalar(&mut self, dtype: DType, x: f64) -> Result<ValueId, E> {
-        let s = if dtype.is_float() {
+        let s = if dtype.is_complex() {
+            Scalar::Complex(crate::Complex64::new(x, 0.0))
+        } else if dtype.is_float() {
             Scalar::Float(x)
         } else if dtype.is_bool() {
             Scalar::Bool(x != 0.0)

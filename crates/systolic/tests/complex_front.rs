@@ -219,3 +219,20 @@ fn complex_scalars_are_weak() {
         vec![Complex32::new(0.0, 3.0)]
     );
 }
+
+/// Sums, products and means of complex arrays (the reductions' identities are complex).
+#[test]
+fn complex_reductions() {
+    let z = Array::from_vec(vec![c32(1.0, 2.0), c32(-0.5, 1.0), c32(2.0, -1.0)], &[3]);
+    let s = np::sum(&z, None, false).to_vec::<Complex32>().unwrap();
+    assert_eq!(s, vec![c32(2.5, 2.0)]);
+    // (1+2i)(-0.5+i) = -2.5, times (2-i) = -5+2.5i
+    let p = np::prod(&z, None, false).to_vec::<Complex32>().unwrap();
+    close32(&p, &[c32(-5.0, 2.5)], 1e-6);
+    let m = jit(|z: &Array| np::mean(z, None, false))
+        .call(&z)
+        .unwrap()
+        .to_vec::<Complex32>()
+        .unwrap();
+    close32(&m, &[c32(2.5 / 3.0, 2.0 / 3.0)], 1e-6);
+}

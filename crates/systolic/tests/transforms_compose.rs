@@ -260,7 +260,7 @@ fn an_inner_failure_reaches_the_outer_call() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("requires real-valued inputs") && err.contains("int32"),
+        err.contains("requires real- or complex-valued inputs") && err.contains("int32"),
         "{err}"
     );
     assert!(err.contains("`args[1]`"), "{err}");

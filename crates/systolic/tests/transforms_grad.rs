@@ -84,7 +84,7 @@ fn integer_leaves_are_a_type_error_naming_the_leaf() {
     let loss = |p: &P| np::sum(&(&p.w * &p.w), None, false);
     let err = grad(loss).call(&p).err().expect("an error").to_string();
     assert!(
-        err.starts_with("grad: grad requires real-valued inputs"),
+        err.starts_with("grad: grad requires real- or complex-valued inputs"),
         "{err}"
     );
     assert!(
@@ -98,7 +98,7 @@ fn integer_leaves_are_a_type_error_naming_the_leaf() {
         .expect("an error")
         .to_string();
     assert!(
-        err.contains("value_and_grad requires real-valued inputs"),
+        err.contains("value_and_grad requires real- or complex-valued inputs"),
         "{err}"
     );
     // Booleans too.

@@ -15,7 +15,7 @@ pub(crate) fn conv_jvp(
     y: ValueId,
 ) -> Res<Option<ValueId>> {
     let ty = b.tt(y);
-    if !ty.dtype.is_float() {
+    if !ty.dtype.is_float_or_complex() {
         return Ok(None);
     }
     let l = match t[0] {

@@ -35,7 +35,7 @@ pub(crate) fn dot_jvp(
     y: ValueId,
 ) -> Res<Option<ValueId>> {
     let dt = b.dtype(y);
-    if !dt.is_float() {
+    if !dt.is_float_or_complex() {
         return Ok(None);
     }
     // Dims computed on the primal operands of the built function.

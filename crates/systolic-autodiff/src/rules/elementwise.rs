@@ -1,4 +1,9 @@
 //! Elementwise ops: unary and binary math, CHLO functions, select, clamp, convert.
+//!
+//! Complex values follow JAX: holomorphic functions (exp, log, sqrt, tanh, sine, products, …)
+//! have the same rules as on reals with complex coefficients; `real`, `imag`, `complex` and
+//! `conj` are linear over the reals, transposed without conjugation (`real` ↔ `complex(c̄, 0)`,
+//! `imag` ↔ `complex(0, -c̄)`); `abs` of a complex `x` has tangent `Re(conj(x)/|x| · ẋ)`.
 
 use crate::builder::{AdBuilder, Builder, Res};
 use crate::Error;
@@ -21,11 +26,27 @@ pub(crate) fn unary_jvp(
 ) -> Res<Option<ValueId>> {
     use UnaryOp::*;
     let Some(t) = t else { return Ok(None) };
-    if !b.dtype(y).is_float() {
+    let complex_x = b.dtype(x).is_complex();
+    if !b.dtype(y).is_float_or_complex() {
         return Ok(None);
     }
     match u {
         Negate => Ok(Some(b.neg(t)?)),
+        Abs if complex_x => {
+            // d|x| = Re(conj(x)/|x| · ẋ); at x = 0 the coefficient is 0 (JAX divides by 1).
+            let zero = b.full_like(y, 0.0)?;
+            let one = b.full_like(y, 1.0)?;
+            let is0 = b.compare(Dir::Eq, y, zero)?;
+            let safe = b.select(is0, one, y)?;
+            let re = b.unary(Real, x)?;
+            let im = b.unary(Imag, x)?;
+            let re = b.div(re, safe)?;
+            let nim = b.neg(im)?;
+            let nim = b.div(nim, safe)?;
+            let coef = b.binary(BinaryOp::Complex, re, nim)?;
+            let p = b.mul(t, coef)?;
+            Ok(Some(b.unary(Real, p)?))
+        }
         Abs => {
             let zero = b.full_like(x, 0.0)?;
             let ge = b.compare(Dir::Ge, x, zero)?;
@@ -84,10 +105,10 @@ pub(crate) fn unary_jvp(
         }
         Sign | Floor | Ceil | RoundNearestAfz | RoundNearestEven | IsFinite | Not | Popcnt
         | CountLeadingZeros => Ok(None),
-        Real | Imag => Err(Error::new(format!(
-            "cannot differentiate stablehlo.{}: complex numbers are not supported",
-            u.name()
-        ))),
+        // Linear over the reals; of a real operand, `real` is the identity and `imag` zero.
+        Real | Imag if complex_x => Ok(Some(b.unary(u, t)?)),
+        Real => Ok(Some(t)),
+        Imag => Ok(None),
     }
 }
 
@@ -101,14 +122,7 @@ pub(crate) fn binary_jvp(
     use BinaryOp::*;
     let (a, c) = (x[0], x[1]);
     let (ta, tc) = (t[0], t[1]);
-    // Complex values carry no tangents yet: a tangent entering one would be dropped, so a
-    // gradient through `complex(re, im)` would silently be zero. Refuse instead.
-    if o == Complex && (ta.is_some() || tc.is_some()) {
-        return Err(Error::new(
-            "cannot differentiate stablehlo.complex: complex numbers are not supported",
-        ));
-    }
-    if !b.dtype(y).is_float() {
+    if !b.dtype(y).is_float_or_complex() {
         return Ok(None);
     }
     match o {
@@ -220,9 +234,21 @@ pub(crate) fn binary_jvp(
             b.add_opt(ta, r)
         }
         And | Or | Xor | ShiftLeft | ShiftRightArithmetic | ShiftRightLogical => Ok(None),
-        Complex => Err(Error::new(
-            "cannot differentiate stablehlo.complex: complex numbers are not supported",
-        )),
+        // Linear in both parts: complex(ṙ, i̇), a missing part's tangent zero.
+        Complex => {
+            if ta.is_none() && tc.is_none() {
+                return Ok(None);
+            }
+            let re = match ta {
+                Some(p) => p,
+                None => b.full_like(a, 0.0)?,
+            };
+            let im = match tc {
+                Some(q) => q,
+                None => b.full_like(c, 0.0)?,
+            };
+            Ok(Some(b.binary(Complex, re, im)?))
+        }
     }
 }
 
@@ -235,7 +261,7 @@ pub(crate) fn chlo_unary_jvp(
 ) -> Res<Option<ValueId>> {
     use ChloUnaryOp::*;
     let Some(t) = t else { return Ok(None) };
-    if !b.dtype(y).is_float() {
+    if !b.dtype(y).is_float_or_complex() {
         return Ok(None);
     }
     let one = |b: &mut Builder, v| b.full_like(v, 1.0);
@@ -316,6 +342,9 @@ pub(crate) fn chlo_unary_jvp(
             let c = b.emit(OpKind::ChloBinary(ChloBinaryOp::Polygamma), vec![n, x])?;
             scale(b, t, c)
         }
+        // Emitted as JAX lowers conj, `complex(real(ṫ), -imag(ṫ))`, so the transpose table
+        // needs no rule of its own for it.
+        Conj if b.dtype(x).is_complex() => Ok(Some(conj(b, t)?)),
         Conj => Ok(Some(t)),
         IsInf | IsNegInf | IsPosInf => Ok(None),
         BesselI1e => Err(Error::new(
@@ -332,7 +361,7 @@ pub(crate) fn select_jvp(
     if t[1].is_none() && t[2].is_none() {
         return Ok(None);
     }
-    if !b.dtype(x[1]).is_float() {
+    if !b.dtype(x[1]).is_float_or_complex() {
         return Ok(None);
     }
     let ta = match t[1] {
@@ -397,19 +426,26 @@ pub(crate) fn convert_jvp(
     y: ValueId,
 ) -> Res<Option<ValueId>> {
     let Some(t) = t else { return Ok(None) };
-    if b.dtype(x).is_float() && b.dtype(y).is_complex() {
-        // As for `complex`: the tangent would be dropped, a silent zero gradient.
-        return Err(Error::new(format!(
-            "cannot differentiate stablehlo.convert from {} to {}: complex numbers are not \
-             supported",
-            b.dtype(x).mlir_name(),
-            b.dtype(y).mlir_name()
-        )));
-    }
-    if !(b.dtype(x).is_float() && b.dtype(y).is_float()) {
+    // Between floats and complex numbers in any direction (complex → real keeps the real
+    // part); integers carry no tangent.
+    if !(b.dtype(x).is_float_or_complex() && b.dtype(y).is_float_or_complex()) {
         return Ok(None);
     }
     Ok(Some(b.convert(t, b.dtype(y))?))
+}
+
+/// `conj(v)` of a complex `v`, as `complex(real(v), -imag(v))`.
+pub(crate) fn conj(b: &mut Builder, v: ValueId) -> Res<ValueId> {
+    let re = b.unary(UnaryOp::Real, v)?;
+    let im = b.unary(UnaryOp::Imag, v)?;
+    let nim = b.neg(im)?;
+    b.binary(BinaryOp::Complex, re, nim)
+}
+
+/// `complex(re, im)` with a zero imaginary part.
+fn complex_of_real(b: &mut Builder, re: ValueId) -> Res<ValueId> {
+    let zero = b.full_like(re, 0.0)?;
+    b.binary(BinaryOp::Complex, re, zero)
 }
 
 /// The same op applied to the tangent (ops linear in their operand).
@@ -464,8 +500,30 @@ pub(crate) fn transpose(
             out[0] = Some(b.div(c, operand(1))?);
         }
         OpKind::Unary(UnaryOp::Negate) => out[0] = Some(b.neg(c)?),
+        // `real`/`imag` of a complex tangent (JAX's transposes: no conjugation).
+        OpKind::Unary(UnaryOp::Real) => out[0] = Some(complex_of_real(b, c)?),
+        OpKind::Unary(UnaryOp::Imag) => {
+            let zero = b.full_like(c, 0.0)?;
+            let nc = b.neg(c)?;
+            out[0] = Some(b.binary(Complex, zero, nc)?);
+        }
+        OpKind::Binary(Complex) => {
+            if lin[0] {
+                out[0] = Some(b.unary(UnaryOp::Real, c)?);
+            }
+            if lin[1] {
+                let im = b.unary(UnaryOp::Imag, c)?;
+                out[1] = Some(b.neg(im)?);
+            }
+        }
         OpKind::Convert => {
             let d = b.dtype(operand(0));
+            // A real value converted to complex: the cotangent's real part goes back.
+            let c = if b.dtype(c).is_complex() && !d.is_complex() {
+                b.unary(UnaryOp::Real, c)?
+            } else {
+                c
+            };
             out[0] = Some(b.convert(c, d)?);
         }
         OpKind::ReducePrecision { .. } => out[0] = Some(b.emit(op.kind.clone(), vec![c])?),

@@ -1,12 +1,14 @@
 //! `triangular_solve` (linear in its right-hand side; the matrix's tangent through the
-//! product rule for the inverse) and `cholesky` (L̇ = L·Φ(L⁻¹ sym(Ȧ) L⁻ᵀ), Φ = lower triangle
-//! with the diagonal halved).
+//! product rule for the inverse) and `cholesky` (L̇ = L·Φ(L⁻¹ sym(Ȧ) L⁻ᴴ), Φ = lower triangle
+//! with the diagonal halved, sym(Ȧ) = (Ȧ + Ȧᴴ)/2). On complex matrices the transposes of the
+//! maths are conjugate transposes (Hermitian factors), while the transpose of the linear map
+//! itself does not conjugate (JAX's convention).
 
 use crate::builder::{AdBuilder, Builder, Res};
 use crate::Error;
 use systolic_ir::ComparisonDirection as Dir;
 use systolic_ir::{
-    DType, DotDimensionNumbers, Op, OpKind, Tensor, TensorType, TransposeKind, ValueId,
+    Complex64, DType, DotDimensionNumbers, Op, OpKind, Tensor, TensorType, TransposeKind, ValueId,
 };
 
 /// Swaps the last two dimensions.
@@ -15,6 +17,16 @@ fn mt(b: &mut Builder, x: ValueId) -> Res<ValueId> {
     let mut perm: Vec<i64> = (0..r).collect();
     perm.swap(r as usize - 2, r as usize - 1);
     b.transpose(x, &perm)
+}
+
+/// The conjugate transpose of the trailing matrices (the transpose for real ones).
+fn adjoint(b: &mut Builder, x: ValueId) -> Res<ValueId> {
+    let t = mt(b, x)?;
+    if b.dtype(t).is_complex() {
+        super::elementwise::conj(b, t)
+    } else {
+        Ok(t)
+    }
 }
 
 /// Batched matrix product over leading batch dimensions.
@@ -105,8 +117,10 @@ pub(crate) fn triangular_solve_jvp(
         let mask = triangle(b, a, lower, unit_diagonal)?;
         let zero = b.full_like(ta, 0.0)?;
         let mut m = b.select(mask, ta, zero)?;
-        if transpose_a != TransposeKind::NoTranspose {
-            m = mt(b, m)?;
+        match transpose_a {
+            TransposeKind::NoTranspose => {}
+            TransposeKind::Transpose => m = mt(b, m)?,
+            TransposeKind::Adjoint => m = adjoint(b, m)?,
         }
         let prod = if left_side {
             matmul(b, m, y)?
@@ -130,15 +144,15 @@ pub(crate) fn cholesky_jvp(
         unreachable!()
     };
     let Some(ta) = t[0] else { return Ok(None) };
-    let l = if lower { y } else { mt(b, y)? };
+    let l = if lower { y } else { adjoint(b, y)? };
     // The result's other triangle is not part of the factor.
     let tri = triangle(b, l, true, false)?;
     let zero = b.full_like(l, 0.0)?;
     let l = b.select(tri, l, zero)?;
-    let tat = mt(b, ta)?;
+    let tat = adjoint(b, ta)?;
     let sum = b.add(ta, tat)?;
     let sym = b.mul_const(sum, 0.5)?;
-    let right = solve(b, l, sym, false, true, false, TransposeKind::Transpose)?;
+    let right = solve(b, l, sym, false, true, false, TransposeKind::Adjoint)?;
     let inner = solve(b, l, right, true, true, false, TransposeKind::NoTranspose)?;
     // Φ: the lower triangle with the diagonal halved, as a constant mask.
     let s = b.shape(l);
@@ -150,17 +164,19 @@ pub(crate) fn cholesky_jvp(
         }
     }
     let dt = b.dtype(l);
-    let pm = Tensor::new(
-        TensorType::new(vec![n, n], dt),
-        systolic_ir::Data::Float(phi),
-    )
-    .map_err(|e| Error::new(format!("internal: {e}")))?;
+    let data = if dt.is_complex() {
+        systolic_ir::Data::Complex(phi.iter().map(|&x| Complex64::new(x, 0.0)).collect())
+    } else {
+        systolic_ir::Data::Float(phi)
+    };
+    let pm = Tensor::new(TensorType::new(vec![n, n], dt), data)
+        .map_err(|e| Error::new(format!("internal: {e}")))?;
     let pm = b.constant(pm)?;
     let r = s.len() as i64;
     let pm = b.broadcast_in_dim(pm, &s, &[r - 2, r - 1])?;
     let masked = b.mul(inner, pm)?;
     let dl = matmul(b, l, masked)?;
-    Ok(Some(if lower { dl } else { mt(b, dl)? }))
+    Ok(Some(if lower { dl } else { adjoint(b, dl)? }))
 }
 
 pub(crate) fn transpose(
@@ -183,18 +199,17 @@ pub(crate) fn transpose(
             "internal: a triangular solve with a tangent matrix is not linear",
         ));
     }
-    let flipped = match transpose_a {
-        TransposeKind::NoTranspose => TransposeKind::Transpose,
-        TransposeKind::Transpose | TransposeKind::Adjoint => TransposeKind::NoTranspose,
+    // The plain transpose of X = op(A)⁻¹B in B: op(A)⁻ᵀ. For op = adjoint that is conj(A)⁻¹,
+    // which the op's flags cannot say of A itself, so the matrix is conjugated.
+    let a = op.operands[0];
+    let (a, flipped) = match transpose_a {
+        TransposeKind::NoTranspose => (a, TransposeKind::Transpose),
+        TransposeKind::Transpose => (a, TransposeKind::NoTranspose),
+        TransposeKind::Adjoint if b.dtype(a).is_complex() => {
+            (super::elementwise::conj(b, a)?, TransposeKind::NoTranspose)
+        }
+        TransposeKind::Adjoint => (a, TransposeKind::NoTranspose),
     };
-    let ct = solve(
-        b,
-        op.operands[0],
-        c,
-        left_side,
-        lower,
-        unit_diagonal,
-        flipped,
-    )?;
+    let ct = solve(b, a, c, left_side, lower, unit_diagonal, flipped)?;
     Ok(vec![None, Some(ct)])
 }

@@ -29,7 +29,7 @@
 //! every device along it as it is, and the body's own rules for `psum` (identity) and `pvary`
 //! (`psum`) make the operands' cotangents right; the boundary inserts no collective.
 
-use crate::ad::{is_float_type, Ad};
+use crate::ad::{carries_tangent, Ad};
 use crate::builder::{AdBuilder, Res};
 use crate::rules::control::forward::jvp_block;
 use crate::rules::control::reverse::{in_region, result_cts, Custom};
@@ -74,7 +74,7 @@ fn float_results(src: &Func, op: &Op) -> Vec<usize> {
     op.results
         .iter()
         .enumerate()
-        .filter(|(_, &r)| is_float_type(src.value_type(r)))
+        .filter(|(_, &r)| carries_tangent(src.value_type(r)))
         .map(|(i, _)| i)
         .collect()
 }

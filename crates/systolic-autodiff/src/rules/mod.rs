@@ -11,6 +11,7 @@ pub(crate) mod control;
 pub(crate) mod conv;
 pub(crate) mod dot;
 pub(crate) mod elementwise;
+pub(crate) mod fft;
 pub(crate) mod indexing;
 pub(crate) mod linalg;
 pub(crate) mod manual_computation;
@@ -91,13 +92,10 @@ pub(crate) fn jvp(
         CustomCall { .. } if systolic_ir::host_callback::is_host_callback(&op.kind) => {
             Ok(vec![None; op.results.len()])
         }
-        // An FFT of values without tangents (a constant, a stopped gradient) has none; one
-        // with a tangent needs complex tangents, which autodiff does not carry yet.
-        Fft { .. } if t.iter().all(Option::is_none) => Ok(vec![None; op.results.len()]),
+        Fft { .. } => one(fft::jvp(b, op, t[0])?),
         // No rule yet: the error names the op.
         ChloBinary(_)
         | Map { .. }
-        | Fft { .. }
         | BatchNormInference { .. }
         | BatchNormTraining { .. }
         | BatchNormGrad { .. }
@@ -160,6 +158,7 @@ pub(crate) fn transpose(
         Reduce { .. } => reduce::transpose(b, op, c, lin),
         ReduceWindow { .. } | SelectAndScatter { .. } => window::transpose(b, op, c, lin),
         DotGeneral { .. } => dot::transpose(b, op, c, lin),
+        Fft { .. } => fft::transpose(b, op, c),
         Convolution(_) => conv::transpose(b, op, c, lin),
         TriangularSolve { .. } => linalg::transpose(b, op, c, lin),
         AllReduce { .. }
@@ -200,7 +199,6 @@ pub(crate) fn transpose(
         | Map { .. }
         | Dot { .. }
         | Cholesky { .. }
-        | Fft { .. }
         | BatchNormInference { .. }
         | BatchNormTraining { .. }
         | BatchNormGrad { .. }

@@ -44,7 +44,7 @@ pub(crate) fn reduce_jvp(
         // Variadic reductions (argmax/argmin) are treated as index computations.
         return Ok(vec![None; n]);
     }
-    if !b.dtype(y[0]).is_float() || (t[0].is_none() && t[1].is_none()) {
+    if !b.dtype(y[0]).is_float_or_complex() || (t[0].is_none() && t[1].is_none()) {
         return Ok(vec![None]);
     }
     let rop = op.regions.first().and_then(reducer_op).ok_or_else(|| {

@@ -34,7 +34,7 @@ pub(crate) fn reduce_window_jvp(
     let Some(tv) = t[0] else {
         return Ok(vec![None]);
     };
-    if !b.dtype(y[0]).is_float() {
+    if !b.dtype(y[0]).is_float_or_complex() {
         return Ok(vec![None]);
     }
     let rop = op

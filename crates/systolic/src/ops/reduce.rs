@@ -35,12 +35,12 @@ pub(crate) fn norm_axes(op: &str, x: &Array, axes: Option<&[i64]>) -> Result<Vec
     Ok(out)
 }
 
-/// The identity of the reduction `op` over `dtype` (0 for sums, 1 for products — complex ones
-/// too —, the extremes for max/min).
 pub(crate) fn init_value(op: BinaryOp, dtype: DType) -> Scalar {
     use BinaryOp::*;
     match (op, dtype.kind()) {
         (Add, systolic_ir::DTypeKind::Float) => Scalar::Float(0.0),
+        (Add, systolic_ir::DTypeKind::Complex) => Scalar::Complex(Complex64::new(0.0, 0.0)),
+        (Multiply, systolic_ir::DTypeKind::Complex) => Scalar::Complex(Complex64::new(1.0, 0.0)),
         (Multiply, systolic_ir::DTypeKind::Float) => Scalar::Float(1.0),
         (Maximum, systolic_ir::DTypeKind::Float) => Scalar::Float(f64::NEG_INFINITY),
         (Minimum, systolic_ir::DTypeKind::Float) => Scalar::Float(f64::INFINITY),
@@ -58,8 +58,6 @@ pub(crate) fn init_value(op: BinaryOp, dtype: DType) -> Scalar {
         (Minimum, systolic_ir::DTypeKind::Unsigned) => {
             Scalar::UInt(dtype.unsigned_max().unwrap_or(0))
         }
-        (Add, systolic_ir::DTypeKind::Complex) => Scalar::Complex(Complex64::new(0.0, 0.0)),
-        (Multiply, systolic_ir::DTypeKind::Complex) => Scalar::Complex(Complex64::new(1.0, 0.0)),
         (Maximum | Or, systolic_ir::DTypeKind::Bool) => Scalar::Bool(false),
         (Add, systolic_ir::DTypeKind::Bool) => Scalar::Bool(false),
         _ => Scalar::Bool(true),
@@ -160,7 +158,8 @@ fn minmax(op: &str, kind: BinaryOp, x: &Array, axis: Option<&[i64]>, keepdims: b
     }
 }
 
-/// `jnp.mean(x, axis, keepdims)`: ints and bools give f32; bf16/f16 accumulate in f32.
+/// `jnp.mean(x, axis, keepdims)`: ints and bools give f32; bf16/f16 accumulate in f32;
+/// complex values stay complex.
 ///
 /// ```
 /// use systolic::{numpy as np, Array};
@@ -174,16 +173,15 @@ pub fn mean(x: &Array, axis: Option<&[i64]>, keepdims: bool) -> Array {
         Ok(a) => a,
         Err(e) => return Array::failed(e),
     };
-    let out = if x.element_type().is_float() {
+    let out = if x.element_type().is_float_or_complex() {
         x.element_type()
     } else {
         DType::F32
     };
     let count: i64 = axes.iter().map(|&d| x.dims()[d as usize]).product();
-    let acc = if out == DType::F64 {
-        DType::F64
-    } else {
-        DType::F32
+    let acc = match out {
+        DType::F64 | DType::C64 | DType::C128 => out,
+        _ => DType::F32,
     };
     let xf = convert("mean", x, acc, x.weak_type());
     let s = reduce("mean", BinaryOp::Add, &xf, &axes);

@@ -30,9 +30,12 @@ pub(crate) fn leaves_of<T: Tree>(t: &T) -> Vec<Array> {
     v
 }
 
-/// A constant `x` of `ty` (staged under a trace, else on the default device).
+/// A constant `x` of `ty` (staged under a trace, else on the default device; `x + 0i` for a
+/// complex `ty`).
 pub(crate) fn filled(ty: &TensorType, x: f64) -> Result<Array> {
-    let s = if ty.dtype.is_float() {
+    let s = if ty.dtype.is_complex() {
+        Scalar::Complex(systolic_ir::Complex64::new(x, 0.0))
+    } else if ty.dtype.is_float() {
         Scalar::Float(x)
     } else if ty.dtype.is_bool() {
         Scalar::Bool(x != 0.0)
@@ -77,17 +80,29 @@ pub(crate) fn stage_tree<A: Tree>(
     Ok((staged, leaves))
 }
 
-/// Which input leaves a reverse-mode transformation differentiates, and whether integer and
-/// boolean ones may be among them.
+/// Which input leaves a reverse-mode transformation differentiates, whether integer and
+/// boolean ones may be among them, and whether the function is holomorphic.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Wrt {
     /// Leaf positions (in [`Tree::leaves`] order); `None`: every leaf.
     pub(crate) leaves: Option<Vec<usize>>,
     /// JAX's `allow_int`: integer leaves get a zero gradient instead of an error.
     pub(crate) allow_int: bool,
+    /// JAX's `holomorphic=True`: complex inputs and a complex output, whose cotangent is 1.
+    pub(crate) holomorphic: bool,
+    /// Complex inputs are refused too (jacfwd/jacrev, whose Jacobians are of real maps).
+    pub(crate) real_only: bool,
 }
 
 impl Wrt {
+    /// Every leaf, real inputs only (jacfwd/jacrev).
+    pub(crate) fn real_only() -> Wrt {
+        Wrt {
+            real_only: true,
+            ..Wrt::default()
+        }
+    }
+
     /// The leaf positions to differentiate among `leaves`, after checking their dtypes: an
     /// integer or boolean one is an error naming its path (JAX's TypeError) unless
     /// `allow_int`.
@@ -110,17 +125,52 @@ impl Wrt {
                 ),
             ));
         }
-        if !self.allow_int
-            && let Some(&i) = wrt.iter().find(|&&i| !leaves[i].element_type().is_float())
+        let path_of = |i: usize| args.def().paths().get(i).cloned().unwrap_or_default();
+        if self.holomorphic
+            && let Some(&i) = wrt
+                .iter()
+                .find(|&&i| !leaves[i].element_type().is_complex())
         {
-            let path = args.def().paths().get(i).cloned().unwrap_or_default();
             return Err(Error::op(
                 what,
                 format!(
-                    "{what} requires real-valued inputs (a floating dtype, JAX's np.inexact), \
-                     but got {} at `args{path}`; to differentiate with respect to integer or \
-                     boolean inputs use vjp or set allow_int(true)",
-                    leaves[i].element_type().numpy_name()
+                    "{what} with holomorphic(true) requires inputs with complex dtype, but got \
+                     {} at `args{}`",
+                    leaves[i].element_type().numpy_name(),
+                    path_of(i)
+                ),
+            ));
+        }
+        if self.real_only
+            && let Some(&i) = wrt.iter().find(|&&i| leaves[i].element_type().is_complex())
+        {
+            return Err(Error::op(
+                what,
+                format!(
+                    "{what} requires real-valued inputs (a floating dtype), but got {} at \
+                     `args{}`; for complex inputs use jvp or vjp directly",
+                    leaves[i].element_type().numpy_name(),
+                    path_of(i)
+                ),
+            ));
+        }
+        if !self.allow_int
+            && let Some(&i) = wrt
+                .iter()
+                .find(|&&i| !leaves[i].element_type().is_float_or_complex())
+        {
+            let wanted = if self.real_only {
+                "real-valued inputs (a floating dtype)"
+            } else {
+                "real- or complex-valued inputs (a floating or complex dtype, JAX's np.inexact)"
+            };
+            return Err(Error::op(
+                what,
+                format!(
+                    "{what} requires {wanted}, but got {} at `args{}`; to differentiate with \
+                     respect to integer or boolean inputs use vjp or set allow_int(true)",
+                    leaves[i].element_type().numpy_name(),
+                    path_of(i)
                 ),
             ));
         }
@@ -137,7 +187,7 @@ fn value_and_grad_leaves<A: Tree>(
     f: impl FnOnce(&A) -> Result<Vec<Array>>,
 ) -> Result<(Vec<Array>, Vec<Array>)> {
     let (staged, leaves) = stage_tree(what, args, f)?;
-    let wrt = wrt.resolve(what, args, &leaves)?;
+    let positions = wrt.resolve(what, args, &leaves)?;
     let out_ty = staged
         .func
         .result_types
@@ -145,15 +195,37 @@ fn value_and_grad_leaves<A: Tree>(
         .and_then(|t| t.as_tensor())
         .cloned()
         .ok_or_else(|| Error::op(what, "the function returned nothing"))?;
-    if !out_ty.shape.is_empty() || !out_ty.dtype.is_float() {
+    if !out_ty.shape.is_empty() {
         return Err(Error::op(
             what,
             format!(
-                "the function must return a float scalar to be differentiated, got {}",
+                "the function must return a scalar to be differentiated, got {}",
                 crate::array::describe(&out_ty)
             ),
         ));
     }
+    // JAX's checks and messages: a real output, or a complex one under holomorphic(true).
+    if wrt.holomorphic && !out_ty.dtype.is_complex() {
+        return Err(Error::op(
+            what,
+            format!(
+                "{what} with holomorphic(true) requires outputs with complex dtype, but got {}",
+                crate::array::describe(&out_ty)
+            ),
+        ));
+    }
+    if !wrt.holomorphic && !out_ty.dtype.is_float() {
+        return Err(Error::op(
+            what,
+            format!(
+                "{what} requires real-valued outputs (a floating dtype), but got {}. For \
+                 holomorphic differentiation, set holomorphic(true); for non-holomorphic \
+                 functions with complex outputs, use vjp directly",
+                crate::array::describe(&out_ty)
+            ),
+        ));
+    }
+    let wrt = positions;
     let df = systolic_autodiff::vjp(&staged.func, &wrt).map_err(|e| ad_err(what, e))?;
     let mut call_args = leaves.clone();
     call_args.extend(staged.captures.iter().cloned());
@@ -211,7 +283,7 @@ impl<A: Tree, F: Function<A, Output = Array>> Grad<A, F> {
     /// let g = grad(|(x, n): &(Array, Array)| x * &systolic::numpy::astype(n, systolic_ir::DType::F32));
     /// let args = (Array::scalar(2.0f32), Array::scalar(3i32));
     /// let err = g.call(&args).unwrap_err().to_string();
-    /// assert!(err.contains("requires real-valued inputs") && err.contains("int32"), "{err}");
+    /// assert!(err.contains("requires real- or complex-valued inputs") && err.contains("int32"), "{err}");
     /// assert!(err.contains("`args[1]`"), "{err}");
     /// ```
     pub fn call(&self, args: &A) -> Result<A> {
@@ -232,6 +304,27 @@ impl<A: Tree, F: Function<A, Output = Array>> Grad<A, F> {
     /// ```
     pub fn allow_int(mut self, allow: bool) -> Self {
         self.wrt.allow_int = allow;
+        self
+    }
+
+    /// JAX's `holomorphic=True`: `f` maps complex inputs to a complex scalar and is
+    /// holomorphic; the result is its complex derivative (the cotangent seeded with `1 + 0i`).
+    /// Without it, complex inputs are allowed but the output must be real, and the gradient
+    /// is the conjugate of the steepest-ascent direction, as JAX returns it.
+    ///
+    /// ```
+    /// use systolic::{grad, numpy as np, Array};
+    /// use systolic::Complex64;
+    /// let z = Array::from_vec(vec![Complex64::new(1.0, 2.0)], &[]);
+    /// // d/dz z² = 2z
+    /// let d = grad(|z: &Array| z * z).holomorphic(true).call(&z).unwrap();
+    /// assert_eq!(d.to_vec::<Complex64>().unwrap(), vec![Complex64::new(2.0, 4.0)]);
+    /// // A real loss of a complex input: |z|² gives 2·conj(z).
+    /// let g = grad(|z: &Array| np::real(&(z * &np::conj(z)))).call(&z).unwrap();
+    /// assert_eq!(g.to_vec::<Complex64>().unwrap(), vec![Complex64::new(2.0, -4.0)]);
+    /// ```
+    pub fn holomorphic(mut self, holomorphic: bool) -> Self {
+        self.wrt.holomorphic = holomorphic;
         self
     }
 
@@ -258,7 +351,7 @@ impl<A: Tree, F: Function<A, Output = Array>> Grad<A, F> {
     pub fn argnums<S: ArgNums<A>>(self, select: S) -> GradArgnums<A, S, F> {
         GradArgnums {
             f: self.f,
-            allow_int: self.wrt.allow_int,
+            wrt: self.wrt,
             select,
             _a: PhantomData,
         }
@@ -269,7 +362,8 @@ impl<A: Tree, F: Function<A, Output = Array>> Grad<A, F> {
 /// [`Grad::argnums`] and [`ValueAndGrad::argnums`].
 pub struct GradArgnums<A, S, F> {
     f: F,
-    allow_int: bool,
+    /// `allow_int` and `holomorphic` (the leaves come from the selection).
+    wrt: Wrt,
     select: S,
     _a: PhantomData<fn(&A)>,
 }
@@ -291,7 +385,7 @@ impl<A: Tree, S: ArgNums<A>, F: Function<A, Output = Array>> GradArgnums<A, S, F
     pub fn value_and_grad(&self, args: &A) -> Result<(Array, S::Out)> {
         let wrt = Wrt {
             leaves: Some(self.select.positions(args)),
-            allow_int: self.allow_int,
+            ..self.wrt.clone()
         };
         let (mut outs, grads) =
             value_and_grad_leaves("grad", args, &wrt, |a| Ok(vec![self.f.call(a)?]))?;
@@ -435,6 +529,12 @@ impl<A: Tree, F: Function<A, Output = Array>> ValueAndGrad<A, F> {
         self
     }
 
+    /// As [`Grad::holomorphic`].
+    pub fn holomorphic(mut self, holomorphic: bool) -> Self {
+        self.wrt.holomorphic = holomorphic;
+        self
+    }
+
     /// As [`Grad::argnums`]; call [`GradArgnums::value_and_grad`] for the value too.
     ///
     /// ```
@@ -446,7 +546,7 @@ impl<A: Tree, F: Function<A, Output = Array>> ValueAndGrad<A, F> {
     pub fn argnums<S: ArgNums<A>>(self, select: S) -> GradArgnums<A, S, F> {
         GradArgnums {
             f: self.f,
-            allow_int: self.wrt.allow_int,
+            wrt: self.wrt,
             select,
             _a: PhantomData,
         }

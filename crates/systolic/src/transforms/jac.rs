@@ -57,7 +57,7 @@ fn jacfwd_leaves<A: Tree>(
     f: &LeafFn<'_, A>,
 ) -> Result<(Vec<Array>, Vec<Vec<Array>>)> {
     let (staged, leaves) = stage_tree(what, args, f)?;
-    Wrt::default().resolve(what, args, &leaves)?;
+    Wrt::real_only().resolve(what, args, &leaves)?;
     let total: i64 = leaves.iter().map(size_of).sum();
     let mut call_args = leaves.clone();
     call_args.extend(staged.captures.iter().cloned());
@@ -113,7 +113,7 @@ fn jacrev_leaves<A: Tree>(
     f: &LeafFn<'_, A>,
 ) -> Result<(Vec<Array>, Vec<Vec<Array>>)> {
     let (staged, leaves) = stage_tree(what, args, f)?;
-    let wrt = Wrt::default().resolve(what, args, &leaves)?;
+    let wrt = Wrt::real_only().resolve(what, args, &leaves)?;
     let out_types: Vec<_> = staged
         .func
         .result_types
@@ -124,6 +124,17 @@ fn jacrev_leaves<A: Tree>(
                 .ok_or_else(|| Error::op(what, "a non-tensor output"))
         })
         .collect::<Result<_>>()?;
+    // JAX's check: the rows of a reverse-mode Jacobian are cotangents of real outputs.
+    if let Some(t) = out_types.iter().find(|t| t.dtype.is_complex()) {
+        return Err(Error::op(
+            what,
+            format!(
+                "{what} requires real-valued outputs (a floating dtype), but got {}; for \
+                 complex outputs use vjp directly",
+                crate::array::describe(t)
+            ),
+        ));
+    }
     let outs_like: Vec<Array> = out_types
         .iter()
         .map(|t| filled(t, 0.0))

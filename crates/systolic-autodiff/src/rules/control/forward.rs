@@ -2,7 +2,7 @@
 //! in place (tangents become extra branch results and loop carries). Reverse mode's rules for
 //! them are in [`super::reverse`] (they recompute what they need).
 
-use crate::ad::{is_float_type, Ad};
+use crate::ad::{carries_tangent, Ad};
 use crate::builder::Res;
 use crate::Error;
 use systolic_ir::{Block, Op, OpKind, Region, ReturnKind, ValueId};
@@ -57,7 +57,7 @@ pub(crate) fn jvp(ad: &mut Ad, op: &Op) -> Res<()> {
         .results
         .iter()
         .enumerate()
-        .filter(|(_, &r)| is_float_type(ad.src.value_type(r)))
+        .filter(|(_, &r)| carries_tangent(ad.src.value_type(r)))
         .map(|(i, _)| i)
         .collect();
     let (operands, regions) = match &op.kind {

@@ -4,7 +4,7 @@
 //! backward rule ([`custom_backward`]) emits a backward `case` whose branches recompute their
 //! forward values, or a backward loop over the stacked carries.
 
-use crate::ad::{captured, is_float_type, Ad};
+use crate::ad::{captured, carries_tangent, Ad};
 use crate::builder::{AdBuilder, Res};
 use crate::vjp::vjp_block_recomputing;
 use crate::Error;
@@ -127,7 +127,7 @@ pub(crate) fn linearize_control(ad: &mut Ad, op: &Op) -> Res<()> {
     let mut lin_out = vec![];
     for &r in &op.results {
         let ty = ad.src.value_type(r).clone();
-        if is_float_type(&ty) {
+        if carries_tangent(&ty) {
             let v = ad.b.param(ty);
             ad.tangent.insert(r, v);
             lin_out.push(v);
@@ -166,7 +166,7 @@ pub(crate) fn result_cts(
     let mut cts = vec![];
     let mut k = 0;
     for (i, &r) in op.results.iter().enumerate() {
-        if is_float_type(ad.src.value_type(r)) {
+        if carries_tangent(ad.src.value_type(r)) {
             let c = match cts_out.get(k).copied().flatten() {
                 Some(c) => c,
                 None => {

@@ -12,7 +12,7 @@ use crate::error::{InterpError, Result};
 use crate::operands::{check_result, expect_count, make, result_tensor, tensor};
 use crate::value::Value;
 use systolic_ir::{
-    numerics, ChloBinaryOp, ChloUnaryOp, DType, Data, OpKind, Tensor, TensorType, Type,
+    numerics, ChloBinaryOp, ChloUnaryOp, Complex64, DType, Data, OpKind, Tensor, TensorType, Type,
 };
 
 /// Evaluates an op of this family.
@@ -55,11 +55,19 @@ pub fn unary(op: ChloUnaryOp, x: &Tensor, out: &TensorType) -> Result<Tensor> {
     }
     check_result(out, x.shape(), dtype)?;
     let data = match (op, x.data()) {
-        // The verifier keeps CHLO ops to real types; called directly, conj is still right.
+        // JAX emits conj (and the holomorphic functions below) on complex values.
         (Conj, Data::Complex(v)) => Data::Complex(v.iter().map(|z| z.conj()).collect()),
         (Conj, d) => d.clone(),
         (Square, Data::Int(v)) => Data::Int(v.iter().map(|&a| a.wrapping_mul(a)).collect()),
         (Square, Data::UInt(v)) => Data::UInt(v.iter().map(|&a| a.wrapping_mul(a)).collect()),
+        (_, Data::Complex(v)) => {
+            let f = complex_fn(op).ok_or_else(unsupported)?;
+            Data::Complex(
+                v.iter()
+                    .map(|&z| super::elementwise::complex::rounded(dtype, f(z)))
+                    .collect(),
+            )
+        }
         (ErfInv, Data::Float(v)) => Data::Float(
             v.iter()
                 .map(|&a| {
@@ -105,6 +113,27 @@ fn float_fn(op: ChloUnaryOp) -> Option<fn(f64) -> f64> {
         Square => |a| a * a,
         Tan => f64::tan,
         Conj | ErfInv | IsInf | IsNegInf | IsPosInf => return None,
+    })
+}
+
+/// The complex function of a CHLO unary op JAX emits on complex values (`jnp.square`,
+/// `jnp.sinh`, `jnp.arcsin`, …): the principal branches, as numpy's.
+fn complex_fn(op: ChloUnaryOp) -> Option<fn(Complex64) -> Complex64> {
+    use ChloUnaryOp::*;
+    Some(match op {
+        Square => |z| z * z,
+        Sinh => Complex64::sinh,
+        Cosh => Complex64::cosh,
+        Tan => Complex64::tan,
+        Asin => Complex64::asin,
+        Acos => Complex64::acos,
+        Atan => Complex64::atan,
+        Asinh => Complex64::asinh,
+        Acosh => Complex64::acosh,
+        Atanh => Complex64::atanh,
+        Conj | BesselI1e | Digamma | Erf | Erfc | ErfInv | Lgamma | IsInf | IsNegInf | IsPosInf => {
+            return None
+        }
     })
 }
 

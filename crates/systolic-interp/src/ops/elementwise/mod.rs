@@ -15,7 +15,7 @@
 
 mod binary;
 mod compare;
-mod complex;
+pub(crate) mod complex;
 mod convert;
 mod select;
 mod unary;
