@@ -10,7 +10,8 @@ Complex results enter through their real and imaginary parts with real weights, 
 part of the rule is exercised (|det|² and re(det) + im(det), slogdet's sign's parts, ...).
 
 Each case's inputs are [differentiated arguments..., weights...]; its outputs are [loss,
-gradient per differentiated argument]. The case name says the function, the dtype, and which
+gradient per differentiated argument]. The `holo_` cases are `grad(holomorphic=True)` of
+complex-valued sums of holomorphic functions of their first input (the others are constants). The case name says the function, the dtype, and which
 inputs are differentiated (`_ab`: the first two, else the first).
 
 Run: /root/.cache/systolic-jax-venv/bin/python scripts/complex_linalg_grad_goldens.py
@@ -237,6 +238,31 @@ for batch, btag in [((), ""), ((2,), "_batched")]:
     both(f"scipy_expm{btag}", expm_loss, [cnormal(sq) * 0.3], [weights(sq)])
     both(f"scipy_expm_large{btag}", expm_loss, [cnormal(sq) * 3.0], [weights(sq)])
     both(f"scipy_eigh{btag}", scipy_eigh_loss, [herm(sq)], [weights(sq)])
+
+# grad(holomorphic=True) of complex-valued sums of holomorphic functions of a (the constants
+# b are complex, the weights real): det, inv, solve, matrix_power, expm, lu_solve and a
+# triangular solve.
+def holo(name, f, a, consts):
+    for dtype, tag in [(jnp.complex64, "c64"), (jnp.complex128, "c128")]:
+        real = jnp.float32 if dtype == jnp.complex64 else jnp.float64
+        x = jnp.asarray(a, dtype)
+        cs = [jnp.asarray(c, dtype if np.iscomplexobj(c) else real) for c in consts]
+        value, g = jax.value_and_grad(lambda x: f(x, *cs), holomorphic=True)(x)
+        cases.case(f"holo_{name}_{tag}", [x, *cs], [value, g])
+
+
+holo("det", lambda a: S(jnp.linalg.det(a)), general((4, 4)), [])
+holo("det_batched", lambda a: S(jnp.linalg.det(a)), general((2, 4, 4)), [])
+holo("inv", lambda a, c: S(c * jnp.linalg.inv(a)), general((4, 4)), [weights((4, 4))])
+holo("solve", lambda a, b, c: S(c * jnp.linalg.solve(a, b)), general((4, 4)),
+     [cnormal((4, 2)), weights((4, 2))])
+holo("matrix_power3", lambda a, c: S(c * jnp.linalg.matrix_power(a, 3)), general((4, 4)) * 0.5,
+     [weights((4, 4))])
+holo("expm", lambda a, c: S(c * jsl.expm(a)), cnormal((4, 4)) * 0.3, [weights((4, 4))])
+holo("lu_solve", lambda a, b: S(jsl.lu_solve(jsl.lu_factor(a), b)), general((4, 4)),
+     [cnormal((4, 2))])
+holo("solve_triangular", lambda a, b: S(jsl.solve_triangular(a, b, lower=True)),
+     lower_tri((4, 4)), [cnormal((4, 2))])
 
 # lstsq is 2-D only.
 both("lstsq_ab", lstsq_loss, [general((6, 3)), cnormal((6, 2))], [weights((3, 2))])

@@ -3,7 +3,9 @@
 //! `scripts/complex_linalg_grad_goldens.py`): a real loss of complex inputs per function
 //! (invariant to the decompositions' phase freedoms), its value and JAX's gradients
 //! (`jax.grad`'s convention for complex inputs: `∂L/∂x − i·∂L/∂y`), complex64 and complex128,
-//! eagerly and under `jit`, one batched case each; and in complex128 the gradients against
+//! eagerly and under `jit`, one batched case each; `grad(holomorphic = true)` of complex sums
+//! of holomorphic functions (det, inv, solve, matrix_power, expm, lu_solve, a triangular
+//! solve); `vmap(grad)` against the batched goldens; and in complex128 the gradients against
 //! central differences of the same loss along complex directions (`dL = re(Σ g·d)`). One
 //! deliberate difference: JAX's `solve(assume_a="pos")` gradient on complex matrices is not
 //! the derivative (see the test of it), ours is.
@@ -174,8 +176,46 @@ fn value_and_grads(name: &'static str, x: &[Array]) -> Vec<Array> {
     out
 }
 
+/// The complex-valued function of a `holo_` case (the script's `holo` lambdas), of `x[0]`
+/// with the constants `x[1..]`.
+fn holomorphic(name: &str, x: &[Array]) -> Array {
+    let a = &x[0];
+    match base(name) {
+        "holo_det" => s(&linalg::det(a)),
+        "holo_inv" => s(&mul(&x[1], &linalg::inv(a))),
+        "holo_solve" => s(&mul(&x[2], &linalg::solve(a, &x[1]))),
+        "holo_matrix_power3" => s(&mul(&x[1], &linalg::matrix_power(a, 3))),
+        "holo_expm" => s(&mul(&x[1], &sl::expm(a))),
+        "holo_lu_solve" => {
+            let (lu, piv) = sl::lu_factor(a);
+            s(&sl::lu_solve((&lu, &piv), &x[1], 0))
+        }
+        "holo_solve_triangular" => s(&sl::solve_triangular(a, &x[1], Trans::N, true, false)),
+        other => panic!("no holomorphic function for case {other}"),
+    }
+}
+
+/// `grad(holomorphic = true)` of a `holo_` case: the value and the derivative in `x[0]`.
+fn holomorphic_op(name: &'static str) -> OpFn {
+    let _ = holomorphic(name, &inputs(name)); // an unknown case panics here
+    Box::new(move |x| {
+        let consts = x[1..].to_vec();
+        let f = value_and_grad(move |a: &Array| {
+            let mut all = vec![a.clone()];
+            all.extend(consts.iter().cloned());
+            holomorphic(name, &all)
+        })
+        .holomorphic(true);
+        let (v, g) = f.call(&x[0]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        vec![v, g]
+    })
+}
+
 fn op(name: &str) -> OpFn {
     let name: &'static str = Box::leak(name.to_string().into_boxed_str());
+    if name.starts_with("holo_") {
+        return holomorphic_op(name);
+    }
     let _ = loss(name, &inputs(name)); // an unknown case panics here
     Box::new(move |x| value_and_grads(name, x))
 }
@@ -222,6 +262,13 @@ fn numpy_linalg_gradients_on_complex_matrices_match_jax() {
         "norm",
     ];
     run_cases_with(golden(), &numpy, op, tolerance);
+}
+
+/// `grad(holomorphic = true)` through det, inv, solve, matrix_power, expm, lu_solve and a
+/// triangular solve (complex-valued sums; the derivative, not its conjugate).
+#[test]
+fn holomorphic_gradients_match_jax() {
+    run_cases_with(golden(), &["holo_"], op, tolerance);
 }
 
 #[test]
@@ -310,7 +357,7 @@ fn direction(like: &Array, seed: u64) -> Array {
 fn complex_gradients_match_finite_differences() {
     let mut failures = vec![];
     for name in golden()["cases"].as_object().unwrap().keys() {
-        if !name.contains("_c128") {
+        if !name.contains("_c128") || name.starts_with("holo_") {
             continue;
         }
         let name: &'static str = Box::leak(name.clone().into_boxed_str());
@@ -352,7 +399,10 @@ fn vmap_of_grad_matches_the_batched_complex_goldens() {
     let mut failures = vec![];
     let mut n = 0;
     for name in golden()["cases"].as_object().unwrap().keys() {
-        if !name.ends_with("_batched_c128") || name.contains("solve_pos") {
+        if !name.ends_with("_batched_c128")
+            || name.contains("solve_pos")
+            || name.starts_with("holo_")
+        {
             continue;
         }
         n += 1;
