@@ -97,9 +97,10 @@ pub(crate) fn rhs_as_matrices(
     Ok((a, b, b2, vector))
 }
 
-/// `a` (already [`matrices`]) and `b` promoted together (JAX's `promote_dtypes_inexact`),
-/// refusing a promotion that leaves LAPACK's four types (a complex `b` with an `a` whose
-/// complex counterpart does not exist cannot happen: `a` is f32 or wider).
+/// `a` (already [`matrices`], so f32 or wider) and `b` promoted together (JAX's
+/// `promote_dtypes_inexact`: a complex `b` makes a real `a` complex, an f64 one makes an f32
+/// `a` f64), neither weakly typed. The result is one of LAPACK's four types because `a` is;
+/// the check says so with both dtypes should promotion ever disagree.
 pub(crate) fn promote_pair(op: &str, a: &Array, b: &Array) -> Result<(Array, Array), Error> {
     let (a2, b2) = crate::ops::ufuncs::promote_inexact_same_shape(op, a, b)?;
     if !matches!(
@@ -116,7 +117,7 @@ pub(crate) fn promote_pair(op: &str, a: &Array, b: &Array) -> Result<(Array, Arr
             ),
         ));
     }
-    // A weakly typed b (a Python scalar's type) does not make the result weak.
+    // A weakly typed b (a Python scalar's type) does not make the results weak.
     let strong = |x: Array| {
         if x.weak_type() {
             crate::ops::elementwise::convert(op, &x, x.element_type(), false)
