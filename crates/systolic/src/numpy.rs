@@ -66,5 +66,7 @@ pub mod linalg {
         det, eig, eigh, eigvals, eigvalsh, inv, lstsq, matrix_power, matrix_rank, pinv, qr,
         slogdet, solve, svd,
     };
-    pub use crate::ops::np_linalg::{cholesky, norm, solve_triangular, triangular_solve, NormOrd};
+    pub use crate::ops::np_linalg::{
+        cholesky, norm, solve_triangular, triangular_solve, NormOrd, Trans,
+    };
 }

@@ -5,8 +5,9 @@
 
 /// `jax.scipy.linalg`: LU (`lu`, `lu_factor`, `lu_solve`), Cholesky (`cho_factor`,
 /// `cho_solve`), `solve` (with `assume_a = "pos"`), `solve_triangular`, `expm`, `det`, `inv`,
-/// `qr`, `svd` and `eigh`, all differentiable.
+/// `qr`, `svd` and `eigh`, all differentiable, on real and complex matrices.
 pub mod linalg {
+    pub use crate::ops::np_linalg::Trans;
     pub use crate::ops::scipy_linalg::{
         cho_factor, cho_solve, det, eigh, expm, inv, lu, lu_factor, lu_solve, qr, solve,
         solve_triangular, svd,

@@ -7,6 +7,8 @@
 mod api_semantics;
 mod complex_front;
 mod complex_grad;
+mod complex_linalg;
+mod complex_linalg_grad;
 mod constructs_golden;
 mod control_flow;
 mod conv_transpose;

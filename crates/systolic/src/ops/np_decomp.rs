@@ -1,14 +1,18 @@
 //! `jnp.linalg`'s decompositions, staged as the LAPACK custom calls JAX emits on CPU
-//! (`custom_call @lapack_{s,d}{getrf,geqrf,orgqr,syevd,gesdd,trsm}_ffi`, see
-//! `systolic_ir::lapack`), so a program traced here is the program JAX would export and runs
+//! (`custom_call @lapack_{s,d,c,z}{getrf,geqrf,orgqr,syevd,gesdd,trsm,geev}_ffi`, with
+//! `ungqr`/`heevd` for complex matrices; see `systolic_ir::lapack`), so a program traced here is the program JAX would export and runs
 //! eagerly, under `jit` and on both backends (the interpreter and the CPU compiler share one
 //! implementation of the calls).
 //!
-//! `float32` and `float64` (integers are promoted to `float32` first, as JAX does; LAPACK has
-//! no half-precision routines); `eig`/`eigvals` take complex matrices too. The complex LAPACK
-//! routines run programs JAX exports, but the other functions here do not take complex input
-//! yet (their conjugate transposes and differentiation rules are real-only). A factorisation
-//! that fails (`info ≠ 0`) gives NaN, as in JAX.
+//! `float32`, `float64`, `complex64` and `complex128` (integers are promoted to `float32`
+//! first, as JAX does; LAPACK has no half-precision routines). Complex matrices take LAPACK's
+//! complex routines (`cgetrf`, `cheevd`, `cungqr`, …) and JAX's conventions: wherever a real
+//! formula transposes an orthogonal factor or a symmetric part, the complex one takes the
+//! conjugate transpose ([`mh`]); the eigenvalues of Hermitian matrices, singular values,
+//! `log|det|`, norms and residuals are real (of the parts' type), and `slogdet`'s sign is a
+//! unit complex number. A matrix and a right-hand side of different dtypes are promoted
+//! together (JAX's `promote_dtypes_inexact`: real `a` with complex `b` solves in complex). A
+//! factorisation that fails (`info ≠ 0`) gives NaN, as in JAX.
 //!
 //! This module holds the primal computations (`*_raw`: the calls and the arithmetic around
 //! them). The public functions hand them to `np_decomp_rules`, which attaches JAX's
@@ -35,34 +39,21 @@ pub(crate) fn or_fail(r: Result<Array, Error>) -> Array {
     r.unwrap_or_else(Array::failed)
 }
 
-/// `a` as a batch of float32/float64 matrices.
-pub(crate) fn matrices(op: &str, a: &Array) -> Result<Array, Error> {
-    matrices_of(op, a, false)
-}
-
-/// `a` as a batch of square float32/float64 matrices.
-pub(crate) fn square(op: &str, a: &Array) -> Result<Array, Error> {
-    square_of(op, a, false)
-}
-
-/// `a` as a batch of float matrices, or complex ones too when `complex` (integers become
+/// `a` as a batch of float32, float64, complex64 or complex128 matrices (integers become
 /// float32 first, as JAX promotes them).
-fn matrices_of(op: &str, a: &Array, complex: bool) -> Result<Array, Error> {
+pub(crate) fn matrices(op: &str, a: &Array) -> Result<Array, Error> {
     a.check()?;
     let a = to_inexact(op, a);
-    let dtype = a.element_type();
-    let fits = matches!(dtype, DType::F32 | DType::F64)
-        || (complex && matches!(dtype, DType::C64 | DType::C128));
+    let fits = matches!(
+        a.element_type(),
+        DType::F32 | DType::F64 | DType::C64 | DType::C128
+    );
     if a.rank() < 2 || !fits {
-        let kinds = if complex {
-            "float32, float64, complex64 or complex128"
-        } else {
-            "float32 or float64"
-        };
         return Err(Error::op(
             op,
             format!(
-                "expected {kinds} matrices [..., m, n], got {}",
+                "expected float32 or float64 matrices (or complex64, complex128) \
+                 [..., m, n], got {}",
                 describe(a.aval())
             ),
         ));
@@ -70,9 +61,9 @@ fn matrices_of(op: &str, a: &Array, complex: bool) -> Result<Array, Error> {
     Ok(a)
 }
 
-/// [`matrices_of`], square.
-fn square_of(op: &str, a: &Array, complex: bool) -> Result<Array, Error> {
-    let a = matrices_of(op, a, complex)?;
+/// [`matrices`], square.
+pub(crate) fn square(op: &str, a: &Array) -> Result<Array, Error> {
+    let a = matrices(op, a)?;
     let n = a.rank();
     if a.dims()[n - 1] != a.dims()[n - 2] {
         return Err(Error::op(
@@ -86,19 +77,55 @@ fn square_of(op: &str, a: &Array, complex: bool) -> Result<Array, Error> {
     Ok(a)
 }
 
-/// `b` in `a`'s element type, and as matrices `[..., n, k]` for square `a` `[..., n, n]` (a
-/// vector per matrix when `b` has one dimension fewer than `a`, or is 1-D), and whether it was
-/// vectors (to squeeze back).
-pub(crate) fn rhs_as_matrices(a: &Array, b: &Array) -> Result<(Array, Array, bool), Error> {
+/// `a` and `b` promoted to one dtype as JAX's `promote_dtypes_inexact` does (a real matrix
+/// and a complex right-hand side both become complex; a narrower `b` takes `a`'s type), and `b`
+/// as matrices `[..., n, k]` for square `a` `[..., n, n]` (a vector per matrix when `b` has one
+/// dimension fewer than `a`, or is 1-D): `(a, b, b as matrices, whether it was vectors)`.
+pub(crate) fn rhs_as_matrices(
+    op: &str,
+    a: &Array,
+    b: &Array,
+) -> Result<(Array, Array, Array, bool), Error> {
     b.check()?;
-    let b = np::astype(b, a.element_type());
+    let (a, b) = promote_pair(op, a, b)?;
     let vector = b.rank() + 1 == a.rank() || b.rank() == 1;
     let b2 = if vector {
         np::expand_dims(&b, -1)
     } else {
         b.clone()
     };
-    Ok((b, b2, vector))
+    Ok((a, b, b2, vector))
+}
+
+/// `a` (already [`matrices`], so f32 or wider) and `b` promoted together (JAX's
+/// `promote_dtypes_inexact`: a complex `b` makes a real `a` complex, an f64 one makes an f32
+/// `a` f64), neither weakly typed. The result is one of LAPACK's four types because `a` is;
+/// the check says so with both dtypes should promotion ever disagree.
+pub(crate) fn promote_pair(op: &str, a: &Array, b: &Array) -> Result<(Array, Array), Error> {
+    let (a2, b2) = crate::ops::ufuncs::promote_inexact_same_shape(op, a, b)?;
+    if !matches!(
+        a2.element_type(),
+        DType::F32 | DType::F64 | DType::C64 | DType::C128
+    ) {
+        return Err(Error::op(
+            op,
+            format!(
+                "a {} and b {} promote to {}, which LAPACK has no routines for",
+                describe(a.aval()),
+                describe(b.aval()),
+                a2.element_type()
+            ),
+        ));
+    }
+    // A weakly typed b (a Python scalar's type) does not make the results weak.
+    let strong = |x: Array| {
+        if x.weak_type() {
+            crate::ops::elementwise::convert(op, &x, x.element_type(), false)
+        } else {
+            x
+        }
+    };
+    Ok((strong(a2), strong(b2)))
 }
 
 /// Checks that the right-hand sides `b2` (`b` as matrices `[..., n, k]`) fit the square
@@ -160,6 +187,28 @@ pub(crate) fn mt(a: &Array) -> Array {
     np::swapaxes(a, -1, -2)
 }
 
+/// The conjugate transpose (Hermitian adjoint, JAX's `_H`) of every matrix: [`mt`] for real
+/// ones. Wherever a real formula transposes an orthogonal factor or a symmetric part, the
+/// complex one takes this.
+pub(crate) fn mh(a: &Array) -> Array {
+    np::conj(&mt(a))
+}
+
+/// The real dtype of `dtype`'s parts (f32 for complex64): eigenvalues of Hermitian matrices,
+/// singular values, norms and `log|det|` have it.
+pub(crate) fn parts(dtype: DType) -> DType {
+    dtype.component().unwrap_or(dtype)
+}
+
+/// Machine epsilon of `dtype`'s parts (`jnp.finfo(dtype).eps`: complex64's is float32's).
+pub(crate) fn eps_of(dtype: DType) -> f64 {
+    if parts(dtype) == DType::F32 {
+        f64::from(f32::EPSILON)
+    } else {
+        f64::EPSILON
+    }
+}
+
 /// Rows `r0..r1` and columns `c0..c1` of every matrix.
 pub(crate) fn block(a: &Array, rows: (i64, i64), cols: (i64, i64)) -> Array {
     let n = a.rank();
@@ -170,8 +219,9 @@ pub(crate) fn block(a: &Array, rows: (i64, i64), cols: (i64, i64)) -> Array {
     slice(a, &start, &limit, None)
 }
 
-/// `jnp.linalg.eigh(a)` (lower triangle, symmetrised input): eigenvalues ascending and the
-/// eigenvectors as columns, `(w, v)` with `a·v = v·diag(w)`.
+/// `jnp.linalg.eigh(a)` (lower triangle, symmetrised input `(a + aᴴ)/2`): eigenvalues
+/// ascending (real, also for complex Hermitian `a`) and the eigenvectors as columns, `(w, v)`
+/// with `a·v = v·diag(w)`.
 ///
 /// ```
 /// use systolic::Array;
@@ -194,7 +244,8 @@ pub(crate) fn pair(r: Result<(Array, Array), Error>) -> (Array, Array) {
     }
 }
 
-/// `jnp.linalg.eigvalsh(a)`: the eigenvalues of symmetric matrices, ascending.
+/// `jnp.linalg.eigvalsh(a)`: the eigenvalues of symmetric (Hermitian) matrices, ascending and
+/// real.
 ///
 /// ```
 /// use systolic::Array;
@@ -207,12 +258,13 @@ pub fn eigvalsh(a: &Array) -> Array {
     or_fail(square("eigvalsh", a).and_then(|a| rules::eigvalsh(&a, true)))
 }
 
-/// `(a + aᵀ) / 2`.
+/// `(a + aᴴ) / 2`: the symmetric (Hermitian) part.
 pub(crate) fn symmetrize(a: &Array) -> Array {
-    np::divide(&np::add(a, &mt(a)), &full(&[], 2.0, a.element_type()))
+    np::divide(&np::add(a, &mh(a)), &full(&[], 2.0, a.element_type()))
 }
 
-/// `syevd` on square float matrices `a`: `(w, v)` (`v` is zeros without `vectors`).
+/// `syevd` (`heevd` for complex) on square matrices `a`: `(w, v)`, `w` real (`v` is zeros
+/// without `vectors`).
 /// With `symmetrize`, on `(a + aᵀ)/2` (numpy's `eigh`); else on `a`'s lower triangle (scipy's).
 pub(crate) fn eigh_raw(
     a: &Array,
@@ -233,7 +285,7 @@ pub(crate) fn eigh_raw(
 }
 
 /// `jnp.linalg.svd(a, full_matrices, compute_uv)`: `(u, s, vh)` with `a = u·diag(s)·vh` and
-/// `s` descending (`u` is m×m and `vh` n×n with `full_matrices`, else m×k and k×n); with
+/// `s` descending (real; `u` and `vh` complex for complex `a`) (`u` is m×m and `vh` n×n with `full_matrices`, else m×k and k×n); with
 /// `compute_uv = false` only `s`, and `u`/`vh` are `None`.
 ///
 /// ```
@@ -256,7 +308,7 @@ pub fn svd(
     }
 }
 
-/// `gesdd` on float matrices `a`: `(u, s, vh)` as [`svd`] returns them.
+/// `gesdd` on matrices `a`: `(u, s, vh)` as [`svd`] returns them (`s` real).
 pub(crate) fn svd_raw(
     a: &Array,
     full_matrices: bool,
@@ -321,7 +373,7 @@ pub fn qr(a: &Array, mode: &str) -> (Option<Array>, Array) {
     }
 }
 
-/// `geqrf` (and `orgqr` unless `mode` is `"r"`) on float matrices `a`: `(q, r)` as [`qr`]
+/// `geqrf` (and `orgqr`/`ungqr` unless `mode` is `"r"`) on matrices `a`: `(q, r)` as [`qr`]
 /// returns them.
 pub(crate) fn qr_raw(a: &Array, mode: &str) -> Result<(Option<Array>, Array), Error> {
     let op = "qr";
@@ -350,7 +402,7 @@ pub(crate) fn qr_raw(a: &Array, mode: &str) -> Result<(Option<Array>, Array), Er
     Ok((Some(q), r))
 }
 
-/// The LU factorisation's `(lu, ipiv, info)` of float matrices (`getrf`; `ipiv` 1-based).
+/// The LU factorisation's `(lu, ipiv, info)` of matrices (`getrf`; `ipiv` 1-based).
 pub(crate) fn getrf(op: &str, a: &Array) -> Result<(Array, Array, Array), Error> {
     let mut out = call(op, Routine::Getrf, &[a], |_| {})?;
     let info = out.pop().expect("info");
@@ -390,7 +442,7 @@ pub fn det(a: &Array) -> Array {
     or_fail(square("det", a).and_then(|a| rules::det(&a)))
 }
 
-/// The determinants of square float matrices, from `getrf`.
+/// The determinants of square matrices, from `getrf`.
 pub(crate) fn det_raw(a: &Array) -> Array {
     or_fail((|| {
         let (lu, ipiv) = lu("det", a)?;
@@ -403,7 +455,8 @@ pub(crate) fn det_raw(a: &Array) -> Array {
 }
 
 /// `jnp.linalg.slogdet(a)`: `(sign, logabsdet)` with `det = sign·exp(logabsdet)`; a singular
-/// matrix gives sign 0 and `-inf`.
+/// matrix gives sign 0 and `-inf`. For complex `a` the sign is a unit complex number and
+/// `logabsdet` is real.
 ///
 /// ```
 /// use systolic::Array;
@@ -417,16 +470,36 @@ pub fn slogdet(a: &Array) -> (Array, Array) {
     pair(square("slogdet", a).and_then(|a| rules::slogdet(&a)))
 }
 
-/// `(sign, logabsdet)` of square float matrices, from `getrf`.
+/// `(sign, logabsdet)` of square matrices, from `getrf` as JAX's `_slogdet_lu`: the sign is
+/// the product of `U`'s diagonal entries' signs (their phases `d/|d|` for complex matrices, a
+/// unit complex number) times the row interchanges' parity; `logabsdet` (real) sums
+/// `log|d|`. A zero on the diagonal gives sign 0 and `-inf`.
 pub(crate) fn slogdet_raw(a: &Array) -> (Array, Array) {
     match lu("slogdet", a) {
         Ok((lu, ipiv)) => {
+            let dtype = lu.element_type();
             let diag = np::diagonal(&lu, 0, -2, -1);
+            let abs = np::abs(&diag);
+            let unit = if dtype.is_complex() {
+                np::divide(&diag, &np::astype(&abs, dtype))
+            } else {
+                np::sign(&diag)
+            };
             let sign = np::multiply(
-                &np::prod(&np::sign(&diag), Some(&[-1]), false),
-                &permutation_sign(&ipiv, lu.element_type()),
+                &np::prod(&unit, Some(&[-1]), false),
+                &permutation_sign(&ipiv, dtype),
             );
-            let logdet = np::sum(&np::log(&np::abs(&diag)), Some(&[-1]), false);
+            let is_zero = np::any(
+                &np::equal(&diag, &full(&[], 0.0, dtype)),
+                Some(&[-1]),
+                false,
+            );
+            let sign = np::where_(&is_zero, &full(&[], 0.0, dtype), &sign);
+            let logdet = np::where_(
+                &is_zero,
+                &full(&[], f64::NEG_INFINITY, parts(dtype)),
+                &np::sum(&np::log(&abs), Some(&[-1]), false),
+            );
             (sign, logdet)
         }
         Err(e) => (Array::failed(e.clone()), Array::failed(e)),
@@ -448,7 +521,7 @@ pub fn solve(a: &Array, b: &Array) -> Array {
     or_fail((|| {
         let op = "solve";
         let a = square(op, a)?;
-        let (b, b2, vector) = rhs_as_matrices(&a, b)?;
+        let (a, b, b2, vector) = rhs_as_matrices(op, &a, b)?;
         check_rhs(op, &a, &b, &b2)?;
         let x = rules::solve(&a, &b2)?;
         Ok(if vector {
@@ -472,15 +545,15 @@ pub fn inv(a: &Array) -> Array {
     or_fail(square("inv", a).and_then(|a| rules::inv(&a)))
 }
 
-/// `x` with `a·x = b` for square float matrices `a` and matrices `b` of the same batch: QR
-/// (`geqrf`, `orgqr`), `Qᵀ·b`, then `trsm` with `R`.
+/// `x` with `a·x = b` for square matrices `a` and matrices `b` of the same batch and dtype:
+/// QR (`geqrf`, `orgqr`/`ungqr`), `Qᴴ·b`, then `trsm` with `R`.
 pub(crate) fn solve_raw(a: &Array, b: &Array) -> Result<Array, Error> {
     let (q, r) = qr_raw(a, "reduced")?;
-    let qtb = np::matmul(&mt(&q.expect("reduced mode has Q")), b);
+    let qtb = np::matmul(&mh(&q.expect("reduced mode has Q")), b);
     Ok(call("solve", Routine::Trsm, &[&r, &qtb], |c| c.lower = false)?.remove(0))
 }
 
-/// The inverses of square float matrices ([`solve_raw`] with the identity).
+/// The inverses of square matrices ([`solve_raw`] with the identity).
 pub(crate) fn inv_raw(a: &Array) -> Result<Array, Error> {
     let n = a.dims()[a.rank() - 1];
     let identity = np::broadcast_to(&eye(n, None, 0, a.element_type()), a.dims());
@@ -501,32 +574,25 @@ pub fn pinv(a: &Array) -> Array {
     or_fail(matrices("pinv", a).and_then(|a| rules::pinv(&a)))
 }
 
-/// The pseudo-inverses of float matrices, from `gesdd`.
+/// The pseudo-inverses of matrices, from `gesdd`: `V·diag(1/s)·Uᴴ` over the kept singular
+/// values (real, in `a`'s parts type).
 pub(crate) fn pinv_raw(a: &Array) -> Array {
     or_fail((|| {
         let n = a.rank();
         let (m, c) = (a.dims()[n - 2], a.dims()[n - 1]);
         let (u, s, vh) = svd_raw(a, false, true)?;
         let (u, vh) = (u.expect("u"), vh.expect("vh"));
-        let eps = if a.element_type() == DType::F32 {
-            f64::from(f32::EPSILON)
-        } else {
-            f64::EPSILON
-        };
+        let real = s.element_type();
         let cutoff = np::multiply(
             &np::max(&s, Some(&[-1]), true),
-            &full(&[], 10.0 * m.max(c) as f64 * eps, a.element_type()),
+            &full(&[], 10.0 * m.max(c) as f64 * eps_of(real), real),
         );
         let keep = np::greater(&s, &cutoff);
-        let one = full(&[], 1.0, a.element_type());
-        let inv_s = np::where_(
-            &keep,
-            &np::divide(&one, &s),
-            &full(&[], 0.0, a.element_type()),
-        );
-        // pinv = V·diag(1/s)·Uᵀ.
-        let v_scaled = np::multiply(&mt(&vh), &np::expand_dims(&inv_s, -2));
-        Ok(np::matmul(&v_scaled, &mt(&u)))
+        let one = full(&[], 1.0, real);
+        let inv_s = np::where_(&keep, &np::divide(&one, &s), &full(&[], 0.0, real));
+        let inv_s = np::astype(&np::expand_dims(&inv_s, -2), a.element_type());
+        let v_scaled = np::multiply(&mh(&vh), &inv_s);
+        Ok(np::matmul(&v_scaled, &mh(&u)))
     })())
 }
 
@@ -553,7 +619,7 @@ pub fn lstsq(a: &Array, b: &Array, rcond: Option<f64>) -> (Array, Array, Array, 
         let op = "lstsq";
         let a = matrices(op, a)?;
         b.check()?;
-        let b = np::astype(b, a.element_type());
+        let (a, b) = promote_pair(op, &a, b)?;
         let vector = b.rank() == 1;
         let b2 = if vector {
             np::expand_dims(&b, -1)
@@ -572,11 +638,8 @@ pub fn lstsq(a: &Array, b: &Array, rcond: Option<f64>) -> (Array, Array, Array, 
         }
         let (m, n) = (a.dims()[0], a.dims()[1]);
         let dtype = a.element_type();
-        let eps = if dtype == DType::F32 {
-            f64::from(f32::EPSILON)
-        } else {
-            f64::EPSILON
-        };
+        let real = parts(dtype);
+        let eps = eps_of(dtype);
         let rcond = match rcond {
             None => eps * m.max(n) as f64,
             Some(r) if r < 0.0 => eps,
@@ -584,20 +647,25 @@ pub fn lstsq(a: &Array, b: &Array, rcond: Option<f64>) -> (Array, Array, Array, 
         };
         let (u, s, vt) = rules::svd(&a, false, true)?;
         let (u, vt) = (u.expect("u"), vt.expect("vt"));
-        let zero = full(&[], 0.0, dtype);
-        let one = full(&[], 1.0, dtype);
+        let zero = full(&[], 0.0, real);
+        let one = full(&[], 1.0, real);
         let s0 = slice(&s, &[0], &[1], None);
         let mask = np::logical_and(
             &np::greater(&s, &zero),
-            &np::greater_equal(&s, &np::multiply(&full(&[], rcond, dtype), &s0)),
+            &np::greater_equal(&s, &np::multiply(&full(&[], rcond, real), &s0)),
         );
         let rank = np::sum(&np::astype(&mask, DType::I32), None, false);
         let safe = np::where_(&mask, &s, &one);
-        let s_inv = np::expand_dims(&np::where_(&mask, &np::divide(&one, &safe), &zero), -1);
-        let utb = np::matmul(&mt(&u), &b2);
-        let x = np::matmul(&mt(&vt), &np::multiply(&s_inv, &utb));
+        let s_inv = np::where_(&mask, &np::divide(&one, &safe), &zero);
+        let s_inv = np::astype(&np::expand_dims(&s_inv, -1), dtype);
+        let utb = np::matmul(&mh(&u), &b2);
+        let x = np::matmul(&mh(&vt), &np::multiply(&s_inv, &utb));
         let r = np::subtract(&b2, &np::matmul(&a, &x));
-        let resid = np::sum(&np::multiply(&r, &r), Some(&[0]), false);
+        let resid = np::sum(
+            &np::real(&np::multiply(&r, &np::conj(&r))),
+            Some(&[0]),
+            false,
+        );
         let x = if vector { np::ravel(&x) } else { x };
         Ok((x, resid, rank, s))
     };
@@ -674,15 +742,11 @@ pub fn matrix_rank(m: &Array, rtol: Option<f64>) -> Array {
             return Ok(np::astype(&np::any(&nz, None, false), DType::I32));
         }
         let m = matrices("matrix_rank", &m)?;
-        let dtype = m.element_type();
         let (_, s, _) = svd(&m, false, false);
+        let dtype = s.element_type();
         let n = m.rank();
         let size = m.dims()[n - 2].max(m.dims()[n - 1]) as f64;
-        let eps = if dtype == DType::F32 {
-            f64::from(f32::EPSILON)
-        } else {
-            f64::EPSILON
-        };
+        let eps = eps_of(dtype);
         let smax = np::max(&s, Some(&[-1]), true);
         let tol = match rtol {
             None => np::multiply(&smax, &full(&[], size * eps, dtype)),
@@ -699,7 +763,7 @@ pub fn matrix_rank(m: &Array, rtol: Option<f64>) -> Array {
 /// The general eigendecomposition through LAPACK's `geev`: complex eigenvalues and, when
 /// `vectors`, the right eigenvectors (columns, unit norm, largest component real).
 fn eig_raw(op: &str, a: &Array, vectors: bool) -> Result<(Array, Array), Error> {
-    let a = square_of(op, a, true)?;
+    let a = square(op, a)?;
     let batch = a.rank() - 2;
     let mut out = call(op, Routine::Geev, &[&a], |c| {
         c.left_vectors = false;

@@ -11,8 +11,15 @@
 //! factorisations, and solves that involve primal values only) are LAPACK calls, which `vmap`
 //! batches, so `vmap(grad(f))` works too.
 //!
-//! Notation: `ȧ` is the tangent of `a`, `ᵀ` swaps the last two dimensions, `∘` is the
-//! elementwise product, and every formula applies to each matrix of a batch.
+//! Notation: `ȧ` is the tangent of `a`, `ᵀ` swaps the last two dimensions, `ᴴ` is the
+//! conjugate transpose (JAX's `_H`; the same as `ᵀ` for real matrices), `∘` is the elementwise
+//! product, and every formula applies to each matrix of a batch.
+//!
+//! The rules are JAX's for complex matrices too: where JAX's take `_H` (eigh, svd, qr, pinv,
+//! the Cholesky factor) these take `ᴴ`, real quantities (eigenvalues, singular values,
+//! `log|det|`) get the real part of their tangent, and the complex-only terms of JAX's rules
+//! (svd's phase term, qr's diagonal correction, slogdet's sign tangent) are added for complex
+//! matrices only, so real matrices run exactly the real formulas.
 //!
 //! As in JAX, derivatives at degenerate points (repeated eigenvalues or singular values, a
 //! rank-deficient matrix for `qr`, `det`, `solve`, `inv`) are not defined and come out as
@@ -23,12 +30,12 @@ use crate::array::Array;
 use crate::error::Result;
 use crate::numpy as np;
 use crate::ops::creation::{eye, full, iota, zeros_like};
-use crate::ops::np_decomp::{self as d, block, mt, symmetrize};
-use crate::ops::np_linalg::{cholesky_of, triangular_solve};
+use crate::ops::np_decomp::{self as d, block, mh, mt, symmetrize};
+use crate::ops::np_linalg::{cholesky_of, triangular_solve, triangular_solve_as};
 use crate::transforms::custom::custom_jvp;
 use crate::transforms::function::fallible;
 use crate::tree::Tree;
-use systolic_ir::DType;
+use systolic_ir::{DType, TransposeKind};
 
 /// `primal(args)`, differentiated by `rule(primals, tangents) -> (outputs, output tangents)`.
 fn with_jvp<A: Tree, R: Tree>(
@@ -36,6 +43,13 @@ fn with_jvp<A: Tree, R: Tree>(
     primal: impl Fn(&A) -> Result<R>,
     rule: impl Fn(&A, &A) -> (R, R),
 ) -> Result<R> {
+    #[cfg(test)]
+    if let Some(tangents) = tests::take_probe() {
+        let t = args.rebuild(&mut tangents.into_iter())?;
+        let (out, dout) = rule(args, &t);
+        tests::answer_probe(&dout);
+        return Ok(out);
+    }
     custom_jvp(fallible(primal), rule).call(args)
 }
 
@@ -62,6 +76,21 @@ fn identity(n: i64, dtype: DType) -> Array {
     eye(n, None, 0, dtype)
 }
 
+/// The real array `x` in `like`'s dtype (complex for complex matrices; unchanged for real
+/// ones), as JAX's rules `astype(a.dtype)` their real eigenvalue and singular value terms.
+fn as_type_of(x: &Array, like: &Array) -> Array {
+    if x.element_type() == like.element_type() {
+        x.clone()
+    } else {
+        np::astype(x, like.element_type())
+    }
+}
+
+/// The real part of a tangent (what a real output's tangent is; the identity on real arrays).
+fn re(x: &Array) -> Array {
+    np::real(x)
+}
+
 /// `1 / (x + I) − I`: the reciprocals of a matrix's off-diagonal entries, zeros on its
 /// diagonal (whose entries must be zero), without dividing by zero.
 fn off_diagonal_reciprocal(x: &Array) -> Array {
@@ -85,10 +114,10 @@ fn thin_qr(a: &Array) -> (Array, Array) {
     two(d::qr_raw(a, "reduced").map(|(q, r)| (q.expect("reduced mode has Q"), r)))
 }
 
-/// `R⁻¹·Qᵀ·t`: `a⁻¹·t` for a square `a = Q·R`, through the IR's triangular solve (linear in
+/// `R⁻¹·Qᴴ·t`: `a⁻¹·t` for a square `a = Q·R`, through the IR's triangular solve (linear in
 /// `t` and transposable).
 fn qr_apply_inverse(q: &Array, r: &Array, t: &Array) -> Array {
-    triangular_solve(r, &mm(&mt(q), t), true, false, false, false)
+    triangular_solve(r, &mm(&mh(q), t), true, false, false, false)
 }
 
 /// The thin SVD `(u, s, vh)` of `a`.
@@ -103,10 +132,10 @@ fn thin_svd(a: &Array) -> (Array, Array, Array) {
     }
 }
 
-/// `jnp.linalg.eigh` (`symmetrize`: on `(a + aᵀ)/2`; else `jax.scipy.linalg.eigh`, on the
+/// `jnp.linalg.eigh` (`symmetrize`: on `(a + aᴴ)/2`; else `jax.scipy.linalg.eigh`, on the
 /// lower triangle). Nondegenerate perturbation theory, as JAX's `_eigh_jvp_rule`: with
-/// `M = vᵀ·ȧ·v` (`ȧ` symmetrised with `a`),
-/// `ẇ = diag(M)` and `v̇ = v·(F ∘ M)`, `F[i, j] = 1/(w[j] − w[i])` off the diagonal, 0 on it.
+/// `M = vᴴ·ȧ·v` (`ȧ` symmetrised with `a`), `ẇ = re(diag(M))` and `v̇ = v·(F ∘ M)`,
+/// `F[i, j] = 1/(w[j] − w[i])` off the diagonal, 0 on it.
 pub(crate) fn eigh(a: &Array, symmetrize: bool) -> Result<(Array, Array)> {
     with_jvp(
         a,
@@ -115,13 +144,14 @@ pub(crate) fn eigh(a: &Array, symmetrize: bool) -> Result<(Array, Array)> {
             let (w, v) = two(d::eigh_raw(a, true, symmetrize));
             let m = tangent_in_eigenbasis(&v, da, symmetrize);
             let gaps = np::subtract(&np::expand_dims(&w, -2), &np::expand_dims(&w, -1));
-            let dv = mm(&v, &np::multiply(&off_diagonal_reciprocal(&gaps), &m));
-            ((w, v), (diag_of(&m), dv))
+            let f = as_type_of(&off_diagonal_reciprocal(&gaps), &v);
+            let dv = mm(&v, &np::multiply(&f, &m));
+            ((w, v), (re(&diag_of(&m)), dv))
         },
     )
 }
 
-/// `M = vᵀ·ȧ·v`, the tangent in the eigenbasis `v` (`ȧ` symmetrised first when the primal
+/// `M = vᴴ·ȧ·v`, the tangent in the eigenbasis `v` (`ȧ` symmetrised first when the primal
 /// symmetrises its input): shared by eigh's and eigvalsh's rules.
 fn tangent_in_eigenbasis(v: &Array, da: &Array, symmetrize: bool) -> Array {
     let da = if symmetrize {
@@ -129,26 +159,27 @@ fn tangent_in_eigenbasis(v: &Array, da: &Array, symmetrize: bool) -> Array {
     } else {
         da.clone()
     };
-    mm(&mm(&mt(v), &da), v)
+    mm(&mm(&mh(v), &da), v)
 }
 
-/// `jnp.linalg.eigvalsh`: `ẇ = diag(vᵀ·ȧ·v)` (the eigenvectors computed by the rule).
+/// `jnp.linalg.eigvalsh`: `ẇ = re(diag(vᴴ·ȧ·v))` (the eigenvectors computed by the rule).
 pub(crate) fn eigvalsh(a: &Array, symmetrize: bool) -> Result<Array> {
     with_jvp(
         a,
         move |a: &Array| d::eigh_raw(a, false, symmetrize).map(|(w, _)| w),
         move |a: &Array, da: &Array| {
             let (w, v) = two(d::eigh_raw(a, true, symmetrize));
-            (w, diag_of(&tangent_in_eigenbasis(&v, da, symmetrize)))
+            (w, re(&diag_of(&tangent_in_eigenbasis(&v, da, symmetrize))))
         },
     )
 }
 
-/// `jnp.linalg.svd`, JAX's `_svd_jvp_rule` on the thin factors: with `dS = uᵀ·ȧ·v`,
-/// `ṡ = diag(dS)`; with `F[i, j] = 1/(s[j]² − s[i]²)` off the diagonal (0 on it),
-/// `u̇ = u·(F ∘ (dS·S + S·dSᵀ))` and `v̇ = v·(F ∘ (S·dS + dSᵀ·S))`, plus the parts outside
-/// the thin factors' span: `(ȧ·v − u·uᵀ·ȧ·v)·S⁻¹` for `u` of a tall matrix,
-/// `(ȧᵀ·u − v·vᵀ·ȧᵀ·u)·S⁻¹` for `v` of a wide one. Without vectors only `ṡ`. The full
+/// `jnp.linalg.svd`, JAX's `_svd_jvp_rule` on the thin factors: with `dS = uᴴ·ȧ·v`,
+/// `ṡ = re(diag(dS))`; with `F[i, j] = 1/(s[j]² − s[i]²)` off the diagonal (0 on it),
+/// `u̇ = u·(F ∘ (dS·S + S·dSᴴ))` and `v̇ = v·(F ∘ (S·dS + dSᴴ·S))`, plus for complex matrices
+/// the phase term `u·((dS − dSᴴ)/2 ∘ diag(1/s))` in `u̇` (zero for real ones), plus the parts
+/// outside the thin factors' span: `(ȧ·v − u·uᴴ·ȧ·v)·S⁻¹` for `u` of a tall matrix,
+/// `(ȧᴴ·u − v·vᴴ·ȧᴴ·u)·S⁻¹` for `v` of a wide one. Without vectors only `ṡ`. The full
 /// vectors of a non-square matrix have no rule (as in JAX): differentiating them is an
 /// error naming the custom call.
 pub(crate) fn svd(
@@ -163,7 +194,7 @@ pub(crate) fn svd(
             |a: &Array| d::svd_raw(a, false, false).map(|r| r.1),
             |a: &Array, da: &Array| {
                 let (u, s, vh) = thin_svd(a);
-                (s, diag_of(&mm(&mm(&mt(&u), da), &mt(&vh))))
+                (s, re(&diag_of(&mm(&mm(&mh(&u), da), &mh(&vh)))))
             },
         )?;
         return Ok((None, s, None));
@@ -179,42 +210,76 @@ pub(crate) fn svd(
         },
         |a: &Array, da: &Array| {
             let (u, s, vh) = thin_svd(a);
-            let v = mt(&vh);
-            let s_row = np::expand_dims(&s, -2);
-            let s_col = mt(&s_row);
-            let ds_mat = mm(&mm(&mt(&u), da), &v);
-            let f = off_diagonal_reciprocal(&np::multiply(
-                &np::add(&s_row, &s_col),
-                &np::subtract(&s_row, &s_col),
-            ));
+            let v = mh(&vh);
+            let s_row_real = np::expand_dims(&s, -2);
+            let s_col_real = mt(&s_row_real);
+            let ds_mat = mm(&mm(&mh(&u), da), &v);
+            let f = as_type_of(
+                &off_diagonal_reciprocal(&np::multiply(
+                    &np::add(&s_row_real, &s_col_real),
+                    &np::subtract(&s_row_real, &s_col_real),
+                )),
+                &u,
+            );
+            let (s_row, s_col) = (as_type_of(&s_row_real, &u), as_type_of(&s_col_real, &u));
             let dss = np::multiply(&s_row, &ds_mat);
             let sds = np::multiply(&s_col, &ds_mat);
-            let mut du = mm(&u, &np::multiply(&f, &np::add(&dss, &mt(&dss))));
-            let mut dv = mm(&v, &np::multiply(&f, &np::add(&sds, &mt(&sds))));
+            let mut du_inner = np::multiply(&f, &np::add(&dss, &mh(&dss)));
+            if u.element_type().is_complex() {
+                du_inner = np::add(&du_inner, &svd_phase_term(&s, &ds_mat));
+            }
+            let mut du = mm(&u, &du_inner);
+            let mut dv = mm(&v, &np::multiply(&f, &np::add(&sds, &mh(&sds))));
             if m > n {
                 let dav = mm(da, &v);
-                let outside = np::subtract(&dav, &mm(&u, &mm(&mt(&u), &dav)));
+                let outside = np::subtract(&dav, &mm(&u, &mm(&mh(&u), &dav)));
                 du = np::add(&du, &np::divide(&outside, &s_row));
             }
             if n > m {
-                let dahu = mm(&mt(da), &u);
+                let dahu = mm(&mh(da), &u);
                 let outside = np::subtract(&dahu, &mm(&v, &mm(&vh, &dahu)));
                 dv = np::add(&dv, &np::divide(&outside, &s_row));
             }
-            let ds = diag_of(&ds_mat);
-            ((s, u, vh), (ds, du, mt(&dv)))
+            let ds = re(&diag_of(&ds_mat));
+            ((s, u, vh), (ds, du, mh(&dv)))
         },
     )?;
     Ok((Some(u), s, Some(vh)))
 }
 
-/// The thin QR rule for `x = q·r` with `q` m×n, `r` n×n (m ≥ n): with `B = qᵀ·ẋ·r⁻¹` and
-/// `Ω = tril(B, −1) − tril(B, −1)ᵀ`, `q̇ = q·(Ω − B) + ẋ·r⁻¹` and `ṙ = (B − Ω)·r`.
+/// The phase term of complex singular vectors' tangents (JAX's `dUdV_diag`):
+/// `(dS − dSᴴ)/2 ∘ diag(1/s)` (with `1/0` taken as 0). `dS − dSᴴ` has a zero diagonal for
+/// real matrices, so only complex ones add it.
+fn svd_phase_term(s: &Array, ds_mat: &Array) -> Array {
+    let k = s.dims()[s.rank() - 1];
+    let real = s.element_type();
+    let zeros = np::astype(&np::equal(s, &full(&[], 0.0, real)), real);
+    let s_inv = np::subtract(&np::reciprocal(&np::add(s, &zeros)), &zeros);
+    let s_inv_mat = np::multiply(&identity(k, real), &np::expand_dims(&s_inv, -2));
+    let half = full(&[], 0.5, ds_mat.element_type());
+    np::multiply(
+        &np::multiply(&half, &np::subtract(ds_mat, &mh(ds_mat))),
+        &as_type_of(&s_inv_mat, ds_mat),
+    )
+}
+
+/// The thin QR rule for `x = q·r` with `q` m×n, `r` n×n (m ≥ n): with `B = qᴴ·ẋ·r⁻¹` and
+/// `Ω = tril(B, −1) − tril(B, −1)ᴴ` (plus, for complex matrices, `i·im(diag(B))` on the
+/// diagonal, JAX's correction keeping `R`'s diagonal real), `q̇ = q·(Ω − B) + ẋ·r⁻¹` and
+/// `ṙ = (B − Ω)·r`.
 fn thin_qr_tangents(q: &Array, r: &Array, dx: &Array) -> (Array, Array) {
     let dx_rinv = triangular_solve(r, dx, false, false, false, false);
-    let b = mm(&mt(q), &dx_rinv);
+    let b = mm(&mh(q), &dx_rinv);
     let lower = np::tril(&b, -1);
-    let omega = np::subtract(&lower, &mt(&lower));
+    let mut omega = np::subtract(&lower, &mh(&lower));
+    if b.element_type().is_complex() {
+        let n = r.dims()[r.rank() - 1];
+        let imaginary = np::subtract(&b, &np::astype(&np::real(&b), b.element_type()));
+        omega = np::add(
+            &omega,
+            &np::multiply(&identity(n, b.element_type()), &imaginary),
+        );
+    }
     let dq = np::add(&mm(q, &np::subtract(&omega, &b)), &dx_rinv);
     let dr = mm(&np::subtract(&b, &omega), r);
     (dq, dr)
@@ -223,15 +288,15 @@ fn thin_qr_tangents(q: &Array, r: &Array, dx: &Array) -> (Array, Array) {
 /// The QR rule of JAX's `qr_jvp_rule`. Tall or square (m ≥ n): the thin rule on the first n
 /// columns of `q` and rows of `r`; for the complete `q` of a tall matrix the other m−n
 /// columns follow arXiv:2409.13374 (eqs. 32–33): with `Z = q_pn·(q_nn − I)⁻¹`,
-/// `q̇_mp = q̇_mn·Zᵀ − (q_mn + q_mp·Z)·(q̇_pn − Z·q̇_nn)ᵀ`, and `ṙ`'s extra rows are zero.
-/// Wide (m < n): `x = [x₁ x₂]`, the square rule on `x₁ = q·r₁`, and `ṙ₂ = q̇ᵀ·x₂ + qᵀ·ẋ₂`.
+/// `q̇_mp = q̇_mn·Zᴴ − (q_mn + q_mp·Z)·(q̇_pn − Z·q̇_nn)ᴴ`, and `ṙ`'s extra rows are zero.
+/// Wide (m < n): `x = [x₁ x₂]`, the square rule on `x₁ = q·r₁`, and `ṙ₂ = q̇ᴴ·x₂ + qᴴ·ẋ₂`.
 fn qr_tangents(a: &Array, q: &Array, r: &Array, da: &Array, complete: bool) -> (Array, Array) {
     let (m, n) = dims(a);
     if m < n {
         let x2 = block(a, (0, m), (m, n));
         let (dx1, dx2) = (block(da, (0, m), (0, m)), block(da, (0, m), (m, n)));
         let (dq, dr1) = thin_qr_tangents(q, &block(r, (0, m), (0, m)), &dx1);
-        let dr2 = np::add(&mm(&mt(&dq), &x2), &mm(&mt(q), &dx2));
+        let dr2 = np::add(&mm(&mh(&dq), &x2), &mm(&mh(q), &dx2));
         return (dq, np::concatenate(&[&dr1, &dr2], -1));
     }
     let (q_mn, r_nn) = if complete {
@@ -249,13 +314,14 @@ fn qr_tangents(a: &Array, q: &Array, r: &Array, da: &Array, complete: bool) -> (
     let dq_nn = block(&dq_mn, (0, n), (0, n));
     let dq_pn = block(&dq_mn, (n, m), (0, n));
     let shifted = np::subtract(&q_nn, &identity(n, a.element_type()));
-    let z_t = one(d::solve_raw(&mt(&shifted), &mt(&q_pn)));
-    let z = mt(&z_t);
+    // Zᴴ solves (q_nn − I)ᴴ·Zᴴ = q_pnᴴ.
+    let z_h = one(d::solve_raw(&mh(&shifted), &mh(&q_pn)));
+    let z = mh(&z_h);
     let dq_mp = np::subtract(
-        &mm(&dq_mn, &z_t),
+        &mm(&dq_mn, &z_h),
         &mm(
             &np::add(&q_mn, &mm(&q_mp, &z)),
-            &mt(&np::subtract(&dq_pn, &mm(&z, &dq_nn))),
+            &mh(&np::subtract(&dq_pn, &mm(&z, &dq_nn))),
         ),
     );
     let mut zeros_shape = a.dims().to_vec();
@@ -313,8 +379,9 @@ pub(crate) fn det(a: &Array) -> Result<Array> {
     )
 }
 
-/// `jnp.linalg.slogdet`, JAX's `_slogdet_jvp`: the sign's tangent is zero and
-/// `(log|det|)˙ = tr(a⁻¹·ȧ)`.
+/// `jnp.linalg.slogdet`, JAX's `_slogdet_jvp`: with `t = tr(a⁻¹·ȧ)`, `(log|det|)˙ = re(t)`;
+/// the sign's tangent is zero for real matrices and `i·im(t)·sign` for complex ones (the
+/// phase turns with the imaginary part).
 pub(crate) fn slogdet(a: &Array) -> Result<(Array, Array)> {
     with_jvp(
         a,
@@ -322,8 +389,14 @@ pub(crate) fn slogdet(a: &Array) -> Result<(Array, Array)> {
         |a: &Array, da: &Array| {
             let (sign, logdet) = d::slogdet_raw(a);
             let (q, r) = thin_qr(a);
-            let dlogdet = trace_of(&qr_apply_inverse(&q, &r, da));
-            let dsign = zeros_like(&sign);
+            let t = trace_of(&qr_apply_inverse(&q, &r, da));
+            if !sign.element_type().is_complex() {
+                let dsign = zeros_like(&sign);
+                return ((sign, logdet), (dsign, t));
+            }
+            let dlogdet = np::real(&t);
+            let turn = np::subtract(&t, &np::astype(&dlogdet, t.element_type()));
+            let dsign = np::multiply(&turn, &sign);
             ((sign, logdet), (dsign, dlogdet))
         },
     )
@@ -358,7 +431,7 @@ pub(crate) fn inv(a: &Array) -> Result<Array> {
 }
 
 /// `jnp.linalg.pinv`, JAX's `_pinv_jvp` (Golub and Pereyra 1973): with `p = a⁺`,
-/// `ṗ = −p·ȧ·p + p·pᵀ·ȧᵀ·(I − a·p) + (I − p·a)·ȧᵀ·pᵀ·p`, associated as JAX does for tall
+/// `ṗ = −p·ȧ·p + p·pᴴ·ȧᴴ·(I − a·p) + (I − p·a)·ȧᴴ·pᴴ·p`, associated as JAX does for tall
 /// and wide matrices.
 pub(crate) fn pinv(a: &Array) -> Result<Array> {
     let (m, n) = dims(a);
@@ -367,7 +440,7 @@ pub(crate) fn pinv(a: &Array) -> Result<Array> {
         |a: &Array| Ok(d::pinv_raw(a)),
         move |a: &Array, da: &Array| {
             let p = d::pinv_raw(a);
-            let (pt, dat) = (mt(&p), mt(da));
+            let (pt, dat) = (mh(&p), mh(da));
             let dp = if m >= n {
                 let s = mm(&mm(&p, &pt), &dat);
                 let t = mm(&mm(&dat, &pt), &p);
@@ -493,7 +566,7 @@ pub(crate) fn lu(a: &Array) -> Result<(Array, Array, Array)> {
 /// The Cholesky factor `l` of `a` read from its lower triangle only
 /// (`lax.linalg.cholesky(symmetrize_input=False)`, behind `jax.scipy.linalg.cho_factor`),
 /// differentiated by JAX's `_cholesky_jvp_rule` (Murray 2016, arXiv:1602.07527) with the whole
-/// tangent `ȧ`, not its symmetric part: `l̇ = l·Φ(l⁻¹·ȧ·l⁻ᵀ)`, `Φ` taking the lower triangle
+/// tangent `ȧ`, not its symmetric part: `l̇ = l·Φ(l⁻¹·ȧ·l⁻ᴴ)`, `Φ` taking the lower triangle
 /// with the diagonal halved. (The IR `cholesky` op's own rule symmetrises `ȧ`; the two agree
 /// on symmetric tangents.)
 pub(crate) fn cholesky_lower_triangle(a: &Array) -> Result<Array> {
@@ -502,7 +575,7 @@ pub(crate) fn cholesky_lower_triangle(a: &Array) -> Result<Array> {
         |a: &Array| Ok(cholesky_of(a, false)),
         |a: &Array, da: &Array| {
             let l = cholesky_of(a, false);
-            let tmp = triangular_solve(&l, da, false, true, true, false);
+            let tmp = triangular_solve_as(&l, da, false, true, TransposeKind::Adjoint, false);
             let x = np::tril(&triangular_solve(&l, &tmp, true, true, false, false), 0);
             let n = a.dims()[a.rank() - 1];
             let halve = np::add(
@@ -513,4 +586,291 @@ pub(crate) fn cholesky_lower_triangle(a: &Array) -> Result<Array> {
             (l, dl)
         },
     )
+}
+
+/// The rules evaluated on complex128 matrices against central differences of the primal,
+/// independently of the autodiff crate: a probe hands [`with_jvp`] the tangents of its
+/// arguments, and it returns the rule's output tangents instead of staging a `custom_jvp`.
+/// Eigenvectors and singular vectors, unique up to a phase per column, are checked through
+/// `|v|²` and reconstructions.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+
+    thread_local! {
+        static PROBE: RefCell<(Option<Vec<Array>>, Vec<Array>)> =
+            const { RefCell::new((None, Vec::new())) };
+    }
+
+    pub(super) fn take_probe() -> Option<Vec<Array>> {
+        PROBE.with(|p| p.borrow_mut().0.take())
+    }
+
+    pub(super) fn answer_probe<R: Tree>(dout: &R) {
+        let mut leaves = vec![];
+        dout.leaves(&mut leaves);
+        PROBE.with(|p| p.borrow_mut().1 = leaves);
+    }
+
+    /// `f`'s outputs and the tangents its rule gives for the argument tangents `t`.
+    fn rule_of<R: Tree>(f: impl Fn() -> Result<R>, t: Vec<Array>) -> (Vec<Array>, Vec<Array>) {
+        PROBE.with(|p| *p.borrow_mut() = (Some(t), vec![]));
+        let out = f().unwrap();
+        let mut leaves = vec![];
+        out.leaves(&mut leaves);
+        let dout = PROBE.with(|p| std::mem::take(&mut p.borrow_mut().1));
+        assert_eq!(leaves.len(), dout.len(), "the rule ran");
+        (leaves, dout)
+    }
+
+    fn flat(a: &Array) -> Vec<f64> {
+        a.to_tensor().unwrap().to_f64_vec()
+    }
+
+    /// A deterministic complex128 array of `shape` with parts in [−1, 1].
+    fn noise(shape: &[i64], seed: u64) -> Array {
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let n: i64 = shape.iter().product();
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        let re: Vec<f64> = (0..n).map(|_| next()).collect();
+        let im: Vec<f64> = (0..n).map(|_| next()).collect();
+        crate::ops::complex::complex(&Array::from_vec(re, shape), &Array::from_vec(im, shape))
+    }
+
+    fn general(m: i64, n: i64, seed: u64) -> Array {
+        let e = np::astype(&eye(m, Some(n), 0, DType::F64), DType::C128);
+        np::add(
+            &noise(&[m, n], seed),
+            &np::multiply(&e, &Array::scalar(2.0)),
+        )
+    }
+
+    fn hermitian_pd(n: i64, seed: u64) -> Array {
+        let g = noise(&[n, n], seed);
+        let e = np::astype(&eye(n, None, 0, DType::F64), DType::C128);
+        np::add(
+            &mm(&g, &mh(&g)),
+            &np::multiply(&e, &Array::scalar(n as f64)),
+        )
+    }
+
+    fn abs2(x: &Array) -> Array {
+        let a = np::abs(x);
+        np::multiply(&a, &a)
+    }
+
+    /// `|x|²`'s tangent `2·re(x̄·ẋ)`.
+    fn abs2_dot(x: &Array, dx: &Array) -> Array {
+        np::multiply(
+            &np::real(&np::multiply(&np::conj(x), dx)),
+            &Array::scalar(2.0),
+        )
+    }
+
+    /// `x·diag(d)·y` and its tangent (`d` real).
+    fn scaled_product(xs: [&Array; 3], dxs: [&Array; 3]) -> (Array, Array) {
+        let c = |d: &Array| np::expand_dims(&np::astype(d, DType::C128), -2);
+        let [x, d, y] = xs;
+        let [dx, dd, dy] = dxs;
+        let p = mm(&np::multiply(x, &c(d)), y);
+        let dp = np::add(
+            &np::add(
+                &mm(&np::multiply(dx, &c(d)), y),
+                &mm(&np::multiply(x, &c(dd)), y),
+            ),
+            &mm(&np::multiply(x, &c(d)), dy),
+        );
+        (p, dp)
+    }
+
+    /// Invariants of a function's outputs (what differences are taken of) and their tangents.
+    type Invariants = fn(&[Array], &[Array]) -> (Vec<Array>, Vec<Array>);
+
+    fn as_is(out: &[Array], dout: &[Array]) -> (Vec<Array>, Vec<Array>) {
+        (out.to_vec(), dout.to_vec())
+    }
+
+    /// `[w, v]` → `[w, |v|², v·diag(w)·vᴴ]`.
+    fn eigh_invariants(out: &[Array], dout: &[Array]) -> (Vec<Array>, Vec<Array>) {
+        let (w, v, dw, dv) = (&out[0], &out[1], &dout[0], &dout[1]);
+        let (p, dp) = scaled_product([v, w, &mh(v)], [dv, dw, &mh(dv)]);
+        (
+            vec![w.clone(), abs2(v), p],
+            vec![dw.clone(), abs2_dot(v, dv), dp],
+        )
+    }
+
+    /// `[s, u, vh]` → `[s, |u|², |vh|², u·diag(s)·vh]`.
+    fn svd_invariants(out: &[Array], dout: &[Array]) -> (Vec<Array>, Vec<Array>) {
+        let (s, u, vh, ds, du, dvh) = (&out[0], &out[1], &out[2], &dout[0], &dout[1], &dout[2]);
+        let (p, dp) = scaled_product([u, s, vh], [du, ds, dvh]);
+        (
+            vec![s.clone(), abs2(u), abs2(vh), p],
+            vec![ds.clone(), abs2_dot(u, du), abs2_dot(vh, dvh), dp],
+        )
+    }
+
+    /// Checks the rule of `f` (a function of `args` through one `with_jvp`) along the
+    /// directions `dirs` against central differences of `f`, on `invariants`.
+    fn check<R: Tree>(
+        name: &str,
+        args: Vec<Array>,
+        dirs: Vec<Array>,
+        f: impl Fn(&[Array]) -> Result<R>,
+        invariants: Invariants,
+    ) -> Vec<String> {
+        let (out, dout) = rule_of(|| f(&args), dirs.clone());
+        let (_, predicted) = invariants(&out, &dout);
+        let h = 1e-6;
+        let at = |sign: f64| {
+            let moved: Vec<Array> = args
+                .iter()
+                .zip(&dirs)
+                .map(|(a, d)| np::add(a, &np::multiply(d, &Array::scalar(sign * h))))
+                .collect();
+            let mut leaves = vec![];
+            f(&moved).unwrap().leaves(&mut leaves);
+            invariants(&leaves, &leaves).0
+        };
+        let (plus, minus) = (at(1.0), at(-1.0));
+        let mut failures = vec![];
+        for (k, p) in predicted.iter().enumerate() {
+            let (pv, hi, lo) = (flat(p), flat(&plus[k]), flat(&minus[k]));
+            let scale = hi.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+            let err = pv
+                .iter()
+                .zip(hi.iter().zip(&lo))
+                .map(|(t, (x, y))| (t - (x - y) / (2.0 * h)).abs() / scale)
+                .fold(0.0, f64::max);
+            if err.is_nan() || err > 1e-6 {
+                failures.push(format!(
+                    "{name} output {k}: rule differs from differences by {err:e}"
+                ));
+            }
+        }
+        failures
+    }
+
+    #[test]
+    fn complex_rules_match_finite_differences() {
+        let sq = general(4, 4, 1);
+        let tall = general(5, 3, 2);
+        let wide = general(3, 5, 3);
+        let herm = hermitian_pd(4, 4);
+        let dsq = noise(&[4, 4], 5);
+        let dherm = d::symmetrize(&dsq);
+        let b = noise(&[4, 2], 6);
+        let db = noise(&[4, 2], 7);
+        let mut failures = vec![];
+        let one = |x: Array| vec![x];
+        failures.extend(check(
+            "eigh",
+            vec![herm.clone()],
+            vec![dsq.clone()],
+            |x| eigh(&x[0], true).map(|(w, v)| vec![w, v]),
+            eigh_invariants,
+        ));
+        failures.extend(check(
+            "eigh_lower",
+            vec![herm.clone()],
+            vec![dherm.clone()],
+            |x| eigh(&x[0], false).map(|(w, v)| vec![w, v]),
+            eigh_invariants,
+        ));
+        failures.extend(check(
+            "eigvalsh",
+            vec![herm.clone()],
+            vec![dsq.clone()],
+            |x| eigvalsh(&x[0], true).map(one),
+            as_is,
+        ));
+        for (tag, a) in [("square", &sq), ("tall", &tall), ("wide", &wide)] {
+            let da = noise(a.dims(), 8);
+            let svd3 = |x: &[Array]| {
+                svd(&x[0], false, true).map(|(u, s, vh)| vec![s, u.unwrap(), vh.unwrap()])
+            };
+            failures.extend(check(
+                &format!("svd_{tag}"),
+                vec![a.clone()],
+                vec![da.clone()],
+                svd3,
+                svd_invariants,
+            ));
+            failures.extend(check(
+                &format!("svdvals_{tag}"),
+                vec![a.clone()],
+                vec![da.clone()],
+                |x| svd(&x[0], false, false).map(|r| vec![r.1]),
+                as_is,
+            ));
+            failures.extend(check(
+                &format!("pinv_{tag}"),
+                vec![a.clone()],
+                vec![da.clone()],
+                |x| pinv(&x[0]).map(one),
+                as_is,
+            ));
+            for mode in ["reduced", "complete", "r"] {
+                let qr2 = move |x: &[Array]| {
+                    qr(&x[0], mode).map(|(q, r)| q.into_iter().chain([r]).collect::<Vec<_>>())
+                };
+                failures.extend(check(
+                    &format!("qr_{mode}_{tag}"),
+                    vec![a.clone()],
+                    vec![da.clone()],
+                    qr2,
+                    as_is,
+                ));
+            }
+            failures.extend(check(
+                &format!("lu_{tag}"),
+                vec![a.clone()],
+                vec![da.clone()],
+                |x| lu(&x[0]).map(|(lu, p, perm)| vec![lu, p, perm]),
+                as_is,
+            ));
+        }
+        failures.extend(check(
+            "det",
+            vec![sq.clone()],
+            vec![dsq.clone()],
+            |x| det(&x[0]).map(one),
+            as_is,
+        ));
+        failures.extend(check(
+            "slogdet",
+            vec![sq.clone()],
+            vec![dsq.clone()],
+            |x| slogdet(&x[0]).map(|(s, l)| vec![s, l]),
+            as_is,
+        ));
+        failures.extend(check(
+            "inv",
+            vec![sq.clone()],
+            vec![dsq.clone()],
+            |x| inv(&x[0]).map(one),
+            as_is,
+        ));
+        failures.extend(check(
+            "solve",
+            vec![sq.clone(), b.clone()],
+            vec![dsq.clone(), db.clone()],
+            |x| solve(&x[0], &x[1]).map(one),
+            as_is,
+        ));
+        failures.extend(check(
+            "cholesky",
+            vec![herm.clone()],
+            vec![dherm.clone()],
+            |x| cholesky_lower_triangle(&x[0]).map(one),
+            as_is,
+        ));
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
 }

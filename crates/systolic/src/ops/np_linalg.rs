@@ -2,6 +2,11 @@
 //! decomposition), `cholesky` (StableHLO `cholesky`) and triangular solves (StableHLO
 //! `triangular_solve`). LU (`solve`, `inv`, `det`), QR, SVD and `eigh` are LAPACK custom
 //! calls, in `np_decomp` (their derivatives in `np_decomp_rules`).
+//!
+//! Everything here takes complex matrices too, with JAX's conventions: norms are real
+//! (`|x|`, and `real(x·x̄)` for the 2- and Frobenius norms), `cholesky` factors Hermitian
+//! matrices (`a = L·Lᴴ`, symmetrised with the conjugate transpose), and triangular solves
+//! can solve with the conjugate transpose (scipy's `trans = 'C'`).
 
 use crate::array::{describe, Array};
 use crate::core::bind::bind1;
@@ -39,11 +44,22 @@ fn round_to(v: f64, dtype: DType) -> f64 {
     }
 }
 
+/// `sum(real(x·x̄))` over `axes`: the squared 2-norm (`x·x` for real `x`).
+fn sum_squares(x: &Array, axes: &[i64], keepdims: bool) -> Array {
+    let sq = if x.element_type().is_complex() {
+        np::real(&np::multiply(x, &np::conj(x)))
+    } else {
+        np::multiply(x, x)
+    };
+    np::sum(&sq, Some(axes), keepdims)
+}
+
 fn vector_norm(x: &Array, p: f64, axes: &[i64], keepdims: bool) -> Array {
     let ax = Some(axes);
-    let d = x.element_type();
+    // The norms of complex vectors are real, of the parts' type.
+    let d = crate::ops::np_decomp::parts(x.element_type());
     if p == 2.0 {
-        np::sqrt(&np::sum(&np::multiply(x, x), ax, keepdims))
+        np::sqrt(&sum_squares(x, axes, keepdims))
     } else if p == f64::INFINITY {
         np::maximum(&np::max(&np::abs(x), ax, keepdims), &full(&[], 0.0, d))
     } else if p == f64::NEG_INFINITY {
@@ -125,13 +141,9 @@ fn norm_impl(
                     second
                 }
             };
-            let zero = full(&[], 0.0, x.element_type());
+            let zero = full(&[], 0.0, abs.element_type());
             match ord {
-                None | Some(NormOrd::Fro) => Ok(np::sqrt(&np::sum(
-                    &np::multiply(&x, &x),
-                    Some(&axes),
-                    keepdims,
-                ))),
+                None | Some(NormOrd::Fro) => Ok(np::sqrt(&sum_squares(&x, &axes, keepdims))),
                 Some(NormOrd::P(1.0)) => Ok(np::maximum(
                     &np::max(&col_sums(keepdims), Some(&[after(r, c)]), keepdims),
                     &zero,
@@ -190,15 +202,15 @@ fn singular_value_norm(
     }
 }
 
-/// Checks a batch of square matrices `[..., n, n]`.
+/// Checks a batch of square float or complex matrices `[..., n, n]`.
 fn check_square(op: &str, a: &Array) -> Result<(), Error> {
     a.check()?;
     let n = a.rank();
-    if n < 2 || a.dims()[n - 1] != a.dims()[n - 2] || !a.element_type().is_float() {
+    if n < 2 || a.dims()[n - 1] != a.dims()[n - 2] || !a.element_type().is_float_or_complex() {
         return Err(Error::op(
             op,
             format!(
-                "expected floating-point square matrices [..., n, n], got {}",
+                "expected floating-point or complex square matrices [..., n, n], got {}",
                 describe(a.aval())
             ),
         ));
@@ -206,10 +218,19 @@ fn check_square(op: &str, a: &Array) -> Result<(), Error> {
     Ok(())
 }
 
-/// `jnp.linalg.cholesky(a)`: the lower factor `L` with `a = L·Lᵀ` of each symmetric
-/// positive-definite matrix of the batch. As JAX does, `a` is symmetrised (`(a + aᵀ)/2`)
-/// first, the upper triangle of the result is zero, and a matrix that is not positive
-/// definite gives NaN (its lower triangle). Ints are an error.
+/// Whether every element is finite (both parts of a complex one).
+fn finite(x: &Array) -> Array {
+    if x.element_type().is_complex() {
+        np::logical_and(&np::is_finite(&np::real(x)), &np::is_finite(&np::imag(x)))
+    } else {
+        np::is_finite(x)
+    }
+}
+
+/// `jnp.linalg.cholesky(a)`: the lower factor `L` with `a = L·Lᴴ` of each symmetric
+/// (Hermitian) positive-definite matrix of the batch. As JAX does, `a` is symmetrised
+/// (`(a + aᴴ)/2`) first, the upper triangle of the result is zero, and a matrix that is not
+/// positive definite gives NaN (its lower triangle). Ints are an error.
 ///
 /// ```
 /// use systolic::Array;
@@ -229,12 +250,9 @@ pub fn cholesky(a: &Array) -> Array {
 pub(crate) fn cholesky_of(a: &Array, symmetrize: bool) -> Array {
     or_fail((|| {
         check_square("cholesky", a)?;
-        let nd = a.rank() as i64;
-        let mut perm: Vec<i64> = (0..nd).collect();
-        perm.swap(nd as usize - 1, nd as usize - 2);
         let sym = if symmetrize {
             np::divide(
-                &np::add(a, &np::transpose(a, Some(&perm))),
+                &np::add(a, &crate::ops::np_decomp::mh(a)),
                 &crate::weak_int(2),
             )
         } else {
@@ -248,7 +266,7 @@ pub(crate) fn cholesky_of(a: &Array, symmetrize: bool) -> Array {
             false,
         );
         let l = np::tril(&l, 0);
-        let ok = np::all(&np::is_finite(&l), Some(&[-2, -1]), true);
+        let ok = np::all(&finite(&l), Some(&[-2, -1]), true);
         let nan = full(&[], f64::NAN, a.element_type());
         Ok(np::tril(&np::where_(&ok, &l, &nan), 0))
     })())
@@ -274,6 +292,24 @@ pub fn triangular_solve(
     left_side: bool,
     lower: bool,
     transpose_a: bool,
+    unit_diagonal: bool,
+) -> Array {
+    let transpose = if transpose_a {
+        TransposeKind::Transpose
+    } else {
+        TransposeKind::NoTranspose
+    };
+    triangular_solve_as(a, b, left_side, lower, transpose, unit_diagonal)
+}
+
+/// [`triangular_solve`] with `op(a)` any of `a`, `aᵀ` and `aᴴ` (`TransposeKind::Adjoint`, the
+/// conjugate transpose: `lax.linalg.triangular_solve`'s `transpose_a` and `conjugate_a`).
+pub(crate) fn triangular_solve_as(
+    a: &Array,
+    b: &Array,
+    left_side: bool,
+    lower: bool,
+    transpose: TransposeKind,
     unit_diagonal: bool,
 ) -> Array {
     or_fail((|| {
@@ -308,11 +344,7 @@ pub fn triangular_solve(
                 left_side,
                 lower,
                 unit_diagonal,
-                transpose_a: if transpose_a {
-                    TransposeKind::Transpose
-                } else {
-                    TransposeKind::NoTranspose
-                },
+                transpose_a: transpose,
             },
             &[a, b],
             None,
@@ -321,39 +353,89 @@ pub fn triangular_solve(
     })())
 }
 
-/// `jax.scipy.linalg.solve_triangular(a, b, trans, lower, unit_diagonal)` for a real `a`:
-/// solves `a·x = b` (`trans = false`) or `aᵀ·x = b`; `b` is `[..., m]` or `[..., m, k]`.
+/// Which system [`solve_triangular`] solves (scipy's `trans`): `a·x = b` (`N`, 0), `aᵀ·x = b`
+/// (`T`, 1) or `aᴴ·x = b` (`C`, 2; the same as `T` for real `a`). A `bool` converts as scipy
+/// reads `trans=False`/`True`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trans {
+    /// `a·x = b`.
+    N,
+    /// `aᵀ·x = b`.
+    T,
+    /// `aᴴ·x = b`, the conjugate transpose.
+    C,
+}
+
+impl From<bool> for Trans {
+    fn from(transpose: bool) -> Trans {
+        if transpose {
+            Trans::T
+        } else {
+            Trans::N
+        }
+    }
+}
+
+impl Trans {
+    fn kind(self) -> TransposeKind {
+        match self {
+            Trans::N => TransposeKind::NoTranspose,
+            Trans::T => TransposeKind::Transpose,
+            Trans::C => TransposeKind::Adjoint,
+        }
+    }
+}
+
+/// `jax.scipy.linalg.solve_triangular(a, b, trans, lower, unit_diagonal)`: solves `a·x = b`,
+/// `aᵀ·x = b` or `aᴴ·x = b` ([`Trans`]; `false`/`true` are `N`/`T`); `b` is `[..., m]` or
+/// `[..., m, k]`. `a` and `b` are promoted together first (a real `a` and a complex `b` give
+/// a complex `x`), as JAX's `promote_dtypes_inexact`.
 ///
 /// ```
-/// use systolic::Array;
-/// use systolic::numpy::linalg::solve_triangular;
+/// use systolic::{Array, Complex64};
+/// use systolic::numpy::linalg::{solve_triangular, Trans};
 /// let a = Array::from_vec(vec![2.0f32, 1.0, 0.0, 4.0], &[2, 2]);
 /// let b = Array::from_vec(vec![4.0f32, 8.0], &[2]);
 /// assert_eq!(solve_triangular(&a, &b, false, false, false).to_vec::<f32>().unwrap(), vec![1.0, 2.0]);
+/// // aᴴ·x = b for a = [[i, 0], [0, 2]]: x = [b0 / -i, b1 / 2].
+/// let z = |re, im| Complex64::new(re, im);
+/// let a = Array::from_vec(vec![z(0.0, 1.0), z(0.0, 0.0), z(0.0, 0.0), z(2.0, 0.0)], &[2, 2]);
+/// let b = Array::from_vec(vec![z(1.0, 0.0), z(4.0, 0.0)], &[2]);
+/// let x = solve_triangular(&a, &b, Trans::C, true, false).to_vec::<Complex64>().unwrap();
+/// assert_eq!(x, vec![z(0.0, 1.0), z(2.0, 0.0)]);
 /// ```
 pub fn solve_triangular(
     a: &Array,
     b: &Array,
-    trans: bool,
+    trans: impl Into<Trans>,
     lower: bool,
     unit_diagonal: bool,
 ) -> Array {
-    if let Err(e) = a.check().and(b.check()) {
-        return Array::failed(e);
-    }
-    if b.rank() + 1 == a.rank() {
-        let x = triangular_solve(
-            a,
-            &np::expand_dims(b, -1),
+    let kind = trans.into().kind();
+    or_fail((|| {
+        let op = "solve_triangular";
+        a.check()?;
+        b.check()?;
+        let (a, b) = crate::ops::ufuncs::promote_inexact_same_shape(op, a, b)?;
+        if b.rank() + 1 == a.rank() || b.rank() == 1 {
+            let x = triangular_solve_as(
+                &a,
+                &np::expand_dims(&b, -1),
+                true,
+                lower,
+                kind,
+                unit_diagonal,
+            );
+            x.check()?;
+            return Ok(np::squeeze(&x, -1));
+        }
+        Ok(triangular_solve_as(
+            &a,
+            &b,
             true,
             lower,
-            trans,
+            kind,
             unit_diagonal,
-        );
-        if x.error().is_some() {
-            return x;
-        }
-        return np::squeeze(&x, -1);
-    }
-    triangular_solve(a, b, true, lower, trans, unit_diagonal)
+        ))
+    })())
 }

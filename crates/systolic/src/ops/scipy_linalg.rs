@@ -8,18 +8,19 @@ use crate::array::Array;
 use crate::error::{Error, Result};
 use crate::numpy as np;
 use crate::ops::creation::{eye, full, iota};
-use crate::ops::np_decomp::{block, mt, or_fail, pair, square};
+use crate::ops::np_decomp::{block, mh, or_fail, pair, parts, square};
 use crate::ops::np_decomp_rules::{self as rules, pivots_to_permutation};
-use crate::ops::np_linalg::{cholesky_of, triangular_solve};
+use crate::ops::np_linalg::{cholesky_of, triangular_solve, triangular_solve_as};
 use crate::transforms::custom::custom_jvp;
 use crate::transforms::function::fallible;
-use systolic_ir::DType;
+use systolic_ir::{DType, TransposeKind};
 
-/// `b` as matrices `[..., n, k]` for square `a` `[..., n, n]` (a vector per matrix when `b`
-/// has one dimension fewer than `a`, or is 1-D; a 2-D `b` broadcast over `a`'s batch): the
-/// matrices, and whether to squeeze back.
-fn rhs(op: &str, a: &Array, b: &Array) -> Result<(Array, bool)> {
-    let (b, b2, vector) = crate::ops::np_decomp::rhs_as_matrices(a, b)?;
+/// `a` and `b` promoted together (JAX's `promote_dtypes_inexact`), and `b` as matrices
+/// `[..., n, k]` for square `a` `[..., n, n]` (a vector per matrix when `b` has one dimension
+/// fewer than `a`, or is 1-D; a 2-D `b` broadcast over `a`'s batch): `a`, the matrices, and
+/// whether to squeeze back.
+fn rhs(op: &str, a: &Array, b: &Array) -> Result<(Array, Array, bool)> {
+    let (a, b, b2, vector) = crate::ops::np_decomp::rhs_as_matrices(op, a, b)?;
     let n = a.rank();
     let b2 = if b2.rank() == 2 && n > 2 {
         let mut shape = a.dims()[..n - 2].to_vec();
@@ -28,8 +29,8 @@ fn rhs(op: &str, a: &Array, b: &Array) -> Result<(Array, bool)> {
     } else {
         b2
     };
-    crate::ops::np_decomp::check_rhs(op, a, &b, &b2)?;
-    Ok((b2, vector))
+    crate::ops::np_decomp::check_rhs(op, &a, &b, &b2)?;
+    Ok((a, b2, vector))
 }
 
 fn unmatrix(x: Array, vector: bool) -> Array {
@@ -40,8 +41,9 @@ fn unmatrix(x: Array, vector: bool) -> Array {
     }
 }
 
-/// `jax.scipy.linalg.lu(a)`: `(p, l, u)` with `a = p·l·u`, `p` a permutation matrix, `l`
-/// m×k unit lower triangular and `u` k×n upper triangular (k = min(m, n)).
+/// `jax.scipy.linalg.lu(a)`: `(p, l, u)` with `a = p·l·u`, `p` a permutation matrix (real,
+/// also for complex `a`, as JAX's), `l` m×k unit lower triangular and `u` k×n upper triangular
+/// (k = min(m, n)).
 ///
 /// ```
 /// use systolic::{numpy as np, Array};
@@ -62,7 +64,8 @@ pub fn lu(a: &Array) -> (Array, Array, Array) {
         let (packed, _, perm) = rules::lu(&a)?;
         // p[i, j] = (perm[j] == i): the rows of a·… that l·u's rows come from.
         let rows = np::expand_dims(&iota(DType::I32, &[m], 0), -1);
-        let p = np::astype(&np::equal(&np::expand_dims(&perm, -2), &rows), dtype);
+        // Real for complex `a` too, as JAX's (`real` of the permutation matrix).
+        let p = np::astype(&np::equal(&np::expand_dims(&perm, -2), &rows), parts(dtype));
         let l = np::add(
             &np::tril(&block(&packed, (0, m), (0, k)), -1),
             &eye(m, Some(k), 0, dtype),
@@ -101,9 +104,9 @@ pub fn lu_factor(a: &Array) -> (Array, Array) {
     )
 }
 
-/// `jax.scipy.linalg.lu_solve((lu, piv), b, trans)`: solves `a·x = b` (`trans = 0`) or
-/// `aᵀ·x = b` (`trans` 1 or 2, the same for real matrices) from [`lu_factor`]'s factors;
-/// `b` is `[..., n]` or `[..., n, k]`.
+/// `jax.scipy.linalg.lu_solve((lu, piv), b, trans)`: solves `a·x = b` (`trans = 0`),
+/// `aᵀ·x = b` (`trans = 1`) or `aᴴ·x = b` (`trans = 2`, the same as 1 for real matrices)
+/// from [`lu_factor`]'s factors; `b` is `[..., n]` or `[..., n, k]`.
 pub fn lu_solve(lu_and_piv: (&Array, &Array), b: &Array, trans: i32) -> Array {
     or_fail((|| {
         let (lu, piv) = lu_and_piv;
@@ -115,7 +118,7 @@ pub fn lu_solve(lu_and_piv: (&Array, &Array), b: &Array, trans: i32) -> Array {
                 format!("trans must be 0, 1 or 2, got {trans}"),
             ));
         }
-        let (b2, vector) = rhs("lu_solve", &lu, b)?;
+        let (lu, b2, vector) = rhs("lu_solve", &lu, b)?;
         let m = lu.dims()[lu.rank() - 1];
         let ipiv = np::add(&np::astype(piv, DType::I32), &full(&[], 1.0, DType::I32));
         let perm = pivots_to_permutation(&ipiv, m)?;
@@ -126,9 +129,14 @@ pub fn lu_solve(lu_and_piv: (&Array, &Array), b: &Array, trans: i32) -> Array {
             let y = triangular_solve(&lu, &pb, true, true, false, true);
             triangular_solve(&lu, &y, true, false, false, false)
         } else {
-            // aᵀ·x = uᵀ·lᵀ·(x[perm]) = b.
-            let y = triangular_solve(&lu, &b2, true, false, true, false);
-            let z = triangular_solve(&lu, &y, true, true, true, true);
+            // aᵀ·x = uᵀ·lᵀ·(x[perm]) = b (aᴴ and the conjugate transposes for trans = 2).
+            let t = if trans == 1 {
+                TransposeKind::Transpose
+            } else {
+                TransposeKind::Adjoint
+            };
+            let y = triangular_solve_as(&lu, &b2, true, false, t, false);
+            let z = triangular_solve_as(&lu, &y, true, true, t, true);
             let inverse = np::argsort(&perm, -1, false);
             let rows = np::broadcast_to(&np::expand_dims(&inverse, -1), b2.dims());
             np::take_along_axis(&z, &rows, -2)
@@ -138,8 +146,8 @@ pub fn lu_solve(lu_and_piv: (&Array, &Array), b: &Array, trans: i32) -> Array {
 }
 
 /// `jax.scipy.linalg.cho_factor(a, lower)`: `(c, lower)`, the Cholesky factor of symmetric
-/// positive-definite `a` (`c·cᵀ = a` when `lower`, else `cᵀ·c = a`; the other triangle is
-/// zero). Only `a`'s `lower` (or upper) triangle is read, and differentiated as JAX does:
+/// (Hermitian) positive-definite `a` (`c·cᴴ = a` when `lower`, else `cᴴ·c = a`; the other
+/// triangle is zero). Only `a`'s `lower` (or upper) triangle is read, and differentiated as JAX does:
 /// the rule takes the whole tangent, not its symmetric part.
 ///
 /// ```
@@ -158,7 +166,7 @@ pub fn cho_factor(a: &Array, lower: bool) -> (Array, bool) {
         Ok(if lower {
             rules::cholesky_lower_triangle(&a)?
         } else {
-            mt(&rules::cholesky_lower_triangle(&mt(&a))?)
+            mh(&rules::cholesky_lower_triangle(&mh(&a))?)
         })
     };
     (or_fail(run()), lower)
@@ -170,10 +178,15 @@ pub fn cho_solve(c_and_lower: (&Array, bool), b: &Array) -> Array {
     or_fail((|| {
         let (c, lower) = c_and_lower;
         let c = square("cho_solve", c)?;
-        let (b2, vector) = rhs("cho_solve", &c, b)?;
-        // lower: a = c·cᵀ; else a = cᵀ·c.
-        let y = triangular_solve(&c, &b2, true, lower, !lower, false);
-        let x = triangular_solve(&c, &y, true, lower, lower, false);
+        let (c, b2, vector) = rhs("cho_solve", &c, b)?;
+        // lower: a = c·cᴴ; else a = cᴴ·c.
+        let (first, second) = if lower {
+            (TransposeKind::NoTranspose, TransposeKind::Adjoint)
+        } else {
+            (TransposeKind::Adjoint, TransposeKind::NoTranspose)
+        };
+        let y = triangular_solve_as(&c, &b2, true, lower, first, false);
+        let x = triangular_solve_as(&c, &y, true, lower, second, false);
         Ok(unmatrix(x, vector))
     })())
 }
@@ -181,9 +194,9 @@ pub fn cho_solve(c_and_lower: (&Array, bool), b: &Array) -> Array {
 pub use crate::ops::np_decomp::{det, inv, svd};
 pub use crate::ops::np_linalg::solve_triangular;
 
-/// `jax.scipy.linalg.solve(a, b, assume_a, lower)`: `assume_a` `"gen"` or `"sym"` solve as
-/// `numpy.linalg.solve`; `"pos"` factors `a` with Cholesky (reading the `lower` triangle, or
-/// the upper one) and differentiates as JAX's `custom_linear_solve`:
+/// `jax.scipy.linalg.solve(a, b, assume_a, lower)`: `assume_a` `"gen"`, `"sym"` or `"her"`
+/// solve as `numpy.linalg.solve` (as JAX does); `"pos"` factors `a` with Cholesky (reading the
+/// `lower` triangle, or the upper one) and differentiates as JAX's `custom_linear_solve`:
 /// `ẋ = a⁻¹·(ḃ − ȧ·x)` with the full `ȧ`.
 ///
 /// ```
@@ -198,28 +211,31 @@ pub fn solve(a: &Array, b: &Array, assume_a: &str, lower: bool) -> Array {
     or_fail((|| {
         let op = "solve";
         match assume_a {
-            "gen" | "sym" => return Ok(np::linalg::solve(a, b)),
+            "gen" | "sym" | "her" => return Ok(np::linalg::solve(a, b)),
             "pos" => {}
             other => {
                 return Err(Error::op(
                     op,
-                    format!("assume_a must be \"gen\", \"sym\" or \"pos\", got \"{other}\""),
+                    format!(
+                        "assume_a must be \"gen\", \"sym\", \"her\" or \"pos\", got \"{other}\""
+                    ),
                 ))
             }
         }
         let a = square(op, a)?;
-        let (b2, vector) = rhs(op, &a, b)?;
+        let (a, b2, vector) = rhs(op, &a, b)?;
         // Only one triangle is read, as LAPACK's potrf does.
         let factor = move |a: &Array| {
             if lower {
                 cholesky_of(a, false)
             } else {
-                cholesky_of(&mt(a), false)
+                cholesky_of(&mh(a), false)
             }
         };
+        // a = l·lᴴ.
         let apply = |l: &Array, t: &Array| {
             let y = triangular_solve(l, t, true, true, false, false);
-            triangular_solve(l, &y, true, true, true, false)
+            triangular_solve_as(l, &y, true, true, TransposeKind::Adjoint, false)
         };
         let f = custom_jvp(
             fallible(move |(a, b): &(Array, Array)| {
@@ -265,10 +281,10 @@ pub fn qr(a: &Array, mode: &str) -> (Option<Array>, Array) {
     }
 }
 
-/// `jax.scipy.linalg.eigh(a, lower, eigvals_only)`: the eigenvalues (ascending) and, unless
-/// `eigvals_only`, the eigenvectors of symmetric `a`. As JAX's (and unlike scipy's), `a` is
-/// symmetrised first (`(a + aᵀ)/2`), so `lower` changes nothing: it names the triangle the
-/// LAPACK call reads after that.
+/// `jax.scipy.linalg.eigh(a, lower, eigvals_only)`: the eigenvalues (ascending, real) and,
+/// unless `eigvals_only`, the eigenvectors of symmetric (Hermitian) `a`. As JAX's (and unlike
+/// scipy's), `a` is symmetrised first (`(a + aᴴ)/2`), so `lower` changes nothing: it names the
+/// triangle the LAPACK call reads after that.
 ///
 /// ```
 /// use systolic::Array;
@@ -433,8 +449,12 @@ pub fn expm(a: &Array) -> Array {
     or_fail((|| {
         let a = square("expm", a)?;
         let dtype = a.element_type();
+        // The norm, the number of squarings and the thresholds are real (complex matrices'
+        // too, in their parts' type); the Padé terms are in a's type.
+        let real = parts(dtype);
         let c = |v: f64| full(&[], v, dtype);
-        let (max_norm, conds, degrees): (f64, &[f64], &[usize]) = if dtype == DType::F64 {
+        let re = |v: f64| full(&[], v, real);
+        let (max_norm, conds, degrees): (f64, &[f64], &[usize]) = if real == DType::F64 {
             (
                 5.371920351148152,
                 &[
@@ -459,15 +479,16 @@ pub fn expm(a: &Array) -> Array {
             false,
         );
         let squarings = np::maximum(
-            &c(0.0),
-            &np::floor(&np::log2(&np::divide(&norm1, &c(max_norm)))),
+            &re(0.0),
+            &np::floor(&np::log2(&np::divide(&norm1, &re(max_norm)))),
         );
         let per_matrix = |x: &Array| np::expand_dims(&np::expand_dims(x, -1), -1);
-        let scaled = np::divide(&a, &per_matrix(&np::power(&c(2.0), &squarings)));
+        let scale = np::astype(&np::power(&re(2.0), &squarings), dtype);
+        let scaled = np::divide(&a, &per_matrix(&scale));
         // np.digitize: how many thresholds the norm has reached.
         let idx = conds
             .iter()
-            .map(|&t| np::astype(&np::greater_equal(&norm1, &c(t)), DType::I32))
+            .map(|&t| np::astype(&np::greater_equal(&norm1, &re(t)), DType::I32))
             .reduce(|s, t| np::add(&s, &t))
             .expect("thresholds");
         let mut p = None;
@@ -488,10 +509,10 @@ pub fn expm(a: &Array) -> Array {
         let (p, q) = (p.expect("degrees"), q.expect("degrees"));
         let mut r = np::linalg::solve(&q, &p);
         for i in 0..MAX_SQUARINGS {
-            let more = per_matrix(&np::less(&c(i as f64), &squarings));
+            let more = per_matrix(&np::less(&re(i as f64), &squarings));
             r = np::where_(&more, &np::matmul(&r, &r), &r);
         }
-        let too_many = per_matrix(&np::greater(&squarings, &c(MAX_SQUARINGS as f64)));
+        let too_many = per_matrix(&np::greater(&squarings, &re(MAX_SQUARINGS as f64)));
         Ok(np::where_(&too_many, &c(f64::NAN), &r))
     })())
 }
