@@ -115,3 +115,72 @@ fn eigvals_match_eig_and_refuse_bad_operands() {
     let err = linalg::eigvals(&rect).to_tensor().unwrap_err().to_string();
     assert!(err.contains("eigvals") && err.contains("square"), "{err}");
 }
+
+fn eigvals_grad_golden() -> &'static serde_json::Value {
+    static G: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+    G.get_or_init(|| {
+        serde_json::from_str(include_str!("data/eigvals_grad_jax0.10.2.json")).unwrap()
+    })
+}
+
+fn eigvals_loss(name: &str) -> crate::golden_util::OpFn {
+    use systolic::numpy as np;
+    let sum = |x: &Array| np::sum(x, None, false);
+    match name {
+        "abs2_real" => Box::new(move |x| {
+            let f = move |a: &Array| sum(&np::square(&np::abs(&linalg::eigvals(a))));
+            vec![systolic::grad(f).call(&x[0]).unwrap()]
+        }),
+        "real_cubed_complex" => Box::new(move |x| {
+            let f = move |a: &Array| {
+                let re = np::real(&linalg::eigvals(a));
+                sum(&(&np::square(&re) * &re))
+            };
+            vec![systolic::grad(f).call(&x[0]).unwrap()]
+        }),
+        "imag_batched" => Box::new(move |x| {
+            let f = move |a: &Array| {
+                let w = linalg::eigvals(a);
+                &sum(&np::square(&np::imag(&w))) + &sum(&np::real(&w))
+            };
+            vec![systolic::grad(f).call(&x[0]).unwrap()]
+        }),
+        other => panic!("no expression for {other}"),
+    }
+}
+
+fn eigvals_tolerance(d: DType, _case: &str) -> f64 {
+    match d {
+        DType::F64 | DType::C128 => 1e-9,
+        _ => 1e-5,
+    }
+}
+
+/// Gradients through `eigvals` (JAX's rule λ̇ = diag(V⁻¹·ȧ·V)) equal JAX's, real and complex,
+/// batched, eagerly and under `jit`.
+#[test]
+fn eigvals_gradients_match_jax() {
+    crate::golden_util::assert_every_case_is_run(eigvals_grad_golden(), &[""], eigvals_loss);
+    crate::golden_util::run_cases_with(
+        eigvals_grad_golden(),
+        &[""],
+        eigvals_loss,
+        eigvals_tolerance,
+    );
+}
+
+/// As in JAX, eigenvectors have no derivative: differentiating through `eig` is an error
+/// naming its LAPACK call, not a wrong gradient.
+#[test]
+fn eig_refuses_differentiation_as_jax() {
+    let a = Array::from_vec(vec![2.0f64, 1.0, 0.5, 3.0], &[2, 2]);
+    let f = |a: &Array| {
+        let (w, _) = linalg::eig(a);
+        systolic::numpy::sum(&systolic::numpy::real(&w), None, false)
+    };
+    let e = systolic::grad(f).call(&a).unwrap_err().to_string();
+    assert!(
+        e.contains("lapack_dgeev_ffi") && e.contains("no rule"),
+        "{e}"
+    );
+}

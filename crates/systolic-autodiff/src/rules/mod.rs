@@ -235,8 +235,11 @@ pub(crate) fn transpose(
 }
 
 pub(crate) fn unsupported(op: &Op, what: &str) -> Error {
-    Error::new(format!(
-        "cannot {what} {}: no rule for this op",
-        op.kind.name()
-    ))
+    let name = match &op.kind {
+        OpKind::CustomCall {
+            call_target_name, ..
+        } => format!("{} @{call_target_name}", op.kind.name()),
+        kind => kind.name().to_string(),
+    };
+    Error::new(format!("cannot {what} {name}: no rule for this op"))
 }

@@ -114,10 +114,19 @@ fn thin_qr(a: &Array) -> (Array, Array) {
     two(d::qr_raw(a, "reduced").map(|(q, r)| (q.expect("reduced mode has Q"), r)))
 }
 
-/// `R⁻¹·Qᴴ·t`: `a⁻¹·t` for a square `a = Q·R`, through the IR's triangular solve (linear in
-/// `t` and transposable).
-fn qr_apply_inverse(q: &Array, r: &Array, t: &Array) -> Array {
-    triangular_solve(r, &mm(&mh(q), t), true, false, false, false)
+/// The LU factors of square `a` and their row permutation ([`d::lu_permuted`]).
+fn lu_factors(a: &Array) -> (Array, Array) {
+    two(d::lu_permuted("solve", a))
+}
+
+/// `a⁻¹·t` from `a`'s LU factors, as JAX's `lu_solve`: `t`'s rows permuted, then the unit
+/// lower and the upper triangular solves (the IR's gather and triangular solve, linear in `t`
+/// and transposable).
+fn lu_apply_inverse(lu: &Array, perm: &Array, t: &Array) -> Array {
+    let rows = np::broadcast_to(&np::expand_dims(perm, -1), t.dims());
+    let pt = np::take_along_axis(t, &rows, -2);
+    let y = triangular_solve(lu, &pt, true, true, false, true);
+    triangular_solve(lu, &y, true, false, false, false)
 }
 
 /// The thin SVD `(u, s, vh)` of `a`.
@@ -372,8 +381,8 @@ pub(crate) fn det(a: &Array) -> Result<Array> {
         |a: &Array| Ok(d::det_raw(a)),
         |a: &Array, da: &Array| {
             let y = d::det_raw(a);
-            let (q, r) = thin_qr(a);
-            let dy = np::multiply(&y, &trace_of(&qr_apply_inverse(&q, &r, da)));
+            let (lu, perm) = lu_factors(a);
+            let dy = np::multiply(&y, &trace_of(&lu_apply_inverse(&lu, &perm, da)));
             (y, dy)
         },
     )
@@ -388,8 +397,8 @@ pub(crate) fn slogdet(a: &Array) -> Result<(Array, Array)> {
         |a: &Array| Ok(d::slogdet_raw(a)),
         |a: &Array, da: &Array| {
             let (sign, logdet) = d::slogdet_raw(a);
-            let (q, r) = thin_qr(a);
-            let t = trace_of(&qr_apply_inverse(&q, &r, da));
+            let (lu, perm) = lu_factors(a);
+            let t = trace_of(&lu_apply_inverse(&lu, &perm, da));
             if !sign.element_type().is_complex() {
                 let dsign = zeros_like(&sign);
                 return ((sign, logdet), (dsign, t));
@@ -409,10 +418,26 @@ pub(crate) fn solve(a: &Array, b: &Array) -> Result<Array> {
         &(a.clone(), b.clone()),
         |(a, b): &(Array, Array)| d::solve_raw(a, b),
         |(a, b): &(Array, Array), (da, db): &(Array, Array)| {
-            let (q, r) = thin_qr(a);
-            let x = qr_apply_inverse(&q, &r, b);
-            let dx = qr_apply_inverse(&q, &r, &np::subtract(db, &mm(da, &x)));
+            let (lu, perm) = lu_factors(a);
+            let x = lu_apply_inverse(&lu, &perm, b);
+            let dx = lu_apply_inverse(&lu, &perm, &np::subtract(db, &mm(da, &x)));
             (x, dx)
+        },
+    )
+}
+
+/// `jnp.linalg.eigvals`, JAX's rule: `λ̇ = diag(V⁻¹·ȧ·V)` with `V` the right eigenvectors
+/// (first-order perturbation of simple eigenvalues; `ȧ` made complex).
+pub(crate) fn eigvals(a: &Array) -> Result<Array> {
+    with_jvp(
+        a,
+        |a: &Array| d::eig_raw("eigvals", a, false).map(|(w, _)| w),
+        |a: &Array, da: &Array| {
+            let (w, v) = two(d::eig_raw("eigvals", a, true));
+            let (lu, perm) = lu_factors(&v);
+            let da = np::astype(da, v.element_type());
+            let dw = diag_of(&mm(&lu_apply_inverse(&lu, &perm, &da), &v));
+            (w, dw)
         },
     )
 }
