@@ -444,10 +444,11 @@ impl TreeLevels {
     /// independently of the others. One range of everything when nothing is windowed.
     fn top_windows(&self) -> Vec<std::ops::Range<usize>> {
         let top = self.pads.len();
+        let mut out = Vec::with_capacity(self.lens.last().map_or(1, |&l| l.div_ceil(WINDOW)));
         if top == 0 {
-            return vec![0..self.reduced];
+            out.push(0..self.reduced);
+            return out;
         }
-        let mut out = vec![];
         let mut start = 0;
         for r in 0..self.reduced {
             let (mut level, mut index) = (0, r);
