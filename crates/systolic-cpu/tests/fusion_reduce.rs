@@ -407,3 +407,28 @@ fn sibling_sums_fold_in_the_interpreters_tree_exactly() {
         assert_results(&ours, &want, &inputs, 0, &text);
     }
 }
+
+#[test]
+fn per_channel_sums_over_outer_dimensions_fold_rows_in_the_interpreters_order() {
+    // BatchNorm's statistics of an NHWC tensor: sums over N, H, W of a fused per-channel
+    // producer. Few channels (24) and many positions (240): the slots mode computes 21
+    // positions per producer run (512 lanes), the last run short; the fold order, and so every
+    // bit, stays the interpreter's. Three sibling sums take the general slots path (one sum
+    // alone, the one-op path: `column_sums_of_random_floats_fold_in_the_interpreters_order`).
+    let t = "tensor<6x5x8x24xf32>";
+    let text = format!(
+        "func.func @main(%x: {t}, %m: tensor<24xf32>) -> (tensor<24xf32>, tensor<24xf32>, tensor<24xf32>) {{
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %b = stablehlo.broadcast_in_dim %m, dims = [3] : (tensor<24xf32>) -> {t}
+  %d = stablehlo.subtract %x, %b : {t}
+  %q = stablehlo.multiply %d, %d : {t}
+  %s = stablehlo.reduce(%q init: %z) applies stablehlo.add across dimensions = [0, 1, 2] : ({t}, tensor<f32>) -> tensor<24xf32>
+  %e = stablehlo.exponential %d : {t}
+  %u = stablehlo.reduce(%e init: %z) applies stablehlo.add across dimensions = [0, 1, 2] : ({t}, tensor<f32>) -> tensor<24xf32>
+  %v = stablehlo.reduce(%d init: %z) applies stablehlo.add across dimensions = [0, 1, 2] : ({t}, tensor<f32>) -> tensor<24xf32>
+  return %s, %u, %v : tensor<24xf32>, tensor<24xf32>, tensor<24xf32>
+}}"
+    );
+    let (ours, want, inputs) = run_block(&text, 33, None, true);
+    assert_results(&ours, &want, &inputs, 0, &text);
+}

@@ -31,6 +31,7 @@ mod isa_caps;
 mod jax_fixtures;
 mod linalg;
 mod linalg_custom_calls;
+mod lu_native;
 mod math_accuracy;
 mod narrow_float_goldens;
 mod narrow_floats;

@@ -71,19 +71,26 @@ fn window_offsets(
     }
 }
 
-/// Patches `[G, images · positions, W · Ci]` for the output images `images`.
+/// Patches `[G, images · positions, W · Ci]` for the output images `images`, written into
+/// `out` (that many elements; every one is written, zeros where the window sees padding, so
+/// `out` may hold anything before: a pooled buffer needs no zero-fill pass).
 pub fn patches<T: Copy + Default + Send + Sync>(
     g: &ConvGeometry,
     input: &[T],
     images: Range<usize>,
-) -> Vec<T> {
+    out: &mut [T],
+) {
     let positions = g.out_positions();
     let ci = g.in_features;
     let windows = g.window_positions();
     let cols = windows * ci;
-    let mut out = vec![T::default(); g.groups * images.len() * positions * cols];
+    assert_eq!(
+        out.len(),
+        g.groups * images.len() * positions * cols,
+        "im2col: patch buffer size"
+    );
     if out.is_empty() {
-        return out;
+        return;
     }
     // The input offset each (output position, window position) reads, shared by all images.
     let tables: Vec<Vec<Option<usize>>> = (0..g.window.len())
@@ -116,7 +123,10 @@ pub fn patches<T: Copy + Default + Send + Sync>(
             .zip(offsets.chunks_exact(windows))
         {
             for (cell, offset) in row.chunks_exact_mut(ci).zip(offs) {
-                let Some(offset) = offset else { continue };
+                let Some(offset) = offset else {
+                    cell.fill(T::default());
+                    continue;
+                };
                 let src = base + offset;
                 if feature_stride == 1 {
                     cell.copy_from_slice(&input[src..src + ci]);
@@ -135,7 +145,6 @@ pub fn patches<T: Copy + Default + Send + Sync>(
     } else {
         out.chunks_mut(positions * cols).enumerate().for_each(fill);
     }
-    out
 }
 
 /// Weights `[G, W · Ci, Og]` from the kernel (window reversal applied).

@@ -73,6 +73,8 @@ macro_rules! zip_storage {
 #[derive(Clone, Debug)]
 struct ChunkPlan {
     images: usize,
+    /// Elements of the chunk's patch matrix (the product's left operand).
+    dot_lhs_elements: usize,
     product: TensorType,
     dot: DotPlan,
 }
@@ -155,6 +157,7 @@ impl ConvPlan {
             let dot = DotPlan::new(&patches, &weights_ty, &dims, &product)?;
             Ok(Some(ChunkPlan {
                 images,
+                dot_lhs_elements: patches.num_elements(),
                 product,
                 dot,
             }))
@@ -247,26 +250,44 @@ impl ConvPlan {
     ) -> Result<()> {
         let g = &self.geometry;
         let whole = images.len() == g.out_batch;
-        let patches;
+        // Patches and product in pooled buffers (every element is written): fresh zeroed
+        // ones cost a page fault per 4 KiB on every run.
+        let mut patches = None;
         let lhs_storage = if self.identity_patches {
             lhs.storage()
         } else {
-            patches = map_storage!(lhs.storage(), v => im2col::patches(g, v, images.clone()));
-            &patches
+            let n = chunk.dot_lhs_elements;
+            let mut storage = crate::pool::take(lhs.dtype(), n);
+            zip_storage!(lhs.storage(), &mut storage, v, o => {
+                im2col::patches(g, v, images.clone(), o);
+                Ok(())
+            }, Err(CpuError::new("convolution: patch and operand storage differ")))?;
+            &*patches.insert(storage)
         };
-        if self.direct_output && whole {
-            return chunk
+        let result = if self.direct_output && whole {
+            chunk
                 .dot
-                .run_storage(lhs_storage, weights.storage(), out.storage_mut());
+                .run_storage(lhs_storage, weights.storage(), out.storage_mut())
+        } else {
+            let mut product = CpuBuffer::new(
+                chunk.product.clone(),
+                crate::pool::take(chunk.product.dtype, chunk.product.num_elements()),
+            )
+            .map_err(|e| CpuError::new(format!("convolution product: {e}")))?;
+            chunk
+                .dot
+                .run_storage(lhs_storage, weights.storage(), product.storage_mut())?;
+            let scattered = zip_storage!(product.storage(), out.storage_mut(), p, o => {
+                im2col::scatter(g, p, images, o);
+                Ok(())
+            }, Err(CpuError::new("convolution: product and result storage differ")));
+            crate::pool::recycle(product.take_storage());
+            scattered
+        };
+        if let Some(p) = patches {
+            crate::pool::recycle(p);
         }
-        let mut product = CpuBuffer::zeros(chunk.product.clone());
-        chunk
-            .dot
-            .run_storage(lhs_storage, weights.storage(), product.storage_mut())?;
-        zip_storage!(product.storage(), out.storage_mut(), p, o => {
-            im2col::scatter(g, p, images, o);
-            Ok(())
-        }, Err(CpuError::new("convolution: product and result storage differ")))
+        result
     }
 }
 
@@ -300,7 +321,10 @@ impl Kernel for ConvKernel {
         let [lhs, rhs] = args.as_slice() else {
             cpu_bail!("convolution takes 2 operands, got {}", args.len());
         };
-        let mut out = CpuBuffer::zeros(self.plan.out_type().clone());
+        // `run` writes every element: a pooled vector, not a fresh zeroed one.
+        let ty = self.plan.out_type().clone();
+        let storage = crate::pool::take(ty.dtype, ty.num_elements());
+        let mut out = CpuBuffer::new(ty, storage).map_err(|e| CpuError::new(e.to_string()))?;
         self.plan.run(lhs.buffer(), rhs.buffer(), &mut out)?;
         Ok(vec![out])
     }

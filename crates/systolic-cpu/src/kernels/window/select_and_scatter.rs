@@ -102,6 +102,30 @@ impl SelectAndScatterKernel {
     /// window, compared against the current choices' values kept beside them. Same choices
     /// as the general path.
     fn selected_runs<T: Ordered>(&self, x: &[T]) -> Vec<Option<usize>> {
+        // The relation resolved once, not per element: each arm is its own loop, a plain
+        // comparison instead of a match on the direction per candidate.
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        use systolic_ir::ComparisonDirection as D;
+        let relation = self.select;
+        match (relation.direction, relation.total) {
+            (D::Ge, false) => {
+                self.selected_runs_with(x, |a, b| matches!(T::ieee(a, b), Some(Greater | Equal)))
+            }
+            (D::Gt, false) => self.selected_runs_with(x, |a, b| T::ieee(a, b) == Some(Greater)),
+            (D::Le, false) => {
+                self.selected_runs_with(x, |a, b| matches!(T::ieee(a, b), Some(Less | Equal)))
+            }
+            (D::Lt, false) => self.selected_runs_with(x, |a, b| T::ieee(a, b) == Some(Less)),
+            _ => self.selected_runs_with(x, |a, b| relation.holds(a, b)),
+        }
+    }
+
+    /// [`Self::selected_runs`] with the select relation `holds`.
+    fn selected_runs_with<T: Ordered>(
+        &self,
+        x: &[T],
+        holds: impl Fn(T, T) -> bool + Sync,
+    ) -> Vec<Option<usize>> {
         let inner = self.windows.inner;
         let rank = self.windows.size.len();
         let mut selected = vec![None; self.windows.count()];
@@ -122,11 +146,12 @@ impl SelectAndScatterKernel {
                         }
                         return;
                     }
+                    // Selects rather than branches: which candidate wins is data, and a
+                    // mispredicted branch per element cost more than both stores.
                     for (j, ((c, b), &v)) in choice.iter_mut().zip(&mut best).zip(run).enumerate() {
-                        if !self.select.holds(*b, v) {
-                            *c = Some(p + j);
-                            *b = v;
-                        }
+                        let take = !holds(*b, v);
+                        *c = if take { Some(p + j) } else { *c };
+                        *b = if take { v } else { *b };
                     }
                 });
             }
@@ -157,13 +182,19 @@ impl SelectAndScatterKernel {
                 self.windows.out_shape
             )));
         }
-        let mut out = vec![init; x.len()];
-        for (s, target) in self.selected(x).into_iter().enumerate() {
+        let selected = self.selected(x);
+        // A pooled vector filled with `init`, not a fresh one (whose pages fault in anew on
+        // every run).
+        let mut storage = crate::pool::take(self.operand.dtype, x.len());
+        let out = T::slice_mut(&mut storage)
+            .ok_or_else(|| CpuError::new("select_and_scatter: result storage type"))?;
+        out.fill(init);
+        for (s, target) in selected.into_iter().enumerate() {
             if let Some(t) = target {
                 out[t] = C::apply(out[t], src[s]);
             }
         }
-        CpuBuffer::new(self.operand.clone(), T::wrap(out)).map_err(|e| CpuError::new(e.to_string()))
+        CpuBuffer::new(self.operand.clone(), storage).map_err(|e| CpuError::new(e.to_string()))
     }
 }
 

@@ -188,8 +188,51 @@ impl Driver<'_> {
         if let Some(op) = self.binary {
             return self.slots_binary(op, at, n);
         }
-        let kept = self.plan.kept;
-        let count = self.plan.reduce_types.len();
+        let tree = self.tree();
+        let windows = tree.top_windows();
+        // One block holding every kept element (few channels, many positions: BatchNorm's
+        // statistics) would run on one thread; its top-level windows are independent partial
+        // folds, computed in parallel and then folded in order, which is the sequential fold's
+        // order exactly.
+        let alone = at == 0 && n == self.plan.kept;
+        let parallel = alone
+            && windows.len() > 1
+            && rayon::current_num_threads() > 1
+            && self.plan.kept * self.plan.reduced >= PARALLEL_MIN;
+        let result = if parallel {
+            let partials: Vec<Vec<Reg>> = windows
+                .into_par_iter()
+                .enumerate()
+                .map(|(t, positions)| self.fold_slots(reducer, &tree, at, n, positions, t == 0))
+                .collect();
+            let mut region = RegionRunner::new(reducer, self.plan.reduce_types.len(), n);
+            let mut partials = partials.into_iter();
+            let mut acc = partials.next().unwrap_or_default();
+            for p in partials {
+                region.apply(&mut acc, &p);
+            }
+            acc
+        } else {
+            self.fold_slots(reducer, &tree, at, n, 0..self.plan.reduced, true)
+        };
+        for (k, acc) in result.iter().enumerate() {
+            // SAFETY: this worker owns results [at, at + n).
+            unsafe { self.dests[k].store(acc, at, n) };
+        }
+    }
+
+    /// Folds reduced positions `positions` of slots `[at, at + n)` in the tree's order,
+    /// returning the last level's accumulators; `first`: the range starts the reduction (its
+    /// first position is folded into the init values).
+    fn fold_slots(
+        &self,
+        reducer: &LoopProgram,
+        tree: &TreeLevels,
+        at: usize,
+        n: usize,
+        positions: std::ops::Range<usize>,
+        first: bool,
+    ) -> Vec<Reg> {
         let mut regs = self.new_regs();
         let lanes: Vec<Lane> = self
             .plan
@@ -202,67 +245,20 @@ impl Driver<'_> {
         for ((acc, init), ty) in accs.iter_mut().zip(self.inits).zip(&self.plan.reduce_types) {
             fill(init, ty.dtype, acc, n);
         }
-        let rstage = &reducer.stages[0];
-        let renv = Env::reading(reducer, &[], &[]);
-        let mut rregs: Vec<Reg> = rstage.regs.iter().map(|&l| Reg::new(l, BLOCK)).collect();
-        // The region's arguments are rank-0, so the planner put their loads in the prologue;
-        // here they are copies from the accumulators and inputs, made at every step.
-        let is_arg = |i: &&Instr| {
-            matches!(
-                i,
-                Instr::Load {
-                    access: Access {
-                        source: Source::Arg(_),
-                        ..
-                    },
-                    ..
-                }
-            )
-        };
-        for instr in rstage.prologue.iter().filter(|i| !is_arg(i)) {
-            step(rstage, &renv, instr, &mut rregs, 0, BLOCK);
-        }
-        let arg_loads: Vec<&Instr> = rstage.prologue.iter().filter(is_arg).collect();
-        // The region on accumulators `accs` and inputs `xs` (the producer's values, or a lower
-        // level's partials), its results written back into `accs`: every argument is loaded
-        // before the first store.
-        let region = std::cell::RefCell::new(|accs: &mut [Reg], xs: &[Reg]| {
-            for instr in arg_loads.iter().copied().chain(&rstage.body) {
-                match instr {
-                    Instr::Load {
-                        access:
-                            Access {
-                                source: Source::Arg(k),
-                                ..
-                            },
-                        dst,
-                    } => {
-                        let from = if *k < count {
-                            &accs[*k]
-                        } else {
-                            &xs[*k - count]
-                        };
-                        copy(from, &mut rregs[*dst], n);
-                    }
-                    Instr::Store {
-                        src,
-                        dest: Dest::Output(k),
-                        ..
-                    } => copy(&rregs[*src], &mut accs[*k], n),
-                    other => step(rstage, &renv, other, &mut rregs, 0, n),
-                }
-            }
-        });
-        let tree = self.tree();
+        let region =
+            std::cell::RefCell::new(RegionRunner::new(reducer, self.plan.reduce_types.len(), n));
         let mut levels = vec![accs; tree.levels()];
-        tree.fold(
+        let mut batch = RowBatch::new(self, at, n);
+        tree.fold_range(
             &mut levels,
+            positions,
+            first,
             |r, acc, filled| {
-                self.produce(&mut regs, r * kept + at, n, |i, x| {
-                    copy(x, &mut inputs[i], n)
+                batch.row(self, &mut regs, r, |i, x, from| {
+                    copy_at(x, from, &mut inputs[i], n)
                 });
                 if filled {
-                    (region.borrow_mut())(acc, &inputs);
+                    region.borrow_mut().apply(acc, &inputs);
                 } else {
                     acc.iter_mut()
                         .zip(inputs.iter())
@@ -271,16 +267,13 @@ impl Driver<'_> {
             },
             |upper, lower, filled| {
                 if filled {
-                    (region.borrow_mut())(upper, lower);
+                    region.borrow_mut().apply(upper, lower);
                 } else {
                     upper.iter_mut().zip(lower).for_each(|(a, x)| copy(x, a, n));
                 }
             },
         );
-        for (k, acc) in levels[tree.levels() - 1].iter().enumerate() {
-            // SAFETY: this worker owns results [at, at + n).
-            unsafe { self.dests[k].store(acc, at, n) };
-        }
+        levels.pop().unwrap_or_default()
     }
 
     /// The order of the slots folds: the interpreter's tree when the plan allows it, else one
@@ -303,7 +296,6 @@ impl Driver<'_> {
     /// [`WINDOW`], see [`TreeLevels`]), not one after another: a bf16 sum of 2048 terms rounded
     /// after every addition is off by tens of percent.
     fn slots_binary(&self, op: BinaryReducer, at: usize, n: usize) {
-        let kept = self.plan.kept;
         let ty = &self.plan.reduce_types[0];
         let lane = Lane::of(ty.dtype);
         let tree = self.tree();
@@ -319,15 +311,22 @@ impl Driver<'_> {
                 (op.f)(x, acc, out, n)
             }
         };
+        let mut batch = RowBatch::new(self, at, n);
+        let mut row = Reg::new(lane, BLOCK);
         tree.fold(
             &mut levels,
             |r, acc, filled| {
                 let mut next = next.borrow_mut();
-                self.produce(&mut regs, r * kept + at, n, |_, x| {
+                batch.row(self, &mut regs, r, |_, x, from| {
                     if filled {
-                        combine(acc, x, &mut next)
+                        if from == 0 {
+                            combine(acc, x, &mut next)
+                        } else {
+                            copy_at(x, from, &mut row, n);
+                            combine(acc, &row, &mut next)
+                        }
                     } else {
-                        copy(x, &mut next, n)
+                        copy_at(x, from, &mut next, n)
                     }
                 });
                 std::mem::swap(acc, &mut next);
@@ -405,12 +404,26 @@ impl TreeLevels {
     fn fold<S>(
         &self,
         levels: &mut [S],
+        input: impl FnMut(usize, &mut S, bool),
+        carry: impl FnMut(&mut S, &S, bool),
+    ) {
+        self.fold_range(levels, 0..self.reduced, true, input, carry)
+    }
+
+    /// [`Self::fold`] over positions `positions` only: the whole range, or one of
+    /// [`Self::top_windows`] (whose partial the last level's accumulator then holds). Every
+    /// level starts empty except level 0 when `first` (the range starts the reduction).
+    fn fold_range<S>(
+        &self,
+        levels: &mut [S],
+        positions: std::ops::Range<usize>,
+        first: bool,
         mut input: impl FnMut(usize, &mut S, bool),
         mut carry: impl FnMut(&mut S, &S, bool),
     ) {
         let mut filled = vec![false; levels.len()];
-        filled[0] = true;
-        for r in 0..self.reduced {
+        filled[0] = first;
+        for r in positions {
             input(r, &mut levels[0], filled[0]);
             filled[0] = true;
             // Close every window that ends here, carrying its partial one level up.
@@ -424,6 +437,32 @@ impl TreeLevels {
                 index = parent;
             }
         }
+    }
+
+    /// The positions folded into each element of the last level (the final fold's inputs), in
+    /// order: every window of every level lies inside one of them, so each is folded
+    /// independently of the others. One range of everything when nothing is windowed.
+    fn top_windows(&self) -> Vec<std::ops::Range<usize>> {
+        let top = self.pads.len();
+        let mut out = Vec::with_capacity(self.lens.last().map_or(1, |&l| l.div_ceil(WINDOW)));
+        if top == 0 {
+            out.push(0..self.reduced);
+            return out;
+        }
+        let mut start = 0;
+        for r in 0..self.reduced {
+            let (mut level, mut index) = (0, r);
+            while let Some(parent) = self.closes(level, index) {
+                level += 1;
+                index = parent;
+                if level == top {
+                    out.push(start..r + 1);
+                    start = r + 1;
+                    break;
+                }
+            }
+        }
+        out
     }
 
     /// When element `index` of windowed level `level` is the last of its window, the index
@@ -490,6 +529,161 @@ impl BinaryReducer {
     }
 }
 
+/// A reduce region (several accumulators) compiled into a register program, run on blocks of
+/// `n` slots: the region's rank-0 arguments, which the planner loads in the prologue, are
+/// copied in from the accumulators and inputs at every application.
+struct RegionRunner<'a> {
+    stage: &'a Stage,
+    env: Env<'a>,
+    regs: Vec<Reg>,
+    arg_loads: Vec<&'a Instr>,
+    /// Accumulators (the region's first arguments; the inputs follow).
+    count: usize,
+    n: usize,
+}
+
+impl<'a> RegionRunner<'a> {
+    fn new(reducer: &'a LoopProgram, count: usize, n: usize) -> RegionRunner<'a> {
+        let stage = &reducer.stages[0];
+        let env = Env::reading(reducer, &[], &[]);
+        let mut regs: Vec<Reg> = stage.regs.iter().map(|&l| Reg::new(l, BLOCK)).collect();
+        let is_arg = |i: &&Instr| {
+            matches!(
+                i,
+                Instr::Load {
+                    access: Access {
+                        source: Source::Arg(_),
+                        ..
+                    },
+                    ..
+                }
+            )
+        };
+        for instr in stage.prologue.iter().filter(|i| !is_arg(i)) {
+            step(stage, &env, instr, &mut regs, 0, BLOCK);
+        }
+        let arg_loads = stage.prologue.iter().filter(is_arg).collect();
+        RegionRunner {
+            stage,
+            env,
+            regs,
+            arg_loads,
+            count,
+            n,
+        }
+    }
+
+    /// The region on accumulators `accs` and inputs `xs` (the producer's values, or a lower
+    /// level's partials), its results written back into `accs`: every argument is loaded
+    /// before the first store.
+    fn apply(&mut self, accs: &mut [Reg], xs: &[Reg]) {
+        let n = self.n;
+        for instr in self.arg_loads.iter().copied().chain(&self.stage.body) {
+            match instr {
+                Instr::Load {
+                    access:
+                        Access {
+                            source: Source::Arg(k),
+                            ..
+                        },
+                    dst,
+                } => {
+                    let from = if *k < self.count {
+                        &accs[*k]
+                    } else {
+                        &xs[*k - self.count]
+                    };
+                    copy(from, &mut self.regs[*dst], n);
+                }
+                Instr::Store {
+                    src,
+                    dest: Dest::Output(k),
+                    ..
+                } => copy(&self.regs[*src], &mut accs[*k], n),
+                other => step(self.stage, &self.env, other, &mut self.regs, 0, n),
+            }
+        }
+    }
+}
+
+/// The producer's values for one slot block, a reduced position (row) at a time. When the
+/// block holds every kept element and rows are short (BatchNorm's per-channel sums: 32
+/// channels, 32768 positions), consecutive rows are contiguous in the producer's index space,
+/// so one producer run computes [`BLOCK`] / `kept` rows at once and each row is read from its
+/// lanes: the producer's per-run cost (one pass over its instructions) is paid per 512 lanes
+/// instead of per row. The rows are folded in the same order either way, so the results do
+/// not change.
+struct RowBatch {
+    /// Lanes of one row (the slot block's width) and where the block starts.
+    n: usize,
+    at: usize,
+    /// Rows per producer run (1: no batching).
+    per_run: usize,
+    /// The first row held, and how many are held.
+    first: usize,
+    held: usize,
+    /// Per reduce input, the held rows' values (`per_run · n` lanes).
+    values: Vec<Reg>,
+}
+
+impl RowBatch {
+    fn new(driver: &Driver<'_>, at: usize, n: usize) -> RowBatch {
+        let contiguous = at == 0 && n == driver.plan.kept;
+        let per_run = if contiguous {
+            (BLOCK / n.max(1)).max(1)
+        } else {
+            1
+        };
+        let values = if per_run > 1 {
+            driver
+                .plan
+                .reduce_types
+                .iter()
+                .map(|t| Reg::new(Lane::of(t.dtype), BLOCK))
+                .collect()
+        } else {
+            vec![]
+        };
+        RowBatch {
+            n,
+            at,
+            per_run,
+            first: 0,
+            held: 0,
+            values,
+        }
+    }
+
+    /// Hands input `i`'s values for row `r` to `take(i, register, offset)`: the row's `n`
+    /// lanes start at lane `offset` of the register.
+    fn row(
+        &mut self,
+        driver: &Driver<'_>,
+        regs: &mut [Reg],
+        r: usize,
+        mut take: impl FnMut(usize, &Reg, usize),
+    ) {
+        let (kept, n) = (driver.plan.kept, self.n);
+        if self.per_run == 1 {
+            driver.produce(regs, r * kept + self.at, n, |i, x| take(i, x, 0));
+            return;
+        }
+        if r < self.first || r >= self.first + self.held {
+            let rows = self.per_run.min(driver.plan.reduced - r);
+            let values = &mut self.values;
+            driver.produce(regs, r * kept, rows * n, |i, x| {
+                copy(x, &mut values[i], rows * n)
+            });
+            self.first = r;
+            self.held = rows;
+        }
+        let from = (r - self.first) * n;
+        for (i, v) in self.values.iter().enumerate() {
+            take(i, v, from);
+        }
+    }
+}
+
 /// Fills `n` lanes with the value of a one-element buffer of dtype `dtype`.
 fn fill(value: &Storage, dtype: systolic_ir::DType, reg: &mut Reg, n: usize) {
     let access = Access {
@@ -499,6 +693,25 @@ fn fill(value: &Storage, dtype: systolic_ir::DType, reg: &mut Reg, n: usize) {
         strides: vec![],
     };
     load(&[], &access, Some(value), 0, n, reg);
+}
+
+/// Copies lanes `from..from + n` of `src` into the first `n` lanes of `to` (same lane type).
+fn copy_at(src: &Reg, from: usize, to: &mut Reg, n: usize) {
+    let end = from + n;
+    match (src, to) {
+        (Reg::Bool(a), Reg::Bool(b)) => b[..n].copy_from_slice(&a[from..end]),
+        (Reg::I8(a), Reg::I8(b)) => b[..n].copy_from_slice(&a[from..end]),
+        (Reg::I16(a), Reg::I16(b)) => b[..n].copy_from_slice(&a[from..end]),
+        (Reg::I32(a), Reg::I32(b)) => b[..n].copy_from_slice(&a[from..end]),
+        (Reg::I64(a), Reg::I64(b)) => b[..n].copy_from_slice(&a[from..end]),
+        (Reg::U8(a), Reg::U8(b)) => b[..n].copy_from_slice(&a[from..end]),
+        (Reg::U16(a), Reg::U16(b)) => b[..n].copy_from_slice(&a[from..end]),
+        (Reg::U32(a), Reg::U32(b)) => b[..n].copy_from_slice(&a[from..end]),
+        (Reg::U64(a), Reg::U64(b)) => b[..n].copy_from_slice(&a[from..end]),
+        (Reg::F32(a), Reg::F32(b)) => b[..n].copy_from_slice(&a[from..end]),
+        (Reg::F64(a), Reg::F64(b)) => b[..n].copy_from_slice(&a[from..end]),
+        _ => panic!("fusion planner bug: copying between registers of different lanes"),
+    }
 }
 
 /// Copies `n` lanes between registers of the same lane.

@@ -4,8 +4,12 @@
 //! The calls run on the backend's IEEE threads ([`crate::threads::run_ieee`]): faer's
 //! arithmetic is written for IEEE subnormals, which the kernels' threads flush.
 //! Complex calls are native too (the one op family on complex values besides `fft` that does
-//! not run on the fallback). A call that cannot be read (an unknown routine or layout) is an
+//! not run on the fallback). Real `getrf` has an implementation of its own ([`lu`]), blocked
+//! for the row-major matrices the buffers hold, instead of the driver's copies into faer's
+//! column-major layout. A call that cannot be read (an unknown routine or layout) is an
 //! error at compile time naming the target, as the interpreter would report it at run time.
+
+mod lu;
 
 use crate::buffer::CpuBuffer;
 use crate::error::{CpuError, Result};
@@ -14,7 +18,7 @@ use crate::kernels::shape::elem::{elems, Elem};
 use crate::lower_ctx::LowerCtx;
 use num_complex::{Complex, Complex32, Complex64};
 use systolic_interp::ops::lapack::driver::{self, Exec, LapackOut, Scalar};
-use systolic_ir::lapack::LapackCall;
+use systolic_ir::lapack::{Convention, LapackCall, Routine};
 use systolic_ir::{DType, Op, TensorType, Type};
 
 /// A kernel for `op` when it is a LAPACK custom call; `None` for any other op.
@@ -86,6 +90,75 @@ impl LapackKernel {
             })
             .collect()
     }
+
+    /// LAPACK's `getrf` on real matrices with [`lu::getrf`]: the factors overwrite the
+    /// operand's storage when it dies here (JAX aliases the result to the operand), the
+    /// batch's matrices one per task.
+    fn getrf_native<T>(&self, mut args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>>
+    where
+        T: lu::LuReal + Elem,
+    {
+        use rayon::prelude::*;
+        let name = &self.call.target;
+        let shape = &self.operands[0].shape;
+        let r = shape.len();
+        if r < 2 {
+            return Err(CpuError::new(format!(
+                "{name}: expected a batch of matrices, got {}",
+                self.operands[0]
+            )));
+        }
+        let (m, n) = (shape[r - 2] as usize, shape[r - 1] as usize);
+        let k = m.min(n);
+        let batch: usize = shape[..r - 2].iter().map(|&d| d as usize).product();
+        let operand = args.remove(0);
+        let mut factors = match operand {
+            Arg::Owned(_) => operand.into_owned(),
+            Arg::Borrowed(b) => {
+                // A pooled vector, not a clone's fresh allocation (its pages fault in anew on
+                // every run).
+                let from = elems::<T>(b, name)?;
+                let mut storage = crate::pool::take(self.operands[0].dtype, from.len());
+                T::slice_mut(&mut storage)
+                    .ok_or_else(|| CpuError::new(format!("{name}: element type mismatch")))?
+                    .copy_from_slice(from);
+                CpuBuffer::new(self.operands[0].clone(), storage)
+                    .map_err(|e| CpuError::new(format!("{name}: {e}")))?
+            }
+        };
+        let a = T::slice_mut(factors.storage_mut()).ok_or_else(|| {
+            CpuError::new(format!(
+                "{name}: operand of type {} does not hold the expected element type",
+                self.operands[0]
+            ))
+        })?;
+        let mut ipiv = vec![0i32; batch * k];
+        let mut info = vec![0i32; batch];
+        if m > 0 && n > 0 {
+            crate::threads::run_ieee(|| {
+                if batch == 1 {
+                    // One matrix: its trailing products may use both cores.
+                    info[0] = lu::getrf(a, m, n, &mut ipiv, gemm::Parallelism::Rayon(0));
+                } else {
+                    a.par_chunks_mut(m * n)
+                        .zip(ipiv.par_chunks_mut(k))
+                        .zip(info.par_iter_mut())
+                        .for_each(|((a, ipiv), info)| {
+                            *info = lu::getrf(a, m, n, ipiv, gemm::Parallelism::None)
+                        });
+                }
+            });
+        }
+        let wrap = |ty: &TensorType, v: Vec<i32>| {
+            CpuBuffer::new(ty.clone(), i32::wrap(v))
+                .map_err(|e| CpuError::new(format!("{name}: {e}")))
+        };
+        Ok(vec![
+            factors,
+            wrap(&self.results[1], ipiv)?,
+            wrap(&self.results[2], info)?,
+        ])
+    }
 }
 
 impl Kernel for LapackKernel {
@@ -102,7 +175,11 @@ impl Kernel for LapackKernel {
                 args.len()
             )));
         }
+        let native_lu =
+            self.call.routine == Routine::Getrf && self.call.convention == Convention::Lapack;
         match self.call.dtype {
+            DType::F32 if native_lu => self.getrf_native::<f32>(args),
+            DType::F64 if native_lu => self.getrf_native::<f64>(args),
             DType::F32 => self.run_typed::<f32>(&args),
             DType::F64 => self.run_typed::<f64>(&args),
             DType::C64 => self.run_typed::<Complex32>(&args),
