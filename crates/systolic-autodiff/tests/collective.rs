@@ -6,11 +6,12 @@
 //! invariant over a group (a psum's result, a pvary's operand) has the same tangent and
 //! cotangent on each device of the group and is counted once per group.
 
+use crate::pairing::{dot, shifted};
 use systolic_cpu::{compile_spmd, CompileOptions, CpuBuffer};
 use systolic_interp::{run_programs, Value};
 use systolic_ir::text::parse_module;
 use systolic_ir::walk::walk_ops;
-use systolic_ir::{DType, Data, Func, Module, OpKind, ProcessGrid, Tensor, Type};
+use systolic_ir::{DType, Func, Module, OpKind, ProcessGrid, Tensor, Type};
 
 const DEVICES: usize = 8;
 /// Groups over the mesh's `b` axis (size 4).
@@ -155,24 +156,6 @@ fn draw(types: &[Type], vars: &[Var], seed: u64) -> Vec<Vec<Tensor>> {
                 .collect()
         })
         .collect()
-}
-
-fn dot(a: &Tensor, b: &Tensor) -> f64 {
-    a.to_f64_vec()
-        .iter()
-        .zip(b.to_f64_vec())
-        .map(|(x, y)| x * y)
-        .sum()
-}
-
-fn shifted(x: &Tensor, t: &Tensor, e: f64) -> Tensor {
-    let v = x
-        .to_f64_vec()
-        .iter()
-        .zip(t.to_f64_vec())
-        .map(|(a, b)| a + e * b)
-        .collect();
-    Tensor::new(x.ty().clone(), Data::Float(v)).unwrap()
 }
 
 fn close(a: f64, b: f64, tol: f64) -> bool {

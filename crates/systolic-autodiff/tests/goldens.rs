@@ -5,6 +5,7 @@
 //! checked against central finite differences, and every case for the consistency
 //! ⟨vjp(ȳ), ẋ⟩ = ⟨ȳ, jvp(ẋ)⟩ under the pairing ⟨a, b⟩ = Re Σ a·b (no conjugation: JAX's).
 
+use crate::pairing::{dot, from_f64s, shifted};
 use serde_json::Value as Json;
 use systolic_interp::{Interpreter, Value};
 use systolic_ir::{Complex64, DType, Data, Func, Module, Tensor, TensorType};
@@ -78,40 +79,6 @@ fn mismatch(a: &Tensor, b: &Tensor, tol: f64) -> f64 {
             }
         })
         .fold(0.0, f64::max)
-}
-
-/// Re Σ a·b: the pairing under which JAX's transposes (which do not conjugate) are adjoint.
-fn dot(a: &Tensor, b: &Tensor) -> f64 {
-    let (x, y) = (a.to_f64_vec(), b.to_f64_vec());
-    if a.dtype().is_complex() {
-        // Interleaved (re, im) pairs: Re(a·b) = a.re·b.re − a.im·b.im.
-        return x
-            .chunks(2)
-            .zip(y.chunks(2))
-            .map(|(p, q)| p[0] * q[0] - p[1] * q[1])
-            .sum();
-    }
-    x.iter().zip(y).map(|(x, y)| x * y).sum()
-}
-
-/// A tensor of `like`'s type from numbers as `to_f64_vec` gives them.
-fn from_f64s(like: &Tensor, v: Vec<f64>) -> Tensor {
-    let data = if like.dtype().is_complex() {
-        Data::Complex(v.chunks(2).map(|p| Complex64::new(p[0], p[1])).collect())
-    } else {
-        Data::Float(v)
-    };
-    Tensor::new(like.ty().clone(), data).unwrap()
-}
-
-fn axpy(x: &Tensor, t: &Tensor, eps: f64) -> Tensor {
-    let v: Vec<f64> = x
-        .to_f64_vec()
-        .iter()
-        .zip(t.to_f64_vec())
-        .map(|(a, b)| a + eps * b)
-        .collect();
-    from_f64s(x, v)
 }
 
 /// Whether values of this type carry tangents (floats and complex numbers).
@@ -257,7 +224,13 @@ fn check_case(c: &Json) -> Result<(), String> {
         let shift = |s: f64| -> Vec<Tensor> {
             args.iter()
                 .zip(&tangents)
-                .map(|(a, t)| if inexact(a) { axpy(a, t, s) } else { a.clone() })
+                .map(|(a, t)| {
+                    if inexact(a) {
+                        shifted(a, t, s)
+                    } else {
+                        a.clone()
+                    }
+                })
                 .collect()
         };
         let inl = systolic_autodiff::inline_calls(&module, "main").map_err(|e| e.to_string())?;
@@ -387,7 +360,7 @@ fn second_order_of_control_flow() {
                 .zip(&tangents)
                 .map(|(a, t)| {
                     if a.dtype().is_float() {
-                        axpy(a, t, s)
+                        shifted(a, t, s)
                     } else {
                         a.clone()
                     }

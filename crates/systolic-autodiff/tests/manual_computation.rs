@@ -8,6 +8,7 @@
 //! bodies follow JAX's `check_vma` typing: a result whose out-sharding leaves out an axis is a
 //! psum over it (or computed from values invariant over it).
 
+use crate::pairing::{dot, shifted};
 use std::ops::Range;
 use systolic_compiler::passes::lower_manual_computations::lower_manual_computations;
 use systolic_cpu::{compile_spmd, CompileOptions, CpuBuffer};
@@ -15,7 +16,7 @@ use systolic_interp::{run_programs, Value};
 use systolic_ir::text::parse_module;
 use systolic_ir::walk::walk_ops;
 use systolic_ir::{
-    DType, Data, Func, Module, OpKind, ProcessGrid, ShardLayout, Tensor, TensorType, Type,
+    DType, Func, Module, OpKind, ProcessGrid, ShardLayout, Tensor, TensorType, Type,
 };
 
 /// Row-major flat indices of the block `ranges` of an array of `shape`.
@@ -153,24 +154,6 @@ fn draw(types: &[Type], seed: u64) -> Vec<Tensor> {
         .enumerate()
         .map(|(i, t)| rand(t, seed * 100 + i as u64))
         .collect()
-}
-
-fn dot(a: &Tensor, b: &Tensor) -> f64 {
-    a.to_f64_vec()
-        .iter()
-        .zip(b.to_f64_vec())
-        .map(|(x, y)| x * y)
-        .sum()
-}
-
-fn shifted(x: &Tensor, t: &Tensor, e: f64) -> Tensor {
-    let v = x
-        .to_f64_vec()
-        .iter()
-        .zip(t.to_f64_vec())
-        .map(|(a, b)| a + e * b)
-        .collect();
-    Tensor::new(x.ty().clone(), Data::Float(v)).unwrap()
 }
 
 fn close(a: f64, b: f64, tol: f64) -> bool {

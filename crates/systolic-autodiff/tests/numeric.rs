@@ -2,6 +2,7 @@
 //! these to LAPACK custom calls): triangular_solve and cholesky, real and complex; and of
 //! select_and_scatter (which JAX's max-pool gradients contain) and deprecated ops.
 
+use crate::pairing::{dot, shifted};
 use systolic_interp::{Interpreter, Value};
 use systolic_ir::text::parse_module;
 use systolic_ir::{Complex64, DType, Data, Func, Module, Tensor, TensorType};
@@ -49,34 +50,6 @@ fn rand_like(like: &Tensor, seed: u64) -> Tensor {
         .map(|(&a, b)| Complex64::new(a, b))
         .collect();
     Tensor::new(like.ty().clone(), Data::Complex(z)).unwrap()
-}
-
-/// Re Σ a·b (the pairing JAX's unconjugated transposes are adjoint under).
-fn dot(a: &Tensor, b: &Tensor) -> f64 {
-    let (x, y) = (a.to_f64_vec(), b.to_f64_vec());
-    if a.dtype().is_complex() {
-        return x
-            .chunks(2)
-            .zip(y.chunks(2))
-            .map(|(p, q)| p[0] * q[0] - p[1] * q[1])
-            .sum();
-    }
-    x.iter().zip(y).map(|(x, y)| x * y).sum()
-}
-
-fn shifted(x: &Tensor, t: &Tensor, e: f64) -> Tensor {
-    let v: Vec<f64> = x
-        .to_f64_vec()
-        .iter()
-        .zip(t.to_f64_vec())
-        .map(|(a, b)| a + e * b)
-        .collect();
-    let data = if x.dtype().is_complex() {
-        Data::Complex(v.chunks(2).map(|p| Complex64::new(p[0], p[1])).collect())
-    } else {
-        Data::Float(v)
-    };
-    Tensor::new(x.ty().clone(), data).unwrap()
 }
 
 /// Checks forward mode against central differences and reverse mode against forward mode.

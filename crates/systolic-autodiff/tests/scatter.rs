@@ -8,6 +8,7 @@
 //! picks on the backend that runs it). 1-d and windowed 2-d (overlapping windows, a window
 //! out of bounds), scatter batching dimensions, f32 and f64; and a scatter with maximum.
 
+use crate::pairing::dot;
 use systolic_interp::{Interpreter, Value};
 use systolic_ir::text::parse_module;
 use systolic_ir::{DType, Data, Func, Module, Tensor, TensorType};
@@ -66,14 +67,6 @@ fn values(ty: &TensorType, seed: u64) -> Tensor {
         })
         .collect();
     floats(ty, v)
-}
-
-fn dot(a: &Tensor, b: &Tensor) -> f64 {
-    a.to_f64_vec()
-        .iter()
-        .zip(b.to_f64_vec())
-        .map(|(x, y)| x * y)
-        .sum()
 }
 
 /// Checks the program `text` (float parameters first, then integer ones given in `ints`).

@@ -8,5 +8,6 @@ mod collective;
 mod goldens;
 mod manual_computation;
 mod numeric;
+mod pairing;
 mod scatter;
 mod transform;
