@@ -75,15 +75,16 @@ impl Stage for LinearAlgebra {
     }
 
     fn run(&self) -> Result<(), CliError> {
-        decompositions()?;
-        slogdet_gradient()?;
+        let spd = spd_batch();
+        decompositions(&spd)?;
+        slogdet_gradient(&spd[..N * N])?;
         fit_frequency_response()
     }
 }
 
 /// Batched solve, eigh and svd, checked by residuals and invariants.
-fn decompositions() -> Result<(), CliError> {
-    let a = Array::from_vec(spd_batch(), &[BATCH as i64, N as i64, N as i64]);
+fn decompositions(spd: &[f32]) -> Result<(), CliError> {
+    let a = Array::from_vec(spd.to_vec(), &[BATCH as i64, N as i64, N as i64]);
     let b = Array::from_vec(wave(BATCH * N, 0.21, 0.5), &[BATCH as i64, N as i64, 1]);
     let solve = jit(|(a, b): &(Array, Array)| np::linalg::solve(a, b));
     let text = solve
@@ -144,8 +145,8 @@ fn lapack_calls(text: &str) -> Vec<String> {
 }
 
 /// `grad` of `log|det a|` is `inv(a)ᵀ` (JAX's slogdet rule).
-fn slogdet_gradient() -> Result<(), CliError> {
-    let a = Array::from_vec(spd_batch()[..N * N].to_vec(), &[N as i64, N as i64]);
+fn slogdet_gradient(spd: &[f32]) -> Result<(), CliError> {
+    let a = Array::from_vec(spd.to_vec(), &[N as i64, N as i64]);
     let g = grad(|a: &Array| np::linalg::slogdet(a).1)
         .call(&a)
         .map_err(fail)?;

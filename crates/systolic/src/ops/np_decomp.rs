@@ -443,14 +443,13 @@ pub fn det(a: &Array) -> Array {
 
 /// The determinants of square matrices, from `getrf`.
 pub(crate) fn det_raw(a: &Array) -> Array {
-    or_fail((|| {
-        let (lu, ipiv) = lu("det", a)?;
-        let d = np::prod(&np::diagonal(&lu, 0, -2, -1), Some(&[-1]), false);
-        Ok(np::multiply(
-            &d,
-            &permutation_sign(&ipiv, lu.element_type()),
-        ))
-    })())
+    or_fail(lu("det", a).map(|(lu, ipiv)| det_of_lu(&lu, &ipiv)))
+}
+
+/// The determinants from `getrf`'s factors: `U`'s diagonal product times the pivots' sign.
+pub(crate) fn det_of_lu(lu: &Array, ipiv: &Array) -> Array {
+    let d = np::prod(&np::diagonal(lu, 0, -2, -1), Some(&[-1]), false);
+    np::multiply(&d, &permutation_sign(ipiv, lu.element_type()))
 }
 
 /// `jnp.linalg.slogdet(a)`: `(sign, logabsdet)` with `det = sign·exp(logabsdet)`; a singular
@@ -475,34 +474,37 @@ pub fn slogdet(a: &Array) -> (Array, Array) {
 /// `log|d|`. A zero on the diagonal gives sign 0 and `-inf`.
 pub(crate) fn slogdet_raw(a: &Array) -> (Array, Array) {
     match lu("slogdet", a) {
-        Ok((lu, ipiv)) => {
-            let dtype = lu.element_type();
-            let diag = np::diagonal(&lu, 0, -2, -1);
-            let abs = np::abs(&diag);
-            let unit = if dtype.is_complex() {
-                np::divide(&diag, &np::astype(&abs, dtype))
-            } else {
-                np::sign(&diag)
-            };
-            let sign = np::multiply(
-                &np::prod(&unit, Some(&[-1]), false),
-                &permutation_sign(&ipiv, dtype),
-            );
-            let is_zero = np::any(
-                &np::equal(&diag, &full(&[], 0.0, dtype)),
-                Some(&[-1]),
-                false,
-            );
-            let sign = np::where_(&is_zero, &full(&[], 0.0, dtype), &sign);
-            let logdet = np::where_(
-                &is_zero,
-                &full(&[], f64::NEG_INFINITY, parts(dtype)),
-                &np::sum(&np::log(&abs), Some(&[-1]), false),
-            );
-            (sign, logdet)
-        }
+        Ok((lu, ipiv)) => slogdet_of_lu(&lu, &ipiv),
         Err(e) => (Array::failed(e.clone()), Array::failed(e)),
     }
+}
+
+/// [`slogdet_raw`] from `getrf`'s factors.
+pub(crate) fn slogdet_of_lu(lu: &Array, ipiv: &Array) -> (Array, Array) {
+    let dtype = lu.element_type();
+    let diag = np::diagonal(lu, 0, -2, -1);
+    let abs = np::abs(&diag);
+    let unit = if dtype.is_complex() {
+        np::divide(&diag, &np::astype(&abs, dtype))
+    } else {
+        np::sign(&diag)
+    };
+    let sign = np::multiply(
+        &np::prod(&unit, Some(&[-1]), false),
+        &permutation_sign(ipiv, dtype),
+    );
+    let is_zero = np::any(
+        &np::equal(&diag, &full(&[], 0.0, dtype)),
+        Some(&[-1]),
+        false,
+    );
+    let sign = np::where_(&is_zero, &full(&[], 0.0, dtype), &sign);
+    let logdet = np::where_(
+        &is_zero,
+        &full(&[], f64::NEG_INFINITY, parts(dtype)),
+        &np::sum(&np::log(&abs), Some(&[-1]), false),
+    );
+    (sign, logdet)
 }
 
 /// `jnp.linalg.solve(a, b)`: `x` with `a·x = b`, for `b` of `[..., n]` (one vector per
@@ -544,20 +546,20 @@ pub fn inv(a: &Array) -> Array {
     or_fail(square("inv", a).and_then(|a| rules::inv(&a)))
 }
 
-/// `(lu, perm)`: `getrf`'s packed factors of square `a` and the row permutation its pivots
-/// make (`a[perm] = l·u`), as JAX's `lu` returns them.
-pub(crate) fn lu_permuted(op: &str, a: &Array) -> Result<(Array, Array), Error> {
+/// `(lu, ipiv, perm)`: `getrf`'s packed factors of square `a`, its pivots, and the row
+/// permutation they make (`a[perm] = l·u`), as JAX's `lu` returns them.
+pub(crate) fn lu_permuted(op: &str, a: &Array) -> Result<(Array, Array, Array), Error> {
     let (lu, ipiv, _) = getrf(op, a)?;
     let m = a.dims()[a.rank() - 1];
     let perm = rules::pivots_to_permutation(&ipiv, m)?;
-    Ok((lu, perm))
+    Ok((lu, ipiv, perm))
 }
 
 /// `x` with `a·x = b` for square matrices `a` and matrices `b` of the same batch and dtype, as
 /// JAX's CPU lowering solves: LU (`getrf`), `b`'s rows permuted, then `trsm` with the unit
 /// lower and the upper triangle.
 pub(crate) fn solve_raw(a: &Array, b: &Array) -> Result<Array, Error> {
-    let (lu, perm) = lu_permuted("solve", a)?;
+    let (lu, _, perm) = lu_permuted("solve", a)?;
     let rows = np::broadcast_to(&np::expand_dims(&perm, -1), b.dims());
     let pb = np::take_along_axis(b, &rows, -2);
     let y = call("solve", Routine::Trsm, &[&lu, &pb], |c| {

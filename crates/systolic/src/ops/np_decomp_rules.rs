@@ -114,9 +114,16 @@ fn thin_qr(a: &Array) -> (Array, Array) {
     two(d::qr_raw(a, "reduced").map(|(q, r)| (q.expect("reduced mode has Q"), r)))
 }
 
-/// The LU factors of square `a` and their row permutation ([`d::lu_permuted`]).
-fn lu_factors(a: &Array) -> (Array, Array) {
-    two(d::lu_permuted("solve", a))
+/// The LU factors of square `a`, its pivots and their row permutation ([`d::lu_permuted`]).
+fn lu_factors(op: &str, a: &Array) -> (Array, Array, Array) {
+    match d::lu_permuted(op, a) {
+        Ok(f) => f,
+        Err(e) => (
+            Array::failed(e.clone()),
+            Array::failed(e.clone()),
+            Array::failed(e),
+        ),
+    }
 }
 
 /// `a⁻¹·t` from `a`'s LU factors, as JAX's `lu_solve`: `t`'s rows permuted, then the unit
@@ -380,8 +387,9 @@ pub(crate) fn det(a: &Array) -> Result<Array> {
         a,
         |a: &Array| Ok(d::det_raw(a)),
         |a: &Array, da: &Array| {
-            let y = d::det_raw(a);
-            let (lu, perm) = lu_factors(a);
+            // One factorisation for the value and its tangent.
+            let (lu, ipiv, perm) = lu_factors("det", a);
+            let y = d::det_of_lu(&lu, &ipiv);
             let dy = np::multiply(&y, &trace_of(&lu_apply_inverse(&lu, &perm, da)));
             (y, dy)
         },
@@ -396,8 +404,8 @@ pub(crate) fn slogdet(a: &Array) -> Result<(Array, Array)> {
         a,
         |a: &Array| Ok(d::slogdet_raw(a)),
         |a: &Array, da: &Array| {
-            let (sign, logdet) = d::slogdet_raw(a);
-            let (lu, perm) = lu_factors(a);
+            let (lu, ipiv, perm) = lu_factors("slogdet", a);
+            let (sign, logdet) = d::slogdet_of_lu(&lu, &ipiv);
             let t = trace_of(&lu_apply_inverse(&lu, &perm, da));
             if !sign.element_type().is_complex() {
                 let dsign = zeros_like(&sign);
@@ -418,7 +426,7 @@ pub(crate) fn solve(a: &Array, b: &Array) -> Result<Array> {
         &(a.clone(), b.clone()),
         |(a, b): &(Array, Array)| d::solve_raw(a, b),
         |(a, b): &(Array, Array), (da, db): &(Array, Array)| {
-            let (lu, perm) = lu_factors(a);
+            let (lu, _, perm) = lu_factors("solve", a);
             let x = lu_apply_inverse(&lu, &perm, b);
             let dx = lu_apply_inverse(&lu, &perm, &np::subtract(db, &mm(da, &x)));
             (x, dx)
@@ -434,7 +442,7 @@ pub(crate) fn eigvals(a: &Array) -> Result<Array> {
         |a: &Array| d::eig_raw("eigvals", a, false).map(|(w, _)| w),
         |a: &Array, da: &Array| {
             let (w, v) = two(d::eig_raw("eigvals", a, true));
-            let (lu, perm) = lu_factors(&v);
+            let (lu, _, perm) = lu_factors("eigvals", &v);
             let da = np::astype(da, v.element_type());
             let dw = diag_of(&mm(&lu_apply_inverse(&lu, &perm, &da), &v));
             (w, dw)

@@ -225,8 +225,7 @@ fn value_and_grad_leaves<A: Tree>(
             ),
         ));
     }
-    let wrt = positions;
-    let df = systolic_autodiff::vjp(&staged.func, &wrt).map_err(|e| ad_err(what, e))?;
+    let df = systolic_autodiff::vjp(&staged.func, &positions).map_err(|e| ad_err(what, e))?;
     let mut call_args = leaves.clone();
     call_args.extend(staged.captures.iter().cloned());
     call_args.push(filled(&out_ty, 1.0)?);
@@ -238,7 +237,7 @@ fn value_and_grad_leaves<A: Tree>(
     }
     let nout = staged.func.result_types.len();
     let mut weak = staged.out_weak.clone();
-    weak.extend(wrt.iter().map(|&i| leaves[i].weak_type()));
+    weak.extend(positions.iter().map(|&i| leaves[i].weak_type()));
     let mut outs = call_func(&df, &call_args, &weak)?;
     let grads = outs.split_off(nout);
     Ok((outs, grads))
