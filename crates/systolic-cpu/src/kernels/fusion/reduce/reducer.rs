@@ -11,7 +11,7 @@
 use crate::kernels::fusion::elementwise::float::{max, min};
 use crate::kernels::fusion::elementwise::lanes::{wrap, FloatLane, IntLane};
 use crate::kernels::fusion::reg::{lanes, lanes_mut, Reg};
-use crate::kernels::math::simd::{any, fold64};
+use crate::kernels::math::simd::fold64;
 use systolic_ir::{BinaryOp, DType, OpKind, Region};
 
 /// A reducer with a vectorised fold.
@@ -181,15 +181,18 @@ fn fold_monotone<T: FloatLane>(
     identity: T,
 ) {
     let xs = &lanes::<T>(x, lo + n)[lo..];
-    let folded = if any(xs, |v: T| v.is_nan()) {
+    // One pass: a NaN wins every comparison it takes part in (`b` replaces the partial when
+    // it is NaN, and a NaN partial is never replaced), so any NaN makes the fold NaN; it is
+    // then returned as the canonical NaN, as the op gives.
+    let extreme = if is_max {
+        fold64(xs, |a, b| if b > a || b.is_nan() { b } else { a }, identity)
+    } else {
+        fold64(xs, |a, b| if b < a || b.is_nan() { b } else { a }, identity)
+    };
+    let folded = if extreme.is_nan() {
         T::NAN
     } else {
-        let extreme = if is_max {
-            fold64(xs, |a, b| if b > a { b } else { a }, identity)
-        } else {
-            fold64(xs, |a, b| if b < a { b } else { a }, identity)
-        }
-        .ftz();
+        let extreme = extreme.ftz();
         if extreme == T::ZERO {
             // The zero the op prefers (+0 for maximum, −0 for minimum), if any element
             // flushes to it; else the other one.
