@@ -82,6 +82,53 @@ fn dynamic_update_slice_updates_a_dying_argument_in_place() {
     );
 }
 
+/// A softmax (a row program: max, exp-sum, divide over each row) of a dying argument writes
+/// its result over the argument's storage, with the same values as the interpreter; a
+/// borrowed argument is left as it was.
+#[test]
+fn a_row_program_writes_over_a_dying_argument() {
+    let text = "func.func @main(%x: tensor<64x300xf32>) -> tensor<64x300xf32> {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %m = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<64x300xf32>, tensor<f32>) -> tensor<64xf32>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<64xf32>) -> tensor<64x300xf32>
+  %d = stablehlo.subtract %x, %mb : tensor<64x300xf32>
+  %e = stablehlo.exponential %d : tensor<64x300xf32>
+  %s = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<64x300xf32>, tensor<f32>) -> tensor<64xf32>
+  %sb = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<64xf32>) -> tensor<64x300xf32>
+  %p = stablehlo.divide %e, %sb : tensor<64x300xf32>
+  return %p : tensor<64x300xf32>
+}";
+    let e = exe(text);
+    let values: Vec<f32> = (0..64 * 300)
+        .map(|i| ((i * 7919) % 1000) as f32 / 97.0 - 5.0)
+        .collect();
+    let x = CpuBuffer::from_f32(vec![64, 300], values.clone());
+    let want = support::interpret(&support::parse(text), &[x.to_tensor()]).unwrap();
+    let borrowed = e.execute_borrowed(&[&x]).unwrap();
+    assert_eq!(
+        x.as_f32().unwrap(),
+        values.as_slice(),
+        "a borrowed argument is untouched"
+    );
+    let ptr = x.as_f32().unwrap().as_ptr();
+    let owned = e.execute(vec![x]).unwrap();
+    assert_eq!(
+        owned[0].as_f32().unwrap().as_ptr(),
+        ptr,
+        "the operand's storage is reused"
+    );
+    for out in [&borrowed[0], &owned[0]] {
+        let (got, want) = (out.as_f32().unwrap(), want[0].to_f64_vec());
+        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                (g as f64 - w).abs() <= 1e-6 * w.abs().max(1e-30),
+                "element {i}: {g} against the interpreter's {w}"
+            );
+        }
+    }
+}
+
 #[test]
 fn reshape_of_a_dying_value_does_not_copy() {
     let e = exe("func.func @main(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {

@@ -34,36 +34,44 @@ struct IndexMemo {
     index: [usize; MEMO_RANK],
 }
 
+/// The last two multi-indices computed on a thread, and which of them is the newer.
+#[derive(Default)]
+struct IndexMemos {
+    entries: [IndexMemo; 2],
+    newest: usize,
+}
+
 thread_local! {
     /// The last two multi-indices computed on this thread: every operand of a block loads
     /// from the same position (two: row programs' temporaries count from another origin), so
     /// the divisions run once per block instead of once per operand — they were the hottest
     /// instructions of bf16 elementwise loops in `perf`, waiting on `div`.
-    static INDEX_MEMO: std::cell::RefCell<[IndexMemo; 2]> =
-        std::cell::RefCell::new([IndexMemo::default(); 2]);
+    static INDEX_MEMO: std::cell::RefCell<IndexMemos> =
+        std::cell::RefCell::new(IndexMemos::default());
 }
 
-/// [`split_index`] for loops of rank ≤ [`MEMO_RANK`], remembered per thread.
+/// [`split_index`] for loops of rank ≤ [`MEMO_RANK`], remembered per thread. Entries are
+/// updated in place, never moved: swapping them (two 144-byte copies per alternation between
+/// origins) showed up as `memmove` in `perf`.
 fn block_index(dims: &[usize], start: usize) -> [usize; MEMO_RANK] {
     let rank = dims.len();
     INDEX_MEMO.with_borrow_mut(|memo| {
         let hit = memo
+            .entries
             .iter()
             .position(|m| m.rank == rank && m.start == start && m.dims[..rank] == *dims);
         if let Some(i) = hit {
-            memo.swap(0, i);
-            return memo[0].index;
+            memo.newest = i;
+            return memo.entries[i].index;
         }
-        let mut fresh = IndexMemo {
-            rank,
-            start,
-            ..IndexMemo::default()
-        };
-        fresh.dims[..rank].copy_from_slice(dims);
-        split_index(dims, start, &mut fresh.index[..rank]);
-        memo[1] = memo[0];
-        memo[0] = fresh;
-        fresh.index
+        let older = 1 - memo.newest;
+        let entry = &mut memo.entries[older];
+        entry.rank = rank;
+        entry.start = start;
+        entry.dims[..rank].copy_from_slice(dims);
+        split_index(dims, start, &mut entry.index[..rank]);
+        memo.newest = older;
+        entry.index
     })
 }
 

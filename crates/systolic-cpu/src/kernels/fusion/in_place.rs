@@ -22,7 +22,7 @@
 //! - no later stage reads `a` at all (earlier stages may read it any way they like: a stage
 //!   finishes on every worker before the next begins).
 
-use super::program::{Dest, Instr, LoopProgram, Source, Stage};
+use super::program::{Access, Dest, Instr, LoopProgram, Source, Stage};
 use systolic_ir::row_major_strides;
 
 /// Per result of `program`, the operands it may be written over when that operand dies at
@@ -49,6 +49,57 @@ pub fn in_place_candidates(program: &LoopProgram) -> Vec<Vec<usize>> {
                 .collect()
         })
         .collect()
+}
+
+/// [`in_place_candidates`] for a row program (see [`super::rows`]), whose stages do not
+/// finish on every worker before the next begins: each worker runs every stage over its own
+/// chunk of rows in turn. Operand `a` may hold result `r` when it may in a loop program and,
+/// besides, every stage that reads `a` reads it element-for-element over the whole shape, so a
+/// worker reads only the rows it owns — which it writes only after its earlier stages have
+/// read them, and which no other worker touches.
+pub fn row_in_place_candidates(program: &LoopProgram) -> Vec<Vec<usize>> {
+    in_place_candidates(program)
+        .into_iter()
+        .map(|candidates| {
+            candidates
+                .into_iter()
+                .filter(|&a| {
+                    let elements = program.arg_types[a].num_elements();
+                    program.stages.iter().all(|stage| {
+                        !reads(stage, a)
+                            || (stage.len == elements && reads_element_for_element(stage, a))
+                    })
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// True when every load of operand `a` in `stage` is in the block body and
+/// [`element_for_element`].
+fn reads_element_for_element(stage: &Stage, a: usize) -> bool {
+    let from_a =
+        |i: &Instr| matches!(i, Instr::Load { access, .. } if access.source == Source::Arg(a));
+    !stage.prologue.iter().any(from_a)
+        && stage.body.iter().all(|i| match i {
+            Instr::Load { access, .. } if from_a(i) => element_for_element(stage, access),
+            _ => true,
+        })
+}
+
+/// True when `access` reads the block `[at, at + n)` of the stage's loop from exactly elements
+/// `[at, at + n)` of its source: offset 0 and the row-major strides of the loop (dimensions of
+/// size 1 take any stride).
+fn element_for_element(stage: &Stage, access: &Access) -> bool {
+    let dims: Vec<i64> = stage.dims.iter().map(|&d| d as i64).collect();
+    let identity = row_major_strides(&dims);
+    access.offset == 0
+        && access.strides.len() == identity.len()
+        && stage
+            .dims
+            .iter()
+            .zip(access.strides.iter().zip(&identity))
+            .all(|(&d, (&s, &i))| d <= 1 || s == i)
 }
 
 /// The one stage storing result `r` when exactly one store anywhere writes it.
@@ -86,16 +137,6 @@ fn read_before_overwritten(stage: &Stage, a: usize, r: usize) -> bool {
     if prologue_reads {
         return false;
     }
-    let dims: Vec<i64> = stage.dims.iter().map(|&d| d as i64).collect();
-    let identity = row_major_strides(&dims);
-    let element_for_element = |strides: &[usize]| {
-        strides.len() == identity.len()
-            && stage
-                .dims
-                .iter()
-                .zip(strides.iter().zip(&identity))
-                .all(|(&d, (&s, &i))| d <= 1 || s == i)
-    };
     // Per register: holds a block of `a` (possibly a view of its memory).
     let mut holds_a = vec![false; stage.regs.len()];
     let mut stored = false;
@@ -104,8 +145,7 @@ fn read_before_overwritten(stage: &Stage, a: usize, r: usize) -> bool {
         match instr {
             Instr::Load { access, dst } => {
                 let from_a = access.source == Source::Arg(a);
-                if from_a && (stored || access.offset != 0 || !element_for_element(&access.strides))
-                {
+                if from_a && (stored || !element_for_element(stage, access)) {
                     return false;
                 }
                 if let Some(h) = holds_a.get_mut(*dst) {
@@ -287,6 +327,39 @@ mod tests {
             vec![4, 4],
         );
         assert_eq!(in_place_candidates(&earlier_stage), vec![vec![0]]);
+        // Not in a row program, whose workers run every stage over their own rows in turn:
+        // the earlier stage's transposed read reaches rows another worker may have written.
+        assert_eq!(
+            row_in_place_candidates(&earlier_stage),
+            vec![Vec::<usize>::new()]
+        );
+    }
+
+    #[test]
+    fn a_row_program_reading_its_operand_row_by_row_may_overwrite_it() {
+        // softmax's shape: stage 0 folds the operand, stage 1 reads it again and stores the
+        // result, both element for element.
+        let softmax = program(
+            1,
+            vec![
+                vec![load(Source::Arg(0), vec![4, 1], 0), store(0, Dest::Temp(0))],
+                vec![
+                    load(Source::Arg(0), vec![4, 1], 0),
+                    load(Source::Temp(0), vec![4, 1], 1),
+                    apply(vec![0, 1], 2),
+                    store(2, Dest::Output(0)),
+                ],
+            ],
+            vec![4, 4],
+        );
+        assert_eq!(row_in_place_candidates(&softmax), vec![vec![0]]);
+        // Read with an offset in the earlier stage (another row's elements): kept apart.
+        let mut shifted = softmax.clone();
+        if let Instr::Load { access, .. } = &mut shifted.stages[0].body[0] {
+            access.offset = 4;
+        }
+        assert_eq!(in_place_candidates(&shifted), vec![vec![0]]);
+        assert_eq!(row_in_place_candidates(&shifted), vec![Vec::<usize>::new()]);
     }
 
     #[test]

@@ -54,22 +54,7 @@ impl Kernel for LoopKernel {
         // Results written over operands that die here (a donated parameter updated by the
         // step): their storage pointers are taken while the operands are still held by
         // value, before the read-only views below.
-        let mut into: Vec<Option<SharedDest>> = vec![None; self.program.result_types.len()];
-        let mut donor: Vec<Option<usize>> = vec![None; into.len()];
-        for (r, candidates) in self.in_place.iter().enumerate() {
-            let result = &self.program.result_types[r];
-            for &a in candidates {
-                if donor.contains(&Some(a)) {
-                    continue;
-                }
-                let arg_type = &self.program.arg_types[a];
-                if let Some(b) = args[a].owned_mut().filter(|b| b.ty() == arg_type) {
-                    into[r] = Some(SharedDest::new(b.storage_mut(), result.dtype));
-                    donor[r] = Some(a);
-                    break;
-                }
-            }
-        }
+        let (into, donor) = donors(&self.in_place, &self.program, &mut args);
         let buffers: Vec<&CpuBuffer> = args.iter().map(|a| a.buffer()).collect();
         if donor.iter().all(Option::is_none) {
             // Operands that die here go back to the pool as `args` drops (see `Arg`'s `Drop`).
@@ -82,27 +67,68 @@ impl Kernel for LoopKernel {
         // `in_place_candidates` allowed the program to read that operand while writing `r` over it.
         let results = unsafe { exec::run_into(&self.program, &buffers, into) }?;
         drop(buffers);
-        let mut args: Vec<Option<Arg<'_>>> = args.into_iter().map(Some).collect();
-        results
-            .into_iter()
-            .zip(donor)
-            .zip(&self.program.result_types)
-            .map(|((result, donor), ty)| match (result, donor) {
-                (Some(b), _) => Ok(b),
-                (None, Some(a)) => {
-                    let storage = args[a]
-                        .take()
-                        .and_then(Arg::into_reusable)
-                        .map(|b| b.into_parts().1)
-                        .ok_or_else(|| CpuError::new("fused loop: an in-place operand was lost"))?;
-                    CpuBuffer::new(ty.clone(), storage)
-                        .map_err(|e| CpuError::new(format!("fused loop: {e}")))
-                }
-                (None, None) => Err(CpuError::new("fused loop: a result was not written")),
-            })
-            .collect()
-        // The remaining dying operands go back to the pool as `args` drops.
+        with_donated(results, donor, args, &self.program, "fused loop")
     }
+}
+
+/// Per result of `program`, the storage of an operand that dies here (`Arg::Owned`) to write
+/// it over, the first of its `in_place` candidates no other result took; and per result the
+/// operand chosen.
+pub(super) fn donors(
+    in_place: &[Vec<usize>],
+    program: &LoopProgram,
+    args: &mut [Arg<'_>],
+) -> (Vec<Option<SharedDest>>, Vec<Option<usize>>) {
+    let mut into: Vec<Option<SharedDest>> = vec![None; program.result_types.len()];
+    let mut donor: Vec<Option<usize>> = vec![None; into.len()];
+    for (r, candidates) in in_place.iter().enumerate() {
+        let result = &program.result_types[r];
+        for &a in candidates {
+            if donor.contains(&Some(a)) {
+                continue;
+            }
+            let arg_type = &program.arg_types[a];
+            if let Some(b) = args[a].owned_mut().filter(|b| b.ty() == arg_type) {
+                into[r] = Some(SharedDest::new(b.storage_mut(), result.dtype));
+                donor[r] = Some(a);
+                break;
+            }
+        }
+    }
+    (into, donor)
+}
+
+/// The kernel's results: `results[r]` when it came back as a buffer, else the storage of
+/// operand `donor[r]` it was written into, taken out of `args` (`what` names the kernel in
+/// errors). The remaining dying operands go back to the pool as `args` drops.
+pub(super) fn with_donated(
+    results: Vec<Option<CpuBuffer>>,
+    donor: Vec<Option<usize>>,
+    args: Vec<Arg<'_>>,
+    program: &LoopProgram,
+    what: &str,
+) -> Result<Vec<CpuBuffer>> {
+    let mut args: Vec<Option<Arg<'_>>> = args.into_iter().map(Some).collect();
+    results
+        .into_iter()
+        .zip(donor)
+        .zip(&program.result_types)
+        .map(|((result, donor), ty)| match (result, donor) {
+            (Some(b), _) => Ok(b),
+            (None, Some(a)) => {
+                let storage = args[a]
+                    .take()
+                    .and_then(Arg::into_reusable)
+                    .map(|b| b.into_parts().1)
+                    .ok_or_else(|| {
+                        CpuError::new(format!("{what}: an in-place operand was lost"))
+                    })?;
+                CpuBuffer::new(ty.clone(), storage)
+                    .map_err(|e| CpuError::new(format!("{what}: {e}")))
+            }
+            (None, None) => Err(CpuError::new(format!("{what}: a result was not written"))),
+        })
+        .collect()
 }
 
 /// True for the ops a standalone loop kernel covers: elementwise ops, and the shape ops that

@@ -24,6 +24,8 @@
 use super::access::{cache_lines, load, prefetch_line, view, SharedDest};
 use super::elementwise::Body;
 use super::exec::{self, step, Env, BLOCK, PARALLEL_MIN};
+use super::in_place::row_in_place_candidates;
+use super::kernel::{donors, with_donated};
 use super::plan::{plan_rows, BlockSpec, FoldSpec, RowSpace, Unsupported};
 use super::program::{Access, Dest, Instr, LoopProgram, Source, Stage};
 use super::reg::{Lane, Reg};
@@ -112,12 +114,27 @@ impl RowPlan {
 pub struct RowKernel {
     name: String,
     plan: RowPlan,
+    /// Per result, the operands it may be written over when they die here
+    /// ([`super::in_place::row_in_place_candidates`]): a softmax over attention scores writes
+    /// its probabilities over the scores instead of into fresh memory, whose first touch
+    /// (the kernel zeroing 128 MiB of new pages) was most of a first run's time.
+    in_place: Vec<Vec<usize>>,
 }
 
 impl RowKernel {
     /// A kernel running `plan`, named `name` in logs and profiles.
     pub fn new(name: String, plan: RowPlan) -> RowKernel {
-        RowKernel { name, plan }
+        let in_place = row_in_place_candidates(&plan.program);
+        RowKernel {
+            name,
+            plan,
+            in_place,
+        }
+    }
+
+    /// Per result, the operands it is written over when one of them dies here.
+    pub fn in_place_candidates(&self) -> &[Vec<usize>] {
+        &self.in_place
     }
 
     /// The plan it runs.
@@ -131,10 +148,17 @@ impl Kernel for RowKernel {
         self.name.clone()
     }
 
-    fn run(&self, args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>> {
+    fn run(&self, mut args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>> {
+        let program = &self.plan.program;
+        let (into, donor) = donors(&self.in_place, program, &mut args);
         let buffers: Vec<&CpuBuffer> = args.iter().map(|a| a.buffer()).collect();
+        // SAFETY: each `into[r]` points into operand `donor[r]`'s storage, which this kernel
+        // owns (`Arg::Owned`), has result `r`'s dtype and element count, and outlives the run;
+        // `row_in_place_candidates` allowed the program to read it while writing `r` over it.
+        let results = unsafe { run_into(&self.plan, &buffers, into) }?;
+        drop(buffers);
         // Operands that die here go back to the pool as `args` drops (see `Arg`'s `Drop`).
-        run(&self.plan, &buffers)
+        with_donated(results, donor, args, program, "row program")
     }
 }
 
@@ -412,14 +436,45 @@ fn row_map(dims: &[usize], access: &Access, row_len: usize) -> bool {
 
 /// Runs a row program on the kernel's operands.
 pub fn run(plan: &RowPlan, args: &[&CpuBuffer]) -> Result<Vec<CpuBuffer>> {
+    let into = vec![None; plan.program.result_types.len()];
+    // SAFETY: no result is written over anything.
+    let results = unsafe { run_into(plan, args, into) }?;
+    results
+        .into_iter()
+        .map(|r| r.ok_or_else(|| CpuError::new("row program: a result was not written")))
+        .collect()
+}
+
+/// [`run`], writing result `r` into the storage behind `into[r]` where one is given (an
+/// operand's, for an in-place update); those results come back as `None`.
+///
+/// # Safety
+/// Each `into[r]` must point to live storage of result `r`'s dtype and element count that
+/// nothing else writes during the call, and that no operand aliases unless
+/// [`super::in_place::row_in_place_candidates`] allows it.
+unsafe fn run_into(
+    plan: &RowPlan,
+    args: &[&CpuBuffer],
+    into: Vec<Option<SharedDest>>,
+) -> Result<Vec<Option<CpuBuffer>>> {
     let program = &plan.program;
     exec::check_args(program, args)?;
-    let mut outputs: Vec<Storage> = program.result_types.iter().map(exec::output).collect();
+    let mut outputs: Vec<Option<Storage>> = program
+        .result_types
+        .iter()
+        .zip(&into)
+        .map(|(t, into)| into.is_none().then(|| exec::output(t)))
+        .collect();
     {
         let dests: Vec<SharedDest> = outputs
             .iter_mut()
             .zip(&program.result_types)
-            .map(|(s, t)| SharedDest::new(s, t.dtype))
+            .zip(into)
+            .map(|((s, t), into)| match (s, into) {
+                (_, Some(d)) => d,
+                (Some(s), None) => SharedDest::new(s, t.dtype),
+                (None, None) => unreachable!("an output is allocated when not given"),
+            })
             .collect();
         let rows = plan.rows;
         let chunk = (CHUNK / plan.row_len.max(1)).max(1);
@@ -446,7 +501,10 @@ pub fn run(plan: &RowPlan, args: &[&CpuBuffer]) -> Result<Vec<CpuBuffer>> {
         .into_iter()
         .zip(&program.result_types)
         .map(|(s, t)| {
-            CpuBuffer::new(t.clone(), s).map_err(|e| CpuError::new(format!("row program: {e}")))
+            s.map(|s| {
+                CpuBuffer::new(t.clone(), s).map_err(|e| CpuError::new(format!("row program: {e}")))
+            })
+            .transpose()
         })
         .collect()
 }
