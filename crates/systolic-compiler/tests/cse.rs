@@ -135,3 +135,76 @@ func.func public @main(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<f32>) {
         "the comparator reads nothing from outside"
     );
 }
+
+/// Two equal LAPACK factorisations of one matrix (JAX's `solve` and `det` of it) run once; the
+/// triangular solves with different flags stay apart, and a custom call with a side effect or
+/// a target the compiler does not know is never merged.
+#[test]
+fn equal_lapack_calls_merge_and_other_custom_calls_stay() {
+    let getrf = |r: &str, effect: bool| {
+        format!(
+            "{r}:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) {{has_side_effect = {effect}, mhlo.backend_config = {{}}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>]}} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xi32>, tensor<i32>)"
+        )
+    };
+    let trsm = |r: &str, uplo: u8| {
+        format!(
+            "{r} = stablehlo.custom_call @lapack_strsm_ffi(%lu, %b) {{mhlo.backend_config = {{diag = 85 : ui8, side = 76 : ui8, trans_x = 78 : ui8, uplo = {uplo} : ui8}}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<[0, 1]> : tensor<2xindex>], result_layouts = [dense<[0, 1]> : tensor<2xindex>]}} : (tensor<4x4xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>"
+        )
+    };
+    let text = format!(
+        r#"
+func.func public @main(%a: tensor<4x4xf32>, %b: tensor<4x2xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>) {{
+  {}
+  %lu = stablehlo.add %f#0, %f#0 : tensor<4x4xf32>
+  {}
+  {}
+  {}
+  {}
+  %u0 = stablehlo.custom_call @user_kernel(%a) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %u1 = stablehlo.custom_call @user_kernel(%a) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  {}
+  {}
+  return %f#0, %g#0, %t0, %t1, %t2, %u0, %u1, %e0#0, %e1#0 : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>
+}}
+"#,
+        getrf("%f", false),
+        getrf("%g", false),
+        trsm("%t0", 76),
+        trsm("%t1", 76),
+        trsm("%t2", 85),
+        getrf("%e0", true),
+        getrf("%e1", true),
+    );
+    let m = parse(&text);
+    let out = run_pass(&Cse, &m);
+    let calls = |target: &str, effect: bool| {
+        out.funcs[0].body.blocks[0]
+            .ops
+            .iter()
+            .filter(|o| {
+                matches!(&o.kind, systolic_ir::OpKind::CustomCall { call_target_name, has_side_effect, .. }
+                    if call_target_name == target && *has_side_effect == effect)
+            })
+            .count()
+    };
+    assert_eq!(
+        calls("lapack_sgetrf_ffi", false),
+        1,
+        "equal factorisations merge"
+    );
+    assert_eq!(
+        calls("lapack_strsm_ffi", false),
+        2,
+        "solves differing in uplo stay apart"
+    );
+    assert_eq!(
+        calls("user_kernel", false),
+        2,
+        "an unknown target may hide an effect"
+    );
+    assert_eq!(
+        calls("lapack_sgetrf_ffi", true),
+        2,
+        "side effects are never merged"
+    );
+}

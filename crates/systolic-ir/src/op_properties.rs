@@ -327,8 +327,11 @@ impl OpKind {
     /// True for ops that two equal copies of may be merged into one (common-subexpression
     /// elimination): the result is a function of the operands and attributes alone, and
     /// nothing else observes the op. False for effects, random numbers, tokens and barriers,
-    /// calls and custom calls (which may hide either), collectives and the process ids (whose
-    /// places in the program an SPMD partitioner may still rewrite), and ops with regions.
+    /// calls and custom calls (which may hide either) except the LAPACK and XLA linear algebra
+    /// targets without side effects (pure functions of their operands: two equal
+    /// factorisations of one matrix, from `solve` and `det` of it, run once), collectives and
+    /// the process ids (whose places in the program an SPMD partitioner may still rewrite),
+    /// and ops with regions.
     pub fn is_mergeable(&self) -> bool {
         let traits = self.traits();
         if traits.side_effect || self.must_keep() || traits.regions != RegionArity::None {
@@ -346,11 +349,17 @@ impl OpKind {
             | OpFamily::Sorting
             | OpFamily::Linalg => true,
             OpFamily::Control => matches!(self, OpKind::Tuple | OpKind::GetTupleElement { .. }),
-            OpFamily::Collective
-            | OpFamily::Rng
-            | OpFamily::Custom
-            | OpFamily::Check
-            | OpFamily::Fusion => false,
+            OpFamily::Custom => matches!(
+                self,
+                OpKind::CustomCall {
+                    call_target_name,
+                    has_side_effect: false,
+                    called_computations,
+                    ..
+                } if called_computations.is_empty()
+                    && crate::lapack::LapackCall::is_lapack_target(call_target_name)
+            ),
+            OpFamily::Collective | OpFamily::Rng | OpFamily::Check | OpFamily::Fusion => false,
         }
     }
 
