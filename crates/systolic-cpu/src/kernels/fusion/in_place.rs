@@ -313,19 +313,7 @@ mod tests {
         );
         assert_eq!(in_place_candidates(&later_stage), vec![Vec::<usize>::new()]);
         // An earlier stage may read it any way it likes.
-        let earlier_stage = program(
-            1,
-            vec![
-                vec![load(Source::Arg(0), vec![1, 2], 0), store(0, Dest::Temp(0))],
-                vec![
-                    load(Source::Arg(0), vec![4, 1], 0),
-                    load(Source::Temp(0), vec![4, 1], 1),
-                    apply(vec![0, 1], 2),
-                    store(2, Dest::Output(0)),
-                ],
-            ],
-            vec![4, 4],
-        );
+        let earlier_stage = read_then_updated(vec![1, 2]);
         assert_eq!(in_place_candidates(&earlier_stage), vec![vec![0]]);
         // Not in a row program, whose workers run every stage over their own rows in turn:
         // the earlier stage's transposed read reaches rows another worker may have written.
@@ -335,14 +323,13 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_row_program_reading_its_operand_row_by_row_may_overwrite_it() {
-        // softmax's shape: stage 0 folds the operand, stage 1 reads it again and stores the
-        // result, both element for element.
-        let softmax = program(
+    /// Two stages over a 4 × 4 operand: the first reads it with `strides` into a temporary,
+    /// the second reads it element for element with the temporary and stores the result.
+    fn read_then_updated(strides: Vec<usize>) -> LoopProgram {
+        program(
             1,
             vec![
-                vec![load(Source::Arg(0), vec![4, 1], 0), store(0, Dest::Temp(0))],
+                vec![load(Source::Arg(0), strides, 0), store(0, Dest::Temp(0))],
                 vec![
                     load(Source::Arg(0), vec![4, 1], 0),
                     load(Source::Temp(0), vec![4, 1], 1),
@@ -351,7 +338,14 @@ mod tests {
                 ],
             ],
             vec![4, 4],
-        );
+        )
+    }
+
+    #[test]
+    fn a_row_program_reading_its_operand_row_by_row_may_overwrite_it() {
+        // softmax's shape: stage 0 folds the operand, stage 1 reads it again and stores the
+        // result, both element for element.
+        let softmax = read_then_updated(vec![4, 1]);
         assert_eq!(row_in_place_candidates(&softmax), vec![vec![0]]);
         // Read with an offset in the earlier stage (another row's elements): kept apart.
         let mut shifted = softmax.clone();
