@@ -25,6 +25,7 @@ mod jit_donate;
 mod jit_lower;
 mod linalg_golden;
 mod linalg_grad;
+mod linalg_hessian;
 mod nn_golden;
 mod np_decomp;
 mod np_eig;
