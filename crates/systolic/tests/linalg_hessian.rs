@@ -478,3 +478,57 @@ fn first_order_programs_factor_once() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `g(t) = L(a + t·d)` of a case's loss along its recorded direction of the first input, and
+/// `g`'s `order`-th derivative at `t` by nested `jvp`s.
+fn derivative_along(name: &'static str, order: usize, t: f64) -> systolic::Result<f64> {
+    let (diff, consts, dirs) = split(name);
+    // Along the first input's direction; the others stay where they are.
+    let (a, d) = (diff[0].clone(), dirs[0].clone());
+    fn nth(
+        f: std::rc::Rc<dyn Fn(&Array) -> systolic::Result<Array>>,
+        order: usize,
+    ) -> std::rc::Rc<dyn Fn(&Array) -> systolic::Result<Array>> {
+        if order == 0 {
+            return f;
+        }
+        let inner = nth(f, order - 1);
+        std::rc::Rc::new(move |t: &Array| {
+            let inner = inner.clone();
+            let one = Array::scalar(1.0f64);
+            jvp(systolic::fallible(move |t: &Array| inner(t)), t, &one).map(|(_, dt)| dt)
+        })
+    }
+    let g: std::rc::Rc<dyn Fn(&Array) -> systolic::Result<Array>> =
+        std::rc::Rc::new(move |t: &Array| {
+            let mut x = diff.clone();
+            x[0] = np::add(&a, &np::multiply(&d, t));
+            Ok(loss(name, &x, &consts))
+        });
+    let v = nth(g, order)(&Array::scalar(t))?;
+    Ok(values(&v)[0])
+}
+
+/// The rules nest [`MAX_ORDER`](the third order) deep: the third derivative of a loss along a
+/// direction equals central differences of its second derivative, and the fourth is refused
+/// with the autodiff's error naming the LAPACK call.
+#[test]
+fn third_derivatives_work_and_the_fourth_is_refused() {
+    for (name, routine) in [
+        ("det_f64", "getrf"),
+        ("eigh_f64", "syevd"),
+        ("solve_ab_f64", "getrf"),
+        ("svd_tall_f64", "gesdd"),
+    ] {
+        let third = derivative_along(name, 3, 0.0).unwrap();
+        let h = 1e-4;
+        let fd = (derivative_along(name, 2, h).unwrap() - derivative_along(name, 2, -h).unwrap())
+            / (2.0 * h);
+        assert!(
+            (third - fd).abs() <= 1e-5 * fd.abs().max(1.0),
+            "{name}: third derivative {third}, differences of the second {fd}"
+        );
+        let e = derivative_along(name, 4, 0.0).unwrap_err().to_string();
+        assert!(e.contains(routine) && e.contains("no rule"), "{name}: {e}");
+    }
+}
