@@ -35,6 +35,7 @@ mod ops_golden_ops2;
 mod porting_mlp;
 mod prng_dists;
 mod prng_golden;
+mod ragged_dot;
 mod reductions_golden;
 mod tree_derive;
 mod ufuncs_golden;
