@@ -5,12 +5,13 @@
 //!
 //! Run: `cargo run --release -p systolic --example linalg_grad_bench`
 
+use std::rc::Rc;
 use std::time::Instant;
 use systolic::numpy::linalg;
 use systolic::{grad, jit, numpy as np, Array};
 
 /// A named scalar loss of one matrix.
-type Loss = (&'static str, Box<dyn Fn(&Array) -> Array>);
+type Loss = (&'static str, Rc<dyn Fn(&Array) -> Array>);
 
 fn main() {
     let n = 128usize;
@@ -26,20 +27,20 @@ fn main() {
     let cases: Vec<Loss> = vec![
         (
             "eigh",
-            Box::new(move |a: &Array| {
+            Rc::new(move |a: &Array| {
                 let (w, v) = linalg::eigh(a);
                 np::add(&s(&np::multiply(&w, &w)), &s(&np::multiply(&v, &v)))
             }),
         ),
         (
             "svd",
-            Box::new(move |a: &Array| s(&linalg::svd(a, false, false).1)),
+            Rc::new(move |a: &Array| s(&linalg::svd(a, false, false).1)),
         ),
         (
             "solve",
-            Box::new(move |a: &Array| s(&linalg::solve(a, &np::ones(&[n as i64], a.dtype())))),
+            Rc::new(move |a: &Array| s(&linalg::solve(a, &np::ones(&[n as i64], a.dtype())))),
         ),
-        ("slogdet", Box::new(move |a: &Array| linalg::slogdet(a).1)),
+        ("slogdet", Rc::new(move |a: &Array| linalg::slogdet(a).1)),
     ];
     // The forward solve alone, to tell its QR from the rule's own work.
     let fwd = jit(move |a: &Array| linalg::solve(a, &np::ones(&[n as i64], a.dtype())));
@@ -52,10 +53,6 @@ fn main() {
         "solve (forward only)                step {:8.3} ms",
         t0.elapsed().as_secs_f64() * 1e3 / 20.0
     );
-    let cases: Vec<(&'static str, std::rc::Rc<dyn Fn(&Array) -> Array>)> = cases
-        .into_iter()
-        .map(|(name, f)| (name, std::rc::Rc::from(f)))
-        .collect();
     for (name, f) in &cases {
         let f = f.clone();
         time(name, jit(grad(move |a: &Array| f(a))), &a);

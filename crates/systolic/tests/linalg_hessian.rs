@@ -479,16 +479,16 @@ fn first_order_programs_factor_once() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A function of a scalar, shared by the nested derivatives.
+type ScalarFn = std::rc::Rc<dyn Fn(&Array) -> systolic::Result<Array>>;
+
 /// `g(t) = L(a + t·d)` of a case's loss along its recorded direction of the first input, and
 /// `g`'s `order`-th derivative at `t` by nested `jvp`s.
 fn derivative_along(name: &'static str, order: usize, t: f64) -> systolic::Result<f64> {
     let (diff, consts, dirs) = split(name);
     // Along the first input's direction; the others stay where they are.
     let (a, d) = (diff[0].clone(), dirs[0].clone());
-    fn nth(
-        f: std::rc::Rc<dyn Fn(&Array) -> systolic::Result<Array>>,
-        order: usize,
-    ) -> std::rc::Rc<dyn Fn(&Array) -> systolic::Result<Array>> {
+    fn nth(f: ScalarFn, order: usize) -> ScalarFn {
         if order == 0 {
             return f;
         }
@@ -499,12 +499,11 @@ fn derivative_along(name: &'static str, order: usize, t: f64) -> systolic::Resul
             jvp(systolic::fallible(move |t: &Array| inner(t)), t, &one).map(|(_, dt)| dt)
         })
     }
-    let g: std::rc::Rc<dyn Fn(&Array) -> systolic::Result<Array>> =
-        std::rc::Rc::new(move |t: &Array| {
-            let mut x = diff.clone();
-            x[0] = np::add(&a, &np::multiply(&d, t));
-            Ok(loss(name, &x, &consts))
-        });
+    let g: ScalarFn = std::rc::Rc::new(move |t: &Array| {
+        let mut x = diff.clone();
+        x[0] = np::add(&a, &np::multiply(&d, t));
+        Ok(loss(name, &x, &consts))
+    });
     let v = nth(g, order)(&Array::scalar(t))?;
     Ok(values(&v)[0])
 }

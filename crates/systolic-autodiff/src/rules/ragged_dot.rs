@@ -73,7 +73,7 @@ fn ragged(
         },
         precision_config: precision,
     };
-    Ok(bld.emit_as(kind, vec![a, b, sizes], ty)?)
+    bld.emit_as(kind, vec![a, b, sizes], ty)
 }
 
 /// The cotangents of the linear operands (`lin[0]`: lhs, `lin[1]`: rhs) given the output's
