@@ -50,7 +50,8 @@ use systolic_ir::{DType, TransposeKind};
 /// rule when it is called, not when a transformation reaches it as JAX's does), so the rules
 /// nest one level per order and must stop somewhere. At this depth the functions are staged
 /// without a rule: differentiating that many times plus once is the autodiff's error naming
-/// the LAPACK call. Three orders cover `hessian` and one more; each order stages one more
+/// the LAPACK call (the Cholesky factor, an IR op, falls back to that op's own rule, which
+/// takes the symmetric part of the tangent). Three orders cover `hessian` and one more; each order stages one more
 /// copy of a rule (no cost at run time: a program holds only the rules it differentiates).
 const MAX_ORDER: usize = 3;
 
