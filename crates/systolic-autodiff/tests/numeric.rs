@@ -372,3 +372,20 @@ fn loops_and_branches_capturing_outer_values() {
 }"#;
     check(text, vec![rand(&[3], 21), rand(&[3], 22)]);
 }
+
+/// `chlo.ragged_dot` in `lax.ragged_dot`'s form (rows 0–1 in the first group, 2–4 in the
+/// second, none in the third, row 5 in no group): forward mode against central differences and reverse mode (the
+/// free-mode and contracting-mode transposes) against forward mode.
+#[test]
+fn ragged_dot_free_mode() {
+    let text = "func.func @main(%l: tensor<6x3xf64>, %r: tensor<3x3x2xf64>) -> tensor<6x2xf64> {
+  %g = stablehlo.constant dense<[2, 3, 0]> : tensor<3xi32>
+  %0 = \"chlo.ragged_dot\"(%l, %r, %g) {ragged_dot_dimension_numbers = #chlo.ragged_dot<
+    lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1],
+    lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]>}
+    : (tensor<6x3xf64>, tensor<3x3x2xf64>, tensor<3xi32>) -> tensor<6x2xf64>
+  %1 = stablehlo.sine %0 : tensor<6x2xf64>
+  return %1 : tensor<6x2xf64>
+}";
+    check(text, vec![rand(&[6, 3], 1), rand(&[3, 3, 2], 2)]);
+}

@@ -1,15 +1,17 @@
-//! Steady-state time of `jit(grad(loss))` through `eigh`, `svd`, `solve` and `det` on one
+//! Steady-state time of `jit(grad(loss))` through `eigh`, `svd`, `solve` and `slogdet` on one
 //! 128×128 float64 matrix, the same losses as `scripts/bench_linalg_grad.py` times in JAX,
-//! and the forward `solve` alone.
+//! the forward `solve` alone, and the second derivatives: `jvp` of `grad` along a direction
+//! of ones (`*_hvp`).
 //!
 //! Run: `cargo run --release -p systolic --example linalg_grad_bench`
 
+use std::rc::Rc;
 use std::time::Instant;
 use systolic::numpy::linalg;
 use systolic::{grad, jit, numpy as np, Array};
 
 /// A named scalar loss of one matrix.
-type Loss = (&'static str, Box<dyn Fn(&Array) -> Array>);
+type Loss = (&'static str, Rc<dyn Fn(&Array) -> Array>);
 
 fn main() {
     let n = 128usize;
@@ -25,20 +27,20 @@ fn main() {
     let cases: Vec<Loss> = vec![
         (
             "eigh",
-            Box::new(move |a: &Array| {
+            Rc::new(move |a: &Array| {
                 let (w, v) = linalg::eigh(a);
                 np::add(&s(&np::multiply(&w, &w)), &s(&np::multiply(&v, &v)))
             }),
         ),
         (
             "svd",
-            Box::new(move |a: &Array| s(&linalg::svd(a, false, false).1)),
+            Rc::new(move |a: &Array| s(&linalg::svd(a, false, false).1)),
         ),
         (
             "solve",
-            Box::new(move |a: &Array| s(&linalg::solve(a, &np::ones(&[n as i64], a.dtype())))),
+            Rc::new(move |a: &Array| s(&linalg::solve(a, &np::ones(&[n as i64], a.dtype())))),
         ),
-        ("slogdet", Box::new(move |a: &Array| linalg::slogdet(a).1)),
+        ("slogdet", Rc::new(move |a: &Array| linalg::slogdet(a).1)),
     ];
     // The forward solve alone, to tell its QR from the rule's own work.
     let fwd = jit(move |a: &Array| linalg::solve(a, &np::ones(&[n as i64], a.dtype())));
@@ -51,21 +53,45 @@ fn main() {
         "solve (forward only)                step {:8.3} ms",
         t0.elapsed().as_secs_f64() * 1e3 / 20.0
     );
-    for (name, f) in cases {
-        let g = jit(grad(move |a: &Array| f(a)));
-        let t0 = Instant::now();
-        g.call(&a).unwrap().to_vec::<f64>().unwrap();
-        let first = t0.elapsed();
-        let reps = 20;
-        let t0 = Instant::now();
-        for _ in 0..reps {
-            g.call(&a).unwrap().to_vec::<f64>().unwrap();
-        }
-        let step = t0.elapsed() / reps;
-        println!(
-            "{name:8} compile+first {:8.2} ms   step {:8.3} ms",
-            first.as_secs_f64() * 1e3,
-            step.as_secs_f64() * 1e3
-        );
+    for (name, f) in &cases {
+        let f = f.clone();
+        time(name, jit(grad(move |a: &Array| f(a))), &a);
     }
+    // Second order: the gradient's derivative along a direction (jvp of grad, a
+    // Hessian-vector product, as `jax.jvp(jax.grad(f), (a,), (d,))`).
+    let d = np::ones(&[n as i64, n as i64], a.dtype());
+    for (name, f) in &cases {
+        let f = f.clone();
+        let d = d.clone();
+        let hvp = jit(systolic::fallible(move |a: &Array| {
+            let f = f.clone();
+            systolic::jvp(grad(move |a: &Array| f(a)), a, &d).map(|(_, hd)| hd)
+        }));
+        time(&format!("{name}_hvp"), hvp, &a);
+    }
+}
+
+/// Prints the compile+first and steady-state times of `g` on `a`.
+fn time<F: systolic::Function<Array, Output = Array>>(
+    name: &str,
+    g: systolic::Jit<Array, Array, F>,
+    a: &Array,
+) {
+    let t0 = Instant::now();
+    if let Err(e) = g.call(a).and_then(|x| x.to_vec::<f64>()) {
+        println!("{name:12} fails: {e}");
+        return;
+    }
+    let first = t0.elapsed();
+    let reps = 20;
+    let t0 = Instant::now();
+    for _ in 0..reps {
+        g.call(a).unwrap().to_vec::<f64>().unwrap();
+    }
+    let step = t0.elapsed() / reps;
+    println!(
+        "{name:12} compile+first {:8.2} ms   step {:8.3} ms",
+        first.as_secs_f64() * 1e3,
+        step.as_secs_f64() * 1e3
+    );
 }

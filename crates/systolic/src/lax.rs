@@ -16,6 +16,7 @@ pub use crate::ops::fft::fft;
 pub use crate::ops::indexing::{gather, scatter, scatter_with, GatherScatterMode, ScatterOp};
 pub use crate::ops::linalg::{dot_general, dot_general_with};
 pub use crate::ops::pad::lax_pad as pad;
+pub use crate::ops::ragged_dot::ragged_dot;
 pub use crate::ops::region::{RegionBuilder, Var};
 pub use crate::ops::shape::{dynamic_slice, dynamic_update_slice, reshape, rev, slice, transpose};
 pub use crate::ops::sort::{sort, sort_key_val, top_k};

@@ -56,7 +56,7 @@ fn base(name: &str) -> &str {
 }
 
 /// How many leading inputs are differentiated.
-fn n_diff(name: &str) -> usize {
+pub(crate) fn n_diff(name: &str) -> usize {
     if base(name).ends_with("_ab") {
         2
     } else {
@@ -65,7 +65,7 @@ fn n_diff(name: &str) -> usize {
 }
 
 /// The loss of case `name` on its inputs (the script's loss, line for line).
-fn loss(name: &str, x: &[Array]) -> Array {
+pub(crate) fn loss(name: &str, x: &[Array]) -> Array {
     let a = &x[0];
     match base(name) {
         "eigh" | "scipy_eigh" => {

@@ -15,6 +15,7 @@ pub(crate) mod fft;
 pub(crate) mod indexing;
 pub(crate) mod linalg;
 pub(crate) mod manual_computation;
+pub(crate) mod ragged_dot;
 pub(crate) mod reduce;
 pub(crate) mod shape;
 pub(crate) mod window;
@@ -71,6 +72,7 @@ pub(crate) fn jvp(
         ReduceWindow { .. } => window::reduce_window_jvp(b, op, x, t, y),
         SelectAndScatter { .. } => window::select_and_scatter_jvp(b, op, x, t, y),
         DotGeneral { .. } | Dot { .. } => one(dot::dot_jvp(b, op, x, t, y[0])?),
+        RaggedDot { .. } => one(ragged_dot::jvp(b, op, x, t, y[0])?),
         Convolution(_) => one(conv::conv_jvp(b, op, x, t, y[0])?),
         TriangularSolve { .. } => one(linalg::triangular_solve_jvp(b, op, x, t, y[0])?),
         Cholesky { .. } => one(linalg::cholesky_jvp(b, op, t, y[0])?),
@@ -115,7 +117,6 @@ pub(crate) fn jvp(
         | CollectiveReduce { .. }
         | UniformQuantize
         | UniformDequantize
-        | RaggedDot { .. }
         | Scan { .. }
         | Fusion { .. } => Err(unsupported(op, "differentiate")),
         // Handled before this table: control flow by `control` and manual computations by
@@ -158,6 +159,7 @@ pub(crate) fn transpose(
         Reduce { .. } => reduce::transpose(b, op, c, lin),
         ReduceWindow { .. } | SelectAndScatter { .. } => window::transpose(b, op, c, lin),
         DotGeneral { .. } => dot::transpose(b, op, c, lin),
+        RaggedDot { .. } => ragged_dot::transpose(b, op, c, lin),
         Fft { .. } => fft::transpose(b, op, c),
         Convolution(_) => conv::transpose(b, op, c, lin),
         TriangularSolve { .. } => linalg::transpose(b, op, c, lin),
@@ -228,7 +230,6 @@ pub(crate) fn transpose(
         | CollectiveReduce { .. }
         | UniformQuantize
         | UniformDequantize
-        | RaggedDot { .. }
         | Scan { .. }
         | Fusion { .. } => Err(unsupported(op, "transpose")),
     }

@@ -24,6 +24,7 @@ pub(crate) mod np_decomp_rules;
 pub(crate) mod np_fft;
 pub(crate) mod np_linalg;
 pub(crate) mod pad;
+pub(crate) mod ragged_dot;
 pub(crate) mod random;
 pub(crate) mod reduce;
 pub(crate) mod region;

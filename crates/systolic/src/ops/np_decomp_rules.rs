@@ -11,6 +11,14 @@
 //! factorisations, and solves that involve primal values only) are LAPACK calls, which `vmap`
 //! batches, so `vmap(grad(f))` works too.
 //!
+//! Higher derivatives (`hessian`, `grad` of `grad`, `jvp` of `grad`): a rule takes its
+//! primal quantities (eigenvectors, singular vectors, factors, the solution) from the ruled
+//! functions of this module, never from the `*_raw` ones, as JAX's rules bind differentiable
+//! primitives. Differentiating once inlines the rule, whose ruled calls stay in the program
+//! between their own barriers (one factorisation each, as before: the rule replaced the
+//! primal); differentiating that program again applies their rules. The nesting stops at
+//! [`MAX_ORDER`]. `eigvals` has no second derivative, as in JAX.
+//!
 //! Notation: `ȧ` is the tangent of `a`, `ᵀ` swaps the last two dimensions, `ᴴ` is the
 //! conjugate transpose (JAX's `_H`; the same as `ᵀ` for real matrices), `∘` is the elementwise
 //! product, and every formula applies to each matrix of a batch.
@@ -23,8 +31,8 @@
 //!
 //! As in JAX, derivatives at degenerate points (repeated eigenvalues or singular values, a
 //! rank-deficient matrix for `qr`, `det`, `solve`, `inv`) are not defined and come out as
-//! infinities or NaN. `det`'s rule uses a QR solve where JAX's `_cofactor_solve` also handles
-//! matrices of rank n−1 through the LU factors; a singular matrix gives NaN here.
+//! infinities or NaN. `det`'s rule solves with the LU factors where JAX's `_cofactor_solve`
+//! also handles matrices of rank n−1; a singular matrix gives NaN here.
 
 use crate::array::Array;
 use crate::error::Result;
@@ -37,7 +45,45 @@ use crate::transforms::function::fallible;
 use crate::tree::Tree;
 use systolic_ir::{DType, TransposeKind};
 
+/// The highest order of derivatives the rules carry: a rule's primal quantities come from the
+/// ruled functions, whose own rules are staged when the rule is (a [`custom_jvp`] stages its
+/// rule when it is called, not when a transformation reaches it as JAX's does), so the rules
+/// nest one level per order and must stop somewhere. At this depth the functions are staged
+/// without a rule: differentiating that many times plus once is the autodiff's error naming
+/// the LAPACK call (the Cholesky factor, an IR op, falls back to that op's own rule, which
+/// takes the symmetric part of the tangent). Three orders cover `hessian` and one more; each order stages one more
+/// copy of a rule (no cost at run time: a program holds only the rules it differentiates).
+const MAX_ORDER: usize = 3;
+
+thread_local! {
+    /// How many rules are being staged on this thread, one inside the other.
+    static RULE_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Marks a rule being staged for as long as it lives (released on panic too).
+struct StagingRule;
+
+impl StagingRule {
+    fn enter() -> Self {
+        RULE_DEPTH.with(|d| d.set(d.get() + 1));
+        StagingRule
+    }
+}
+
+impl Drop for StagingRule {
+    fn drop(&mut self) {
+        RULE_DEPTH.with(|d| d.set(d.get() - 1));
+    }
+}
+
 /// `primal(args)`, differentiated by `rule(primals, tangents) -> (outputs, output tangents)`.
+///
+/// Rules compute their primal quantities (factors, eigenvectors, solutions) with the ruled
+/// functions of this module, never the `*_raw` ones, so that the rule's output can be
+/// differentiated again through their rules (`hessian`, `grad` of `grad`), as JAX's rules
+/// bind differentiable primitives; their tangent parts apply only ops the autodiff crate can
+/// transpose. Differentiating once inlines the rule in place of the primal, so the
+/// factorisation a rule calls for is the only one in the program.
 fn with_jvp<A: Tree, R: Tree>(
     args: &A,
     primal: impl Fn(&A) -> Result<R>,
@@ -50,7 +96,14 @@ fn with_jvp<A: Tree, R: Tree>(
         tests::answer_probe(&dout);
         return Ok(out);
     }
-    custom_jvp(fallible(primal), rule).call(args)
+    if RULE_DEPTH.with(|d| d.get()) >= MAX_ORDER {
+        return primal(args);
+    }
+    custom_jvp(fallible(primal), move |p: &A, t: &A| {
+        let _staging = StagingRule::enter();
+        rule(p, t)
+    })
+    .call(args)
 }
 
 fn mm(a: &Array, b: &Array) -> Array {
@@ -109,13 +162,27 @@ fn one(r: Result<Array>) -> Array {
     d::or_fail(r)
 }
 
-/// The reduced QR factors of `a` (`q` m×k, `r` k×n).
+/// The reduced QR factors of `a` (`q` m×k, `r` k×n), differentiable ([`qr`]).
 fn thin_qr(a: &Array) -> (Array, Array) {
-    two(d::qr_raw(a, "reduced").map(|(q, r)| (q.expect("reduced mode has Q"), r)))
+    two(qr(a, "reduced").map(|(q, r)| (q.expect("reduced mode has Q"), r)))
 }
 
-/// The LU factors of square `a`, its pivots and their row permutation ([`d::lu_permuted`]).
-fn lu_factors(op: &str, a: &Array) -> (Array, Array, Array) {
+/// The LU factors of square `a`, LAPACK's 1-based pivots and their row permutation, through
+/// [`lu`] (so differentiable: the rules of det, slogdet and solve take them from here).
+fn lu_factors(a: &Array) -> (Array, Array, Array) {
+    match lu(a) {
+        Ok((lu, pivots, perm)) => (lu, np::add(&pivots, &full(&[], 1.0, DType::I32)), perm),
+        Err(e) => (
+            Array::failed(e.clone()),
+            Array::failed(e.clone()),
+            Array::failed(e),
+        ),
+    }
+}
+
+/// [`lu_factors`] without a rule ([`d::lu_permuted`]), for eigvals' rule, whose result has no
+/// derivative anyway.
+fn raw_lu_factors(op: &str, a: &Array) -> (Array, Array, Array) {
     match d::lu_permuted(op, a) {
         Ok(f) => f,
         Err(e) => (
@@ -136,9 +203,9 @@ fn lu_apply_inverse(lu: &Array, perm: &Array, t: &Array) -> Array {
     triangular_solve(lu, &y, true, false, false, false)
 }
 
-/// The thin SVD `(u, s, vh)` of `a`.
+/// The thin SVD `(u, s, vh)` of `a`, differentiable ([`svd`]).
 fn thin_svd(a: &Array) -> (Array, Array, Array) {
-    match d::svd_raw(a, false, true) {
+    match svd(a, false, true) {
         Ok((u, s, vh)) => (u.expect("u"), s, vh.expect("vh")),
         Err(e) => (
             Array::failed(e.clone()),
@@ -157,7 +224,7 @@ pub(crate) fn eigh(a: &Array, symmetrize: bool) -> Result<(Array, Array)> {
         a,
         move |a: &Array| d::eigh_raw(a, true, symmetrize),
         move |a: &Array, da: &Array| {
-            let (w, v) = two(d::eigh_raw(a, true, symmetrize));
+            let (w, v) = two(eigh(a, symmetrize));
             let m = tangent_in_eigenbasis(&v, da, symmetrize);
             let gaps = np::subtract(&np::expand_dims(&w, -2), &np::expand_dims(&w, -1));
             let f = as_type_of(&off_diagonal_reciprocal(&gaps), &v);
@@ -178,13 +245,14 @@ fn tangent_in_eigenbasis(v: &Array, da: &Array, symmetrize: bool) -> Array {
     mm(&mm(&mh(v), &da), v)
 }
 
-/// `jnp.linalg.eigvalsh`: `ẇ = re(diag(vᴴ·ȧ·v))` (the eigenvectors computed by the rule).
+/// `jnp.linalg.eigvalsh`: `ẇ = re(diag(vᴴ·ȧ·v))` (the eigenvectors computed by the rule,
+/// through [`eigh`], so the second derivative takes eigh's rule, as JAX's does).
 pub(crate) fn eigvalsh(a: &Array, symmetrize: bool) -> Result<Array> {
     with_jvp(
         a,
         move |a: &Array| d::eigh_raw(a, false, symmetrize).map(|(w, _)| w),
         move |a: &Array, da: &Array| {
-            let (w, v) = two(d::eigh_raw(a, true, symmetrize));
+            let (w, v) = two(eigh(a, symmetrize));
             (w, re(&diag_of(&tangent_in_eigenbasis(&v, da, symmetrize))))
         },
     )
@@ -331,7 +399,7 @@ fn qr_tangents(a: &Array, q: &Array, r: &Array, da: &Array, complete: bool) -> (
     let dq_pn = block(&dq_mn, (n, m), (0, n));
     let shifted = np::subtract(&q_nn, &identity(n, a.element_type()));
     // Zᴴ solves (q_nn − I)ᴴ·Zᴴ = q_pnᴴ.
-    let z_h = one(d::solve_raw(&mh(&shifted), &mh(&q_pn)));
+    let z_h = one(solve(&mh(&shifted), &mh(&q_pn)));
     let z = mh(&z_h);
     let dq_mp = np::subtract(
         &mm(&dq_mn, &z_h),
@@ -371,7 +439,7 @@ pub(crate) fn qr(a: &Array, mode: &str) -> Result<(Option<Array>, Array)> {
         a,
         move |a: &Array| d::qr_raw(a, &mode).map(|(q, r)| (q.expect("Q"), r)),
         move |a: &Array, da: &Array| {
-            let (q, r) = two(d::qr_raw(a, if complete { "complete" } else { "reduced" })
+            let (q, r) = two(qr(a, if complete { "complete" } else { "reduced" })
                 .map(|(q, r)| (q.expect("Q"), r)));
             let (dq, dr) = qr_tangents(a, &q, &r, da, complete);
             ((q, r), (dq, dr))
@@ -380,15 +448,15 @@ pub(crate) fn qr(a: &Array, mode: &str) -> Result<(Option<Array>, Array)> {
     Ok((Some(q), r))
 }
 
-/// `jnp.linalg.det`, JAX's `custom_jvp` of `det`: `ḋ = det(a)·tr(a⁻¹·ȧ)` (the solve through
-/// `a`'s QR factors).
+/// `jnp.linalg.det`, JAX's `custom_jvp` of `det`: `ḋ = det(a)·tr(a⁻¹·ȧ)`, the value and the
+/// solve from one LU ([`lu_factors`], differentiable, so `hessian` works as in JAX).
 pub(crate) fn det(a: &Array) -> Result<Array> {
     with_jvp(
         a,
         |a: &Array| Ok(d::det_raw(a)),
         |a: &Array, da: &Array| {
             // One factorisation for the value and its tangent.
-            let (lu, ipiv, perm) = lu_factors("det", a);
+            let (lu, ipiv, perm) = lu_factors(a);
             let y = d::det_of_lu(&lu, &ipiv);
             let dy = np::multiply(&y, &trace_of(&lu_apply_inverse(&lu, &perm, da)));
             (y, dy)
@@ -404,7 +472,7 @@ pub(crate) fn slogdet(a: &Array) -> Result<(Array, Array)> {
         a,
         |a: &Array| Ok(d::slogdet_raw(a)),
         |a: &Array, da: &Array| {
-            let (lu, ipiv, perm) = lu_factors("slogdet", a);
+            let (lu, ipiv, perm) = lu_factors(a);
             let (sign, logdet) = d::slogdet_of_lu(&lu, &ipiv);
             let t = trace_of(&lu_apply_inverse(&lu, &perm, da));
             if !sign.element_type().is_complex() {
@@ -420,13 +488,14 @@ pub(crate) fn slogdet(a: &Array) -> Result<(Array, Array)> {
 }
 
 /// `jnp.linalg.solve` for matrices `b`: `x = a⁻¹·b`, `ẋ = a⁻¹·(ḃ − ȧ·x)` (linear in both
-/// tangents; JAX gets the same from `custom_linear_solve`).
+/// tangents; JAX gets the same from `custom_linear_solve`), both from the LU of [`lu`], so
+/// the second derivative takes LU's rule.
 pub(crate) fn solve(a: &Array, b: &Array) -> Result<Array> {
     with_jvp(
         &(a.clone(), b.clone()),
         |(a, b): &(Array, Array)| d::solve_raw(a, b),
         |(a, b): &(Array, Array), (da, db): &(Array, Array)| {
-            let (lu, _, perm) = lu_factors("solve", a);
+            let (lu, _, perm) = lu_factors(a);
             let x = lu_apply_inverse(&lu, &perm, b);
             let dx = lu_apply_inverse(&lu, &perm, &np::subtract(db, &mm(da, &x)));
             (x, dx)
@@ -435,14 +504,17 @@ pub(crate) fn solve(a: &Array, b: &Array) -> Result<Array> {
 }
 
 /// `jnp.linalg.eigvals`, JAX's rule: `λ̇ = diag(V⁻¹·ȧ·V)` with `V` the right eigenvectors
-/// (first-order perturbation of simple eigenvalues; `ȧ` made complex).
+/// (first-order perturbation of simple eigenvalues; `ȧ` made complex). As in JAX, there is
+/// no second derivative: the rule needs the eigenvectors, which have no rule (JAX raises
+/// `NotImplementedError`; here differentiating the rule is the autodiff's error naming the
+/// `geev` call), so the rule's LU is the raw one.
 pub(crate) fn eigvals(a: &Array) -> Result<Array> {
     with_jvp(
         a,
         |a: &Array| d::eig_raw("eigvals", a, false).map(|(w, _)| w),
         |a: &Array, da: &Array| {
             let (w, v) = two(d::eig_raw("eigvals", a, true));
-            let (lu, _, perm) = lu_factors("eigvals", &v);
+            let (lu, _, perm) = raw_lu_factors("eigvals", &v);
             let da = np::astype(da, v.element_type());
             let dw = diag_of(&mm(&lu_apply_inverse(&lu, &perm, &da), &v));
             (w, dw)
@@ -450,13 +522,16 @@ pub(crate) fn eigvals(a: &Array) -> Result<Array> {
     )
 }
 
-/// `jnp.linalg.inv`: `ẏ = −y·ȧ·y` with `y = a⁻¹`.
+/// `jnp.linalg.inv`: `ẏ = −y·ȧ·y` with `y = a⁻¹` (from [`solve`] with the identity, whose
+/// primal is [`d::inv_raw`]'s calls and whose rule differentiates `y` again).
 pub(crate) fn inv(a: &Array) -> Result<Array> {
     with_jvp(
         a,
         |a: &Array| d::inv_raw(a),
         |a: &Array, da: &Array| {
-            let y = one(d::inv_raw(a));
+            let n = a.dims()[a.rank() - 1];
+            let eye_n = np::broadcast_to(&identity(n, a.element_type()), a.dims());
+            let y = one(solve(a, &eye_n));
             let dy = np::negative(&mm(&mm(&y, da), &y));
             (y, dy)
         },
@@ -465,14 +540,14 @@ pub(crate) fn inv(a: &Array) -> Result<Array> {
 
 /// `jnp.linalg.pinv`, JAX's `_pinv_jvp` (Golub and Pereyra 1973): with `p = a⁺`,
 /// `ṗ = −p·ȧ·p + p·pᴴ·ȧᴴ·(I − a·p) + (I − p·a)·ȧᴴ·pᴴ·p`, associated as JAX does for tall
-/// and wide matrices.
+/// and wide matrices. `p` comes from `pinv` itself, as in JAX.
 pub(crate) fn pinv(a: &Array) -> Result<Array> {
     let (m, n) = dims(a);
     with_jvp(
         a,
         |a: &Array| Ok(d::pinv_raw(a)),
         move |a: &Array, da: &Array| {
-            let p = d::pinv_raw(a);
+            let p = one(pinv(a));
             let (pt, dat) = (mh(&p), mh(da));
             let dp = if m >= n {
                 let s = mm(&mm(&p, &pt), &dat);
@@ -567,7 +642,7 @@ pub(crate) fn lu(a: &Array) -> Result<(Array, Array, Array)> {
         Ok((lu, pivots, perm))
     };
     with_jvp(a, factor, move |a: &Array, da: &Array| {
-        let (lu, pivots, perm) = match factor(a) {
+        let (lu, pivots, perm) = match self::lu(a) {
             Ok(f) => f,
             Err(e) => {
                 return (
@@ -600,14 +675,15 @@ pub(crate) fn lu(a: &Array) -> Result<(Array, Array, Array)> {
 /// (`lax.linalg.cholesky(symmetrize_input=False)`, behind `jax.scipy.linalg.cho_factor`),
 /// differentiated by JAX's `_cholesky_jvp_rule` (Murray 2016, arXiv:1602.07527) with the whole
 /// tangent `ȧ`, not its symmetric part: `l̇ = l·Φ(l⁻¹·ȧ·l⁻ᴴ)`, `Φ` taking the lower triangle
-/// with the diagonal halved. (The IR `cholesky` op's own rule symmetrises `ȧ`; the two agree
-/// on symmetric tangents.)
+/// with the diagonal halved; `l` comes from this function itself (JAX's rule binds
+/// `cholesky_p`), so its second derivative takes the same rule. (The IR `cholesky` op's own
+/// rule symmetrises `ȧ`; the two agree on symmetric tangents.)
 pub(crate) fn cholesky_lower_triangle(a: &Array) -> Result<Array> {
     with_jvp(
         a,
         |a: &Array| Ok(cholesky_of(a, false)),
         |a: &Array, da: &Array| {
-            let l = cholesky_of(a, false);
+            let l = one(cholesky_lower_triangle(a));
             let tmp = triangular_solve_as(&l, da, false, true, TransposeKind::Adjoint, false);
             let x = np::tril(&triangular_solve(&l, &tmp, true, true, false, false), 0);
             let n = a.dims()[a.rank() - 1];

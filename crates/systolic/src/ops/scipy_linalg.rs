@@ -199,6 +199,13 @@ pub use crate::ops::np_linalg::solve_triangular;
 /// `lower` triangle, or the upper one) and differentiates as JAX's `custom_linear_solve`:
 /// `ẋ = a⁻¹·(ḃ − ȧ·x)` with the full `ȧ`.
 ///
+/// Second derivatives differentiate the rule, whose `a⁻¹` is triangular solves with the
+/// Cholesky factor; the factor's derivative (the IR op's rule) sees the symmetric part of the
+/// second direction. JAX's `custom_linear_solve` sees it whole, so the two agree when the
+/// second differentiation is along symmetric directions (`jvp` of `grad` with a symmetric
+/// tangent) and not otherwise (a triangular factor's tangent cannot represent a non-symmetric
+/// change of `a`). Differentiate `numpy::linalg::solve` for JAX's whole Hessian.
+///
 /// ```
 /// use systolic::Array;
 /// use systolic::scipy::linalg::solve;
