@@ -205,6 +205,34 @@ def fft_4m():
     return jnp.fft.fft, [x]
 
 
+def complex_normal(rng, shape, dtype=np.complex64):
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+
+def complex_mul_add_4m():
+    """`z*w + z` over 4M complex64 (issue 21: complex elementwise fusions)."""
+    rng = np.random.default_rng(20)
+    return (lambda z, w: z * w + z), [complex_normal(rng, 1 << 22) for _ in range(2)]
+
+
+def complex_abs2_sum_4m():
+    """`sum(abs(z)**2)` over 4M complex64 (issue 21: a reduction of a complex fusion)."""
+    rng = np.random.default_rng(21)
+    return (lambda z: jnp.sum(jnp.abs(z) ** 2)), [complex_normal(rng, 1 << 22)]
+
+
+def complex_exp_1m():
+    """`exp(z)` over 1M complex64 (issue 21: a transcendental on complex lanes)."""
+    rng = np.random.default_rng(22)
+    return jnp.exp, [complex_normal(rng, 1 << 20)]
+
+
+def matmul_c64_512():
+    """A 512×512 complex64 matrix product (issue 21: gemm's complex kernels)."""
+    rng = np.random.default_rng(23)
+    return (lambda a, b: a @ b), [complex_normal(rng, (512, 512)) for _ in range(2)]
+
+
 # ---- issue 19: more programs, each one a pattern a user's export will contain
 
 
@@ -403,6 +431,10 @@ PROGRAMS = {
     "rnn_scan_256": rnn_scan_256,
     "top_k_sort": top_k_sort,
     "per_example_grads": per_example_grads,
+    "complex_mul_add_4M": complex_mul_add_4m,
+    "complex_abs2_sum_4M": complex_abs2_sum_4m,
+    "complex_exp_1M": complex_exp_1m,
+    "matmul_c64_512": matmul_c64_512,
 }
 
 
@@ -457,7 +489,8 @@ def agreement(ours, theirs, f32_tol=2e-3):
     for i, (a, b) in enumerate(zip(ours, theirs)):
         if a.shape != b.shape or a.dtype != b.dtype:
             return f"out{i}: {a.dtype}{list(a.shape)} vs JAX {b.dtype}{list(b.shape)}"
-        a64, b64 = a.astype(np.float64), b.astype(np.float64)
+        wide = np.complex128 if np.iscomplexobj(b) else np.float64
+        a64, b64 = a.astype(wide), b.astype(wide)
         scale = max(float(np.max(np.abs(b64))) if b64.size else 0.0, 1e-30)
         err = float(np.max(np.abs(a64 - b64))) / scale if b64.size else 0.0
         tol = 2e-2 if b.dtype == ml_dtypes.bfloat16 else f32_tol

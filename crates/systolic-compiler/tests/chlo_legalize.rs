@@ -427,3 +427,38 @@ fn preserves_semantics_on_the_corpora_within_tolerance_of_the_chlo_free_ones() {
         assert_eq!(run_pass(&ChloLegalize, &m), m);
     }
 }
+
+/// CHLO ops on complex values stay as they are: the interpreter and the CPU's loop kernels
+/// compute them directly (the real decompositions do not apply), and `conj` of a complex value
+/// is not the identity it is for reals.
+#[test]
+fn complex_operands_keep_their_chlo_ops() {
+    let c = "tensor<3xcomplex<f32>>";
+    let m = parse(&format!(
+        "func.func public @main(%z: {c}, %x: tensor<3xf32>) -> ({c}, {c}, {c}, tensor<3xf32>) {{
+  %c = chlo.conj %z : {c} -> {c}
+  %s = chlo.square %z : {c} -> {c}
+  %a = chlo.asinh %z : {c} -> {c}
+  %r = chlo.conj %x : tensor<3xf32> -> tensor<3xf32>
+  return %c, %s, %a, %r : {c}, {c}, {c}, tensor<3xf32>
+}}"
+    ));
+    let out = run_pass(&ChloLegalize, &m);
+    for op in ["chlo.conj", "chlo.square", "chlo.asinh"] {
+        assert_eq!(common::count(&out, "main", op), 1, "{op}");
+    }
+    let z = |v: &[(f64, f64)]| {
+        let values = v
+            .iter()
+            .map(|&(re, im)| systolic_ir::Complex64::new(re, im));
+        Tensor::from_complex(vec![3], DType::C64, values.collect()).unwrap()
+    };
+    let x = Tensor::from_f64(vec![3], DType::F32, vec![1.0, -2.0, 0.5]).unwrap();
+    let input = z(&[(1.0, 2.0), (-3.0, 0.5), (0.0, -1.0)]);
+    let got = run_main(&out, vec![Value::Tensor(input), Value::Tensor(x.clone())]).unwrap();
+    let want_conj = z(&[(1.0, -2.0), (-3.0, -0.5), (0.0, 1.0)]);
+    let want_square = z(&[(-3.0, 4.0), (8.75, -3.0), (-1.0, 0.0)]);
+    assert_eq!(got[0], Value::Tensor(want_conj));
+    assert_eq!(got[1], Value::Tensor(want_square));
+    assert_eq!(got[3], Value::Tensor(x));
+}

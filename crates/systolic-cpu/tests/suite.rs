@@ -14,6 +14,7 @@ mod compiled_vs_interp_other;
 mod compiled_vs_interp_runtime;
 mod complex;
 mod complex_goldens;
+mod complex_native;
 mod conv;
 mod dot;
 mod dot_compiled;

@@ -179,3 +179,26 @@ fn the_verifier_types_complex_ops_as_the_spec() {
     let bf = t(&[3], DType::BF16);
     assert!(infer(OpKind::Binary(BinaryOp::Complex), &[bf.clone(), bf]).is_err());
 }
+
+/// The CHLO ops JAX emits on complex values (`jnp.square`, `jnp.sinh`, `jnp.arcsin`, … and
+/// `conj`) take them; the special functions defined on reals only do not.
+#[test]
+fn chlo_ops_jax_emits_on_complex_values_verify() {
+    use systolic_ir::ChloUnaryOp::*;
+    let c128 = Type::tensor(vec![2, 3], DType::C128);
+    for u in [
+        Square, Conj, Sinh, Cosh, Tan, Asin, Acos, Atan, Asinh, Acosh, Atanh,
+    ] {
+        assert_eq!(
+            infer(OpKind::ChloUnary(u), std::slice::from_ref(&c128)),
+            Ok(vec![c128.clone()]),
+            "{u:?}"
+        );
+    }
+    for u in [Erf, Lgamma, Digamma, BesselI1e, IsInf] {
+        assert!(
+            infer(OpKind::ChloUnary(u), std::slice::from_ref(&c128)).is_err(),
+            "{u:?}"
+        );
+    }
+}

@@ -33,13 +33,40 @@ pub mod window;
 /// one (the caller then uses the interpreter fallback).
 ///
 /// Ops that read or make complex values (`complex<f32>`, `complex<f64>`), themselves or in
-/// their regions, have no native kernel yet except `fft` ([`fft`]), the LAPACK calls
-/// ([`lapack`]) and data movement ([`shape`], gathers): they run on the fallback, which computes them
-/// exactly as the interpreter does. The other families therefore only see real types.
+/// their regions, reach only the families that compute on them: `fft` ([`fft`]), the LAPACK
+/// calls ([`lapack`]), data movement ([`shape`], gathers), the loop and reduction kernels
+/// ([`fusion`]: complex lanes computing the interpreter's functions bit for bit, reductions in
+/// its tree order) and products ([`dot`]). Everything else that touches them (sorts, windows,
+/// scatters, convolutions, collectives, …) runs on the fallback, which computes it exactly
+/// as the interpreter does, so the other families only see real types; a family given a
+/// complex op it cannot compute (an op the loops lack, such as `bitcast_convert` of a
+/// `complex<f64>`) declines it and the fallback runs it too.
 pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
     use OpKind::*;
     let complex_native = match &op.kind {
         Fft { .. } => true,
+        // Complex lanes in the loop and reduction kernels (`fusion::elementwise::complex`).
+        Unary(_)
+        | Binary(_)
+        | Compare { .. }
+        | Select
+        | Clamp
+        | Convert
+        | BitcastConvert
+        | ChloUnary(_)
+        | Iota { .. }
+        | Reduce { .. }
+        | Fusion {
+            kind: FusionKind::Loop | FusionKind::Reduction,
+            ..
+        } => true,
+        // `gemm`'s complex kernels ([`dot`]); a product fusion whose product is a
+        // convolution declines complex values in `conv` (below).
+        DotGeneral { .. } | Dot { .. } => true,
+        Fusion {
+            kind: FusionKind::Product,
+            ..
+        } => true,
         // Data movement is the same for every element type (`dispatch_movable!`).
         Reshape
         | Transpose { .. }
@@ -91,6 +118,7 @@ pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> 
             kind: FusionKind::Product,
             ..
         } => match dot::lower(op, ctx) {
+            Ok(None) if touches_complex(op, ctx) => Ok(None),
             Ok(None) => conv::lower(op, ctx),
             other => other,
         },
@@ -106,8 +134,6 @@ pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> 
         | Pad { .. }
         | DynamicSlice { .. }
         | DynamicUpdateSlice => match shape::lower(op, ctx) {
-            // (The loop fusions compute on real lanes only.)
-            Ok(None) if touches_complex(op, ctx) => Ok(None),
             Ok(None) => fusion::lower(op, ctx),
             other => other,
         },

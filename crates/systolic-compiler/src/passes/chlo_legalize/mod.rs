@@ -7,6 +7,8 @@
 //! - [`special`]: is_inf/is_pos_inf/is_neg_inf, next_after, bessel_i1e, top_k.
 //! - `square` is `x·x`, `conj` of a real value is the value.
 //!
+//! CHLO ops on complex values are kept (see `legalize`).
+//!
 //! f16 and bf16 are computed in f32 and rounded once at the end (XLA does this for the
 //! functions with polynomial approximations; doing it for all of them keeps bf16 results
 //! within an ulp of the correctly rounded value instead of collecting one rounding per step).
@@ -79,6 +81,10 @@ fn legalize(
     keep_top_k: bool,
 ) -> Result<Action, Diagnostic> {
     let replaced = match &op.kind {
+        // On complex values (`conj`, and the holomorphic functions JAX emits: `square`,
+        // `sinh`, `asin`, …) the ops stay: the interpreter and the CPU's loop kernels compute
+        // them directly, with the interpreter's formulas (XLA expands them into many real ops).
+        OpKind::ChloUnary(_) if complex_operand(rw, op) => return Ok(Action::Keep),
         OpKind::ChloUnary(u) => unary(rw, op, *u),
         OpKind::ChloBinary(b) => binary(rw, op, *b),
         OpKind::TopK { .. } if keep_top_k => return Ok(Action::Keep),
@@ -102,6 +108,14 @@ fn legalize(
             .at(op.span))
         }
     }
+}
+
+/// True when the op's first operand holds complex numbers.
+fn complex_operand(rw: &Rewriter<'_, '_>, op: &Op) -> bool {
+    op.operands
+        .first()
+        .and_then(|&x| rw.tensor_ty(x))
+        .is_some_and(|t| t.dtype.is_complex())
 }
 
 /// The dtype a float CHLO op is computed in.

@@ -181,6 +181,14 @@ impl Ring for u64 {
     }
 }
 
+impl Ring for num_complex::Complex64 {
+    const ZERO: Self = num_complex::Complex64::new(0.0, 0.0);
+    /// The interpreter's complex accumulation (`acc + a · b`, num_complex's product).
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        self + a * b
+    }
+}
+
 impl Ring for bool {
     const ZERO: Self = false;
     fn mul_add(self, a: Self, b: Self) -> Self {

@@ -1,7 +1,9 @@
-//! f32 and f64 products on the `gemm` crate (its AVX-512 micro-kernels, chosen at run time).
+//! f32, f64 and complex products on the `gemm` crate (its AVX-512 micro-kernels, chosen at
+//! run time; `complex<f32>` and `complex<f64>` on its c32/c64 kernels).
 //!
 //! f32 accumulates in f32, as XLA:CPU does (Eigen/oneDNN); results therefore differ from the
-//! interpreter (f64 accumulation, one rounding) by at most about `K · eps · Σ|a||b|`.
+//! interpreter (f64 accumulation, one rounding) by at most about `K · eps · Σ|a||b|`. The
+//! same holds part by part for `complex<f32>`, whose products and sums run in f32.
 
 use super::layout::MatView;
 use gemm::Parallelism;
@@ -48,6 +50,16 @@ impl GemmFloat for f32 {
 impl GemmFloat for f64 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
+}
+
+impl GemmFloat for num_complex::Complex32 {
+    const ZERO: Self = num_complex::Complex32::new(0.0, 0.0);
+    const ONE: Self = num_complex::Complex32::new(1.0, 0.0);
+}
+
+impl GemmFloat for num_complex::Complex64 {
+    const ZERO: Self = num_complex::Complex64::new(0.0, 0.0);
+    const ONE: Self = num_complex::Complex64::new(1.0, 0.0);
 }
 
 /// `out[b] = scale · (lhs[b] · rhs[b])` for every matrix of the batch; `out` is dense

@@ -136,6 +136,10 @@ pub fn plan_of(op: &Op, ctx: &LowerCtx) -> Result<Option<DotPlan>> {
         ))
         .at_op(op));
     };
+    if plan::route_for(lhs.dtype, rhs.dtype, out.dtype).is_none() {
+        // Complex values with real ones: the interpreter fallback.
+        return Ok(None);
+    }
     Ok(Some(
         DotPlan::new(lhs, rhs, &dims, out).map_err(|e| e.at_op(op))?,
     ))

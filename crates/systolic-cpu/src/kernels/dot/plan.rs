@@ -3,7 +3,7 @@
 //!
 //! Routes by (operand dtypes → result dtype):
 //! - f32 × f32 → f32 and f64 × f64 → f64: the `gemm` crate (f32 accumulates in f32 as on
-//!   XLA:CPU).
+//!   XLA:CPU); `complex<f32>` and `complex<f64>` alike on its complex kernels.
 //! - bf16 × bf16 → f32 / bf16: our `vdpbf16ps` kernel, f32 accumulation, bf16 results rounded
 //!   once at the end; on CPUs without AVX512-BF16, converted to f32 for `gemm`.
 //! - int8 × int8 → any integer of at most 32 bits: our `vpdpbusd` kernel (i32 wrapping, then
@@ -17,12 +17,14 @@
 //! result dtype; the tests use that bound with `c = 2`.
 
 use super::convert;
-use super::float::{gemm_batched, BatchedShape};
+use super::float::{gemm_batched, BatchedShape, GemmFloat};
 use super::layout::{gather, DotGeometry, MatView, OperandAccess};
 use super::packed::{self, bf16::Bf16Kernel, int8::I8Kernel};
 use crate::buffer::{CpuBuffer, Storage};
 use crate::cpu_bail;
 use crate::error::Result;
+use crate::kernels::fusion::elementwise::complex::ComplexLane;
+use num_complex::Complex64;
 use std::borrow::Cow;
 use systolic_ir::{DType, DotDimensionNumbers, TensorType};
 
@@ -33,6 +35,10 @@ pub enum DotRoute {
     F32,
     /// f64 × f64 → f64 on `gemm`.
     F64,
+    /// complex<f32> × complex<f32> → complex<f32> on `gemm`'s c32 kernels.
+    C64,
+    /// complex<f64> × complex<f64> → complex<f64> on `gemm`'s c64 kernels.
+    C128,
     /// bf16 × bf16 → f32 or bf16 on the packed bf16 kernel.
     Bf16(Bf16Kernel),
     /// int8 × int8 → integer (≤ 32 bits) on the packed int8 kernel.
@@ -79,7 +85,9 @@ impl DotPlan {
                 geometry.out_shape
             );
         }
-        let route = route_for(lhs.dtype, rhs.dtype, out.dtype);
+        let Some(route) = route_for(lhs.dtype, rhs.dtype, out.dtype) else {
+            cpu_bail!("dot_general of {lhs} and {rhs} into {out} has no native kernel");
+        };
         let route = if amx_worthwhile(&geometry) {
             match route {
                 DotRoute::Bf16(_) => DotRoute::AmxBf16,
@@ -220,6 +228,22 @@ impl DotPlan {
                 let (l, lv, r, rv) = self.operands(l, r);
                 gemm_batched(shape, &l, lv, &r, rv, o, self.scale);
             }
+            DotRoute::C64 => {
+                let (Storage::C64(l), Storage::C64(r), Storage::C64(o)) = (ls, rs, out) else {
+                    return Err(mismatch());
+                };
+                let (l, lv, r, rv) = self.operands(l, r);
+                let scale = num_complex::Complex32::new(self.scale as f32, 0.0);
+                complex_product(shape, &l, lv, &r, rv, o, scale);
+            }
+            DotRoute::C128 => {
+                let (Storage::C128(l), Storage::C128(r), Storage::C128(o)) = (ls, rs, out) else {
+                    return Err(mismatch());
+                };
+                let (l, lv, r, rv) = self.operands(l, r);
+                let scale = num_complex::Complex64::new(self.scale, 0.0);
+                complex_product(shape, &l, lv, &r, rv, o, scale);
+            }
             DotRoute::Bf16(kernel) => {
                 let (Storage::BF16(l), Storage::BF16(r)) = (ls, rs) else {
                     return Err(mismatch());
@@ -343,16 +367,56 @@ fn view<'a, T: Copy>(
     }
 }
 
+/// A complex product on `gemm`, or — when an operand holds an infinity or a NaN, or a sum
+/// overflows — in plain loops the interpreter's way (`Complex64` products and sums in k
+/// order, operands read with DAZ, parts rounded once, IEEE arithmetic): `gemm` multiplies
+/// every sum by its complex `beta` (here 1), which turns an infinite part into NaN (`inf · 0`
+/// in the cross terms) where the interpreter keeps the infinity. Scanning the operands and
+/// the result is linear, the product is not.
+fn complex_product<C: ComplexLane + GemmFloat>(
+    shape: BatchedShape,
+    lhs: &[C],
+    lv: MatView,
+    rhs: &[C],
+    rv: MatView,
+    out: &mut [C],
+    scale: C,
+) {
+    let finite = |v: &[C]| v.iter().all(|z| z.is_finite());
+    if finite(lhs) && finite(rhs) {
+        gemm_batched(shape, lhs, lv, rhs, rv, out, scale);
+        if finite(out) {
+            return;
+        }
+    }
+    let _ieee = crate::threads::DenormalMode::ieee();
+    let widen = |v: &[C]| -> Vec<Complex64> { v.iter().map(|z| z.widen_flushed()).collect() };
+    let (l, r) = (widen(lhs), widen(rhs));
+    let sums = convert::loops(shape, &l, lv, &r, rv);
+    let scale = scale.widen();
+    for (o, z) in out.iter_mut().zip(sums) {
+        *o = C::rounded(if scale == Complex64::new(1.0, 0.0) {
+            z
+        } else {
+            z * scale
+        });
+    }
+}
+
 /// AMX pays when its 32 × 32 tiles are mostly used and the CPU and OS allow it.
 fn amx_worthwhile(g: &DotGeometry) -> bool {
     g.m >= 16 && g.n >= 16 && g.k >= 32 && packed::amx::available()
 }
 
-/// The kernel for a combination of dtypes.
-fn route_for(lhs: DType, rhs: DType, out: DType) -> DotRoute {
+/// The kernel for a combination of dtypes (`None`: complex values mixed with other dtypes,
+/// which the interpreter fallback computes).
+pub fn route_for(lhs: DType, rhs: DType, out: DType) -> Option<DotRoute> {
     use DType::*;
     let int8 = |d: DType| matches!(d, I2 | I4 | I8);
-    match (lhs, rhs, out) {
+    Some(match (lhs, rhs, out) {
+        (C64, C64, C64) => DotRoute::C64,
+        (C128, C128, C128) => DotRoute::C128,
+        (l, r, o) if l.is_complex() || r.is_complex() || o.is_complex() => return None,
         (F32, F32, F32) => DotRoute::F32,
         (F64, F64, F64) => DotRoute::F64,
         (BF16, BF16, F32 | BF16) => match Bf16Kernel::detect() {
@@ -366,5 +430,5 @@ fn route_for(lhs: DType, rhs: DType, out: DType) -> DotRoute {
         (_, _, o) if o.is_float() => DotRoute::ViaF32,
         (_, _, o) if o.is_integer() => DotRoute::Wrapping,
         _ => DotRoute::Bool,
-    }
+    })
 }

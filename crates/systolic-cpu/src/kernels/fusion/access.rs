@@ -7,6 +7,7 @@ use super::reg::Reg;
 use crate::buffer::Storage;
 use crate::kernels::math::simd::{iota_i32, map1, update};
 use half::{bf16, f16};
+use num_complex::{Complex32, Complex64};
 use systolic_ir::{numerics, DType};
 
 /// The multi-index of element `start` of a loop over `dims` (row-major).
@@ -210,6 +211,8 @@ pub fn load(
         (Storage::U64(s), Reg::U64(d)) => same!(s, d),
         (Storage::F32(s), Reg::F32(d)) => same!(s, d),
         (Storage::F64(s), Reg::F64(d)) => same!(s, d),
+        (Storage::C64(s), Reg::C64(d)) => same!(s, d),
+        (Storage::C128(s), Reg::C128(d)) => same!(s, d),
         (Storage::BF16(s), Reg::F32(d)) => for_each_run(dims, access, start, n, |base, at, len| {
             if step == 1 {
                 map1(&s[base..base + len], &mut d[at..at + len], bf16::to_f32);
@@ -264,6 +267,8 @@ pub unsafe fn view(
             | (Storage::U64(_), Reg::U64(_))
             | (Storage::F32(_), Reg::F32(_))
             | (Storage::F64(_), Reg::F64(_))
+            | (Storage::C64(_), Reg::C64(_))
+            | (Storage::C128(_), Reg::C128(_))
     );
     if !same_lane {
         return false;
@@ -291,6 +296,8 @@ pub unsafe fn view(
         (Storage::U64(s), Reg::U64(_)) => dst.view(&s[run]),
         (Storage::F32(s), Reg::F32(_)) => dst.view(&s[run]),
         (Storage::F64(s), Reg::F64(_)) => dst.view(&s[run]),
+        (Storage::C64(s), Reg::C64(_)) => dst.view(&s[run]),
+        (Storage::C128(s), Reg::C128(_)) => dst.view(&s[run]),
         _ => return false,
     }
     true
@@ -382,6 +389,10 @@ fn load_iota(dims: &[usize], access: &Access, start: usize, n: usize, dst: &mut 
         Reg::F32(d) => fill!(d, at, len, base, |v| numerics::round_to(dtype, v as f64)
             as f32),
         Reg::F64(d) => fill!(d, at, len, base, |v| v as f64),
+        // The index as the part's float (the interpreter's `c as f64`, rounded to f32 for
+        // complex<f32>), imaginary part 0.
+        Reg::C64(d) => fill!(d, at, len, base, |v| Complex32::new(v as f64 as f32, 0.0)),
+        Reg::C128(d) => fill!(d, at, len, base, |v| Complex64::new(v as f64, 0.0)),
     });
 }
 
@@ -470,6 +481,8 @@ impl SharedDest {
             (DType::F32, Reg::F32(v)) if self.stream => stream_f32(self.range(start, n), &v[..n]),
             (DType::F32, Reg::F32(v)) => copy!(f32, v),
             (DType::F64, Reg::F64(v)) => copy!(f64, v),
+            (DType::C64, Reg::C64(v)) => copy!(Complex32, v),
+            (DType::C128, Reg::C128(v)) => copy!(Complex64, v),
             (DType::BF16, Reg::F32(v)) => map1(&v[..n], self.range::<bf16>(start, n), |x: f32| {
                 bf16::from_bits((x.to_bits() >> 16) as u16)
             }),

@@ -490,11 +490,12 @@ impl Planner<'_> {
 
     fn constant(&mut self, t: &Tensor) -> View {
         let buffer = CpuBuffer::from_tensor(t);
-        let splat = t.num_elements() > 0 && (1..t.num_elements()).all(|i| t.bits(i) == t.bits(0));
+        // Whole bit patterns (`bits_wide`: both parts of a complex<f64>).
+        let splat =
+            t.num_elements() > 0 && (1..t.num_elements()).all(|i| t.bits_wide(i) == t.bits_wide(0));
         if splat {
-            let one = Tensor::from_bits(TensorType::scalar(t.dtype()), &[t.bits(0)])
-                .expect("one element of the constant's own dtype");
-            let (_, storage) = CpuBuffer::from_tensor(&one).into_parts();
+            let (_, mut storage) = buffer.into_parts();
+            crate::with_storage!(&mut storage, v => v.truncate(1));
             self.constants.push(storage);
             View::splat(
                 Source::Const(self.constants.len() - 1),
@@ -524,6 +525,24 @@ impl Planner<'_> {
         let stage = self.stage(level, &rty.shape);
         if op.kind == OpKind::Clamp {
             return self.clamp(op, stage, result, rty, &operand_dtypes);
+        }
+        if let (OpKind::Convert, [from]) = (&op.kind, operand_dtypes.as_slice()) {
+            if let Some(steps) = elementwise::complex::convert_steps(*from, rty.dtype) {
+                // Between complex and real: through the parts' dtype, two instructions.
+                let mut reg = self.operand(stage, op.operands[0], false)?;
+                for (body, dtype) in steps {
+                    reg = self.apply(stage, body, vec![reg], dtype);
+                }
+                self.vals.insert(
+                    result,
+                    Val::Reg {
+                        stage,
+                        reg,
+                        dtype: rty.dtype,
+                    },
+                );
+                return Ok(());
+            }
         }
         let Some(body) = elementwise::resolve(&op.kind, &operand_dtypes, rty.dtype) else {
             unsupported!(

@@ -1,8 +1,11 @@
 //! Registers of the loop programs: one block of elements (a few hundred, sized for L1) in a
 //! compute type. Every dtype computes in a lane type: f16 and bf16 in f32 (rounded back to their
 //! format after each op, as XLA:CPU does), the sub-byte integers in i8/u8 (wrapped to their
-//! width after each op), every other dtype in itself.
+//! width after each op), every other dtype in itself; `complex<f32>` and `complex<f64>` in
+//! lanes of `num_complex` pairs (each op computing in `Complex64` and rounding its parts, as
+//! the interpreter does, see [`super::elementwise::complex`]).
 
+use num_complex::{Complex32, Complex64};
 use systolic_ir::DType;
 
 /// The compute type of a register.
@@ -30,6 +33,10 @@ pub enum Lane {
     F32,
     /// `f64`.
     F64,
+    /// `complex<f32>`.
+    C64,
+    /// `complex<f64>`.
+    C128,
 }
 
 impl Lane {
@@ -48,11 +55,8 @@ impl Lane {
             U64 => Lane::U64,
             F16 | BF16 | F32 => Lane::F32,
             F64 => Lane::F64,
-            // Ops on complex values never reach the loop compiler: `kernels::lower_native` and
-            // `fusion::lower` send them to the interpreter fallback before a lane is chosen.
-            // The real part's lane keeps this total.
-            C64 => Lane::F32,
-            C128 => Lane::F64,
+            C64 => Lane::C64,
+            C128 => Lane::C128,
             // Narrow floats go to the fallback the same way (see `kernels::interpreter_only`);
             // XLA computes them in f32.
             F8E4M3FN | F8E5M2 | F8E4M3FNUZ | F8E5M2FNUZ | F8E4M3B11FNUZ | F8E3M4 | F8E4M3
@@ -184,6 +188,10 @@ pub enum Reg {
     F32(Lanes<f32>),
     /// f64 lanes.
     F64(Lanes<f64>),
+    /// `complex<f32>` lanes.
+    C64(Lanes<Complex32>),
+    /// `complex<f64>` lanes.
+    C128(Lanes<Complex64>),
 }
 
 impl Default for Reg {
@@ -207,6 +215,8 @@ macro_rules! with_lanes {
             Reg::U64($v) => $body,
             Reg::F32($v) => $body,
             Reg::F64($v) => $body,
+            Reg::C64($v) => $body,
+            Reg::C128($v) => $body,
         }
     };
 }
@@ -226,6 +236,8 @@ impl Reg {
             Lane::U64 => Reg::U64(vec![0; len].into()),
             Lane::F32 => Reg::F32(vec![0.0; len].into()),
             Lane::F64 => Reg::F64(vec![0.0; len].into()),
+            Lane::C64 => Reg::C64(vec![Complex32::new(0.0, 0.0); len].into()),
+            Lane::C128 => Reg::C128(vec![Complex64::new(0.0, 0.0); len].into()),
         }
     }
 
@@ -270,7 +282,7 @@ impl Reg {
 ///
 /// The planner gives every instruction registers of the lanes it expects, so a mismatch is a
 /// bug in the planner, not bad input; the accessors then panic naming both lanes.
-pub trait LaneType: Copy + Default + PartialEq + PartialOrd + Send + Sync + 'static {
+pub trait LaneType: Copy + Default + PartialEq + Send + Sync + 'static {
     /// The lane this type is.
     const LANE: Lane;
     /// The lanes of a register of this type.
@@ -330,6 +342,8 @@ lane_type!(u32, U32);
 lane_type!(u64, U64);
 lane_type!(f32, F32);
 lane_type!(f64, F64);
+lane_type!(Complex32, C64);
+lane_type!(Complex64, C128);
 
 #[cold]
 fn lane_mismatch(want: Lane, got: &Reg) -> ! {

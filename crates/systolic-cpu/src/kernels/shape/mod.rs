@@ -45,7 +45,8 @@ pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
     };
     match &op.kind {
         OpKind::Iota { dimension } => {
-            if elem::is_sub_byte(result.dtype) || result.rank() == 0 {
+            // Sub-byte, scalar and complex iotas are one-op loops (`fusion`).
+            if elem::is_sub_byte(result.dtype) || result.rank() == 0 || result.dtype.is_complex() {
                 return Ok(None);
             }
             let d = index(*dimension, "iota dimension")?;

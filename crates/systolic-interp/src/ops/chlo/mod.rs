@@ -117,8 +117,9 @@ fn float_fn(op: ChloUnaryOp) -> Option<fn(f64) -> f64> {
 }
 
 /// The complex function of a CHLO unary op JAX emits on complex values (`jnp.square`,
-/// `jnp.sinh`, `jnp.arcsin`, …): the principal branches, as numpy's.
-fn complex_fn(op: ChloUnaryOp) -> Option<fn(Complex64) -> Complex64> {
+/// `jnp.sinh`, `jnp.arcsin`, …): the principal branches, as numpy's. Rounded to the dtype's
+/// parts by the caller. (The CPU backend's loop kernels call the same functions.)
+pub fn complex_fn(op: ChloUnaryOp) -> Option<fn(Complex64) -> Complex64> {
     use ChloUnaryOp::*;
     Some(match op {
         Square => |z| z * z,

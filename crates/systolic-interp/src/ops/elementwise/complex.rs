@@ -7,6 +7,9 @@
 //! `ln_1p`/`exp_m1` on the parts, division is Smith's algorithm (no overflow of `c² + d²` for
 //! large divisors), `abs` is `hypot`. Orderings (`maximum`, `minimum`, `compare`) are
 //! lexicographic on (real, imaginary), as the spec says.
+//!
+//! The CPU backend's loop kernels call these same functions (`systolic-cpu`'s
+//! `fusion/elementwise/complex.rs`), so that they compute what the oracle computes bit for bit.
 
 use std::cmp::Ordering;
 use systolic_ir::{numerics, BinaryOp, ComparisonDirection, Complex64, DType, UnaryOp};
@@ -40,9 +43,9 @@ pub fn unary_fn(op: UnaryOp) -> Option<UnaryValue> {
         ExponentialMinusOne => C(exp_m1),
         Log => C(Complex64::ln),
         LogPlusOne => C(ln_1p),
-        Logistic => C(|z| Complex64::new(1.0, 0.0) / (Complex64::new(1.0, 0.0) + (-z).exp())),
+        Logistic => C(logistic),
         Sqrt => C(Complex64::sqrt),
-        Rsqrt => C(|z| divide(Complex64::new(1.0, 0.0), z.sqrt())),
+        Rsqrt => C(rsqrt),
         Cbrt => C(cbrt),
         Sine => C(Complex64::sin),
         Cosine => C(Complex64::cos),
@@ -76,8 +79,18 @@ pub fn rounded(dtype: DType, z: Complex64) -> Complex64 {
     numerics::complex_result(part(dtype), z)
 }
 
+/// `logistic`: `1 / (1 + e^-z)` (num_complex's division: no divisor here overflows on its own).
+pub fn logistic(z: Complex64) -> Complex64 {
+    Complex64::new(1.0, 0.0) / (Complex64::new(1.0, 0.0) + (-z).exp())
+}
+
+/// `rsqrt`: `1 / sqrt(z)` by [`divide`].
+pub fn rsqrt(z: Complex64) -> Complex64 {
+    divide(Complex64::new(1.0, 0.0), z.sqrt())
+}
+
 /// `sign`: `z / |z|`; zero stays zero, and a NaN in either part makes both parts NaN.
-fn sign(z: Complex64) -> Complex64 {
+pub fn sign(z: Complex64) -> Complex64 {
     if z.re.is_nan() || z.im.is_nan() {
         Complex64::new(f64::NAN, f64::NAN)
     } else if z.re == 0.0 && z.im == 0.0 {
@@ -90,7 +103,7 @@ fn sign(z: Complex64) -> Complex64 {
 
 /// `exp(z) - 1` without cancellation for small `z`: the real part is
 /// `expm1(x)·cos(y) - 2·sin²(y/2)` (since `cos y - 1 = -2 sin²(y/2)`).
-fn exp_m1(z: Complex64) -> Complex64 {
+pub fn exp_m1(z: Complex64) -> Complex64 {
     let half = (z.im / 2.0).sin();
     Complex64::new(
         z.re.exp_m1() * z.im.cos() - 2.0 * half * half,
@@ -99,7 +112,7 @@ fn exp_m1(z: Complex64) -> Complex64 {
 }
 
 /// `log(1 + z)` without cancellation for small `z`: `|1 + z|² - 1 = x(2 + x) + y²`.
-fn ln_1p(z: Complex64) -> Complex64 {
+pub fn ln_1p(z: Complex64) -> Complex64 {
     let (x, y) = (z.re, z.im);
     let m = x * (2.0 + x) + y * y;
     // Near zero the series form; elsewhere `ln|1 + z|` directly (no overflow of `m`).
@@ -112,7 +125,7 @@ fn ln_1p(z: Complex64) -> Complex64 {
 }
 
 /// The principal cube root: `|z|^(1/3) · e^(i·arg(z)/3)`.
-fn cbrt(z: Complex64) -> Complex64 {
+pub fn cbrt(z: Complex64) -> Complex64 {
     if z.re == 0.0 && z.im == 0.0 {
         return z;
     }
@@ -121,6 +134,7 @@ fn cbrt(z: Complex64) -> Complex64 {
 
 /// Division by Smith's algorithm: scales by the larger part of the divisor, so `c² + d²` never
 /// overflows or underflows on its own.
+#[inline]
 pub fn divide(a: Complex64, b: Complex64) -> Complex64 {
     let (c, d) = (b.re, b.im);
     if c == 0.0 && d == 0.0 {
@@ -139,7 +153,7 @@ pub fn divide(a: Complex64, b: Complex64) -> Complex64 {
 }
 
 /// `power`: `exp(b · log(a))`, with `0^b = 0` for `b` of positive real part and `x^0 = 1`.
-fn power(a: Complex64, b: Complex64) -> Complex64 {
+pub fn power(a: Complex64, b: Complex64) -> Complex64 {
     if b.re == 0.0 && b.im == 0.0 {
         return Complex64::new(1.0, 0.0);
     }
@@ -151,7 +165,7 @@ fn power(a: Complex64, b: Complex64) -> Complex64 {
 
 /// `atan2(y, x)` of complex numbers: `-i · log((x + i·y) / sqrt(x² + y²))`, the spec's
 /// definition.
-fn atan2(y: Complex64, x: Complex64) -> Complex64 {
+pub fn atan2(y: Complex64, x: Complex64) -> Complex64 {
     let i = Complex64::new(0.0, 1.0);
     let q = divide(x + i * y, (x * x + y * y).sqrt());
     -i * q.ln()
@@ -159,7 +173,7 @@ fn atan2(y: Complex64, x: Complex64) -> Complex64 {
 
 /// `maximum`/`minimum`: the operand that is `want` in the lexicographic order (the first when
 /// they are equal); when a NaN decides, the operand holding it (so `maximum(x, x) = x` always).
-fn extremum(a: Complex64, b: Complex64, want: Ordering) -> Complex64 {
+pub fn extremum(a: Complex64, b: Complex64, want: Ordering) -> Complex64 {
     match lexicographic(a, b) {
         None if a.re.is_nan() || a.im.is_nan() => a,
         None => b,
@@ -171,7 +185,7 @@ fn extremum(a: Complex64, b: Complex64, want: Ordering) -> Complex64 {
 
 /// The lexicographic order on (real, imaginary) with IEEE comparisons: `None` when a NaN
 /// decides. `-0` and `+0` are equal.
-fn lexicographic(a: Complex64, b: Complex64) -> Option<Ordering> {
+pub fn lexicographic(a: Complex64, b: Complex64) -> Option<Ordering> {
     match a.re.partial_cmp(&b.re)? {
         Ordering::Equal => a.im.partial_cmp(&b.im),
         o => Some(o),

@@ -15,7 +15,7 @@
 
 mod binary;
 mod compare;
-pub(crate) mod complex;
+pub mod complex;
 mod convert;
 mod select;
 mod unary;

@@ -5,15 +5,30 @@ use crate::dtype::DType;
 use crate::ops::{ChloBinaryOp, ChloUnaryOp};
 use crate::types::Type;
 
-/// `chlo.erf`, `chlo.is_inf`, … : float operands (integers too for `square`); the
-/// `is_*inf` tests give `i1`, the others keep the type.
+/// `chlo.erf`, `chlo.is_inf`, … : float operands (integers too for `square`; complex numbers
+/// for `conj` and the functions JAX applies to them: `square`, `sinh`, `cosh`, `tan` and the
+/// inverse trigonometric and hyperbolic functions); the `is_*inf` tests give `i1`, the others
+/// keep the type.
 pub(crate) fn unary(op: ChloUnaryOp, operands: &[Type]) -> Inferred {
     expect_operands(operands, 1, "operand")?;
     let t = tensor_at(operands, 0, "operand")?;
     use ChloUnaryOp::*;
     match op {
-        Square => expect_dtype(t, is_numeric, "integer or floating-point type", "operand")?,
-        _ => expect_dtype(t, is_float, "floating-point type", "operand")?,
+        Square => expect_dtype(
+            t,
+            is_numeric_or_complex,
+            "integer, floating-point or complex type",
+            "operand",
+        )?,
+        Conj | Sinh | Cosh | Tan | Asin | Acos | Atan | Asinh | Acosh | Atanh => expect_dtype(
+            t,
+            is_float_or_complex,
+            "floating-point or complex type",
+            "operand",
+        )?,
+        BesselI1e | Digamma | Erf | Erfc | ErfInv | Lgamma | IsInf | IsNegInf | IsPosInf => {
+            expect_dtype(t, is_float, "floating-point type", "operand")?
+        }
     }
     Ok(vec![match op {
         IsInf | IsNegInf | IsPosInf => tensor(t.shape.clone(), DType::Bool),

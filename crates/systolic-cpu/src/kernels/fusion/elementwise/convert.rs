@@ -47,7 +47,8 @@ pub fn convert(from: DType, to: DType) -> Option<Fn1> {
             with_float!(from, F => with_int!(to, T, B => float_to_int::<F, T, B>())).flatten()
         }
         (K::Float, K::Float) => Some(float_to_float(from, to)),
-        // Complex values never reach the loop compiler (`kernels::lower_native`).
+        // Complex values have their own conversions (`super::complex`: between the complex
+        // dtypes, and through the parts' dtype to and from real ones).
         (K::Complex, _) | (_, K::Complex) => None,
     }
 }
@@ -135,6 +136,9 @@ fn bits_of(dtype: DType, reg: &Reg, i: usize) -> u64 {
         Reg::U64(v) => v[i],
         Reg::F32(v) => v[i].dtype_bits(dtype),
         Reg::F64(v) => v[i].dtype_bits(dtype),
+        // The real part in the low half, as the bytes lie in memory.
+        Reg::C64(v) => v[i].re.to_bits() as u64 | (v[i].im.to_bits() as u64) << 32,
+        Reg::C128(_) => unreachable!("no 64-bit pattern holds a complex<f64> (not planned)"),
     }
 }
 
@@ -153,6 +157,13 @@ fn set_bits(dtype: DType, reg: &mut Reg, i: usize, bits: u64) {
         Reg::U64(v) => v[i] = bits,
         Reg::F32(v) => v[i] = f32::from_dtype_bits(dtype, bits),
         Reg::F64(v) => v[i] = f64::from_dtype_bits(dtype, bits),
+        Reg::C64(v) => {
+            v[i] = num_complex::Complex32::new(
+                f32::from_bits(bits as u32),
+                f32::from_bits((bits >> 32) as u32),
+            )
+        }
+        Reg::C128(_) => unreachable!("no 64-bit pattern holds a complex<f64> (not planned)"),
     }
 }
 

@@ -160,6 +160,14 @@ macro_rules! with_lane {
                 type $T = f64;
                 $body
             }
+            L::C64 => {
+                type $T = num_complex::Complex32;
+                $body
+            }
+            L::C128 => {
+                type $T = num_complex::Complex64;
+                $body
+            }
         }
     }};
 }

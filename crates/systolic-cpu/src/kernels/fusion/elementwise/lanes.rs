@@ -10,6 +10,7 @@ use systolic_ir::DType;
 /// f32 or f64 lanes.
 pub trait FloatLane:
     LaneType
+    + PartialOrd
     + Add<Output = Self>
     + Sub<Output = Self>
     + Mul<Output = Self>

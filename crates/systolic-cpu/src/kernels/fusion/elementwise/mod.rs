@@ -3,6 +3,7 @@
 //! semantics (see the submodules).
 
 pub mod compare;
+pub mod complex;
 pub mod convert;
 mod dispatch;
 pub mod float;
@@ -56,6 +57,9 @@ impl std::fmt::Debug for Body {
 /// maximum then minimum and is not here).
 pub fn resolve(kind: &OpKind, operands: &[DType], result: DType) -> Option<Body> {
     let first = *operands.first()?;
+    if first.is_complex() || result.is_complex() {
+        return resolve_complex(kind, operands, result);
+    }
     match kind {
         OpKind::Unary(UnaryOp::IsFinite) => {
             with_float!(first, F => Body::One(float::is_finite::<F>()))
@@ -142,6 +146,45 @@ pub fn resolve(kind: &OpKind, operands: &[DType], result: DType) -> Option<Body>
                 exponent_bits: *exponent_bits as u32,
                 mantissa_bits: *mantissa_bits as u32,
             }))
+        }
+        _ => None,
+    }
+}
+
+/// [`resolve`] for ops with a complex operand or result ([`complex`]); conversions between
+/// complex and real dtypes take two instructions ([`complex::convert_steps`]) and are not here.
+fn resolve_complex(kind: &OpKind, operands: &[DType], result: DType) -> Option<Body> {
+    let first = *operands.first()?;
+    match kind {
+        OpKind::Unary(op) => complex::unary(*op, first),
+        OpKind::Binary(BinaryOp::Complex) => complex::make_complex(first),
+        OpKind::Binary(op) => complex::binary(*op, first),
+        OpKind::ChloUnary(op) => complex::chlo_unary(*op, first),
+        OpKind::Compare {
+            direction,
+            compare_type,
+        } => {
+            let total = *compare_type == Some(ComparisonType::TotalOrder);
+            complex::compare(*direction, total, first)
+        }
+        OpKind::Select => {
+            let on_true = *operands.get(1)?;
+            Some(Body::Three(
+                with_lane!(Lane::of(on_true), T => compare::select::<T>()),
+            ))
+        }
+        OpKind::Convert if first.is_complex() && result.is_complex() => {
+            complex::convert(first, result)
+        }
+        // Lane by lane on 64-bit patterns: complex<f32> with i64/u64/f64 (or itself); a
+        // complex<f64> (128 bits) is left to the interpreter.
+        OpKind::BitcastConvert
+            if first.bit_width() == result.bit_width() && first.bit_width() <= 64 =>
+        {
+            Some(Body::Bitcast {
+                from: first,
+                to: result,
+            })
         }
         _ => None,
     }

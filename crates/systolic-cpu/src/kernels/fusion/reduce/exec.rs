@@ -710,6 +710,8 @@ fn copy_at(src: &Reg, from: usize, to: &mut Reg, n: usize) {
         (Reg::U64(a), Reg::U64(b)) => b[..n].copy_from_slice(&a[from..end]),
         (Reg::F32(a), Reg::F32(b)) => b[..n].copy_from_slice(&a[from..end]),
         (Reg::F64(a), Reg::F64(b)) => b[..n].copy_from_slice(&a[from..end]),
+        (Reg::C64(a), Reg::C64(b)) => b[..n].copy_from_slice(&a[from..end]),
+        (Reg::C128(a), Reg::C128(b)) => b[..n].copy_from_slice(&a[from..end]),
         _ => panic!("fusion planner bug: copying between registers of different lanes"),
     }
 }
@@ -728,6 +730,8 @@ fn copy(from: &Reg, to: &mut Reg, n: usize) {
         (Reg::U64(a), Reg::U64(b)) => b[..n].copy_from_slice(&a[..n]),
         (Reg::F32(a), Reg::F32(b)) => b[..n].copy_from_slice(&a[..n]),
         (Reg::F64(a), Reg::F64(b)) => b[..n].copy_from_slice(&a[..n]),
+        (Reg::C64(a), Reg::C64(b)) => b[..n].copy_from_slice(&a[..n]),
+        (Reg::C128(a), Reg::C128(b)) => b[..n].copy_from_slice(&a[..n]),
         _ => panic!("fusion planner bug: copying between registers of different lanes"),
     }
 }

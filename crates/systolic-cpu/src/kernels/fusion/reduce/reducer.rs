@@ -121,7 +121,8 @@ pub fn row_fold(simple: Simple, dtype: DType) -> Option<RowFold> {
         DType::U16 => int!(u16, 16),
         DType::U32 => int!(u32, 32),
         DType::U64 => int!(u64, 64),
-        // Complex reductions run on the interpreter fallback.
+        // Complex sums and products fold in the slots mode: the reducer region on complex
+        // lanes in the interpreter's tree order, bit for bit (no reassociated vector fold).
         DType::C64 | DType::C128 => None,
         // So do reductions of narrow floats.
         DType::F8E4M3FN
