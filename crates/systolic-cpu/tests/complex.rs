@@ -16,13 +16,15 @@ use support::random::{self, Rng};
 use systolic_ir::{Complex64, DType, Tensor, TensorType};
 
 const CASES: u64 = 6;
-const COMPLEX: [DType; 2] = [DType::C64, DType::C128];
+/// The complex dtypes (shared with `complex_native`).
+pub(crate) const COMPLEX: [DType; 2] = [DType::C64, DType::C128];
 
-fn t(shape: &[i64], dtype: DType) -> TensorType {
+pub(crate) fn t(shape: &[i64], dtype: DType) -> TensorType {
     TensorType::new(shape.to_vec(), dtype)
 }
 
-fn part(dtype: DType) -> DType {
+/// The dtype of a complex dtype's parts.
+pub(crate) fn part(dtype: DType) -> DType {
     dtype.component().expect("complex")
 }
 

@@ -5,6 +5,7 @@
 //! reductions (the kernels call the interpreter's functions and fold in its tree order), within
 //! a stated tolerance for products (`gemm` reorders and fuses the sums).
 
+use crate::complex::{part, t, COMPLEX};
 use crate::support;
 
 use support::compare::Tolerance::{self, Close, Exact};
@@ -13,15 +14,6 @@ use support::random::{self, Rng};
 use systolic_ir::{Complex64, DType, Tensor, TensorType};
 
 const CASES: u64 = 4;
-const COMPLEX: [DType; 2] = [DType::C64, DType::C128];
-
-fn t(shape: &[i64], dtype: DType) -> TensorType {
-    TensorType::new(shape.to_vec(), dtype)
-}
-
-fn part(dtype: DType) -> DType {
-    dtype.component().expect("complex")
-}
 
 /// The CHLO ops JAX emits on complex values (`jnp.square`, `jnp.sinh`, `jnp.arcsin`, …) stay
 /// CHLO through the pipeline and run natively; `conj` moves the parts unrounded.

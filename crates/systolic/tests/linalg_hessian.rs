@@ -124,6 +124,22 @@ fn cases() -> Vec<&'static str> {
         .collect()
 }
 
+/// Compares a case's Hessian-vector products (`how` computed) with JAX's; failures as text.
+fn hvp_failures(name: &str, how: &str, got: systolic::Result<Vec<Array>>) -> Vec<String> {
+    let h = match got {
+        Ok(h) => h,
+        Err(e) => return vec![format!("{name} ({how}): {e}")],
+    };
+    let (k, w) = (n_diff(name), want(name));
+    (0..k)
+        .filter_map(|i| {
+            let e = error(&h[i], &w[1 + k + i]);
+            (e.is_nan() || e > tolerance(name))
+                .then(|| format!("{name} ({how}) hvp {i}: error {e:e}"))
+        })
+        .collect()
+}
+
 /// Compares a case's gradients and Hessian-vector products with JAX's; failures as text.
 fn compare(name: &str, how: &str, grads: &[Array], hvp: &[Array]) -> Vec<String> {
     let want = want(name);
@@ -190,19 +206,11 @@ fn grad_of_grad_matches_jax() {
                 .reduce(|a, b| np::add(&a, &b))
                 .unwrap()
         };
-        match grad(directional).call(&diff) {
-            Ok(h) => {
-                let k = n_diff(name);
-                let w = want(name);
-                for i in 0..k {
-                    let e = error(&h[i], &w[1 + k + i]);
-                    if e.is_nan() || e > tolerance(name) {
-                        failures.push(format!("{name} hvp {i}: error {e:e}"));
-                    }
-                }
-            }
-            Err(e) => failures.push(format!("{name}: {e}")),
-        }
+        failures.extend(hvp_failures(
+            name,
+            "grad of grad",
+            grad(directional).call(&diff),
+        ));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -270,19 +278,7 @@ fn vmap_of_hessian_vector_products_matches_the_batched_goldens() {
             ("eager", vmap(per_example).call(&args)),
             ("jit", jit(vmap(per_example)).call(&args)),
         ] {
-            match got {
-                Ok(h) => {
-                    let k = n_diff(name);
-                    let w = want(name);
-                    for i in 0..k {
-                        let e = error(&h[i], &w[1 + k + i]);
-                        if e.is_nan() || e > tolerance(name) {
-                            failures.push(format!("{name} ({how}) hvp {i}: error {e:e}"));
-                        }
-                    }
-                }
-                Err(e) => failures.push(format!("{name} ({how}): {e}")),
-            }
+            failures.extend(hvp_failures(name, how, got));
         }
     }
     assert!(n > 40, "only {n} batched cases");
