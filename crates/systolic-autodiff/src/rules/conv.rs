@@ -7,28 +7,6 @@ use crate::builder::{AdBuilder, Builder, Res};
 use crate::Error;
 use systolic_ir::{ConvAttrs, ConvDimensionNumbers, Op, OpKind, TensorType, ValueId};
 
-pub(crate) fn conv_jvp(
-    b: &mut Builder,
-    op: &Op,
-    x: &[ValueId],
-    t: &[Option<ValueId>],
-    y: ValueId,
-) -> Res<Option<ValueId>> {
-    let ty = b.tt(y);
-    if !ty.dtype.is_float_or_complex() {
-        return Ok(None);
-    }
-    let l = match t[0] {
-        Some(ta) => Some(b.emit_as(op.kind.clone(), vec![ta, x[1]], ty.clone())?),
-        None => None,
-    };
-    let r = match t[1] {
-        Some(tb) => Some(b.emit_as(op.kind.clone(), vec![x[0], tb], ty)?),
-        None => None,
-    };
-    b.add_opt(l, r)
-}
-
 fn dilate(d: i64, r: i64) -> i64 {
     if d == 0 {
         0

@@ -20,7 +20,7 @@ pub(crate) mod reduce;
 pub(crate) mod shape;
 pub(crate) mod window;
 
-use crate::builder::{Builder, Res};
+use crate::builder::{AdBuilder, Builder, Res};
 use crate::Error;
 use systolic_ir::{Op, OpKind, ValueId};
 
@@ -72,8 +72,8 @@ pub(crate) fn jvp(
         ReduceWindow { .. } => window::reduce_window_jvp(b, op, x, t, y),
         SelectAndScatter { .. } => window::select_and_scatter_jvp(b, op, x, t, y),
         DotGeneral { .. } | Dot { .. } => one(dot::dot_jvp(b, op, x, t, y[0])?),
-        RaggedDot { .. } => one(ragged_dot::jvp(b, op, x, t, y[0])?),
-        Convolution(_) => one(conv::conv_jvp(b, op, x, t, y[0])?),
+        // Bilinear in their first two operands (a ragged dot's group sizes carry no tangent).
+        RaggedDot { .. } | Convolution(_) => one(product_rule(b, op, x, t, y[0])?),
         TriangularSolve { .. } => one(linalg::triangular_solve_jvp(b, op, x, t, y[0])?),
         Cholesky { .. } => one(linalg::cholesky_jvp(b, op, t, y[0])?),
         AllReduce { .. }
@@ -233,6 +233,31 @@ pub(crate) fn transpose(
         | Scan { .. }
         | Fusion { .. } => Err(unsupported(op, "transpose")),
     }
+}
+
+/// The JVP of an op bilinear in its first two operands, as the op itself: `op(ȧ, b, …) +
+/// op(a, ḃ, …)`, with the op's own attributes and result type (the other operands, integers
+/// such as a ragged dot's group sizes, stay primal).
+fn product_rule(
+    b: &mut Builder,
+    op: &Op,
+    x: &[ValueId],
+    t: &[Option<ValueId>],
+    y: ValueId,
+) -> Res<Option<ValueId>> {
+    let ty = b.tt(y);
+    if !ty.dtype.is_float_or_complex() {
+        return Ok(None);
+    }
+    let mut terms = [None, None];
+    for (i, term) in terms.iter_mut().enumerate() {
+        if let Some(ti) = t.get(i).copied().flatten() {
+            let mut operands = x.to_vec();
+            operands[i] = ti;
+            *term = Some(b.emit_as(op.kind.clone(), operands, ty.clone())?);
+        }
+    }
+    b.add_opt(terms[0], terms[1])
 }
 
 pub(crate) fn unsupported(op: &Op, what: &str) -> Error {

@@ -1,5 +1,5 @@
 //! `chlo.ragged_dot`: bilinear in its two operands (the group sizes are integers and carry no
-//! tangent), so its JVP is the product rule in every mode. Its transposes are written for
+//! tangent), so its JVP is the product rule in every mode (`rules::product_rule`). Its transposes are written for
 //! the mode `lax.ragged_dot` stages, JAX's basic dimension numbers: `lhs [m, k]` cut into
 //! groups of rows, `rhs [g, k, n]`, `out [m, n]`, row `i` of group `j` being
 //! `lhs[i] · rhs[j]`.
@@ -19,30 +19,6 @@ use crate::Error;
 use systolic_ir::{
     DotDimensionNumbers, Op, OpKind, Precision, RaggedDotDimensionNumbers, TensorType, ValueId,
 };
-
-/// The product rule: `ragged_dot(l̇, r) + ragged_dot(l, ṙ)`, each with the op's own dimension
-/// numbers and result type.
-pub(crate) fn jvp(
-    b: &mut Builder,
-    op: &Op,
-    x: &[ValueId],
-    t: &[Option<ValueId>],
-    y: ValueId,
-) -> Res<Option<ValueId>> {
-    let ty = b.tt(y);
-    if !ty.dtype.is_float_or_complex() {
-        return Ok(None);
-    }
-    let l = match t[0] {
-        Some(tl) => Some(b.emit_as(op.kind.clone(), vec![tl, x[1], x[2]], ty.clone())?),
-        None => None,
-    };
-    let r = match t[1] {
-        Some(tr) => Some(b.emit_as(op.kind.clone(), vec![x[0], tr, x[2]], ty)?),
-        None => None,
-    };
-    b.add_opt(l, r)
-}
 
 /// The dimension numbers of `lax.ragged_dot` (`lhs [m, k]`, `rhs [g, k, n]`).
 fn is_basic(dn: &RaggedDotDimensionNumbers, lhs_rank: usize, rhs_rank: usize) -> bool {
