@@ -10,7 +10,7 @@
 //! deliberate difference: JAX's `solve(assume_a="pos")` gradient on complex matrices is not
 //! the derivative (see the test of it), ours is.
 
-use crate::golden_util::{assert_every_case_is_run, input, run_cases_with, OpFn};
+use crate::golden_util::{assert_every_case_is_run, input, run_cases_with, value_failures, OpFn};
 use systolic::numpy::linalg::{self, NormOrd, Trans};
 use systolic::scipy::linalg as sl;
 use systolic::{grad, jit, lax, numpy as np, value_and_grad, vmap, Array};
@@ -416,23 +416,14 @@ fn vmap_of_grad_matches_the_batched_complex_goldens() {
             .map(|o| values(&input(o)))
             .collect();
         for (mode, got) in [("eager", eager.call(&x)), ("jit", jitted.call(&x))] {
-            let got = match got {
-                Ok(g) => g,
-                Err(e) => {
-                    failures.push(format!("{name} ({mode}): {e}"));
-                    continue;
-                }
-            };
-            for (i, w) in want.iter().enumerate().take(k) {
-                let err = values(&got[i])
-                    .iter()
-                    .zip(w)
-                    .map(|(a, b)| (a - b).abs() / b.abs().max(1.0))
-                    .fold(0.0, f64::max);
-                if err.is_nan() || err > 1e-9 {
-                    failures.push(format!("{name} ({mode}) gradient {i}: error {err:e}"));
-                }
-            }
+            let what = format!("{name} ({mode})");
+            failures.extend(value_failures(
+                &what,
+                "gradient",
+                got,
+                &want[..k.min(want.len())],
+                1e-9,
+            ));
         }
     }
     assert!(n > 20, "only {n} batched cases");

@@ -197,3 +197,33 @@ pub fn assert_every_case_is_run(golden: &Value, prefixes: &[&str], op: fn(&str) 
 pub fn err_of(a: &Array) -> String {
     a.check().unwrap_err().to_string()
 }
+
+/// The failures of `got` (the first `want.len()` arrays, computed as `what` says) against JAX's
+/// values `want`: per array whose largest error (relative, absolute below 1) is NaN or above
+/// `tol`, a line `"{what} {label} {i}: error …"`; an `Err` is one line. Shared by the gradient
+/// and Hessian-vector-product golden tests.
+pub fn value_failures(
+    what: &str,
+    label: &str,
+    got: systolic::Result<Vec<Array>>,
+    want: &[Vec<f64>],
+    tol: f64,
+) -> Vec<String> {
+    let got = match got {
+        Ok(g) => g,
+        Err(e) => return vec![format!("{what}: {e}")],
+    };
+    want.iter()
+        .enumerate()
+        .filter_map(|(i, w)| {
+            let g = got[i].to_tensor().unwrap().to_f64_vec();
+            assert_eq!(g.len(), w.len(), "{what} {label} {i}: sizes");
+            let err = g
+                .iter()
+                .zip(w)
+                .map(|(a, b)| (a - b).abs() / b.abs().max(1.0))
+                .fold(0.0, |m, e| if e.is_nan() { f64::NAN } else { m.max(e) });
+            (err.is_nan() || err > tol).then(|| format!("{what} {label} {i}: error {err:e}"))
+        })
+        .collect()
+}

@@ -5,7 +5,7 @@
 //! under `jit`, one batched case each; `vmap(grad)` of the per-matrix loss against the batched
 //! goldens; and the gradients against central finite differences of our own functions in f64.
 
-use crate::golden_util::{assert_every_case_is_run, input, run_cases_with, OpFn};
+use crate::golden_util::{assert_every_case_is_run, input, run_cases_with, value_failures, OpFn};
 use systolic::numpy::linalg::{self, NormOrd};
 use systolic::scipy::linalg as sl;
 use systolic::{grad, jit, jvp, numpy as np, value_and_grad, vjp, vmap, Array};
@@ -228,24 +228,14 @@ fn vmap_of_grad_matches_the_batched_goldens() {
             .map(|o| values(&input(o)))
             .collect();
         for (mode, got) in [("eager", per_example.call(&x)), ("jit", jitted.call(&x))] {
-            let got = match got {
-                Ok(g) => g,
-                Err(e) => {
-                    failures.push(format!("{name} ({mode}): {e}"));
-                    continue;
-                }
-            };
-            for (i, w) in want.iter().enumerate().take(k) {
-                let g = values(&got[i]);
-                let err = g
-                    .iter()
-                    .zip(w)
-                    .map(|(a, b)| (a - b).abs() / b.abs().max(1.0))
-                    .fold(0.0, f64::max);
-                if err.is_nan() || err > 1e-9 {
-                    failures.push(format!("{name} ({mode}) gradient {i}: error {err:e}"));
-                }
-            }
+            let what = format!("{name} ({mode})");
+            failures.extend(value_failures(
+                &what,
+                "gradient",
+                got,
+                &want[..k.min(want.len())],
+                1e-9,
+            ));
         }
     }
     assert!(n > 20, "only {n} batched cases");

@@ -8,7 +8,7 @@
 //! (independent of JAX), `eigvals`' refusal as in JAX, and the cost of the first-order
 //! programs (one factorisation, as before the rules became differentiable).
 
-use crate::golden_util::input;
+use crate::golden_util::{input, value_failures};
 use systolic::numpy::linalg;
 use systolic::scipy::linalg as sl;
 use systolic::{grad, hessian, jit, jvp, numpy as np, vmap, Array};
@@ -126,18 +126,15 @@ fn cases() -> Vec<&'static str> {
 
 /// Compares a case's Hessian-vector products (`how` computed) with JAX's; failures as text.
 fn hvp_failures(name: &str, how: &str, got: systolic::Result<Vec<Array>>) -> Vec<String> {
-    let h = match got {
-        Ok(h) => h,
-        Err(e) => return vec![format!("{name} ({how}): {e}")],
-    };
-    let (k, w) = (n_diff(name), want(name));
-    (0..k)
-        .filter_map(|i| {
-            let e = error(&h[i], &w[1 + k + i]);
-            (e.is_nan() || e > tolerance(name))
-                .then(|| format!("{name} ({how}) hvp {i}: error {e:e}"))
-        })
-        .collect()
+    let k = n_diff(name);
+    let want: Vec<Vec<f64>> = want(name)[1 + k..1 + 2 * k].iter().map(values).collect();
+    value_failures(
+        &format!("{name} ({how})"),
+        "hvp",
+        got,
+        &want,
+        tolerance(name),
+    )
 }
 
 /// Compares a case's gradients and Hessian-vector products with JAX's; failures as text.
