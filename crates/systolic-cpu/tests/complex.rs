@@ -46,15 +46,36 @@ fn unary_ops() {
         "tanh",
         "logistic",
     ];
+    each_op_native_exact(
+        0,
+        CASES,
+        &ops,
+        1,
+        |rng| rng.below(3) as usize,
+        |op, ty| format!("  %r0 = stablehlo.{op} %a0 : {ty}"),
+    );
+}
+
+/// Each of `ops` (seeds from `seed`, one per op) on `cases` random complex operands of one
+/// type (`arity` of them, rank from `rank`), the line computing `%r0` written by `line`: native
+/// and bit for bit the interpreter's.
+pub(crate) fn each_op_native_exact(
+    seed: u64,
+    cases: u64,
+    ops: &[&str],
+    arity: usize,
+    rank: impl Fn(&mut Rng) -> usize,
+    line: impl Fn(&str, &TensorType) -> String,
+) {
     for (k, op) in ops.iter().enumerate() {
-        check_many(k as u64, CASES, Exact, Expect::Native, |rng| {
+        check_many(seed + k as u64, cases, Exact, Expect::Native, |rng| {
             let dtype = *rng.pick(&COMPLEX);
-            let rank = rng.below(3) as usize;
-            let ty = t(&random::shape(rng, rank), dtype);
+            let r = rank(rng);
+            let ty = t(&random::shape(rng, r), dtype);
             Case::new(
                 rng,
-                std::slice::from_ref(&ty),
-                &format!("  %r0 = stablehlo.{op} %a0 : {ty}"),
+                &vec![ty.clone(); arity],
+                &line(op, &ty),
                 std::slice::from_ref(&ty),
             )
         });
@@ -84,18 +105,14 @@ fn binary_ops_and_compare() {
     let ops = [
         "add", "subtract", "multiply", "divide", "power", "atan2", "maximum", "minimum",
     ];
-    for (k, op) in ops.iter().enumerate() {
-        check_many(200 + k as u64, CASES, Exact, Expect::Native, |rng| {
-            let dtype = *rng.pick(&COMPLEX);
-            let ty = t(&random::shape(rng, 2), dtype);
-            Case::new(
-                rng,
-                &[ty.clone(), ty.clone()],
-                &format!("  %r0 = stablehlo.{op} %a0, %a1 : {ty}"),
-                std::slice::from_ref(&ty),
-            )
-        });
-    }
+    each_op_native_exact(
+        200,
+        CASES,
+        &ops,
+        2,
+        |_| 2,
+        |op, ty| format!("  %r0 = stablehlo.{op} %a0, %a1 : {ty}"),
+    );
     check_many(300, CASES, Exact, Expect::Native, |rng| {
         let dtype = *rng.pick(&COMPLEX);
         let shape = random::shape(rng, 2);

@@ -5,7 +5,7 @@
 //! reductions (the kernels call the interpreter's functions and fold in its tree order), within
 //! a stated tolerance for products (`gemm` reorders and fuses the sums).
 
-use crate::complex::{part, t, COMPLEX};
+use crate::complex::{each_op_native_exact, part, t, COMPLEX};
 use crate::support;
 
 use support::compare::Tolerance::{self, Close, Exact};
@@ -22,18 +22,14 @@ fn chlo_ops_are_native_and_exact() {
     let ops = [
         "square", "sinh", "cosh", "tan", "asin", "acos", "atan", "asinh", "acosh", "atanh", "conj",
     ];
-    for (k, op) in ops.iter().enumerate() {
-        check_many(1000 + k as u64, CASES, Exact, Expect::Native, |rng| {
-            let dtype = *rng.pick(&COMPLEX);
-            let ty = t(&random::shape(rng, 2), dtype);
-            Case::new(
-                rng,
-                std::slice::from_ref(&ty),
-                &format!("  %r0 = chlo.{op} %a0 : {ty} -> {ty}"),
-                std::slice::from_ref(&ty),
-            )
-        });
-    }
+    each_op_native_exact(
+        1000,
+        CASES,
+        &ops,
+        1,
+        |_| 2,
+        |op, ty| format!("  %r0 = chlo.{op} %a0 : {ty} -> {ty}"),
+    );
 }
 
 /// Comparisons in every direction, IEEE and total order; select and clamp (the spec's
