@@ -70,7 +70,11 @@ macro_rules! with_storage {
 }
 
 impl Storage {
-    /// `n` zeros of the storage type of `dtype`.
+    /// `n` zeros of the storage type of `dtype`. Every variant comes from a zeroed
+    /// allocation: `vec![zero; n]` of a type the standard library does not know to be all
+    /// zero bits (half floats, complex numbers) writes each element, so a large vector's pages
+    /// were all touched (faulted in and written) here instead of left to the kernel's zeroing
+    /// on first use, as `calloc`'s fresh mappings are.
     pub fn zeros(dtype: DType, n: usize) -> Storage {
         match dtype {
             DType::Bool => Storage::Bool(vec![false; n]),
@@ -82,12 +86,12 @@ impl Storage {
             DType::U16 => Storage::U16(vec![0; n]),
             DType::U32 => Storage::U32(vec![0; n]),
             DType::U64 => Storage::U64(vec![0; n]),
-            DType::F16 => Storage::F16(vec![f16::ZERO; n]),
-            DType::BF16 => Storage::BF16(vec![bf16::ZERO; n]),
+            DType::F16 => Storage::F16(bytemuck::zeroed_vec(n)),
+            DType::BF16 => Storage::BF16(bytemuck::zeroed_vec(n)),
             DType::F32 => Storage::F32(vec![0.0; n]),
             DType::F64 => Storage::F64(vec![0.0; n]),
-            DType::C64 => Storage::C64(vec![Complex32::new(0.0, 0.0); n]),
-            DType::C128 => Storage::C128(vec![Complex64::new(0.0, 0.0); n]),
+            DType::C64 => Storage::C64(bytemuck::zeroed_vec(n)),
+            DType::C128 => Storage::C128(bytemuck::zeroed_vec(n)),
             // Narrow floats (f8/f6/f4) are held as their codes, one byte each (code 0 is +0,
             // or 2^-127 in f8E8M0FNU, which has no zero); every op on them runs on the
             // interpreter fallback, which reads and writes the codes.

@@ -85,10 +85,11 @@ pub fn take(dtype: DType, n: usize) -> Storage {
         .unwrap_or_else(|| fresh(dtype, n))
 }
 
-/// New zeroed storage, huge pages asked for when large (its pages are not touched yet: the
-/// system allocator maps large zeroed blocks fresh).
+/// New zeroed storage, huge pages asked for when large: its pages are not touched yet (large
+/// blocks are fresh mappings, see [`crate::alloc::fresh_pages`]), so the threads of the kernel
+/// that writes it first fault them in, zeroed by the system.
 fn fresh(dtype: DType, n: usize) -> Storage {
-    let s = Storage::zeros(dtype, n);
+    let s = crate::alloc::fresh_pages(|| Storage::zeros(dtype, n));
     advise_huge_pages(&s);
     s
 }
