@@ -309,7 +309,9 @@ fn fft_case(rng: &mut Rng, shape: &[i64], axes: usize, dtype: DType) -> Case {
 }
 
 /// Long and prime lengths (rustfft's Bluestein and Rader plans, with scratch larger than the
-/// transform) and batches with many rows per task, against the interpreter.
+/// transform), batches with many rows per task, and last dimensions long enough for the
+/// four-step method (a power of two and an odd length, alone, batched and under a leading
+/// transformed dimension), against the interpreter.
 #[test]
 fn fft_of_long_and_prime_lengths() {
     let mut rng = Rng::new(811);
@@ -317,12 +319,26 @@ fn fft_of_long_and_prime_lengths() {
         (vec![3, 1031], 1),
         (vec![2, 17, 263], 2),
         (vec![40, 2048], 1),
+        (vec![1 << 16], 1),
+        (vec![2, 3 * 5 * 7 * 11 * 13 * 7], 1),
+        (vec![3, 1 << 16], 2),
     ] {
         check(
             &fft_case(&mut rng, &shape, axes, DType::C64),
             Close {
                 rtol: 1e-5,
                 atol: 1e-3,
+            },
+            Expect::Native,
+        );
+    }
+    // The four-step method in f64: its twiddles and passes lose nothing at f64's precision.
+    for shape in [vec![1 << 16], vec![2, 3 * 5 * 7 * 11 * 13 * 7]] {
+        check(
+            &fft_case(&mut rng, &shape, 1, DType::C128),
+            Close {
+                rtol: 1e-12,
+                atol: 1e-9,
             },
             Expect::Native,
         );

@@ -1,7 +1,9 @@
 //! `stablehlo.fft` as a native kernel: `rustfft` (and `realfft` on its plans for the real
 //! transforms) in the element precision (f32 for `complex<f32>`/f32, f64 for the others), as
 //! XLA:CPU's ducc computes; the batch (the dimensions before the transformed ones) split over
-//! the pool's threads, and a long run of rows of one item too. Plans are made at lowering.
+//! the pool's threads, and a long run of rows of one item too. Plans are made at lowering. A
+//! long last dimension of FFT/IFFT is transformed by the four-step method ([`four_step`]):
+//! two short plans instead of one long one, and both passes threaded.
 //!
 //! The transforms are the interpreter's (`systolic_interp::ops::linalg::fft`): FFT/IFFT along
 //! each of the last 1–3 dimensions (IFFT scaled by 1/N), RFFT as the real-to-complex transform
@@ -21,6 +23,10 @@ use realfft::{ComplexToReal, RealFftPlanner, RealToComplex};
 use rustfft::{FftDirection, FftNum, FftPlanner};
 use std::sync::Arc;
 use systolic_ir::{DType, FftType, Op, OpKind, TensorType};
+
+mod four_step;
+
+use four_step::FourStep;
 
 /// The FFT kernel for `op`, or `None` for a form the interpreter should run (shapes or types
 /// the verifier would refuse, or empty tensors).
@@ -89,13 +95,22 @@ pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
 /// The plans of one kernel, made once when it is lowered (planning picks algorithms and
 /// computes twiddles: for a batch of short transforms it cost as much as the transforms).
 struct PlanSet<T: FftNum> {
-    /// Complex plans for the dimensions transformed by complex FFTs: all of them for FFT and
-    /// IFFT, the leading ones for RFFT and IRFFT.
+    /// Complex plans for the leading transformed dimensions (all but the last).
     axes: Vec<Arc<dyn rustfft::Fft<T>>>,
+    /// The last dimension's complex plan (FFT and IFFT).
+    last: Option<LastAxis<T>>,
     /// The last dimension's real-to-complex plan (RFFT).
     r2c: Option<Arc<dyn RealToComplex<T>>>,
     /// The last dimension's complex-to-real plan (IRFFT).
     c2r: Option<Arc<dyn ComplexToReal<T>>>,
+}
+
+/// How FFT and IFFT transform the last dimension.
+enum LastAxis<T: FftNum> {
+    /// One rustfft plan of its length, rows of the batch in tasks over the pool.
+    Direct(Arc<dyn rustfft::Fft<T>>),
+    /// A long length: the four-step method, row after row, each threaded inside.
+    FourStep(FourStep<T>),
 }
 
 impl<T: FftNum> PlanSet<T> {
@@ -103,39 +118,71 @@ impl<T: FftNum> PlanSet<T> {
         let (k, last) = (lengths.len(), lengths[lengths.len() - 1]);
         let mut planner = FftPlanner::<T>::new();
         let mut real = RealFftPlanner::<T>::new();
-        let mut plan = |n: usize, direction| planner.plan_fft(n, direction);
+        let direction = if matches!(fft_type, FftType::Ifft | FftType::Irfft) {
+            FftDirection::Inverse
+        } else {
+            FftDirection::Forward
+        };
+        let axes = lengths[..k - 1]
+            .iter()
+            .map(|&n| planner.plan_fft(n, direction))
+            .collect();
+        let mut plans = PlanSet {
+            axes,
+            last: None,
+            r2c: None,
+            c2r: None,
+        };
         match fft_type {
             FftType::Fft | FftType::Ifft => {
-                let direction = if fft_type == FftType::Ifft {
-                    FftDirection::Inverse
-                } else {
-                    FftDirection::Forward
-                };
-                PlanSet {
-                    axes: lengths.iter().map(|&n| plan(n, direction)).collect(),
-                    r2c: None,
-                    c2r: None,
-                }
+                plans.last = Some(match FourStep::new(last, direction, &mut planner) {
+                    Some(four_step) => LastAxis::FourStep(four_step),
+                    None => LastAxis::Direct(planner.plan_fft(last, direction)),
+                })
             }
-            FftType::Rfft => PlanSet {
-                axes: lengths[..k - 1]
-                    .iter()
-                    .map(|&n| plan(n, FftDirection::Forward))
-                    .collect(),
-                r2c: Some(real.plan_fft_forward(last)),
-                c2r: None,
-            },
-            FftType::Irfft => PlanSet {
-                axes: lengths[..k - 1]
-                    .iter()
-                    .map(|&n| plan(n, FftDirection::Inverse))
-                    .collect(),
-                r2c: None,
-                c2r: Some(real.plan_fft_inverse(last)),
-            },
+            FftType::Rfft => plans.r2c = Some(real.plan_fft_forward(last)),
+            FftType::Irfft => plans.c2r = Some(real.plan_fft_inverse(last)),
         }
+        plans
     }
 }
+
+/// The element precisions the kernel computes in, with pooled vectors of their complex
+/// numbers and reals: outputs and scratch come from [`crate::pool`], so a steady state of
+/// runs does not fault in fresh pages for them every time.
+trait Precision: FftNum {
+    /// A vector of `n` complex numbers whose contents do not matter (the caller writes all).
+    fn take_complex(n: usize) -> Vec<Complex<Self>>;
+    /// A vector of `n` reals whose contents do not matter.
+    fn take_real(n: usize) -> Vec<Self>;
+    /// Hands scratch back to the pool.
+    fn recycle_complex(v: Vec<Complex<Self>>);
+}
+
+macro_rules! precision {
+    ($t:ty, $complex:ident, $real:ident) => {
+        impl Precision for $t {
+            fn take_complex(n: usize) -> Vec<Complex<$t>> {
+                match crate::pool::take(DType::$complex, n) {
+                    Storage::$complex(v) => v,
+                    _ => vec![Complex::new(0.0, 0.0); n],
+                }
+            }
+            fn take_real(n: usize) -> Vec<$t> {
+                match crate::pool::take(DType::$real, n) {
+                    Storage::$real(v) => v,
+                    _ => vec![0.0; n],
+                }
+            }
+            fn recycle_complex(v: Vec<Complex<$t>>) {
+                crate::pool::recycle(Storage::$complex(v));
+            }
+        }
+    };
+}
+
+precision!(f32, C64, F32);
+precision!(f64, C128, F64);
 
 /// The plans in the kernel's precision.
 enum Plans {
@@ -232,24 +279,42 @@ impl FftKernel {
     }
 
     /// FFT, IFFT and IRFFT, whose operand is complex. The last dimension's rows are
-    /// transformed across the whole batch at once ([`rows_in_parallel`]), the leading
-    /// transformed dimensions item by item.
-    fn complex_input<T: FftNum>(&self, x: &[Complex<T>], plans: &PlanSet<T>) -> Values<T> {
+    /// transformed across the whole batch at once ([`rows_in_parallel`]), or row by row by
+    /// the four-step method when long, the leading transformed dimensions item by item.
+    fn complex_input<T: Precision>(&self, x: &[Complex<T>], plans: &PlanSet<T>) -> Values<T> {
         if self.fft_type == FftType::Irfft {
             return Values::Real(self.irfft(x, plans));
         }
         let (item_shape, item) = self.item_shape();
         let k = self.lengths.len();
-        let mut data = x.to_vec();
-        rows_in_parallel(&mut data, &plans.axes[k - 1]);
+        let inverse = self.fft_type == FftType::Ifft;
+        let mut data = T::take_complex(x.len());
+        // Whether IFFT's 1/N is applied yet.
+        let mut scaled = false;
+        match &plans.last {
+            Some(LastAxis::FourStep(plan)) => {
+                let mut work = T::take_complex(plan.len());
+                let scale = inverse.then(|| self.inverse_scale::<T>());
+                for (row, out) in x.chunks(plan.len()).zip(data.chunks_mut(plan.len())) {
+                    plan.process(row, out, &mut work, scale);
+                }
+                T::recycle_complex(work);
+                scaled = true;
+            }
+            Some(LastAxis::Direct(plan)) => {
+                data.copy_from_slice(x);
+                rows_in_parallel(&mut data, plan);
+            }
+            None => data.copy_from_slice(x),
+        }
         if k > 1 {
             data.par_chunks_mut(item).for_each(|chunk| {
-                for (axis, plan) in plans.axes[..k - 1].iter().enumerate() {
+                for (axis, plan) in plans.axes.iter().enumerate() {
                     transform_axis(chunk, &item_shape, axis, plan);
                 }
             });
         }
-        if self.fft_type == FftType::Ifft {
+        if inverse && !scaled {
             let scale = self.inverse_scale::<T>();
             data.par_iter_mut().for_each(|z| *z = *z * scale);
         }
@@ -265,18 +330,18 @@ impl FftKernel {
     /// The real-to-complex transform of a real operand: the rows of the last dimension by
     /// realfft (half the work of a complex transform) across the whole batch, then the leading
     /// transformed dimensions of the half spectrum item by item.
-    fn rfft<T: FftNum>(&self, x: &[T], plans: &PlanSet<T>) -> Vec<Complex<T>> {
+    fn rfft<T: Precision>(&self, x: &[T], plans: &PlanSet<T>) -> Vec<Complex<T>> {
         let (mut half_shape, item) = self.item_shape();
         let k = self.lengths.len();
         let last = self.lengths[k - 1];
         let half = last / 2 + 1;
         half_shape[k - 1] = half;
-        let zero = Complex::new(T::zero(), T::zero());
         let Some(r2c) = &plans.r2c else {
             return vec![];
         };
         let rows = x.len() / last.max(1);
-        let mut out = vec![zero; rows * half];
+        // Every row of the half spectrum is written below.
+        let mut out = T::take_complex(rows * half);
         let rows_per_task = (ROW_TASK_ELEMENTS / last.max(1)).max(1);
         out.par_chunks_mut(half * rows_per_task)
             .zip(x.par_chunks(last * rows_per_task))
@@ -304,7 +369,7 @@ impl FftKernel {
     /// item by item, then the last dimension's rows by realfft across the whole batch. The
     /// imaginary parts of the zero and (even lengths) Nyquist bins are ignored, as pocketfft
     /// and the interpreter do.
-    fn irfft<T: FftNum>(&self, x: &[Complex<T>], plans: &PlanSet<T>) -> Vec<T> {
+    fn irfft<T: Precision>(&self, x: &[Complex<T>], plans: &PlanSet<T>) -> Vec<T> {
         let (item_shape, item) = self.item_shape();
         let k = self.lengths.len();
         let last = self.lengths[k - 1];
@@ -313,7 +378,8 @@ impl FftKernel {
         let Some(c2r) = &plans.c2r else {
             return vec![];
         };
-        let mut work = x.to_vec();
+        let mut work = T::take_complex(x.len());
+        work.copy_from_slice(x);
         if k > 1 {
             work.par_chunks_mut(item).for_each(|chunk| {
                 for (axis, plan) in plans.axes.iter().enumerate() {
@@ -322,7 +388,8 @@ impl FftKernel {
             });
         }
         let rows = work.len() / half;
-        let mut out = vec![T::zero(); rows * last];
+        // Every row of the result is written below.
+        let mut out = T::take_real(rows * last);
         let rows_per_task = (ROW_TASK_ELEMENTS / last.max(1)).max(1);
         out.par_chunks_mut(last * rows_per_task)
             .zip(work.par_chunks_mut(half * rows_per_task))
@@ -337,6 +404,7 @@ impl FftKernel {
                     row_out.iter_mut().for_each(|v| *v = *v * scale);
                 }
             });
+        T::recycle_complex(work);
         out
     }
 }
