@@ -21,7 +21,9 @@ mod pairs;
 
 use super::float::BatchedShape;
 use super::layout::MatView;
+use crate::buffer::Storage;
 use rayon::prelude::*;
+use systolic_ir::DType;
 
 /// How a product is cut: K words per block and row panels per parallel chunk.
 ///
@@ -332,11 +334,37 @@ fn run_blocked<K: MicroKernel>(
     }
 }
 
-/// Packing buffers, reused across the matrices of a batch.
+/// Packing buffers, reused across the matrices of a batch and, through the buffer pool,
+/// across runs: a 2048² bf16 product packs 16 MiB, which as new heap vectors was zero-filled
+/// on every run (`pack` writes every word anyway) and on the first run faulted in as 4 KiB
+/// pages; pooled, a first run gets fresh huge pages and later runs reuse them unfilled.
 #[derive(Default)]
 struct Scratch {
     a: Vec<u32>,
     b: Vec<u32>,
+}
+
+impl Scratch {
+    /// Makes the buffers `a_len` and `b_len` words long; their contents are stale (every word
+    /// is packed before it is read).
+    fn size(&mut self, a_len: usize, b_len: usize) {
+        for (v, len) in [(&mut self.a, a_len), (&mut self.b, b_len)] {
+            if v.len() != len {
+                crate::pool::recycle(Storage::U32(std::mem::take(v)));
+                *v = match crate::pool::take(DType::U32, len) {
+                    Storage::U32(taken) => taken,
+                    _ => vec![0; len],
+                };
+            }
+        }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        crate::pool::recycle(Storage::U32(std::mem::take(&mut self.a)));
+        crate::pool::recycle(Storage::U32(std::mem::take(&mut self.b)));
+    }
 }
 
 /// One product: pack both operands, then compute row chunks (in parallel when asked).
@@ -356,8 +384,7 @@ fn one_matrix<K: MicroKernel>(
     let kw_total = s.k.div_ceil(K::In::GROUP);
     let m_panels = s.m.div_ceil(K::MR);
     let n_panels = s.n.div_ceil(K::NR);
-    scratch.a.resize(m_panels * K::MR * kw_total, 0);
-    scratch.b.resize(n_panels * K::NR * kw_total, 0);
+    scratch.size(m_panels * K::MR * kw_total, n_panels * K::NR * kw_total);
     let lhs_lines = Lines {
         data: lhs,
         lines: s.m,
