@@ -70,6 +70,36 @@ fn transpose_large_enough_to_tile() {
     }
 }
 
+/// A loop fusion reading an operand transposed (`(a + aᵀ) / 2`, `a · bᵀ` elementwise) takes
+/// the grouped-rows load; rows a multiple of its group of 8 and not, square and not, blocks
+/// that start mid-row (large enough to run in several blocks).
+#[test]
+fn fusions_reading_an_operand_transposed() {
+    let mut rng = Rng::new(23);
+    for (m, n, dtype) in [
+        (64, 64, DType::F32),
+        (37, 37, DType::F64),
+        (300, 257, DType::F32),
+        (19, 1000, DType::I32),
+    ] {
+        let a = ty(vec![m, n], dtype);
+        let t = ty(vec![n, m], dtype);
+        let half = if dtype == DType::I32 { "2" } else { "2.0" };
+        let op = format!(
+            "  %t = stablehlo.transpose %a1, dims = [1, 0] : ({t}) -> {a}
+  %s = stablehlo.add %a0, %t : {a}
+  %p = stablehlo.multiply %s, %t : {a}
+  %c = stablehlo.constant dense<{half}> : {a}
+  %r0 = stablehlo.divide %p, %c : {a}"
+        );
+        check(
+            &Case::new(&mut rng, &[a.clone(), t], &op, &[a]),
+            Exact,
+            Expect::Native,
+        );
+    }
+}
+
 #[test]
 fn broadcast_in_dim() {
     check_many(2, CASES, Exact, Expect::Native, |rng| {

@@ -167,6 +167,57 @@ fn gather<S: Copy, T: Copy>(
     }
 }
 
+/// Output rows a transposed load reads together: 8 neighbouring source elements per column
+/// (32 bytes of f32), each source cache line read once for 8 rows instead of once per row.
+const TRANSPOSED_ROWS: usize = 8;
+
+/// The row length of a rank-2 loop whose operand is read transposed: its outer stride is 1
+/// and its inner one larger (neighbouring output rows read neighbouring source elements, one
+/// output row a source column), as in `x + xᵀ`.
+fn transposed_rank2(dims: &[usize], access: &Access) -> Option<usize> {
+    match (dims, access.strides.as_slice()) {
+        ([_, cols], [1, step]) if *step > 1 && *cols > 0 => Some(*cols),
+        _ => None,
+    }
+}
+
+/// Loads the block `[start, start + n)` of a rank-2 loop with rows of `cols`, reading
+/// `src[offset + row + col·step]` (see [`transposed_rank2`]): groups of
+/// [`TRANSPOSED_ROWS`] whole rows column by column, the rest row by row. Element by element
+/// along rows, each load touched another cache line: 1.6 ns per element for the two
+/// `(a + aᵀ)/2` fusions of a 512² eigh on an AMD EPYC Zen 4.
+fn load_transposed<T: Copy>(
+    cols: usize,
+    offset: usize,
+    step: usize,
+    src: &[T],
+    start: usize,
+    dst: &mut [T],
+) {
+    let end = start + dst.len();
+    let mut pos = start;
+    while pos < end {
+        let (row, col) = (pos / cols, pos % cols);
+        let at = pos - start;
+        if col == 0 && pos + TRANSPOSED_ROWS * cols <= end {
+            for c in 0..cols {
+                let column = &src[offset + row + c * step..][..TRANSPOSED_ROWS];
+                for (j, &x) in column.iter().enumerate() {
+                    dst[at + j * cols + c] = x;
+                }
+            }
+            pos += TRANSPOSED_ROWS * cols;
+        } else {
+            let len = (cols - col).min(end - pos);
+            let first = offset + row + col * step;
+            for (k, d) in dst[at..at + len].iter_mut().enumerate() {
+                *d = src[first + k * step];
+            }
+            pos += len;
+        }
+    }
+}
+
 /// Loads the block `[start, start + n)` through `access` into `dst` (whose lane is the
 /// access dtype's). `source` is the buffer read (unused for iotas).
 pub fn load(
@@ -187,16 +238,21 @@ pub fn load(
         return;
     };
     let step = access.strides.last().copied().unwrap_or(0);
-    // Same-type contiguous runs are plain copies (the C library's vector memmove).
+    // Same-type contiguous runs are plain copies (the C library's vector memmove); a
+    // transposed rank-2 read goes by groups of rows.
+    let transposed = transposed_rank2(dims, access);
     macro_rules! same {
         ($s:expr, $d:expr) => {
-            for_each_run(dims, access, start, n, |base, at, len| {
-                if step == 1 {
-                    $d[at..at + len].copy_from_slice(&$s[base..base + len]);
-                } else {
-                    gather($s, base, step, &mut $d[at..at + len], |x| x)
-                }
-            })
+            match transposed {
+                Some(cols) => load_transposed(cols, access.offset, step, $s, start, &mut $d[..n]),
+                None => for_each_run(dims, access, start, n, |base, at, len| {
+                    if step == 1 {
+                        $d[at..at + len].copy_from_slice(&$s[base..base + len]);
+                    } else {
+                        gather($s, base, step, &mut $d[at..at + len], |x| x)
+                    }
+                }),
+            }
         };
     }
     match (source, &mut *dst) {
@@ -569,5 +625,49 @@ mod tests {
                 assert_eq!(bits(p), bits(s), "start {start}, n {n}");
             }
         }
+    }
+
+    /// The transposed load equals the element-by-element gather for every block of loops
+    /// of several shapes (rows a multiple of the group and not, one row, one column, a
+    /// source with an offset and a row stride wider than the loop), and is taken only for
+    /// rank-2 loops read with outer stride 1.
+    #[test]
+    fn transposed_loads_equal_gathers() {
+        for (rows, cols, step, offset) in
+            [(16, 5, 16, 0), (19, 7, 21, 3), (1, 9, 4, 0), (12, 1, 12, 2)]
+        {
+            let src: Vec<i32> = (0..offset + rows + cols * step)
+                .map(|i| i as i32 * 7 - 5)
+                .collect();
+            let dims = [rows, cols];
+            let total = rows * cols;
+            let access = Access {
+                source: Source::Arg(0),
+                dtype: DType::I32,
+                offset,
+                strides: vec![1, step],
+            };
+            assert_eq!(transposed_rank2(&dims, &access), Some(cols));
+            for start in 0..total {
+                for n in [1, 2, cols, 8 * cols, 8 * cols + 3, total - start] {
+                    let n = n.min(total - start);
+                    let mut got = vec![i32::MIN; n];
+                    load_transposed(cols, offset, step, &src, start, &mut got);
+                    let want: Vec<i32> = (start..start + n)
+                        .map(|p| src[offset + p / cols + (p % cols) * step])
+                        .collect();
+                    assert_eq!(got, want, "{rows}x{cols} step {step}: [{start}, +{n})");
+                }
+            }
+        }
+        let plain = |strides: Vec<usize>| Access {
+            source: Source::Arg(0),
+            dtype: DType::I32,
+            offset: 0,
+            strides,
+        };
+        assert_eq!(transposed_rank2(&[4, 4], &plain(vec![4, 1])), None);
+        assert_eq!(transposed_rank2(&[4, 4, 4], &plain(vec![1, 4, 16])), None);
+        assert_eq!(transposed_rank2(&[4, 4], &plain(vec![2, 8])), None);
     }
 }
