@@ -261,12 +261,12 @@ fn large_elementwise_fusions_are_native_and_exact() {
     }
 }
 
-/// `exp` of `complex<f32>` (vectorised f64 polynomials, the library near f32 midpoints and
-/// outside their ranges) over large arrays on the threaded path: real parts from underflow to
-/// overflow, imaginary parts up to 1e6 and 1e30, edge values mixed in; bit for bit the
+/// `exp`, `sin` and `cos` of `complex<f32>` (vectorised f64 polynomials, the library near f32
+/// midpoints and outside their ranges) over large arrays on the threaded path: parts from
+/// underflow to overflow, up to 1e6 and 1e30, edge values mixed in; bit for bit the
 /// interpreter's.
 #[test]
-fn exp_of_complex64_over_wide_ranges_is_exact() {
+fn exp_sin_cos_of_complex64_over_wide_ranges_are_exact() {
     let mut rng = Rng::new(1550);
     let n = 70_001usize;
     let edges = [
@@ -295,8 +295,12 @@ fn exp_of_complex64_over_wide_ranges_is_exact() {
     let x = Tensor::from_complex(vec![3, n as i64], DType::C64, values).unwrap();
     let case = Case::with_inputs(
         vec![x],
-        &format!("  %r0 = stablehlo.exponential %a0 : {c}"),
-        &[c.clone()],
+        &format!(
+            "  %r0 = stablehlo.exponential %a0 : {c}
+  %r1 = stablehlo.sine %a0 : {c}
+  %r2 = stablehlo.cosine %a0 : {c}"
+        ),
+        &[c.clone(), c.clone(), c.clone()],
     );
     check(&case, Exact, Expect::Native);
 }

@@ -373,10 +373,11 @@ fn ulps_f64(a: f64, b: f64) -> u64 {
     }
 }
 
-/// `kernels::math::wide` (f64 exp, sin and cos for the exactness checks of `exp` on
-/// `complex<f32>`) against the f64 library the interpreter calls, over 16 million f32 inputs:
-/// random in each function's range and in the busy ranges, plus edges. e^x, sin y, cos y and
-/// the products e^x·cos y, e^x·sin y (what `Complex64::exp` forms) must stay within
+/// `kernels::math::wide` (f64 exp, sin, cos, sinh and cosh for the exactness checks of `exp`,
+/// `sin` and `cos` on `complex<f32>`) against the f64 library the interpreter calls, over 16 million f32 inputs:
+/// random in each function's range and in the busy ranges, plus edges. e^x, sin y, cos y,
+/// sinh x, cosh x and the products `Complex64`'s exp, sin and cos form (e^x·cos y,
+/// sin y·cosh x, …) must stay within
 /// `wide::ERROR_ULPS` f64 ulps of the library's — the bound the complex kernel's midpoint
 /// margin is built on. Inputs `sin_cos` declines (near a nonzero multiple of π/2) are
 /// counted, and must be rare.
@@ -385,6 +386,7 @@ fn wide_exp_sin_cos_within_their_bound_of_libm() {
     use systolic_cpu::kernels::math::wide;
     let mut rng = Rng(0x51_7cc1_b727_220a);
     let (mut worst_exp, mut worst_trig, mut worst_product) = (0u64, 0u64, 0u64);
+    let mut worst_hyperbolic = 0u64;
     let mut declined = 0usize;
     let count = 1 << 23;
     let edges = [
@@ -424,14 +426,26 @@ fn wide_exp_sin_cos_within_their_bound_of_libm() {
         worst_product = worst_product
             .max(ulps_f64(e * c, le * lc))
             .max(ulps_f64(e * s, le * ls));
+        // sin and cos of x + iy as `Complex64` forms them: the trigonometric part is y here.
+        let (sh, ch) = wide::sinh_cosh(x);
+        let (lsh, lch) = (x.sinh(), x.cosh());
+        worst_hyperbolic = worst_hyperbolic
+            .max(ulps_f64(sh, lsh))
+            .max(ulps_f64(ch, lch));
+        worst_product = worst_product
+            .max(ulps_f64(s * ch, ls * lch))
+            .max(ulps_f64(c * sh, lc * lsh))
+            .max(ulps_f64(c * ch, lc * lch))
+            .max(ulps_f64(-s * sh, -ls * lsh));
     }
     eprintln!(
-        "wide: exp {worst_exp} ulps, sin/cos {worst_trig}, products {worst_product}; \
-         {declined} declined of {count}"
+        "wide: exp {worst_exp} ulps, sin/cos {worst_trig}, sinh/cosh {worst_hyperbolic}, \
+         products {worst_product}; {declined} declined of {count}"
     );
     for (what, worst) in [
         ("exp", worst_exp),
         ("sin/cos", worst_trig),
+        ("sinh/cosh", worst_hyperbolic),
         ("product", worst_product),
     ] {
         assert!(

@@ -1,4 +1,4 @@
-//! e^x, sin x and cos x in f64 to a few f64 ulps, branch-free and vectorisable, for f32
+//! e^x, sin x, cos x, sinh x and cosh x in f64 to a few f64 ulps, branch-free and vectorisable, for f32
 //! results that must be the f64 library's bits after rounding (`exp` of a `complex<f32>`, see
 //! `fusion::elementwise::complex`): the library (libm, what the interpreter calls) and these
 //! polynomials differ by a few f64 ulps, so wherever a value lies further than that from an
@@ -16,18 +16,20 @@
 //!   2e-19 relative), the quadrant choosing and signing them. Near a multiple of π/2 (k ≠ 0,
 //!   |r| < [`TINY_REDUCED`]) the reduction's absolute error would grow relative to r: such
 //!   inputs are reported, not computed.
+//! - sinh and cosh for |x| ≤ [`HYPERBOLIC_MAX`], from e^|x| (see [`sinh_cosh`]).
 //!
 //! Measured against the library over tens of millions of f32 inputs (`tests/math_accuracy.rs`,
-//! `wide_exp_sin_cos_within_their_bound_of_libm`): e^x, sin x, cos x and the products e^x·cos y,
-//! e^x·sin y within [`ERROR_ULPS`] f64 ulps of the library's.
+//! `wide_exp_sin_cos_within_their_bound_of_libm`): e^x, sin x, cos x, sinh x, cosh x and the
+//! products `Complex64`'s exp, sin and cos form within [`ERROR_ULPS`] f64 ulps of the library's.
 
 use super::exp::{inverse_factorials, pow2, round_to_int};
 use super::trig::REDUCTION_LIMIT;
 use std::f64::consts::{FRAC_2_PI, LOG2_E};
 
-/// The most f64 ulps (of the value) by which [`exp`], [`sin_cos`] and the products
-/// `exp(x)·cos(y)`, `exp(x)·sin(y)` differ from libm's; the test asserts it, so callers can
-/// rely on it (with their own margin on top).
+/// The most f64 ulps (of the value) by which [`exp`], [`sin_cos`], [`sinh_cosh`] and the
+/// products `Complex64`'s exp, sin and cos form from them (`exp(x)·cos(y)`,
+/// `sin(x)·cosh(y)`, …) differ from libm's; the test asserts it, so callers can rely on it
+/// (with their own margin on top).
 pub const ERROR_ULPS: u64 = 8;
 
 /// The range of [`exp`]: e^x and its products with sin and cos stay normal f64 numbers.
@@ -74,6 +76,40 @@ pub fn sin_cos(x: f64) -> (f64, f64, bool) {
     let s = if q & 2 == 0 { s } else { -s };
     let c = if q & 2 == 0 { c } else { -c };
     (s, c, usable)
+}
+
+/// The range of [`sinh_cosh`]: e^|x| and e^−|x| stay normal f64 numbers.
+pub const HYPERBOLIC_MAX: f64 = 700.0;
+
+/// (sinh x, cosh x) for |x| ≤ [`HYPERBOLIC_MAX`] (other inputs give garbage: the caller
+/// checks). cosh x = (e^|x| + e^−|x|)/2, a sum of positive terms; sinh x the same difference
+/// for |x| ≥ 1 (e^−|x| is at most e^−2 of e^|x| there, so the cancellation costs little) and
+/// its Taylor polynomial of degree 17 below 1 (the next term is below 1e-17 relative).
+#[inline(always)]
+pub fn sinh_cosh(x: f64) -> (f64, f64) {
+    const C: [f64; 8] = {
+        let mut c = [0.0; 8];
+        let mut i = 0;
+        while i < 8 {
+            c[i] = inverse_factorials::<18>(0)[2 * i + 3];
+            i += 1;
+        }
+        c
+    };
+    let a = x.abs();
+    let e = exp(a);
+    let inv = 1.0 / e;
+    let cosh = 0.5 * (e + inv);
+    let z = x * x;
+    let mut p = C[7];
+    for &c in C[..7].iter().rev() {
+        p = p.mul_add(z, c);
+    }
+    let small = (x * z).mul_add(p, x);
+    let large = (0.5 * (e - inv)).copysign(x);
+    // x³·p keeps the sign of zero here (p > 0), so sinh(±0) = ±0.
+    let sinh = if a < 1.0 { small } else { large };
+    (sinh, cosh)
 }
 
 /// True when `x` is a finite input [`sin_cos`] reduces (|x| < [`REDUCTION_LIMIT`]).
@@ -138,6 +174,10 @@ mod tests {
     /// The Taylor coefficients are the signed reciprocal factorials they claim to be.
     #[test]
     fn coefficients() {
+        assert_eq!(sinh_cosh(0.0), (0.0, 1.0));
+        assert!(sinh_cosh(-0.0).0.is_sign_negative());
+        assert!((sinh_cosh(0.5).0 - 0.5f64.sinh()).abs() < 1e-16);
+        assert!((sinh_cosh(-3.0).0 - (-3.0f64).sinh()).abs() < 1e-14);
         assert_eq!(sin_poly(0.0), 0.0);
         assert!(sin_poly(-0.0).is_sign_negative());
         assert_eq!(cos_poly(0.0), 1.0);

@@ -51,13 +51,36 @@ pub trait ComplexLane: LaneType {
     fn conj(self) -> Self;
     /// `out[i] = |a[i]|`: the interpreter's `hypot` rounded to the parts' dtype and flushed.
     fn abs_block(a: &[Self], out: &mut [Self::Part]);
-    /// `out[i] = exp(a[i])`: the interpreter's `Complex64::exp` rounded and flushed.
-    fn exp_block(a: &[Self], out: &mut [Self]);
+    /// `out[i] = op(a[i])`: the interpreter's function for `op` rounded and flushed.
+    fn wide_block(op: WideOp, a: &[Self], out: &mut [Self]);
+}
+
+/// The ops whose `complex<f32>` values come from [`wide`]'s polynomials (see
+/// [`ComplexLane::wide_block`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WideOp {
+    /// `exponential`.
+    Exp,
+    /// `sine`.
+    Sin,
+    /// `cosine`.
+    Cos,
+}
+
+impl WideOp {
+    /// The interpreter's function (its `complex::unary_fn` table's).
+    fn reference(self) -> fn(Complex64) -> Complex64 {
+        match self {
+            WideOp::Exp => Complex64::exp,
+            WideOp::Sin => Complex64::sin,
+            WideOp::Cos => Complex64::cos,
+        }
+    }
 }
 
 /// The f64 value of `exp(z)` for a `complex<f32>` by [`wide`]'s polynomials, `e^re·cos im` and
 /// `e^re·sin im` as `Complex64::exp` forms them (`from_polar`), each within a few f64 ulps of
-/// the library's; NaN parts where the polynomials do not apply (see [`exp_settled`]).
+/// the library's; NaN parts where the polynomials do not apply (see [`settled`]).
 #[inline(always)]
 pub fn exp_wide(z: Complex32) -> Complex64 {
     let (x, y) = (z.re as f64, z.im as f64);
@@ -71,11 +94,40 @@ pub fn exp_wide(z: Complex32) -> Complex64 {
     }
 }
 
-/// The f32 part `v` (an [`exp_wide`] part) rounds to, flushed, when the library's value (within
-/// [`wide::ERROR_ULPS`] of `v`) must round the same way: `v` lies more than [`EXP_MARGIN`] f64
-/// ulps from an f32 rounding midpoint (f32's overflow threshold is one) and is normal in f32
-/// with room to spare, or so small that both flush to the zero of its sign. `None` otherwise
-/// (and for NaN `v`).
+/// The f64 value of `sin(z)` for a `complex<f32>` as `Complex64::sin` forms it,
+/// `sin re·cosh im` and `cos re·sinh im`, by [`wide`]'s polynomials; NaN parts where they do
+/// not apply.
+#[inline(always)]
+pub fn sin_wide(z: Complex32) -> Complex64 {
+    let (x, y) = (z.re as f64, z.im as f64);
+    let (s, c, usable) = wide::sin_cos(x);
+    let (sh, ch) = wide::sinh_cosh(y);
+    if usable && wide::in_trig_range(x) && y.abs() <= wide::HYPERBOLIC_MAX {
+        Complex64::new(s * ch, c * sh)
+    } else {
+        Complex64::new(f64::NAN, f64::NAN)
+    }
+}
+
+/// The f64 value of `cos(z)` for a `complex<f32>` as `Complex64::cos` forms it,
+/// `cos re·cosh im` and `−sin re·sinh im`; NaN parts where the polynomials do not apply.
+#[inline(always)]
+pub fn cos_wide(z: Complex32) -> Complex64 {
+    let (x, y) = (z.re as f64, z.im as f64);
+    let (s, c, usable) = wide::sin_cos(x);
+    let (sh, ch) = wide::sinh_cosh(y);
+    if usable && wide::in_trig_range(x) && y.abs() <= wide::HYPERBOLIC_MAX {
+        Complex64::new(c * ch, -s * sh)
+    } else {
+        Complex64::new(f64::NAN, f64::NAN)
+    }
+}
+
+/// The f32 part `v` (a part of [`exp_wide`], [`sin_wide`] or [`cos_wide`]) rounds to,
+/// flushed, when the library's value (within [`wide::ERROR_ULPS`] of `v`) must round the same
+/// way: `v` lies more than [`MARGIN`] f64 ulps from an f32 rounding midpoint (f32's overflow
+/// threshold is one) and is normal in f32 with room to spare, or so small that both flush to
+/// the zero of its sign. `None` otherwise (and for NaN `v`).
 #[inline(always)]
 fn settled_part(v: f64) -> Option<f32> {
     const MIDPOINT: u64 = 1 << 28;
@@ -83,7 +135,7 @@ fn settled_part(v: f64) -> Option<f32> {
     let a = v.abs();
     // The 29 mantissa bits f32 drops: an f32 midpoint has exactly the top one.
     let dropped = v.to_bits() & ((1 << 29) - 1);
-    if a >= 2.0 * small && dropped.abs_diff(MIDPOINT) > EXP_MARGIN {
+    if a >= 2.0 * small && dropped.abs_diff(MIDPOINT) > MARGIN {
         Some(v as f32)
     } else if a <= 0.25 * small {
         Some(0.0f32.copysign(v as f32))
@@ -92,14 +144,15 @@ fn settled_part(v: f64) -> Option<f32> {
     }
 }
 
-/// How far (in f64 ulps of the value) an [`exp_wide`] part must be from an f32 midpoint to be
+/// How far (in f64 ulps of the value) a polynomial part must be from an f32 midpoint to be
 /// rounded as it is: eight times [`wide::ERROR_ULPS`] (one in 2^21 parts is recomputed).
-pub const EXP_MARGIN: u64 = 8 * wide::ERROR_ULPS;
+pub const MARGIN: u64 = 8 * wide::ERROR_ULPS;
 
-/// `exp(z)` as the interpreter gives it (rounded, flushed) from `v = exp_wide(z)`, when `v`
-/// settles both parts (see [`settled_part`]); `None` sends `z` to the library.
+/// The op's value as the interpreter gives it (rounded, flushed) from its polynomial value
+/// `v` (`exp_wide(z)`, …), when `v` settles both parts (see [`settled_part`]); `None` sends
+/// `z` to the library.
 #[inline(always)]
-pub fn exp_settled(v: Complex64) -> Option<Complex32> {
+pub fn settled(v: Complex64) -> Option<Complex32> {
     Some(Complex32::new(settled_part(v.re)?, settled_part(v.im)?))
 }
 
@@ -192,19 +245,36 @@ impl ComplexLane for Complex32 {
             }
         }
     }
-    /// [`exp_wide`] on a block, vectorised, then each element settled by [`exp_settled`] or
-    /// (infinite or NaN parts, |re| or |im| out of the polynomials' ranges, near an f32
-    /// midpoint or the subnormal range) recomputed with `Complex64::exp` as the interpreter
-    /// does. libm's `exp`, `sin` and `cos` on every element took 11 ms for 1M elements.
-    fn exp_block(a: &[Self], out: &mut [Self]) {
-        const BLOCK: usize = crate::kernels::fusion::exec::BLOCK;
-        let mut wide = [Complex64::new(0.0, 0.0); BLOCK];
-        for (a, out) in a.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
-            let wide = &mut wide[..a.len()];
-            map1(a, wide, exp_wide);
-            for ((o, &v), &z) in out.iter_mut().zip(wide.iter()).zip(a) {
-                *o = exp_settled(v).unwrap_or_else(|| Self::rounded(z.widen().exp()));
-            }
+    /// The op's polynomial value ([`exp_wide`], [`sin_wide`], [`cos_wide`]) on a block,
+    /// vectorised, then each element settled by [`settled`] or (infinite or NaN parts, parts
+    /// out of the polynomials' ranges, near an f32 midpoint or the subnormal range) recomputed
+    /// with the interpreter's function. libm's `exp`, `sin` and `cos` on every element took
+    /// 11 ms for 1M elements of `exp`.
+    fn wide_block(op: WideOp, a: &[Self], out: &mut [Self]) {
+        match op {
+            WideOp::Exp => settle_block(a, out, exp_wide, op.reference()),
+            WideOp::Sin => settle_block(a, out, sin_wide, op.reference()),
+            WideOp::Cos => settle_block(a, out, cos_wide, op.reference()),
+        }
+    }
+}
+
+/// See [`ComplexLane::wide_block`] of `complex<f32>`: `polynomial` vectorised over a block,
+/// `reference` where [`settled`] declines.
+#[inline(always)]
+fn settle_block(
+    a: &[Complex32],
+    out: &mut [Complex32],
+    polynomial: impl Fn(Complex32) -> Complex64 + Copy,
+    reference: fn(Complex64) -> Complex64,
+) {
+    const BLOCK: usize = crate::kernels::fusion::exec::BLOCK;
+    let mut wide = [Complex64::new(0.0, 0.0); BLOCK];
+    for (a, out) in a.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
+        let wide = &mut wide[..a.len()];
+        map1(a, wide, polynomial);
+        for ((o, &v), &z) in out.iter_mut().zip(wide.iter()).zip(a) {
+            *o = settled(v).unwrap_or_else(|| Complex32::rounded(reference(z.widen())));
         }
     }
 }
@@ -251,12 +321,13 @@ impl ComplexLane for Complex64 {
             |z: Complex64| flush64(z.re.hypot(z.im)),
         );
     }
-    fn exp_block(a: &[Self], out: &mut [Self]) {
+    fn wide_block(op: WideOp, a: &[Self], out: &mut [Self]) {
+        let f = op.reference();
         map1(
             a,
             out,
             #[inline(always)]
-            |z: Complex64| Self::rounded(z.exp()),
+            |z: Complex64| Self::rounded(f(z)),
         );
     }
 }
@@ -290,6 +361,16 @@ macro_rules! c1 {
                 #[inline(always)]
                 |z: $C| <$C>::rounded($f(z.widen())),
             )
+        }) as Fn1
+    };
+}
+
+/// [`ComplexLane::wide_block`] of `op` on complex lanes `C`, in IEEE mode.
+macro_rules! wide_op {
+    ($C:ty, $op:expr) => {
+        (|a: &Reg, o: &mut Reg, n: usize| {
+            let _ieee = DenormalMode::ieee();
+            <$C>::wide_block($op, lanes::<$C>(a, n), lanes_mut::<$C>(o, n))
         }) as Fn1
     };
 }
@@ -346,12 +427,7 @@ fn unary_of<C: ComplexLane>(op: UnaryOp) -> Option<Fn1> {
         Imag => moved!(C, C::Part, |z: C| z.im()),
         Negate => c1!(C, |z: Complex64| -z),
         Sign => c1!(C, reference::sign),
-        Exponential => {
-            (|a: &Reg, o: &mut Reg, n: usize| {
-                let _ieee = DenormalMode::ieee();
-                C::exp_block(lanes::<C>(a, n), lanes_mut::<C>(o, n))
-            }) as Fn1
-        }
+        Exponential => wide_op!(C, WideOp::Exp),
         ExponentialMinusOne => c1!(C, reference::exp_m1),
         Log => c1!(C, Complex64::ln),
         LogPlusOne => c1!(C, reference::ln_1p),
@@ -359,8 +435,8 @@ fn unary_of<C: ComplexLane>(op: UnaryOp) -> Option<Fn1> {
         Sqrt => c1!(C, Complex64::sqrt),
         Rsqrt => c1!(C, reference::rsqrt),
         Cbrt => c1!(C, reference::cbrt),
-        Sine => c1!(C, Complex64::sin),
-        Cosine => c1!(C, Complex64::cos),
+        Sine => wide_op!(C, WideOp::Sin),
+        Cosine => wide_op!(C, WideOp::Cos),
         Tan => c1!(C, Complex64::tan),
         Tanh => c1!(C, Complex64::tanh),
         Ceil | CountLeadingZeros | Floor | IsFinite | Not | Popcnt | RoundNearestAfz
@@ -802,25 +878,32 @@ mod tests {
         });
     }
 
-    /// The interpreter's `exp` of a `complex<f32>`, rounded and flushed, as bits.
-    fn exp_want(z: Complex32) -> (u64, u64) {
-        let Some(reference::UnaryValue::Complex(g)) = reference::unary_fn(UnaryOp::Exponential)
-        else {
-            panic!("the interpreter has no complex exp");
+    /// Every op with polynomials, its interpreter op and polynomial value.
+    const WIDE_OPS: [(WideOp, UnaryOp, fn(Complex32) -> Complex64); 3] = [
+        (WideOp::Exp, UnaryOp::Exponential, exp_wide),
+        (WideOp::Sin, UnaryOp::Sine, sin_wide),
+        (WideOp::Cos, UnaryOp::Cosine, cos_wide),
+    ];
+
+    /// The interpreter's `op` of a `complex<f32>`, rounded and flushed, as bits.
+    fn wide_want(op: UnaryOp, z: Complex32) -> (u64, u64) {
+        let Some(reference::UnaryValue::Complex(g)) = reference::unary_fn(op) else {
+            panic!("the interpreter has no complex {op:?}");
         };
         want(DType::C64, ieee(|| g(z.widen())))
     }
 
-    /// [`ComplexLane::exp_block`] of `complex<f32>` on `zs` against the interpreter, bit for
+    /// [`ComplexLane::wide_block`] of `complex<f32>` on `zs` against the interpreter, bit for
     /// bit; returns how many elements the polynomials settled (no library call).
-    fn check_exp(zs: &[Complex32]) -> usize {
+    fn check_wide(which: usize, zs: &[Complex32]) -> usize {
+        let (op, unary, polynomial) = WIDE_OPS[which];
         let mut out = vec![Complex32::new(0.0, 0.0); zs.len()];
-        ieee(|| Complex32::exp_block(zs, &mut out));
+        ieee(|| Complex32::wide_block(op, zs, &mut out));
         let mut fast = 0;
         for (&z, o) in zs.iter().zip(&out) {
             let got = bits(&Reg::C64(vec![*o].into()), 0);
-            assert_eq!(got, exp_want(z), "exp of {z}: got {o}");
-            fast += usize::from(exp_settled(exp_wide(z)).is_some());
+            assert_eq!(got, wide_want(unary, z), "{op:?} of {z}: got {o}");
+            fast += usize::from(settled(polynomial(z)).is_some());
         }
         fast
     }
@@ -830,12 +913,14 @@ mod tests {
         lo + (hi - lo) * ((next() >> 40) as f32 / (1u64 << 24) as f32)
     }
 
-    /// `exp` of `complex<f32>` is the interpreter's bit for bit on random values over wide
-    /// ranges (real parts up to overflow and down to underflow, imaginary parts up to 1e5),
-    /// and the polynomials settle nearly all of them (the library runs on about one in 2^20).
+    /// `exp`, `sin` and `cos` of `complex<f32>` are the interpreter's bit for bit on random
+    /// values over wide ranges (the exponential part up to overflow and down to underflow, the
+    /// trigonometric part up to 1e5), and the polynomials settle nearly all of them (the
+    /// library runs on about one in 2^20).
     #[test]
-    fn complex64_exp_is_the_interpreters_and_mostly_fast() {
+    fn complex64_exp_sin_cos_are_the_interpreters_and_mostly_fast() {
         let mut next = crate::test_rng::xorshift(0x9e37_79b9_7f4a_7c15);
+        // (exponential part, trigonometric part): re and im for exp, im and re for sin, cos.
         let ranges: [((f32, f32), (f32, f32)); 6] = [
             ((-1.0, 1.0), (-4.0, 4.0)),
             ((-10.0, 10.0), (-100.0, 100.0)),
@@ -844,31 +929,41 @@ mod tests {
             ((-20.0, 20.0), (-1.0e5, 1.0e5)),
             ((-1.0e-3, 1.0e-3), (-1.0e-3, 1.0e-3)),
         ];
-        for ((rlo, rhi), (ilo, ihi)) in ranges {
-            let zs: Vec<Complex32> = (0..200_000)
-                .map(|_| Complex32::new(uniform(&mut next, rlo, rhi), uniform(&mut next, ilo, ihi)))
-                .collect();
-            let fast = check_exp(&zs);
-            // Results in f32's subnormal range (e^re near 2^-126) go to the library.
-            let needed = if rlo < -80.0 {
-                zs.len() * 8 / 10
-            } else {
-                zs.len() - 4
-            };
-            assert!(
-                fast >= needed,
-                "only {fast} of {} settled in {rlo}..{rhi}",
-                zs.len()
-            );
+        for which in 0..WIDE_OPS.len() {
+            for ((elo, ehi), (tlo, thi)) in ranges {
+                let zs: Vec<Complex32> = (0..100_000)
+                    .map(|_| {
+                        let (e, t) = (uniform(&mut next, elo, ehi), uniform(&mut next, tlo, thi));
+                        if which == 0 {
+                            Complex32::new(e, t)
+                        } else {
+                            Complex32::new(t, e)
+                        }
+                    })
+                    .collect();
+                let fast = check_wide(which, &zs);
+                // exp: results in f32's subnormal range (e^re near 2^-126) go to the library.
+                let needed = if elo < -80.0 {
+                    zs.len() * 8 / 10
+                } else {
+                    zs.len() - 4
+                };
+                assert!(
+                    fast >= needed,
+                    "{:?}: only {fast} of {} settled in {elo}..{ehi}",
+                    WIDE_OPS[which].0,
+                    zs.len()
+                );
+            }
         }
     }
 
-    /// The edges: zeros of both signs in either part (the sign of a zero imaginary part
-    /// survives), subnormal parts, infinities and NaN in either part, real parts at f32's
-    /// overflow (e^88.72…) and underflow, huge imaginary parts (1e30: the library's own
-    /// reduction), imaginary parts at multiples of π/2 and just off them.
+    /// The edges: zeros of both signs in either part (the sign of a zero part survives),
+    /// subnormal parts, infinities and NaN in either part, exponential parts at f32's overflow
+    /// (e^88.72…) and underflow and at the polynomials' limits (±700), huge trigonometric parts
+    /// (1e30: the library's own reduction), multiples of π/2 and just off them.
     #[test]
-    fn complex64_exp_edges_are_the_interpreters() {
+    fn complex64_exp_sin_cos_edges_are_the_interpreters() {
         let sub = f32::from_bits(3);
         let parts = [
             0.0f32,
@@ -888,6 +983,7 @@ mod tests {
             -150.0,
             -700.0,
             700.0,
+            700.0001,
             1e5,
             -1e6,
             1e30,
@@ -906,47 +1002,60 @@ mod tests {
             .iter()
             .flat_map(|&re| parts.iter().map(move |&im| Complex32::new(re, im)))
             .collect();
-        check_exp(&zs);
+        for which in 0..WIDE_OPS.len() {
+            check_wide(which, &zs);
+        }
         both_modes(|| {
-            check_exp(&[Complex32::new(1.0, -0.0), Complex32::new(-0.0, 0.0)]);
+            let zs = [
+                Complex32::new(1.0, -0.0),
+                Complex32::new(-0.0, 0.0),
+                Complex32::new(-0.0, -0.0),
+                Complex32::new(0.5, f32::from_bits(1)),
+            ];
+            for which in 0..WIDE_OPS.len() {
+                check_wide(which, &zs);
+            }
         });
     }
 
     /// Inputs whose polynomial value lies within the margin of an f32 rounding midpoint (found
-    /// by a sweep of consecutive f32 real parts, imaginary part 0: e^x alone) take the library
-    /// path and still give the interpreter's bits; the sweep must find some.
+    /// by a sweep of consecutive f32 values x from 1 in z = x + 0i: e^x, sin x or cos x alone,
+    /// the other part a settled zero) take the library path and still give the interpreter's
+    /// bits; the sweep must find some for every op.
     #[test]
-    fn complex64_exp_near_midpoints_takes_the_library() {
-        let mut near = vec![];
-        let mut bits = 1.0f32.to_bits();
-        while near.len() < 8 && bits < 64.0f32.to_bits() {
-            let z = Complex32::new(f32::from_bits(bits), 0.0);
-            if exp_settled(exp_wide(z)).is_none() {
-                near.push(z);
+    fn complex64_exp_sin_cos_near_midpoints_take_the_library() {
+        for (which, (op, _, polynomial)) in WIDE_OPS.into_iter().enumerate() {
+            let mut near = vec![];
+            let mut bits = 1.0f32.to_bits();
+            while near.len() < 8 && bits < 1.0e5f32.to_bits() {
+                let z = Complex32::new(f32::from_bits(bits), 0.0);
+                if settled(polynomial(z)).is_none() {
+                    near.push(z);
+                }
+                bits += 1;
             }
-            bits += 1;
+            assert!(
+                near.len() >= 2,
+                "{op:?}: no input near a midpoint: {near:?}"
+            );
+            assert_eq!(check_wide(which, &near), 0);
         }
-        assert!(near.len() >= 2, "no input near a midpoint: {near:?}");
-        assert_eq!(check_exp(&near), 0);
     }
 
     /// The settling rules on hand-made values: a value exactly at an f32 midpoint, or
-    /// [`EXP_MARGIN`] ulps from it, is not settled; one ulp further is; tiny values flush to
+    /// [`MARGIN`] ulps from it, is not settled; one ulp further is; tiny values flush to
     /// the zero of their sign; values between are not settled; NaN is not.
     #[test]
     fn settling_rules() {
         let mid = f64::from_bits(1.0f64.to_bits() + (1 << 28));
         assert_eq!(settled_part(mid), None);
+        assert_eq!(settled_part(f64::from_bits(mid.to_bits() + MARGIN)), None);
         assert_eq!(
-            settled_part(f64::from_bits(mid.to_bits() + EXP_MARGIN)),
-            None
-        );
-        assert_eq!(
-            settled_part(f64::from_bits(mid.to_bits() + EXP_MARGIN + 1)),
+            settled_part(f64::from_bits(mid.to_bits() + MARGIN + 1)),
             Some(f32::from_bits(1.0f32.to_bits() + 1))
         );
         assert_eq!(
-            settled_part(f64::from_bits(mid.to_bits() - EXP_MARGIN - 1)),
+            settled_part(f64::from_bits(mid.to_bits() - MARGIN - 1)),
             Some(1.0)
         );
         let small = f32::MIN_POSITIVE as f64;
