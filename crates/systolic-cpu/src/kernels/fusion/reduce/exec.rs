@@ -205,16 +205,27 @@ impl Driver<'_> {
         let lane = Lane::of(dtype);
         let segments = reduced.div_ceil(SEGMENT);
         let items = kept * segments;
-        let partial = |regs: &mut Vec<Reg>, item: usize| {
-            self.segment(fold, regs, item / segments, item % segments)
-        };
-        let partials: Vec<Reg> = if rayon::current_num_threads() < 2 {
+        // Segments `items` (row-major: row, then segment) in one task with one set of
+        // registers. A segment of an L2-resident row takes a few µs, about what a task costs
+        // the pool, so tasks take runs of segments (4 per thread, as the loop kernels split
+        // work); how they are grouped does not change any segment's value.
+        let run = |items: std::ops::Range<usize>| -> Vec<Reg> {
             let mut regs = self.new_regs();
-            (0..items).map(|item| partial(&mut regs, item)).collect()
+            items
+                .map(|item| self.segment(fold, &mut regs, item / segments, item % segments))
+                .collect()
+        };
+        let threads = rayon::current_num_threads();
+        let partials: Vec<Reg> = if threads < 2 {
+            run(0..items)
         } else {
-            (0..items)
+            let per_task = items.div_ceil((threads * 4).min(items));
+            (0..items.div_ceil(per_task))
                 .into_par_iter()
-                .map_init(|| self.new_regs(), partial)
+                .map(|t| run(t * per_task..((t + 1) * per_task).min(items)))
+                .collect::<Vec<Vec<Reg>>>()
+                .into_iter()
+                .flatten()
                 .collect()
         };
         let mut acc = Reg::new(lane, kept);
