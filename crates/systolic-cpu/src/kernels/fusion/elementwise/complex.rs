@@ -878,8 +878,11 @@ mod tests {
         });
     }
 
-    /// Every op with polynomials, its interpreter op and polynomial value.
-    const WIDE_OPS: [(WideOp, UnaryOp, fn(Complex32) -> Complex64); 3] = [
+    /// An op with polynomials, its interpreter op and its polynomial value.
+    type WideCase = (WideOp, UnaryOp, fn(Complex32) -> Complex64);
+
+    /// Every op with polynomials.
+    const WIDE_OPS: [WideCase; 3] = [
         (WideOp::Exp, UnaryOp::Exponential, exp_wide),
         (WideOp::Sin, UnaryOp::Sine, sin_wide),
         (WideOp::Cos, UnaryOp::Cosine, cos_wide),
@@ -929,7 +932,7 @@ mod tests {
             ((-20.0, 20.0), (-1.0e5, 1.0e5)),
             ((-1.0e-3, 1.0e-3), (-1.0e-3, 1.0e-3)),
         ];
-        for which in 0..WIDE_OPS.len() {
+        for (which, &(op, _, _)) in WIDE_OPS.iter().enumerate() {
             for ((elo, ehi), (tlo, thi)) in ranges {
                 let zs: Vec<Complex32> = (0..100_000)
                     .map(|_| {
@@ -950,8 +953,7 @@ mod tests {
                 };
                 assert!(
                     fast >= needed,
-                    "{:?}: only {fast} of {} settled in {elo}..{ehi}",
-                    WIDE_OPS[which].0,
+                    "{op:?}: only {fast} of {} settled in {elo}..{ehi}",
                     zs.len()
                 );
             }
