@@ -19,7 +19,7 @@
 
 use super::Body;
 use crate::kernels::fusion::reg::{lanes, lanes_mut, Fn1, Fn2, LaneType, Reg};
-use crate::kernels::math::simd::{map1, map2};
+use crate::kernels::math::simd::{any, map1, map2};
 use crate::kernels::math::wide;
 use crate::threads::DenormalMode;
 use num_complex::{Complex32, Complex64};
@@ -130,17 +130,31 @@ pub fn cos_wide(z: Complex32) -> Complex64 {
 /// the zero of its sign. `None` otherwise (and for NaN `v`).
 #[inline(always)]
 fn settled_part(v: f64) -> Option<f32> {
+    (!unsettled_part(v)).then(|| rounded_part(v))
+}
+
+/// True when [`settled_part`] declines `v` (branch-free, vectorisable).
+#[inline(always)]
+fn unsettled_part(v: f64) -> bool {
     const MIDPOINT: u64 = 1 << 28;
     let small = f32::MIN_POSITIVE as f64;
     let a = v.abs();
     // The 29 mantissa bits f32 drops: an f32 midpoint has exactly the top one.
     let dropped = v.to_bits() & ((1 << 29) - 1);
-    if a >= 2.0 * small && dropped.abs_diff(MIDPOINT) > MARGIN {
-        Some(v as f32)
-    } else if a <= 0.25 * small {
-        Some(0.0f32.copysign(v as f32))
+    let clear = a >= 2.0 * small && dropped.abs_diff(MIDPOINT) > MARGIN;
+    // NaN fails both comparisons.
+    !(clear || a <= 0.25 * small)
+}
+
+/// What [`settled_part`] gives where it settles `v`: `v` rounded to f32, a tiny value as the
+/// zero of its sign (branch-free, vectorisable).
+#[inline(always)]
+fn rounded_part(v: f64) -> f32 {
+    let r = v as f32;
+    if v.abs() <= 0.25 * f32::MIN_POSITIVE as f64 {
+        0.0f32.copysign(r)
     } else {
-        None
+        r
     }
 }
 
@@ -233,15 +247,27 @@ impl ComplexLane for Complex32 {
                     (x * x + y * y).sqrt()
                 },
             );
-            for ((o, &r), z) in out.iter_mut().zip(wide.iter()).zip(a) {
+            // Every lane rounded, then runs of lanes holding a rare one patched: both passes
+            // vectorise (a branch per element in one loop did not).
+            map1(wide, out, |r: f64| r as f32);
+            let rare = |r: f64| {
                 // The 29 mantissa bits f32 drops: an f32 midpoint has exactly the top one.
                 let dropped = r.to_bits() & ((1 << 29) - 1);
                 let clear = dropped.abs_diff(MIDPOINT) > 64;
-                *o = if clear && r.is_finite() && r >= 2.0 * f32::MIN_POSITIVE as f64 {
-                    r as f32
-                } else {
-                    flush32((z.re as f64).hypot(z.im as f64) as f32)
-                };
+                !(clear && r.is_finite() && r >= 2.0 * f32::MIN_POSITIVE as f64)
+            };
+            for ((out, wide), a) in out
+                .chunks_mut(PATCH)
+                .zip(wide.chunks(PATCH))
+                .zip(a.chunks(PATCH))
+            {
+                if any(wide, rare) {
+                    for ((o, &r), z) in out.iter_mut().zip(wide).zip(a) {
+                        if rare(r) {
+                            *o = flush32((z.re as f64).hypot(z.im as f64) as f32);
+                        }
+                    }
+                }
             }
         }
     }
@@ -273,8 +299,43 @@ fn settle_block(
     for (a, out) in a.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
         let wide = &mut wide[..a.len()];
         map1(a, wide, polynomial);
-        for ((o, &v), &z) in out.iter_mut().zip(wide.iter()).zip(a) {
-            *o = settled(v).unwrap_or_else(|| Complex32::rounded(reference(z.widen())));
+        // Every lane rounded as if settled, then the rare others patched: both passes
+        // vectorise (a branch per element in one loop did not).
+        map1(
+            wide,
+            out,
+            #[inline(always)]
+            |v: Complex64| Complex32::new(rounded_part(v.re), rounded_part(v.im)),
+        );
+        patch_unsettled(a, wide, out, |z| Complex32::rounded(reference(z.widen())));
+    }
+}
+
+/// Lanes per test in [`patch_unsettled`].
+const PATCH: usize = 64;
+
+/// `out[i] = fix(a[i])` wherever a part of `wide[i]` is unsettled ([`unsettled_part`]): each
+/// run of [`PATCH`] lanes is tested first (vector code), and patched lane by lane only when it
+/// holds one.
+#[inline(always)]
+fn patch_unsettled(
+    a: &[Complex32],
+    wide: &[Complex64],
+    out: &mut [Complex32],
+    fix: impl Fn(Complex32) -> Complex32,
+) {
+    let unsettled = |v: Complex64| unsettled_part(v.re) | unsettled_part(v.im);
+    for ((a, wide), out) in a
+        .chunks(PATCH)
+        .zip(wide.chunks(PATCH))
+        .zip(out.chunks_mut(PATCH))
+    {
+        if any(wide, unsettled) {
+            for ((o, &v), &z) in out.iter_mut().zip(wide).zip(a) {
+                if unsettled(v) {
+                    *o = fix(z);
+                }
+            }
         }
     }
 }
