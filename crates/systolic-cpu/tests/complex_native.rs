@@ -261,6 +261,50 @@ fn large_elementwise_fusions_are_native_and_exact() {
     }
 }
 
+/// `exp`, `sin` and `cos` of `complex<f32>` (vectorised f64 polynomials, the library near f32
+/// midpoints and outside their ranges) over large arrays on the threaded path: parts from
+/// underflow to overflow, up to 1e6 and 1e30, edge values mixed in; bit for bit the
+/// interpreter's.
+#[test]
+fn exp_sin_cos_of_complex64_over_wide_ranges_are_exact() {
+    let mut rng = Rng::new(1550);
+    let n = 70_001usize;
+    let edges = [
+        0.0,
+        -0.0,
+        1e-40,
+        88.72,
+        -103.9,
+        1e30,
+        -1e30,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+    ];
+    let mut uniform = |lo: f64, hi: f64| lo + (hi - lo) * rng.unit();
+    let values: Vec<Complex64> = (0..3 * n)
+        .map(|i| match i % 5 {
+            0 => Complex64::new(uniform(-5.0, 5.0), uniform(-10.0, 10.0)),
+            1 => Complex64::new(uniform(-120.0, 90.0), uniform(-1e6, 1e6)),
+            2 => Complex64::new(uniform(-1e-3, 1e-3), uniform(-1e-3, 1e-3)),
+            3 => Complex64::new(edges[i / 5 % edges.len()], uniform(-4.0, 4.0)),
+            _ => Complex64::new(uniform(-2.0, 2.0), edges[i / 5 % edges.len()]),
+        })
+        .collect();
+    let c = t(&[3, n as i64], DType::C64);
+    let x = Tensor::from_complex(vec![3, n as i64], DType::C64, values).unwrap();
+    let case = Case::with_inputs(
+        vec![x],
+        &format!(
+            "  %r0 = stablehlo.exponential %a0 : {c}
+  %r1 = stablehlo.sine %a0 : {c}
+  %r2 = stablehlo.cosine %a0 : {c}"
+        ),
+        &[c.clone(), c.clone(), c.clone()],
+    );
+    check(&case, Exact, Expect::Native);
+}
+
 /// Complex values with parts in [-2, 2) (products of infinities and huge values overflow
 /// differently in f32 sums than in the interpreter's f64 ones).
 fn plain(rng: &mut Rng, ty: &TensorType) -> Tensor {

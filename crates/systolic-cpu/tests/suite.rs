@@ -24,6 +24,7 @@ mod fusion_chains;
 mod fusion_elementwise;
 mod fusion_random_compiled;
 mod fusion_reduce;
+mod fusion_reduce_segments;
 mod fusion_rows;
 mod goldens;
 mod host_callback;

@@ -19,6 +19,7 @@ pub mod simd;
 pub mod special;
 pub mod trig;
 pub mod ulp;
+pub mod wide;
 
 pub use exp::{exp, expm1};
 pub use hyperbolic::{logistic, tanh};

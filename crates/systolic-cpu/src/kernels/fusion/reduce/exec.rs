@@ -80,6 +80,11 @@ pub fn run(plan: &ReducePlan, args: &[&CpuBuffer]) -> Result<Vec<CpuBuffer>> {
     }
 }
 
+/// Rows longer than this many elements (64 blocks) are folded in segments of it, in
+/// parallel (see [`Driver::segmented_rows`]): a constant, so the order of a row's fold depends
+/// on its length only. 4 Mi elements make 128 tasks; a row of 70 000, three.
+pub const SEGMENT: usize = 64 * BLOCK;
+
 struct Driver<'a> {
     plan: &'a ReducePlan,
     stage: &'a Stage,
@@ -95,6 +100,11 @@ impl Driver<'_> {
         let kept = self.plan.kept;
         if kept == 0 {
             return;
+        }
+        if let Mode::Rows(fold) = self.plan.mode {
+            if self.plan.reduced > SEGMENT {
+                return self.segmented_rows(fold.0);
+            }
         }
         let work = kept * self.plan.reduced.max(1);
         let threads = rayon::current_num_threads();
@@ -182,6 +192,82 @@ impl Driver<'_> {
         }
         // SAFETY: this worker owns results [start, end).
         unsafe { self.dests[0].store(&acc, start, end - start) };
+    }
+
+    /// Rows longer than [`SEGMENT`]: every row cut into segments of [`SEGMENT`] elements (the
+    /// last one shorter), every segment of every row folded as a task of its own on the pool,
+    /// then each row's segment partials folded in segment order into its init value. The order
+    /// depends only on the row length, never on the threads: a sum to one value (a loss, a
+    /// norm) runs on every core and gives the same bits on one core as on many.
+    fn segmented_rows(&self, fold: super::reducer::RowFold) {
+        let (kept, reduced) = (self.plan.kept, self.plan.reduced);
+        let dtype = self.plan.reduce_types[0].dtype;
+        let lane = Lane::of(dtype);
+        let segments = reduced.div_ceil(SEGMENT);
+        let items = kept * segments;
+        // Segments `items` (row-major: row, then segment) in one task with one set of
+        // registers. A segment of an L2-resident row takes a few µs, about what a task costs
+        // the pool, so tasks take runs of segments (4 per thread, as the loop kernels split
+        // work); how they are grouped does not change any segment's value.
+        let run = |items: std::ops::Range<usize>| -> Vec<Reg> {
+            let mut regs = self.new_regs();
+            items
+                .map(|item| self.segment(fold, &mut regs, item / segments, item % segments))
+                .collect()
+        };
+        let threads = rayon::current_num_threads();
+        let partials: Vec<Reg> = if threads < 2 {
+            run(0..items)
+        } else {
+            let per_task = items.div_ceil((threads * 4).min(items));
+            (0..items.div_ceil(per_task))
+                .into_par_iter()
+                .map(|t| run(t * per_task..((t + 1) * per_task).min(items)))
+                .collect::<Vec<Vec<Reg>>>()
+                .into_iter()
+                .flatten()
+                .collect()
+        };
+        let mut acc = Reg::new(lane, kept);
+        fill(self.inits[0], dtype, &mut acc, kept);
+        let mut row = Reg::new(lane, segments);
+        for (r, parts) in partials.chunks(segments).enumerate() {
+            for (s, p) in parts.iter().enumerate() {
+                set_lane(p, 0, &mut row, s);
+            }
+            fold(&row, 0, segments, &mut acc, r);
+        }
+        // SAFETY: the only writer: every result is stored here, after the parallel part.
+        unsafe { self.dests[0].store(&acc, 0, kept) };
+    }
+
+    /// The fold of segment `segment` of row `row` (see [`Self::segmented_rows`]) in lane 0 of
+    /// a one-lane register. A row fold has no identity to start from (the reducer's init value
+    /// is folded in once, by the caller), so the segment starts from its first element.
+    fn segment(
+        &self,
+        fold: super::reducer::RowFold,
+        regs: &mut [Reg],
+        row: usize,
+        segment: usize,
+    ) -> Reg {
+        let reduced = self.plan.reduced;
+        let mut acc = Reg::new(Lane::of(self.plan.reduce_types[0].dtype), 1);
+        let (start, end) = (segment * SEGMENT, ((segment + 1) * SEGMENT).min(reduced));
+        let mut r = start;
+        while r < end {
+            let n = BLOCK.min(end - r);
+            self.produce(regs, row * reduced + r, n, |_, x| {
+                if r == start {
+                    set_lane(x, 0, &mut acc, 0);
+                    fold(x, 1, n - 1, &mut acc, 0)
+                } else {
+                    fold(x, 0, n, &mut acc, 0)
+                }
+            });
+            r += n;
+        }
+        acc
     }
 
     fn slots(&self, reducer: &LoopProgram, at: usize, n: usize) {
@@ -296,25 +382,62 @@ impl Driver<'_> {
     /// [`WINDOW`], see [`TreeLevels`]), not one after another: a bf16 sum of 2048 terms rounded
     /// after every addition is off by tens of percent.
     fn slots_binary(&self, op: BinaryReducer, at: usize, n: usize) {
+        let tree = self.tree();
+        let windows = tree.top_windows();
+        // As in `slots`: one block of every kept element (a complex sum to one value) folds
+        // its top windows in parallel, then their partials in order — the sequential order.
+        let parallel = at == 0
+            && n == self.plan.kept
+            && windows.len() > 1
+            && rayon::current_num_threads() > 1
+            && self.plan.kept * self.plan.reduced >= PARALLEL_MIN;
+        let result = if parallel {
+            let partials: Vec<Reg> = windows
+                .into_par_iter()
+                .enumerate()
+                .map(|(t, positions)| self.fold_binary(op, &tree, at, n, positions, t == 0))
+                .collect();
+            let mut partials = partials.into_iter();
+            let mut acc = partials.next().unwrap_or_else(|| Reg::new(Lane::Bool, 0));
+            let mut next = Reg::new(Lane::of(self.plan.reduce_types[0].dtype), BLOCK);
+            for p in partials {
+                op.combine(&acc, &p, &mut next, n);
+                std::mem::swap(&mut acc, &mut next);
+            }
+            acc
+        } else {
+            self.fold_binary(op, &tree, at, n, 0..self.plan.reduced, true)
+        };
+        // SAFETY: this worker owns results [at, at + n).
+        unsafe { self.dests[0].store(&result, at, n) };
+    }
+
+    /// [`Driver::fold_slots`] for [`Driver::slots_binary`]: folds reduced positions
+    /// `positions` of slots `[at, at + n)` in the tree's order and returns the last level's
+    /// accumulator (`first`: the range starts the reduction and takes the init value).
+    fn fold_binary(
+        &self,
+        op: BinaryReducer,
+        tree: &TreeLevels,
+        at: usize,
+        n: usize,
+        positions: std::ops::Range<usize>,
+        first: bool,
+    ) -> Reg {
         let ty = &self.plan.reduce_types[0];
         let lane = Lane::of(ty.dtype);
-        let tree = self.tree();
         let mut regs = self.new_regs();
         let mut init = Reg::new(lane, BLOCK);
         fill(self.inits[0], ty.dtype, &mut init, n);
         let mut levels = vec![init; tree.levels()];
         let next = std::cell::RefCell::new(Reg::new(lane, BLOCK));
-        let combine = |acc: &Reg, x: &Reg, out: &mut Reg| {
-            if op.acc_first {
-                (op.f)(acc, x, out, n)
-            } else {
-                (op.f)(x, acc, out, n)
-            }
-        };
+        let combine = |acc: &Reg, x: &Reg, out: &mut Reg| op.combine(acc, x, out, n);
         let mut batch = RowBatch::new(self, at, n);
         let mut row = Reg::new(lane, BLOCK);
-        tree.fold(
+        tree.fold_range(
             &mut levels,
+            positions,
+            first,
             |r, acc, filled| {
                 let mut next = next.borrow_mut();
                 batch.row(self, &mut regs, r, |_, x, from| {
@@ -341,8 +464,7 @@ impl Driver<'_> {
                 }
             },
         );
-        // SAFETY: this worker owns results [at, at + n).
-        unsafe { self.dests[0].store(&levels[tree.levels() - 1], at, n) };
+        levels.pop().unwrap_or_else(|| Reg::new(lane, 0))
     }
 }
 
@@ -395,24 +517,15 @@ impl TreeLevels {
         self.pads.len() + 1
     }
 
-    /// Folds positions `0..reduced` in the tree's order into `levels` (one accumulator per
-    /// [`Self::levels`], all holding the init value): `input(r, acc, filled)` folds position
-    /// `r` into level 0's accumulator, `carry(upper, lower, filled)` a closed window's partial
-    /// into the level above; `filled` says whether the accumulator holds a value yet (else the
-    /// folded value is copied in). The init value is folded in once, first — only level 0
-    /// starts filled — and the result is the last level's accumulator.
-    fn fold<S>(
-        &self,
-        levels: &mut [S],
-        input: impl FnMut(usize, &mut S, bool),
-        carry: impl FnMut(&mut S, &S, bool),
-    ) {
-        self.fold_range(levels, 0..self.reduced, true, input, carry)
-    }
-
-    /// [`Self::fold`] over positions `positions` only: the whole range, or one of
-    /// [`Self::top_windows`] (whose partial the last level's accumulator then holds). Every
-    /// level starts empty except level 0 when `first` (the range starts the reduction).
+    /// Folds positions `positions` (all of `0..reduced`, or one of [`Self::top_windows`],
+    /// whose partial the last level's accumulator then holds) in the tree's order into
+    /// `levels` (one accumulator per [`Self::levels`], all holding the init value):
+    /// `input(r, acc, filled)` folds position `r` into level 0's accumulator,
+    /// `carry(upper, lower, filled)` a closed window's partial into the level above; `filled`
+    /// says whether the accumulator holds a value yet (else the folded value is copied in).
+    /// Every level starts empty except level 0 when `first` (the range starts the reduction):
+    /// the init value is folded in once, first, and the result is the last level's
+    /// accumulator.
     fn fold_range<S>(
         &self,
         levels: &mut [S],
@@ -483,6 +596,15 @@ struct BinaryReducer {
 }
 
 impl BinaryReducer {
+    /// `out = op(acc, x)` on `n` lanes, in the region's argument order.
+    fn combine(&self, acc: &Reg, x: &Reg, out: &mut Reg, n: usize) {
+        if self.acc_first {
+            (self.f)(acc, x, out, n)
+        } else {
+            (self.f)(x, acc, out, n)
+        }
+    }
+
     /// The op of `reducer` when it is `return op(acc, x)` for a reduce of `results` results
     /// (one: a reduce of several results pairs them up in its region).
     fn of(reducer: &LoopProgram, results: usize) -> Option<BinaryReducer> {
@@ -712,6 +834,26 @@ fn copy_at(src: &Reg, from: usize, to: &mut Reg, n: usize) {
         (Reg::F64(a), Reg::F64(b)) => b[..n].copy_from_slice(&a[from..end]),
         (Reg::C64(a), Reg::C64(b)) => b[..n].copy_from_slice(&a[from..end]),
         (Reg::C128(a), Reg::C128(b)) => b[..n].copy_from_slice(&a[from..end]),
+        _ => panic!("fusion planner bug: copying between registers of different lanes"),
+    }
+}
+
+/// Copies lane `from` of `src` into lane `slot` of `to` (same lane type).
+fn set_lane(src: &Reg, from: usize, to: &mut Reg, slot: usize) {
+    match (src, to) {
+        (Reg::Bool(a), Reg::Bool(b)) => b[slot] = a[from],
+        (Reg::I8(a), Reg::I8(b)) => b[slot] = a[from],
+        (Reg::I16(a), Reg::I16(b)) => b[slot] = a[from],
+        (Reg::I32(a), Reg::I32(b)) => b[slot] = a[from],
+        (Reg::I64(a), Reg::I64(b)) => b[slot] = a[from],
+        (Reg::U8(a), Reg::U8(b)) => b[slot] = a[from],
+        (Reg::U16(a), Reg::U16(b)) => b[slot] = a[from],
+        (Reg::U32(a), Reg::U32(b)) => b[slot] = a[from],
+        (Reg::U64(a), Reg::U64(b)) => b[slot] = a[from],
+        (Reg::F32(a), Reg::F32(b)) => b[slot] = a[from],
+        (Reg::F64(a), Reg::F64(b)) => b[slot] = a[from],
+        (Reg::C64(a), Reg::C64(b)) => b[slot] = a[from],
+        (Reg::C128(a), Reg::C128(b)) => b[slot] = a[from],
         _ => panic!("fusion planner bug: copying between registers of different lanes"),
     }
 }

@@ -4,7 +4,9 @@
 //! Float sums and products fold a block (≤ 512 elements of a row) with 64 independent partial
 //! accumulators (four vectors) combined pairwise at the end, and the blocks of a row in order;
 //! this reassociates the interpreter's left fold, so results agree within about
-//! (n/64 + 6)·eps relative to the sum of magnitudes.
+//! (n/64 + 6)·eps relative to the sum of magnitudes. Rows longer than
+//! [`super::exec::SEGMENT`] fold each segment so (from its first element) and the segments'
+//! partials with the same fold, which only tightens that bound.
 //! Integer, boolean, maximum and minimum folds are exact (associative), as are maximum and
 //! minimum on floats (NaN wins, maximum(−0, +0) = +0 in any order).
 
