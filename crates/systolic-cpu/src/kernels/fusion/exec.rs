@@ -72,7 +72,7 @@ pub fn check_args(program: &LoopProgram, args: &[&CpuBuffer]) -> Result<()> {
         )));
     }
     for (i, (a, want)) in args.iter().zip(&program.arg_types).enumerate() {
-        if a.ty() != want {
+        if !a.has_type(want) {
             return Err(CpuError::new(format!(
                 "fused loop operand {i} is {}, expected {want}",
                 a.ty()

@@ -88,7 +88,7 @@ pub(super) fn donors(
                 continue;
             }
             let arg_type = &program.arg_types[a];
-            if let Some(b) = args[a].owned_mut().filter(|b| b.ty() == arg_type) {
+            if let Some(b) = args[a].owned_mut().filter(|b| b.has_type(arg_type)) {
                 into[r] = Some(SharedDest::new(b.storage_mut(), result.dtype));
                 donor[r] = Some(a);
                 break;
