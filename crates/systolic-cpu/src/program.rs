@@ -513,7 +513,7 @@ impl Program {
                 inputs.len()
             )));
         }
-        let mut slots: Vec<Option<ValueArg<'p>>> = (0..self.num_slots).map(|_| None).collect();
+        let mut slots = spare_slots::take(self.num_slots);
         for (&s, v) in self.inputs.iter().zip(inputs) {
             slots[s] = Some(v);
         }
@@ -575,6 +575,7 @@ impl Program {
             out.push(v.ok_or_else(|| self.missing(s))?);
         }
         drop(memory);
+        spare_slots::give_back(slots);
         Ok(out)
     }
 
@@ -720,6 +721,44 @@ impl Program {
             "internal: slot {slot} of {} read after it was freed or before it was written",
             self.name
         ))
+    }
+}
+
+/// Slot vectors kept between runs on each thread: a loop body's program runs once per
+/// iteration, and its slot vector (tens of slots of 80 bytes) was an allocation large enough
+/// to make the allocator consolidate its free lists on every run.
+mod spare_slots {
+    use super::ValueArg;
+    use std::cell::RefCell;
+
+    /// The most vectors kept per thread (one per level of nested programs running at once).
+    const MAX_KEPT: usize = 16;
+
+    thread_local! {
+        static KEPT: RefCell<Vec<Vec<Option<ValueArg<'static>>>>> =
+            const { RefCell::new(Vec::new()) };
+    }
+
+    /// `n` empty slots.
+    pub(super) fn take<'p>(n: usize) -> Vec<Option<ValueArg<'p>>> {
+        let mut slots: Vec<Option<ValueArg<'p>>> =
+            KEPT.with(|k| k.borrow_mut().pop()).unwrap_or_default();
+        slots.resize_with(n, || None);
+        slots
+    }
+
+    /// Drops what is left in `slots` and keeps the vector for another run.
+    pub(super) fn give_back(mut slots: Vec<Option<ValueArg<'_>>>) {
+        slots.clear();
+        // Empty, so nothing of lifetime `'_` is left: collected in place into the same
+        // allocation, typed for any later run.
+        let empty: Vec<Option<ValueArg<'static>>> = slots.into_iter().map(|_| None).collect();
+        KEPT.with(|k| {
+            let mut k = k.borrow_mut();
+            if k.len() < MAX_KEPT {
+                k.push(empty);
+            }
+        });
     }
 }
 
