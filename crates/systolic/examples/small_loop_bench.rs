@@ -50,17 +50,20 @@ fn pivots_loop(trips: i64, piv: &Array) -> (Array, Array, Array) {
         trips,
         |i, (perm, acc, v): &(Array, Array, Array)| {
             let k = lax::rem(i, &Array::scalar(n as i32));
-            let p = np::reshape(&lax::dynamic_slice(piv, &[k.clone()], &[1]), &[]);
-            let x = lax::dynamic_slice(perm, &[k.clone()], &[1]);
-            let y = lax::dynamic_slice(perm, &[p.clone()], &[1]);
-            let perm = lax::dynamic_update_slice(perm, &y, &[k.clone()]);
-            let perm = lax::dynamic_update_slice(&perm, &x, &[p.clone()]);
+            let p = np::reshape(
+                &lax::dynamic_slice(piv, std::slice::from_ref(&k), &[1]),
+                &[],
+            );
+            let x = lax::dynamic_slice(perm, std::slice::from_ref(&k), &[1]);
+            let y = lax::dynamic_slice(perm, std::slice::from_ref(&p), &[1]);
+            let perm = lax::dynamic_update_slice(perm, &y, std::slice::from_ref(&k));
+            let perm = lax::dynamic_update_slice(&perm, &x, std::slice::from_ref(&p));
             let xs = np::reshape(&x, &[]);
             let ys = np::reshape(&y, &[]);
             let acc = lax::select(&np::greater(&xs, &ys), &lax::add(acc, &xs), acc);
-            let vp = lax::dynamic_slice(v, &[p], &[1]);
+            let vp = lax::dynamic_slice(v, std::slice::from_ref(&p), &[1]);
             let half = Array::from_vec(vec![0.5f64], &[1]);
-            let v = lax::dynamic_update_slice(v, &lax::mul(&vp, &half), &[k]);
+            let v = lax::dynamic_update_slice(v, &lax::mul(&vp, &half), std::slice::from_ref(&k));
             (perm, acc, v)
         },
         &init,
