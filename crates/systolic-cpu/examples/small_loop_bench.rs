@@ -7,14 +7,14 @@
 //! - `pivots`: the loop that swaps `perm[k]` and `perm[piv[k]]` of an int32[128] vector
 //!   (JAX's `lu_pivots_to_permutation`), with a scalar sum picked by a `select` and an
 //!   f64[128] vector updated by `dynamic_update_slice` (the program the front end's
-//!   `small_loop_bench` example traces, as its `fori_loop` prints).
+//!   `fori_loop_bench` example traces, as its `fori_loop` prints).
 //! - `scalar`: a body of int32 and f32 scalar arithmetic and a `select`.
 //!
 //! Each runs for two trip counts; the difference of their times over the difference of the
 //! trip counts is the cost of one iteration, without the call's fixed cost.
 //!
 //! With arguments `FILE.mlir [INPUT.npy …]`, it times that program instead (e.g. a program
-//! written by the front end's `small_loop_bench` with `SMALL_LOOP_DUMP=dir`).
+//! written by the front end's `fori_loop_bench` with `SMALL_LOOP_DUMP=dir`).
 
 use std::time::Instant;
 use systolic_cpu::{compile, CompileOptions, CpuBuffer, CpuExecutable, Storage};

@@ -11,7 +11,7 @@
 //! Each loop runs for two trip counts; the difference of their times over the difference of
 //! their trip counts is the cost of one iteration, free of the call's fixed cost.
 //!
-//! Run: `cargo run --release -p systolic --example small_loop_bench`; with
+//! Run: `cargo run --release -p systolic --example fori_loop_bench`; with
 //! `SMALL_LOOP_DUMP=dir` it also writes the three programs (1152-iteration loops) there as
 //! StableHLO text, for `systolic run --profile` or the CPU backend's own `small_loop_bench`.
 
