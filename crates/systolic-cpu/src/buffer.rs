@@ -185,6 +185,23 @@ impl CpuBuffer {
         &self.ty
     }
 
+    /// True when the buffer has type `ty`: `self.ty() == ty`, compared field by field without
+    /// a call into the C library's `memcmp` for the shape. The executor checks every kernel's
+    /// results and every fused loop its operands this way; in a loop body of a dozen kernels
+    /// on scalars, comparing through `memcmp` was a tenth of the run time.
+    #[inline]
+    pub fn has_type(&self, ty: &TensorType) -> bool {
+        let (a, b) = (&self.ty, ty);
+        a.dtype == b.dtype
+            && a.shape.len() == b.shape.len()
+            && a.shape.iter().zip(&b.shape).all(|(x, y)| x == y)
+            && match (&a.quant, &b.quant) {
+                (None, None) => true,
+                (Some(x), Some(y)) => std::sync::Arc::ptr_eq(x, y) || x == y,
+                _ => false,
+            }
+    }
+
     /// The element type.
     pub fn dtype(&self) -> DType {
         self.ty.dtype

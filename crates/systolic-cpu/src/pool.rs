@@ -56,8 +56,21 @@ fn bytes_of(s: &Storage) -> usize {
     crate::with_storage!(s, v => std::mem::size_of_val(v.as_slice()))
 }
 
-/// A pooled vector for `n` elements of `dtype`, if one is free.
+/// Bytes per element of the storage vector `dtype` is held in.
+fn element_bytes(dtype: DType) -> usize {
+    fn size<T>(_: &[T]) -> usize {
+        std::mem::size_of::<T>()
+    }
+    crate::with_storage!(&Storage::zeros(dtype, 0), v => size(v.as_slice()))
+}
+
+/// A pooled vector for `n` elements of `dtype`, if one is free. A vector too small to be
+/// pooled ([`MIN_BYTES`]) is never looked up: the lock is not taken for the scalars and
+/// small arrays of a loop body, whose kernels would otherwise take it once per result.
 fn pop(dtype: DType, n: usize) -> Option<Storage> {
+    if n.saturating_mul(element_bytes(dtype)) < MIN_BYTES {
+        return None;
+    }
     let mut p = lock();
     let s = p.free.as_mut()?.get_mut(&key(dtype, n))?.pop()?;
     p.bytes -= bytes_of(&s);

@@ -41,7 +41,7 @@ impl RtValue {
     /// True when the value has type `ty` (compares without building the type for buffers).
     pub fn has_type(&self, ty: &Type) -> bool {
         match (self, ty) {
-            (RtValue::Buffer(b), Type::Tensor(t)) => b.ty() == t,
+            (RtValue::Buffer(b), Type::Tensor(t)) => b.has_type(t),
             (RtValue::Tuple(vs), Type::Tuple(ts)) => {
                 vs.len() == ts.len() && vs.iter().zip(ts).all(|(v, t)| v.has_type(t))
             }
@@ -251,8 +251,8 @@ impl Step {
         }
     }
 
-    /// Runs the kernel on `args` and checks the results' types.
-    fn exec<'r>(&self, args: Vec<ValueArg<'_>>) -> Result<Vec<ValueArg<'r>>> {
+    /// The trace span of one run of the kernel (recording nothing unless a trace is).
+    fn span(&self) -> systolic_trace::Span {
         let mut span =
             systolic_trace::Span::lazy(systolic_trace::cat::KERNEL, || self.trace_name());
         if span.is_recording() {
@@ -260,19 +260,37 @@ impl Step {
             let shapes: Vec<String> = self.result_types.iter().map(|t| t.to_string()).collect();
             span.arg("results", shapes.join(", "));
         }
-        let results = match &self.exec {
+        span
+    }
+
+    /// Runs the kernel on `args` and checks the results' types.
+    fn exec<'r>(&self, args: Vec<ValueArg<'_>>) -> Result<Produced<'r>> {
+        match &self.exec {
             Exec::Kernel(k) => {
                 let args = args
                     .into_iter()
                     .map(ValueArg::into_kernel_arg)
                     .collect::<Result<Vec<_>>>()?;
-                k.run(args)?.into_iter().map(RtValue::Buffer).collect()
+                self.run_kernel(k.as_ref(), args)
             }
-            Exec::Value(k) => k.run(args)?,
+            Exec::Value(k) => {
+                let _span = self.span();
+                let results = k.run(args)?;
+                check_results(self, &results)?;
+                Ok(Produced::Values(
+                    results.into_iter().map(ValueArg::Owned).collect(),
+                ))
+            }
             Exec::Constant(_) => unreachable!("constants are borrowed, never run"),
-        };
-        check_results(self, &results)?;
-        Ok(results.into_iter().map(ValueArg::Owned).collect())
+        }
+    }
+
+    /// Runs tensor kernel `k` (this step's) on `args` and checks the results' types.
+    fn run_kernel<'r>(&self, k: &dyn Kernel, args: Vec<Arg<'_>>) -> Result<Produced<'r>> {
+        let _span = self.span();
+        let results = k.run(args)?;
+        check_buffers(self, &results)?;
+        Ok(Produced::Buffers(results))
     }
 
     fn locate(&self, mut e: CpuError) -> CpuError {
@@ -282,6 +300,19 @@ impl Step {
         }
         e
     }
+}
+
+/// What a step made, not yet stored in its slots: a tensor kernel's buffers as it returned
+/// them, whole values, or a constant the program lends (no vector of `ValueArg`s is built
+/// for the common case, a tensor kernel: in loop bodies of tiny kernels such per-step
+/// vectors were a large part of each step's cost).
+enum Produced<'p> {
+    /// A tensor kernel's results.
+    Buffers(Vec<CpuBuffer>),
+    /// A value kernel's results.
+    Values(Vec<ValueArg<'p>>),
+    /// A constant's value, borrowed from the program.
+    Constant(&'p RtValue),
 }
 
 /// A lowered function body or region: inputs, steps, outputs.
@@ -482,7 +513,7 @@ impl Program {
                 inputs.len()
             )));
         }
-        let mut slots: Vec<Option<ValueArg<'p>>> = (0..self.num_slots).map(|_| None).collect();
+        let mut slots = spare_slots::take(self.num_slots);
         for (&s, v) in self.inputs.iter().zip(inputs) {
             slots[s] = Some(v);
         }
@@ -491,6 +522,9 @@ impl Program {
         }
         let on_process_thread = crate::threads::on_process_thread();
         let mut memory = Memory::new(self.num_slots);
+        // The operands a step takes by value, between leaving their slots and reaching the
+        // kernel (reused by every step of the run).
+        let mut limbo: Vec<Option<ValueArg<'p>>> = Vec::new();
         let mut k = 0;
         while k < self.steps.len() {
             let step = &self.steps[k];
@@ -517,9 +551,9 @@ impl Program {
                 k += 2;
             } else {
                 let results = if on_process_thread && step.for_pool() {
-                    crate::threads::run(|| self.run_step(step, &mut slots))
+                    crate::threads::run(|| self.run_step(step, &mut slots, &mut limbo))
                 } else {
-                    self.run_step(step, &mut slots)
+                    self.run_step(step, &mut slots, &mut limbo)
                 }
                 .map_err(|e| step.locate(e))?;
                 memory.taken(step);
@@ -541,18 +575,28 @@ impl Program {
             out.push(v.ok_or_else(|| self.missing(s))?);
         }
         drop(memory);
+        spare_slots::give_back(slots);
         Ok(out)
     }
 
     /// Writes a step's results into their slots.
-    fn store<'p>(
-        &self,
-        step: &Step,
-        results: Vec<ValueArg<'p>>,
-        slots: &mut [Option<ValueArg<'p>>],
-    ) {
-        for (&s, v) in step.results.iter().zip(results) {
-            slots[s] = Some(v);
+    fn store<'p>(&self, step: &Step, results: Produced<'p>, slots: &mut [Option<ValueArg<'p>>]) {
+        match results {
+            Produced::Buffers(bs) => {
+                for (&s, b) in step.results.iter().zip(bs) {
+                    slots[s] = Some(ValueArg::Owned(RtValue::Buffer(b)));
+                }
+            }
+            Produced::Values(vs) => {
+                for (&s, v) in step.results.iter().zip(vs) {
+                    slots[s] = Some(v);
+                }
+            }
+            Produced::Constant(v) => {
+                if let Some(&s) = step.results.first() {
+                    slots[s] = Some(ValueArg::Value(v));
+                }
+            }
         }
     }
 
@@ -565,18 +609,57 @@ impl Program {
         }
     }
 
-    /// Runs one step, returning its results (not yet stored).
+    /// Runs one step, returning its results (not yet stored). `limbo` is scratch space for
+    /// the operands a tensor kernel takes by value.
     fn run_step<'p>(
         &'p self,
         step: &'p Step,
         slots: &mut [Option<ValueArg<'p>>],
-    ) -> Result<Vec<ValueArg<'p>>> {
-        if let Exec::Constant(v) = &step.exec {
-            return Ok(vec![ValueArg::Value(v)]);
+        limbo: &mut Vec<Option<ValueArg<'p>>>,
+    ) -> Result<Produced<'p>> {
+        match &step.exec {
+            Exec::Constant(v) => Ok(Produced::Constant(v)),
+            Exec::Kernel(k) => {
+                let args = self.kernel_args(step, slots, limbo)?;
+                step.run_kernel(k.as_ref(), args)
+            }
+            Exec::Value(_) => {
+                let taken = self.take_owned(step, slots)?;
+                let args = self.gather(step, taken, slots)?;
+                step.exec(args)
+            }
         }
-        let taken = self.take_owned(step, slots)?;
-        let args = self.gather(step, taken, slots)?;
-        step.exec(args)
+    }
+
+    /// A tensor kernel's operands in one vector: the ones dying here moved out of their
+    /// slots (through `limbo`, so the others can then be borrowed), the rest borrowed.
+    fn kernel_args<'s, 'p: 's>(
+        &self,
+        step: &Step,
+        slots: &'s mut [Option<ValueArg<'p>>],
+        limbo: &mut Vec<Option<ValueArg<'p>>>,
+    ) -> Result<Vec<Arg<'s>>> {
+        limbo.clear();
+        limbo.resize_with(step.operands.len(), || None);
+        for (i, (&s, &owned)) in step.operands.iter().zip(&step.owned).enumerate() {
+            if owned {
+                limbo[i] = Some(slots[s].take().ok_or_else(|| self.missing(s))?);
+            }
+        }
+        let slots: &'s [Option<ValueArg<'p>>] = slots;
+        let mut args = Vec::with_capacity(step.operands.len());
+        for (i, &s) in step.operands.iter().enumerate() {
+            let arg = match limbo[i].take() {
+                Some(v) => v.into_kernel_arg()?,
+                None => slots[s]
+                    .as_ref()
+                    .ok_or_else(|| self.missing(s))?
+                    .reborrow()
+                    .into_kernel_arg()?,
+            };
+            args.push(arg);
+        }
+        Ok(args)
     }
 
     /// Runs two independent steps at the same time (one task each on the pool); the first
@@ -586,7 +669,7 @@ impl Program {
         a: &'p Step,
         b: &'p Step,
         slots: &mut [Option<ValueArg<'p>>],
-    ) -> Result<(Vec<ValueArg<'p>>, Vec<ValueArg<'p>>)> {
+    ) -> Result<(Produced<'p>, Produced<'p>)> {
         // Take both steps' dying operands first (the schedule made sure neither takes one the
         // other reads); then borrow the rest.
         let taken_a = self.take_owned(a, slots).map_err(|e| a.locate(e))?;
@@ -638,6 +721,44 @@ impl Program {
             "internal: slot {slot} of {} read after it was freed or before it was written",
             self.name
         ))
+    }
+}
+
+/// Slot vectors kept between runs on each thread: a loop body's program runs once per
+/// iteration, and its slot vector (tens of slots of 80 bytes) was an allocation large enough
+/// to make the allocator consolidate its free lists on every run.
+mod spare_slots {
+    use super::ValueArg;
+    use std::cell::RefCell;
+
+    /// The most vectors kept per thread (one per level of nested programs running at once).
+    const MAX_KEPT: usize = 16;
+
+    thread_local! {
+        static KEPT: RefCell<Vec<Vec<Option<ValueArg<'static>>>>> =
+            const { RefCell::new(Vec::new()) };
+    }
+
+    /// `n` empty slots.
+    pub(super) fn take<'p>(n: usize) -> Vec<Option<ValueArg<'p>>> {
+        let mut slots: Vec<Option<ValueArg<'p>>> =
+            KEPT.with(|k| k.borrow_mut().pop()).unwrap_or_default();
+        slots.resize_with(n, || None);
+        slots
+    }
+
+    /// Drops what is left in `slots` and keeps the vector for another run.
+    pub(super) fn give_back(mut slots: Vec<Option<ValueArg<'_>>>) {
+        slots.clear();
+        // Empty, so nothing of lifetime `'_` is left: collected in place into the same
+        // allocation, typed for any later run.
+        let empty: Vec<Option<ValueArg<'static>>> = slots.into_iter().map(|_| None).collect();
+        KEPT.with(|k| {
+            let mut k = k.borrow_mut();
+            if k.len() < MAX_KEPT {
+                k.push(empty);
+            }
+        });
     }
 }
 
@@ -722,6 +843,33 @@ impl Drop for Memory {
             self.release(s);
         }
     }
+}
+
+/// Checks a tensor kernel's results against the op's declared types (the errors of
+/// [`check_results`], without wrapping the buffers as values first).
+fn check_buffers(step: &Step, results: &[CpuBuffer]) -> Result<()> {
+    if results.len() != step.result_types.len() {
+        return Err(CpuError::new(format!(
+            "kernel `{}` returned {} results, the op declares {}",
+            step.kernel_name(),
+            results.len(),
+            step.result_types.len()
+        )));
+    }
+    for (i, (b, t)) in results.iter().zip(&step.result_types).enumerate() {
+        let ok = match t {
+            Type::Tensor(t) => b.has_type(t),
+            Type::Tuple(_) | Type::Token => false,
+        };
+        if !ok {
+            return Err(CpuError::new(format!(
+                "kernel `{}` returned {} for result {i}, the op declares {t}",
+                step.kernel_name(),
+                Type::Tensor(b.ty().clone())
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Checks a kernel's results against the op's declared types.
@@ -905,6 +1053,86 @@ mod tests {
             let input = CpuBuffer::from_f32(vec![1], vec![7.0]);
             p.run(vec![ValueArg::Buffer(&input)]).unwrap();
             assert_eq!(*meet.met.lock().unwrap(), vec![true, true]);
+        }
+    }
+
+    /// Records the first element of every operand it sees, in operand order.
+    #[derive(Debug, Default)]
+    struct Recorder {
+        seen: Mutex<Vec<Vec<f32>>>,
+    }
+
+    impl Kernel for Recorder {
+        fn name(&self) -> String {
+            "recorder".to_string()
+        }
+
+        fn run(&self, args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>> {
+            let firsts = args.iter().map(|a| a.buffer().as_f32().unwrap()[0]);
+            self.seen.lock().unwrap().push(firsts.collect());
+            Ok(vec![args.into_iter().last().unwrap().into_owned()])
+        }
+    }
+
+    /// Operands taken by value (their last use) and borrowed ones (read again later, or read
+    /// twice by the step) reach the kernel in operand order, whichever come first.
+    #[test]
+    fn owned_and_borrowed_operands_keep_their_order() {
+        let rec = std::sync::Arc::new(Recorder::default());
+        let steps = vec![
+            // Slot 1 dies here (owned), slot 0 is read again below (borrowed).
+            shared_step(&rec, vec![1, 0, 2, 2], 3),
+            shared_step(&rec, vec![3, 0], 4),
+        ];
+        let p = Program::new(
+            "t".into(),
+            5,
+            vec![0, 1, 2],
+            vec![f32_type(), f32_type(), f32_type()],
+            steps,
+            vec![4],
+        );
+        assert_eq!(p.steps()[0].owned, vec![true, false, false, false]);
+        let input =
+            |x: f32| ValueArg::Owned(RtValue::Buffer(CpuBuffer::from_f32(vec![1], vec![x])));
+        let out = p.run(vec![input(1.0), input(2.0), input(3.0)]).unwrap();
+        assert_eq!(
+            *rec.seen.lock().unwrap(),
+            vec![vec![2.0, 1.0, 3.0, 3.0], vec![3.0, 1.0]]
+        );
+        assert_eq!(
+            out,
+            vec![RtValue::Buffer(CpuBuffer::from_f32(vec![1], vec![1.0]))]
+        );
+    }
+
+    /// A tensor kernel handed a tuple, owned or borrowed, is an error naming the op.
+    #[test]
+    fn a_tuple_operand_of_a_tensor_kernel_is_an_error_naming_the_op() {
+        let tuple_type = Type::Tuple(vec![f32_type()]);
+        for read_again in [false, true] {
+            let spy = std::sync::Arc::new(Spy::default());
+            let outputs = if read_again { vec![1, 0] } else { vec![1] };
+            let p = Program::new(
+                "t".into(),
+                2,
+                vec![0],
+                vec![tuple_type.clone()],
+                vec![spy_step(&spy, vec![0], 1)],
+                outputs,
+            );
+            let tuple = RtValue::Tuple(vec![RtValue::Buffer(CpuBuffer::from_f32(
+                vec![1],
+                vec![7.0],
+            ))]);
+            let err = p.run(vec![ValueArg::Owned(tuple)]).unwrap_err();
+            assert_eq!(err.op.as_deref(), Some("test.spy"));
+            assert!(
+                err.message
+                    .contains("a tensor operand was expected, got tuple<tensor<1xf32>>"),
+                "{err}"
+            );
+            assert!(spy.seen.lock().unwrap().is_empty());
         }
     }
 

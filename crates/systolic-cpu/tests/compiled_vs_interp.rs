@@ -304,6 +304,85 @@ fn dynamic_update_slice() {
     });
 }
 
+/// A box that is one contiguous run of the operand (single indices, then one dimension of
+/// any extent, then whole dimensions: `x[i]`, `x[i:i+k]`, whole rows), which both kernels copy
+/// as one slice; random boxes (above) mostly take the strided copy.
+fn contiguous_box(rng: &mut Rng, shape: &[i64]) -> Vec<i64> {
+    let k = rng.below(shape.len() as u64 + 1) as usize;
+    (0..shape.len())
+        .map(|d| match d.cmp(&k) {
+            std::cmp::Ordering::Less => shape[d].min(1),
+            std::cmp::Ordering::Equal => rng.below(shape[d] as u64 + 1) as i64,
+            std::cmp::Ordering::Greater => shape[d],
+        })
+        .collect()
+}
+
+#[test]
+fn dynamic_slice_and_update_of_contiguous_boxes() {
+    check_many(31, CASES, Exact, Expect::Native, |rng| {
+        let rank = 1 + rng.below(3) as usize;
+        let a = ty(random::shape(rng, rank), any_dtype(rng));
+        let sizes = contiguous_box(rng, &a.shape);
+        let u = ty(contiguous_box(rng, &a.shape), a.dtype);
+        let s = ty(sizes.clone(), a.dtype);
+        let mut inputs = vec![random::tensor(rng, &a), random::tensor(rng, &u)];
+        for &n in &a.shape {
+            inputs.push(start_index(rng, DType::I32, n));
+        }
+        let names: Vec<String> = (2..rank + 2).map(|i| format!(", %a{i}")).collect();
+        let types: Vec<String> = (0..rank).map(|_| ", tensor<i32>".to_string()).collect();
+        let op = format!(
+            "  %r0 = stablehlo.dynamic_slice %a0{n}, sizes = [{}] : ({a}{t}) -> {s}\n  \
+             %r1 = stablehlo.dynamic_update_slice %a0, %a1{n} : ({a}, {u}{t}) -> {a}",
+            list(&sizes),
+            n = names.concat(),
+            t = types.concat(),
+        );
+        Case::with_inputs(inputs, &op, &[s, a])
+    });
+}
+
+/// A loop whose body writes the next value of a carried vector with `dynamic_update_slice`
+/// while the previous one lives on (carried out as another value): the update must not be
+/// written over the previous value's storage, iteration after iteration.
+#[test]
+fn while_loop_keeping_the_previous_value_alive() {
+    let text = "
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %w:3 = stablehlo.while(%i = %c0, %prev = %a0, %cur = %a0) : tensor<i32>, tensor<6xi32>, tensor<6xi32>
+    cond {
+      %n = stablehlo.constant dense<4> : tensor<i32>
+      %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %x = stablehlo.dynamic_slice %cur, %i, sizes = [2] : (tensor<6xi32>, tensor<i32>) -> tensor<2xi32>
+      %y = stablehlo.add %x, %x : tensor<2xi32>
+      %next = stablehlo.dynamic_update_slice %cur, %y, %i : (tensor<6xi32>, tensor<2xi32>, tensor<i32>) -> tensor<6xi32>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %cur, %next : tensor<i32>, tensor<6xi32>, tensor<6xi32>
+    }
+  %r0 = stablehlo.add %w#1, %w#1 : tensor<6xi32>
+  %r1 = stablehlo.subtract %w#2, %w#1 : tensor<6xi32>";
+    let a0 = Tensor::from_i64(vec![6], DType::I32, vec![1, 2, 3, 4, 5, 6]).unwrap();
+    let t = ty(vec![6], DType::I32);
+    let case = Case::with_inputs(vec![a0], text, &[t.clone(), t]);
+    check(&case, Exact, Expect::Native);
+    // Iteration k doubles elements k and k + 1 of the current vector: after 4 iterations the
+    // previous vector is [2, 8, 12, 8, 5, 6], the last [2, 8, 12, 16, 10, 6].
+    let module = support::parse(&case.text);
+    let out = support::run_compiled(&support::compile_main(&module), &case.inputs).unwrap();
+    assert_eq!(
+        out[0],
+        Tensor::from_i64(vec![6], DType::I32, vec![4, 16, 24, 16, 10, 12]).unwrap()
+    );
+    assert_eq!(
+        out[1],
+        Tensor::from_i64(vec![6], DType::I32, vec![0, 0, 0, 8, 5, 0]).unwrap()
+    );
+}
+
 #[test]
 fn iota() {
     check_many(10, CASES, Exact, Expect::Native, |rng| {

@@ -72,7 +72,7 @@ pub fn check_args(program: &LoopProgram, args: &[&CpuBuffer]) -> Result<()> {
         )));
     }
     for (i, (a, want)) in args.iter().zip(&program.arg_types).enumerate() {
-        if a.ty() != want {
+        if !a.has_type(want) {
             return Err(CpuError::new(format!(
                 "fused loop operand {i} is {}, expected {want}",
                 a.ty()
@@ -278,7 +278,7 @@ fn run_range(stage: &Stage, env: &Env, start: usize, end: usize) {
     // Registers as wide as the widest block here: a small stage (a scalar loop body) does not
     // pay for zeroing 512-lane registers on every call.
     let width = BLOCK.min(end - start);
-    let mut regs: Vec<Reg> = stage.regs.iter().map(|&l| Reg::new(l, width)).collect();
+    let mut regs = spare::take(&stage.regs, width);
     for instr in &stage.prologue {
         step(stage, env, instr, &mut regs, 0, width);
     }
@@ -291,6 +291,86 @@ fn run_range(stage: &Stage, env: &Env, start: usize, end: usize) {
         at += n;
     }
     fence_streams();
+    spare::give_back(regs);
+}
+
+/// Registers kept between runs on each thread, so that a small kernel run again and again (a
+/// loop body's) does not allocate and zero its registers on every run: in a body of a dozen
+/// tiny kernels, allocating registers was a tenth of the time.
+mod spare {
+    use super::super::reg::{Lane, Reg};
+    use std::cell::RefCell;
+
+    /// The most registers kept per thread (at most 512 lanes of 16 bytes each: 128 KiB): a
+    /// few small kernels' worth, few enough to search.
+    const MAX_KEPT: usize = 16;
+
+    thread_local! {
+        static KEPT: RefCell<Vec<Reg>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// Registers of `lanes`, `width` lanes each: kept ones that fit (stale contents, as every
+    /// register is written before it is read), else new zeroed ones.
+    pub fn take(lanes: &[Lane], width: usize) -> Vec<Reg> {
+        KEPT.with(|kept| {
+            let mut kept = kept.borrow_mut();
+            lanes
+                .iter()
+                .map(|&l| match kept.iter().rposition(|r| r.fits(l, width)) {
+                    Some(i) => kept.swap_remove(i),
+                    None => Reg::new(l, width),
+                })
+                .collect()
+        })
+    }
+
+    /// Keeps `regs` for later runs (views dropped: a kept register never points into a
+    /// buffer).
+    pub fn give_back(regs: Vec<Reg>) {
+        KEPT.with(|kept| {
+            let mut kept = kept.borrow_mut();
+            for mut r in regs {
+                if kept.len() == MAX_KEPT {
+                    break;
+                }
+                r.unview();
+                kept.push(r);
+            }
+        })
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// A register comes back only for its own lane type and width, never still viewing a
+        /// buffer; the others are made new.
+        #[test]
+        fn kept_registers_fit_what_is_asked_and_view_nothing() {
+            // Earlier tests on this thread may have left registers.
+            KEPT.with(|k| k.borrow_mut().clear());
+            let mut regs = take(&[Lane::I32, Lane::F64], 3);
+            let data = [1.0f64, 2.0, 3.0];
+            // SAFETY: `data` outlives every read of the register below.
+            unsafe { regs[1].view(&data) };
+            assert_eq!(regs[1].viewed_address(), Some(data.as_ptr() as usize));
+            let f64_address = match &regs[1] {
+                Reg::F64(l) => l.owned_address(),
+                _ => unreachable!(),
+            };
+            give_back(regs);
+            let again = take(&[Lane::F64, Lane::I32, Lane::I32], 3);
+            assert!(again[0].fits(Lane::F64, 3));
+            assert!(again[1].fits(Lane::I32, 3) && again[2].fits(Lane::I32, 3));
+            assert_eq!(again[0].viewed_address(), None);
+            assert!(matches!(&again[0], Reg::F64(l) if l.owned_address() == f64_address));
+            give_back(again);
+            let wider = take(&[Lane::F64], 4);
+            assert!(wider[0].fits(Lane::F64, 4));
+            let bools = take(&[Lane::Bool], 3);
+            assert!(bools[0].fits(Lane::Bool, 3));
+        }
+    }
 }
 
 /// Runs one instruction on the block `[at, at + n)`.

@@ -51,6 +51,17 @@ impl Kernel for LoopKernel {
     }
 
     fn run(&self, mut args: Vec<Arg<'_>>) -> Result<Vec<CpuBuffer>> {
+        // No operand dies here (or none may take a result): nothing to write over, and no
+        // per-result vectors of donors to build.
+        let may_donate = self
+            .in_place
+            .iter()
+            .flatten()
+            .any(|&a| matches!(args.get(a), Some(Arg::Owned(_))));
+        if !may_donate {
+            let buffers: Vec<&CpuBuffer> = args.iter().map(|a| a.buffer()).collect();
+            return exec::run(&self.program, &buffers);
+        }
         // Results written over operands that die here (a donated parameter updated by the
         // step): their storage pointers are taken while the operands are still held by
         // value, before the read-only views below.
@@ -88,7 +99,7 @@ pub(super) fn donors(
                 continue;
             }
             let arg_type = &program.arg_types[a];
-            if let Some(b) = args[a].owned_mut().filter(|b| b.ty() == arg_type) {
+            if let Some(b) = args[a].owned_mut().filter(|b| b.has_type(arg_type)) {
                 into[r] = Some(SharedDest::new(b.storage_mut(), result.dtype));
                 donor[r] = Some(a);
                 break;

@@ -132,6 +132,14 @@ impl<T> Lanes<T> {
     }
 }
 
+impl<T> Lanes<T> {
+    /// The address of the owned vector's lanes (for tests of register reuse).
+    #[cfg(test)]
+    pub fn owned_address(&self) -> usize {
+        self.owned.as_ptr() as usize
+    }
+}
+
 impl<T: Copy> Lanes<T> {
     #[cold]
     fn copy_view(&mut self) {
@@ -239,6 +247,27 @@ impl Reg {
             Lane::C64 => Reg::C64(vec![Complex32::new(0.0, 0.0); len].into()),
             Lane::C128 => Reg::C128(vec![Complex64::new(0.0, 0.0); len].into()),
         }
+    }
+
+    /// True when this is a register of `len` lanes of `lane` that owns them (what
+    /// [`Reg::new`] would make, up to its contents).
+    pub fn fits(&self, lane: Lane, len: usize) -> bool {
+        let of = match self {
+            Reg::Bool(_) => Lane::Bool,
+            Reg::I8(_) => Lane::I8,
+            Reg::I16(_) => Lane::I16,
+            Reg::I32(_) => Lane::I32,
+            Reg::I64(_) => Lane::I64,
+            Reg::U8(_) => Lane::U8,
+            Reg::U16(_) => Lane::U16,
+            Reg::U32(_) => Lane::U32,
+            Reg::U64(_) => Lane::U64,
+            Reg::F32(_) => Lane::F32,
+            Reg::F64(_) => Lane::F64,
+            Reg::C64(_) => Lane::C64,
+            Reg::C128(_) => Lane::C128,
+        };
+        of == lane && with_lanes!(self, v => v.owned.len() == len)
     }
 
     /// Makes the register read `lanes` in place instead of a copy of them (a load of a
