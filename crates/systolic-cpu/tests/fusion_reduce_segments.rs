@@ -9,11 +9,9 @@ use crate::fusion_support;
 
 use fusion_support::{assert_results, Rng};
 use systolic_cpu::kernels::fusion::reduce::exec::SEGMENT;
-use systolic_cpu::kernels::fusion::BlockSpec;
 use systolic_cpu::threads::DenormalMode;
-use systolic_cpu::{Arg, CpuBuffer, LowerCtx};
-use systolic_interp::{Interpreter, Value};
-use systolic_ir::{DType, OpKind, Tensor};
+use systolic_cpu::{Arg, CpuBuffer};
+use systolic_ir::{DType, Tensor};
 
 /// Thread counts every kernel runs with.
 const THREADS: [usize; 4] = [1, 2, 3, 8];
@@ -38,19 +36,7 @@ fn row_reduce(rows: usize, len: usize, dtype: DType, op: &str) -> String {
 /// the same bits and returns them, with the interpreter's results.
 fn run_everywhere(text: &str, inputs: &[Tensor]) -> (Vec<Tensor>, Vec<Tensor>) {
     let module = systolic_ir::text::parse_module(text, "t").unwrap_or_else(|e| panic!("{e:?}"));
-    let func = module.func("main").unwrap();
-    let ctx = LowerCtx::new(&module, func);
-    let body = func.body.entry().unwrap();
-    let ret = body.ops.last().unwrap();
-    assert!(matches!(ret.kind, OpKind::Return(_)));
-    let spec = BlockSpec {
-        args: &body.args,
-        ops: &body.ops,
-        results: &ret.operands,
-    };
-    let kernel =
-        systolic_cpu::kernels::fusion::reduce::lower_reduction_block("t".into(), &spec, &ctx)
-            .unwrap_or_else(|| panic!("no kernel for\n{text}"));
+    let kernel = fusion_support::lower_main(&module, text, true);
     let buffers: Vec<CpuBuffer> = inputs.iter().map(CpuBuffer::from_tensor).collect();
     let mut first: Option<Vec<Tensor>> = None;
     for threads in THREADS {
@@ -74,12 +60,7 @@ fn run_everywhere(text: &str, inputs: &[Tensor]) -> (Vec<Tensor>, Vec<Tensor>) {
             }
         }
     }
-    let want = Interpreter::new(&module)
-        .call("main", inputs.iter().cloned().map(Value::Tensor).collect())
-        .unwrap_or_else(|e| panic!("interpreter: {e:?}\n{text}"))
-        .into_iter()
-        .map(|v| v.into_tensor().unwrap())
-        .collect();
+    let want = fusion_support::interpret(&module, inputs, text);
     (first.unwrap(), want)
 }
 

@@ -4,9 +4,9 @@
 #![allow(dead_code)]
 
 use systolic_cpu::kernels::fusion::{lower_block, BlockSpec};
-use systolic_cpu::{Arg, CpuBuffer, LowerCtx};
+use systolic_cpu::{Arg, CpuBuffer, Kernel, LowerCtx};
 use systolic_interp::{Interpreter, Value};
-use systolic_ir::{numerics, DType, Data, OpKind, Tensor, TensorType};
+use systolic_ir::{numerics, DType, Data, Module, OpKind, Tensor, TensorType};
 
 /// A small deterministic generator (splitmix64).
 pub struct Rng(pub u64);
@@ -108,21 +108,7 @@ pub fn run_block(
     let module =
         systolic_ir::text::parse_module(text, "test").unwrap_or_else(|e| panic!("{e:?}\n{text}"));
     let func = module.func("main").expect("a main function");
-    let ctx = LowerCtx::new(&module, func);
-    let body = func.body.entry().expect("a body");
-    let ret = body.ops.last().expect("a return");
-    assert!(matches!(ret.kind, OpKind::Return(_)));
-    let spec = BlockSpec {
-        args: &body.args,
-        ops: &body.ops,
-        results: &ret.operands,
-    };
-    let kernel = if reduction {
-        systolic_cpu::kernels::fusion::reduce::lower_reduction_block("test".into(), &spec, &ctx)
-    } else {
-        lower_block("test".into(), &spec, &ctx)
-    }
-    .unwrap_or_else(|| panic!("no kernel for\n{text}"));
+    let kernel = lower_main(&module, text, reduction);
     let mut rng = Rng(seed);
     let inputs: Vec<Tensor> = given.unwrap_or_else(|| {
         func.param_types()
@@ -138,13 +124,39 @@ pub fn run_block(
             .iter()
             .map(CpuBuffer::to_tensor)
             .collect();
-    let want = Interpreter::new(&module)
+    let want = interpret(&module, &inputs, text);
+    (ours, want, inputs)
+}
+
+/// The kernel for the body of `module`'s `main` (the text `text`, for messages), lowered as
+/// one block: a reduction kernel when `reduction`, else a loop kernel.
+pub fn lower_main(module: &Module, text: &str, reduction: bool) -> Box<dyn Kernel> {
+    let func = module.func("main").expect("a main function");
+    let ctx = LowerCtx::new(module, func);
+    let body = func.body.entry().expect("a body");
+    let ret = body.ops.last().expect("a return");
+    assert!(matches!(ret.kind, OpKind::Return(_)));
+    let spec = BlockSpec {
+        args: &body.args,
+        ops: &body.ops,
+        results: &ret.operands,
+    };
+    if reduction {
+        systolic_cpu::kernels::fusion::reduce::lower_reduction_block("test".into(), &spec, &ctx)
+    } else {
+        lower_block("test".into(), &spec, &ctx)
+    }
+    .unwrap_or_else(|| panic!("no kernel for\n{text}"))
+}
+
+/// The interpreter's results of `module`'s `main` on `inputs` (the oracle).
+pub fn interpret(module: &Module, inputs: &[Tensor], text: &str) -> Vec<Tensor> {
+    Interpreter::new(module)
         .call("main", inputs.iter().cloned().map(Value::Tensor).collect())
         .unwrap_or_else(|e| panic!("interpreter: {e:?}\n{text}"))
         .into_iter()
         .map(|v| v.into_tensor().unwrap())
-        .collect();
-    (ours, want, inputs)
+        .collect()
 }
 
 /// Distance in units in the last place between two values of a float dtype (NaN = NaN).
