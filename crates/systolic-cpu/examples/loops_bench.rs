@@ -12,7 +12,6 @@ use std::time::Instant;
 use systolic_cpu::kernels::fusion::reduce::lower_reduction_block;
 use systolic_cpu::kernels::fusion::{lower_block, BlockSpec};
 use systolic_cpu::{Arg, CpuBuffer, Kernel, LowerCtx};
-use systolic_ir::OpKind;
 
 /// Compiles the body of `main` in `text` into one kernel.
 fn compile(text: &str, reduction: bool) -> Box<dyn Kernel> {
@@ -20,13 +19,7 @@ fn compile(text: &str, reduction: bool) -> Box<dyn Kernel> {
     let func = module.func("main").expect("main");
     let ctx = LowerCtx::new(&module, func);
     let body = func.body.entry().expect("body");
-    let ret = body.ops.last().expect("return");
-    assert!(matches!(ret.kind, OpKind::Return(_)));
-    let spec = BlockSpec {
-        args: &body.args,
-        ops: &body.ops,
-        results: &ret.operands,
-    };
+    let spec = BlockSpec::of_block(body).expect("a body ending in return");
     if reduction {
         lower_reduction_block("bench".into(), &spec, &ctx)
     } else {

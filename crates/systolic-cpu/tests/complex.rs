@@ -140,19 +140,31 @@ fn conversions() {
         DType::C128,
     ];
     check_many(400, 2 * CASES, Exact, Expect::Native, |rng| {
-        let dtype = *rng.pick(&COMPLEX);
-        let other = *rng.pick(&others);
-        let shape = random::shape(rng, 2);
-        let (c, o) = (t(&shape, dtype), t(&shape, other));
-        Case::new(
-            rng,
-            &[c.clone(), o.clone()],
-            &format!(
-                "  %r0 = stablehlo.convert %a0 : ({c}) -> {o}\n  %r1 = stablehlo.convert %a1 : ({o}) -> {c}"
-            ),
-            &[o, c],
-        )
+        conversion_case(rng, &others, false)
     });
+}
+
+/// Conversions between a random complex dtype and one of `others`, both ways, on random
+/// inputs; when `chained`, also a negated complex value converted there and back inside one
+/// fusion.
+pub(crate) fn conversion_case(rng: &mut Rng, others: &[DType], chained: bool) -> Case {
+    let dtype = *rng.pick(&COMPLEX);
+    let other = *rng.pick(others);
+    let shape = random::shape(rng, 2);
+    let (c, o) = (t(&shape, dtype), t(&shape, other));
+    let mut text = format!(
+        "  %r0 = stablehlo.convert %a0 : ({c}) -> {o}\n  %r1 = stablehlo.convert %a1 : ({o}) -> {c}"
+    );
+    let mut results = vec![o.clone(), c.clone()];
+    if chained {
+        text += &format!(
+            "\n  %x = stablehlo.negate %a0 : {c}
+  %y = stablehlo.convert %x : ({c}) -> {o}
+  %r2 = stablehlo.convert %y : ({o}) -> {c}"
+        );
+        results.push(c.clone());
+    }
+    Case::new(rng, &[c, o], &text, &results)
 }
 
 /// Real ops beside complex ones, fused and simplified around them; a complex constant (a

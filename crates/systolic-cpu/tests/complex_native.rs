@@ -5,7 +5,7 @@
 //! reductions (the kernels call the interpreter's functions and fold in its tree order), within
 //! a stated tolerance for products (`gemm` reorders and fuses the sums).
 
-use crate::complex::{each_op_native_exact, part, t, COMPLEX};
+use crate::complex::{conversion_case, each_op_native_exact, part, t, COMPLEX};
 use crate::support;
 
 use support::compare::Tolerance::{self, Close, Exact};
@@ -128,22 +128,7 @@ fn conversions_are_native_and_exact() {
         DType::C128,
     ];
     check_many(1300, 4 * CASES, Exact, Expect::Native, |rng| {
-        let dtype = *rng.pick(&COMPLEX);
-        let other = *rng.pick(&others);
-        let shape = random::shape(rng, 2);
-        let (c, o) = (t(&shape, dtype), t(&shape, other));
-        Case::new(
-            rng,
-            &[c.clone(), o.clone()],
-            &format!(
-                "  %r0 = stablehlo.convert %a0 : ({c}) -> {o}
-  %r1 = stablehlo.convert %a1 : ({o}) -> {c}
-  %x = stablehlo.negate %a0 : {c}
-  %y = stablehlo.convert %x : ({c}) -> {o}
-  %r2 = stablehlo.convert %y : ({o}) -> {c}"
-            ),
-            &[o, c.clone(), c],
-        )
+        conversion_case(rng, &others, true)
     });
 }
 

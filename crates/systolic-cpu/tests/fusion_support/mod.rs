@@ -6,7 +6,7 @@
 use systolic_cpu::kernels::fusion::{lower_block, BlockSpec};
 use systolic_cpu::{Arg, CpuBuffer, Kernel, LowerCtx};
 use systolic_interp::{Interpreter, Value};
-use systolic_ir::{numerics, DType, Data, Module, OpKind, Tensor, TensorType};
+use systolic_ir::{numerics, DType, Data, Module, Tensor, TensorType};
 
 /// A small deterministic generator (splitmix64).
 pub struct Rng(pub u64);
@@ -134,13 +134,7 @@ pub fn lower_main(module: &Module, text: &str, reduction: bool) -> Box<dyn Kerne
     let func = module.func("main").expect("a main function");
     let ctx = LowerCtx::new(module, func);
     let body = func.body.entry().expect("a body");
-    let ret = body.ops.last().expect("a return");
-    assert!(matches!(ret.kind, OpKind::Return(_)));
-    let spec = BlockSpec {
-        args: &body.args,
-        ops: &body.ops,
-        results: &ret.operands,
-    };
+    let spec = BlockSpec::of_block(body).expect("a body ending in return");
     if reduction {
         systolic_cpu::kernels::fusion::reduce::lower_reduction_block("test".into(), &spec, &ctx)
     } else {

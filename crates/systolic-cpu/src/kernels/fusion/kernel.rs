@@ -254,11 +254,7 @@ pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
     if !is_loop_op(&op.kind) {
         return Ok(None);
     }
-    let block = BlockSpec {
-        args: &op.operands,
-        ops: std::slice::from_ref(op),
-        results: &op.results,
-    };
+    let block = BlockSpec::of_op(op);
     let name = match ctx.result_types(op) {
         Ok(types) if !types.is_empty() => format!("loop {} {}", op.kind.name(), types[0]),
         _ => format!("loop {}", op.kind.name()),
@@ -270,15 +266,7 @@ pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
 /// operands are the kernel's operands.
 fn lower_fusion(op: &Op, kind: FusionKind, name: &str, ctx: &LowerCtx) -> Option<Box<dyn Kernel>> {
     let block = op.regions.first()?.entry()?;
-    let ret = block.ops.last()?;
-    if !matches!(ret.kind, OpKind::Return(_)) || block.args.len() != op.operands.len() {
-        return None;
-    }
-    let spec = BlockSpec {
-        args: &block.args,
-        ops: &block.ops,
-        results: &ret.operands,
-    };
+    let spec = BlockSpec::of_block(block).filter(|s| s.args.len() == op.operands.len())?;
     let title = format!("{} ({})", name, kind.keyword());
     match kind {
         FusionKind::Loop => lower_block(title, &spec, ctx),

@@ -15,7 +15,7 @@ use super::reg::Lane;
 use super::view::View;
 use crate::buffer::CpuBuffer;
 use std::collections::HashMap;
-use systolic_ir::{BinaryOp, DType, ElementCost, Op, OpKind, Tensor, TensorType, ValueId};
+use systolic_ir::{BinaryOp, Block, DType, ElementCost, Op, OpKind, Tensor, TensorType, ValueId};
 
 /// A block of ops to compile: its arguments (the kernel's operands, in order), its ops in
 /// order (a trailing `return` is ignored) and the values it returns (the kernel's results).
@@ -26,6 +26,28 @@ pub struct BlockSpec<'a> {
     pub ops: &'a [Op],
     /// Values returned.
     pub results: &'a [ValueId],
+}
+
+impl<'a> BlockSpec<'a> {
+    /// A region's block as compiled: its arguments, its ops and the operands of its trailing
+    /// `return` as results; `None` when it does not end in a `return`.
+    pub fn of_block(block: &'a Block) -> Option<BlockSpec<'a>> {
+        let ret = block.ops.last()?;
+        matches!(ret.kind, OpKind::Return(_)).then_some(BlockSpec {
+            args: &block.args,
+            ops: &block.ops,
+            results: &ret.operands,
+        })
+    }
+
+    /// One op alone: its operands, itself and its results.
+    pub fn of_op(op: &'a Op) -> BlockSpec<'a> {
+        BlockSpec {
+            args: &op.operands,
+            ops: std::slice::from_ref(op),
+            results: &op.results,
+        }
+    }
 }
 
 /// Why a block cannot become a loop program (the op is then left to another kernel or the

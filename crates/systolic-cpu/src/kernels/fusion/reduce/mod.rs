@@ -75,11 +75,7 @@ pub fn lower(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> {
     if !matches!(op.kind, OpKind::Reduce { .. }) {
         return Ok(None);
     }
-    let block = BlockSpec {
-        args: &op.operands,
-        ops: std::slice::from_ref(op),
-        results: &op.results,
-    };
+    let block = BlockSpec::of_op(op);
     let name = match ctx.operand_types(op) {
         Ok(types) if !types.is_empty() => format!("reduce {}", types[0]),
         _ => "reduce".to_string(),
