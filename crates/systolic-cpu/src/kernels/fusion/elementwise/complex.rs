@@ -224,52 +224,10 @@ impl ComplexLane for Complex32 {
     fn conj(self) -> Self {
         Complex32::new(self.re, -self.im)
     }
-    /// `sqrt(re² + im²)` in f64, vectorised, which rounds to the same f32 as the
-    /// interpreter's `hypot` wherever the f64 value lies clear of an f32 rounding midpoint:
-    /// the squares of f32 parts are exact in f64 and their sum and root add under an ulp
-    /// each, `hypot` is within an ulp of |z| too, so both sit on the same side of every
-    /// midpoint more than a few ulps away. The rare other lanes (within 64 ulps of a
-    /// midpoint, infinite or NaN parts — `hypot(inf, NaN)` is inf —, results below twice
-    /// f32's smallest normal) call `hypot` itself. libm's `hypot` on every element took 80 ms
-    /// for 4M elements, 20 times the memory traffic's time.
+    /// See [`super::complex_abs`]: correctly rounded in vector code, `hypot` for a few lanes
+    /// in a million.
     fn abs_block(a: &[Self], out: &mut [f32]) {
-        const BLOCK: usize = crate::kernels::fusion::exec::BLOCK;
-        const MIDPOINT: u64 = 1 << 28;
-        let mut wide = [0f64; BLOCK];
-        for (a, out) in a.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
-            let wide = &mut wide[..a.len()];
-            map1(
-                a,
-                wide,
-                #[inline(always)]
-                |z: Complex32| {
-                    let (x, y) = (z.re as f64, z.im as f64);
-                    (x * x + y * y).sqrt()
-                },
-            );
-            // Every lane rounded, then runs of lanes holding a rare one patched: both passes
-            // vectorise (a branch per element in one loop did not).
-            map1(wide, out, |r: f64| r as f32);
-            let rare = |r: f64| {
-                // The 29 mantissa bits f32 drops: an f32 midpoint has exactly the top one.
-                let dropped = r.to_bits() & ((1 << 29) - 1);
-                let clear = dropped.abs_diff(MIDPOINT) > 64;
-                !(clear && r.is_finite() && r >= 2.0 * f32::MIN_POSITIVE as f64)
-            };
-            for ((out, wide), a) in out
-                .chunks_mut(PATCH)
-                .zip(wide.chunks(PATCH))
-                .zip(a.chunks(PATCH))
-            {
-                if any(wide, rare) {
-                    for ((o, &r), z) in out.iter_mut().zip(wide).zip(a) {
-                        if rare(r) {
-                            *o = flush32((z.re as f64).hypot(z.im as f64) as f32);
-                        }
-                    }
-                }
-            }
-        }
+        super::complex_abs::abs_block(a, out);
     }
     /// The op's polynomial value ([`exp_wide`], [`sin_wide`], [`cos_wide`]) on a block,
     /// vectorised, then each element settled by [`settled`] or (infinite or NaN parts, parts
@@ -832,34 +790,13 @@ mod tests {
         });
     }
 
-    /// `abs` of `complex<f32>` (a vectorised root, `hypot` near f32 rounding midpoints) gives
-    /// the interpreter's rounded `hypot` on values whose modulus is exactly a midpoint (the
-    /// Pythagorean triples with hypotenuse 2^24 + 1, scaled by powers of two) and on random
-    /// values of every magnitude.
+    /// `abs` of `complex<f32>` (the vector pass of `complex_abs`, `hypot` near f32 rounding
+    /// midpoints) gives the interpreter's rounded `hypot` through the op's body, on one
+    /// thread and on the pool: on moduli that are exactly midpoints, random values of every
+    /// magnitude and the edge values.
     #[test]
     fn complex64_abs_is_the_rounded_hypot() {
-        let c: u64 = (1 << 24) + 1;
-        let mut zs = vec![];
-        for m in 1u64..4097 {
-            let Some(n2) = c.checked_sub(m * m) else {
-                break;
-            };
-            let n = (n2 as f64).sqrt() as u64;
-            if n * n == n2 && n > 0 {
-                let (a, b) = ((m * m).abs_diff(n * n) as f32, (2 * m * n) as f32);
-                for e in [-100, -20, 0, 30, 100] {
-                    let s = 2f32.powi(e);
-                    zs.push(Complex32::new(a * s, -b * s));
-                    zs.push(Complex32::new(-b * s, a * s));
-                }
-            }
-        }
-        assert!(zs.len() >= 10, "no midpoint moduli found");
-        let mut next = crate::test_rng::xorshift(0x9e37_79b9_7f4a_7c15);
-        for _ in 0..100_000 {
-            let part = |bits: u64| f32::from_bits(bits as u32);
-            zs.push(Complex32::new(part(next()), part(next())));
-        }
+        let mut zs = crate::kernels::fusion::elementwise::complex_abs::tests::cases();
         zs.extend(
             values(DType::C64)
                 .iter()

@@ -4,6 +4,7 @@
 
 pub mod compare;
 pub mod complex;
+pub mod complex_abs;
 pub mod convert;
 mod dispatch;
 pub mod float;
