@@ -82,7 +82,59 @@ pub fn lower_native(op: &Op, ctx: &LowerCtx) -> Result<Option<Box<dyn Kernel>>> 
         CustomCall {
             call_target_name, ..
         } => systolic_ir::lapack::LapackCall::is_lapack_target(call_target_name),
-        _ => false,
+        // Complex values go to the fallback (listed one by one, so a new op is decided here).
+        Convolution(_)
+        | ReducePrecision { .. }
+        | ChloBinary(_)
+        | Composite { .. }
+        | Scatter { .. }
+        | Sort { .. }
+        | TopK { .. }
+        | ReduceWindow { .. }
+        | SelectAndScatter { .. }
+        | RngBitGenerator { .. }
+        | Rng { .. }
+        | Cholesky { .. }
+        | TriangularSolve { .. }
+        | Return(_)
+        | Call { .. }
+        | Constant(_)
+        | While
+        | If
+        | Case
+        | OptimizationBarrier
+        | Tuple
+        | GetTupleElement { .. }
+        | AfterAll
+        | CreateToken
+        | Map { .. }
+        | BatchNormInference { .. }
+        | BatchNormTraining { .. }
+        | BatchNormGrad { .. }
+        | ReplicaId
+        | PartitionId
+        | ShardingConstraint(_)
+        | ManualComputation(_)
+        | AllGather { .. }
+        | AllReduce { .. }
+        | ReduceScatter { .. }
+        | AllToAll { .. }
+        | CollectivePermute { .. }
+        | CollectiveBroadcast { .. }
+        | CollectiveReduce { .. }
+        | GetDimensionSize { .. }
+        | Send { .. }
+        | Recv { .. }
+        | Infeed { .. }
+        | Outfeed { .. }
+        | Check(_)
+        | RunParallel { .. }
+        | InterpreterProbe { .. }
+        | InterpreterPrint
+        | RaggedDot { .. }
+        | Scan { .. }
+        | UniformQuantize
+        | UniformDequantize => false,
     };
     if !complex_native && touches_complex(op, ctx)
         || touches_narrow_float(op, ctx)
