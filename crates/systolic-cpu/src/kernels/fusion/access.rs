@@ -169,25 +169,27 @@ fn gather<S: Copy, T: Copy>(
 
 /// Output rows a transposed load reads together: 8 neighbouring source elements per column
 /// (32 bytes of f32), each source cache line read once for 8 rows instead of once per row.
-const TRANSPOSED_ROWS: usize = 8;
+const TRANSPOSED_ROWS: usize = super::panels::PANEL_ROWS;
 
-/// The row length of a rank-2 loop whose operand is read transposed: its outer stride is 1
-/// and its inner one larger (neighbouring output rows read neighbouring source elements, one
-/// output row a source column), as in `x + xᵀ`.
-fn transposed_rank2(dims: &[usize], access: &Access) -> Option<usize> {
+/// The rows and row length of a rank-2 loop whose operand is read transposed: its outer stride
+/// is 1 and its inner one larger (neighbouring output rows read neighbouring source elements,
+/// one output row a source column), as in `x + xᵀ`.
+fn transposed_rank2(dims: &[usize], access: &Access) -> Option<(usize, usize)> {
     match (dims, access.strides.as_slice()) {
-        ([_, cols], [1, step]) if *step > 1 && *cols > 0 => Some(*cols),
+        ([rows, cols], [1, step]) if *step > 1 && *cols > 0 => Some((*rows, *cols)),
         _ => None,
     }
 }
 
-/// Loads the block `[start, start + n)` of a rank-2 loop with rows of `cols`, reading
+/// Loads the block `[start, start + n)` of a rank-2 loop of `rows` × `cols`, reading
 /// `src[offset + row + col·step]` (see [`transposed_rank2`]): groups of
-/// [`TRANSPOSED_ROWS`] whole rows column by column, the rest row by row. Element by element
-/// along rows, each load touched another cache line: 1.6 ns per element for the two
-/// `(a + aᵀ)/2` fusions of a 512² eigh on an AMD EPYC Zen 4.
-fn load_transposed<T: Copy>(
-    cols: usize,
+/// [`TRANSPOSED_ROWS`] whole rows column by column; the rest row by row, from the thread's
+/// panel of its group of rows inside a [`super::panels::scope`] (rows longer than an eighth
+/// of a block), else element by element. Element by element along rows, each load touched
+/// another cache line: 1.6 ns per element for the two `(a + aᵀ)/2` fusions of a 512² eigh on
+/// an AMD EPYC Zen 4.
+fn load_transposed<T: Copy + 'static>(
+    (rows, cols): (usize, usize),
     offset: usize,
     step: usize,
     src: &[T],
@@ -209,9 +211,19 @@ fn load_transposed<T: Copy>(
             pos += TRANSPOSED_ROWS * cols;
         } else {
             let len = (cols - col).min(end - pos);
-            let first = offset + row + col * step;
-            for (k, d) in dst[at..at + len].iter_mut().enumerate() {
-                *d = src[first + k * step];
+            let out = &mut dst[at..at + len];
+            let key = super::panels::key_of(src, (offset, step), (rows, cols), row);
+            let from_panel = key.rows > 1
+                && super::panels::with_panel(src, key, |panel| {
+                    let first = (row - key.first_row) * cols + col;
+                    out.copy_from_slice(&panel[first..first + len]);
+                })
+                .is_some();
+            if !from_panel {
+                let first = offset + row + col * step;
+                for (k, d) in out.iter_mut().enumerate() {
+                    *d = src[first + k * step];
+                }
             }
             pos += len;
         }
@@ -244,7 +256,7 @@ pub fn load(
     macro_rules! same {
         ($s:expr, $d:expr) => {
             match transposed {
-                Some(cols) => load_transposed(cols, access.offset, step, $s, start, &mut $d[..n]),
+                Some(shape) => load_transposed(shape, access.offset, step, $s, start, &mut $d[..n]),
                 None => for_each_run(dims, access, start, n, |base, at, len| {
                     if step == 1 {
                         $d[at..at + len].copy_from_slice(&$s[base..base + len]);
@@ -629,8 +641,8 @@ mod tests {
 
     /// The transposed load equals the element-by-element gather for every block of loops
     /// of several shapes (rows a multiple of the group and not, one row, one column, a
-    /// source with an offset and a row stride wider than the loop), and is taken only for
-    /// rank-2 loops read with outer stride 1.
+    /// source with an offset and a row stride wider than the loop), with and without panels,
+    /// and is taken only for rank-2 loops read with outer stride 1.
     #[test]
     fn transposed_loads_equal_gathers() {
         for (rows, cols, step, offset) in
@@ -647,16 +659,20 @@ mod tests {
                 offset,
                 strides: vec![1, step],
             };
-            assert_eq!(transposed_rank2(&dims, &access), Some(cols));
-            for start in 0..total {
-                for n in [1, 2, cols, 8 * cols, 8 * cols + 3, total - start] {
-                    let n = n.min(total - start);
-                    let mut got = vec![i32::MIN; n];
-                    load_transposed(cols, offset, step, &src, start, &mut got);
-                    let want: Vec<i32> = (start..start + n)
-                        .map(|p| src[offset + p / cols + (p % cols) * step])
-                        .collect();
-                    assert_eq!(got, want, "{rows}x{cols} step {step}: [{start}, +{n})");
+            assert_eq!(transposed_rank2(&dims, &access), Some((rows, cols)));
+            // Outside a scope (direct gathers) and inside one (panels kept between loads).
+            for scoped in [false, true] {
+                let _scope = scoped.then(crate::kernels::fusion::panels::scope);
+                for start in 0..total {
+                    for n in [1, 2, cols, 8 * cols, 8 * cols + 3, total - start] {
+                        let n = n.min(total - start);
+                        let mut got = vec![i32::MIN; n];
+                        load_transposed((rows, cols), offset, step, &src, start, &mut got);
+                        let want: Vec<i32> = (start..start + n)
+                            .map(|p| src[offset + p / cols + (p % cols) * step])
+                            .collect();
+                        assert_eq!(got, want, "{rows}x{cols} step {step}: [{start}, +{n})");
+                    }
                 }
             }
         }

@@ -279,6 +279,8 @@ fn run_range(stage: &Stage, env: &Env, start: usize, end: usize) {
     // pay for zeroing 512-lane registers on every call.
     let width = BLOCK.min(end - start);
     let mut regs = spare::take(&stage.regs, width);
+    // Consecutive blocks may share a transposed operand's panel (see `panels`).
+    let _panels = super::panels::scope();
     for instr in &stage.prologue {
         step(stage, env, instr, &mut regs, 0, width);
     }

@@ -9,6 +9,7 @@ pub(crate) mod access;
 pub mod exec;
 pub mod in_place;
 pub mod kernel;
+pub(crate) mod panels;
 pub mod plan;
 pub mod program;
 pub mod reduce;
