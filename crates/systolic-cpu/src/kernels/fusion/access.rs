@@ -645,9 +645,13 @@ mod tests {
     /// and is taken only for rank-2 loops read with outer stride 1.
     #[test]
     fn transposed_loads_equal_gathers() {
-        for (rows, cols, step, offset) in
-            [(16, 5, 16, 0), (19, 7, 21, 3), (1, 9, 4, 0), (12, 1, 12, 2)]
-        {
+        for (rows, cols, step, offset) in [
+            (16, 5, 16, 0),
+            (19, 7, 21, 3),
+            (1, 9, 4, 0),
+            (12, 1, 12, 2),
+            (20, 70, 23, 1),
+        ] {
             let src: Vec<i32> = (0..offset + rows + cols * step)
                 .map(|i| i as i32 * 7 - 5)
                 .collect();

@@ -15,6 +15,7 @@
 //! run never sees an earlier run's data at a reused address. Outside a scope, loads gather
 //! directly.
 
+use crate::kernels::shape::tile8;
 use std::any::{Any, TypeId};
 use std::cell::RefCell;
 use std::marker::PhantomData;
@@ -125,12 +126,34 @@ pub fn with_panel<T: Copy + 'static, R>(
 }
 
 /// Fills `panel` with `key`'s rows: column by column, each column's `key.rows` source
-/// elements read together.
+/// elements read together; a full panel of 4-byte elements by 8 × 8 register transposes
+/// (`tile8`) where the CPU has AVX, the columns past the last whole 8 one by one.
 fn gather<T: Copy>(source: &[T], key: &PanelKey, panel: &mut Vec<T>) {
     let (rows, cols) = (key.rows, key.cols);
     panel.clear();
     panel.resize(rows * cols, source[key.offset + key.first_row]);
-    for c in 0..cols {
+    let base = key.offset + key.first_row;
+    let mut done = 0;
+    if std::mem::size_of::<T>() == 4 && rows == 8 && tile8::available() {
+        while done + 8 <= cols {
+            // The tile's last source row, bounds-checked: the others lie before it.
+            let _ = &source[base + (done + 7) * key.step..][..8];
+            // SAFETY: AVX is available; the 8 source rows of 8 elements (`step` apart,
+            // checked above) and the 8 panel rows of 8 (`cols` apart, `done + 8 <= cols`,
+            // 8 rows in a panel of 8 · cols) are in bounds, in two different allocations; T
+            // is 4 bytes, moved as bits.
+            unsafe {
+                tile8::transpose8x8(
+                    source.as_ptr().add(base + done * key.step).cast::<u32>(),
+                    key.step as isize,
+                    panel.as_mut_ptr().add(done).cast::<u32>(),
+                    cols as isize,
+                );
+            }
+            done += 8;
+        }
+    }
+    for c in done..cols {
         let column = &source[key.offset + key.first_row + c * key.step..][..rows];
         for (j, &x) in column.iter().enumerate() {
             panel[j * cols + c] = x;
