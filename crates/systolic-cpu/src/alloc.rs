@@ -84,33 +84,23 @@ fn maps_fresh(layout: Layout) -> bool {
 
 #[cfg(target_os = "linux")]
 mod mapping {
-    extern "C" {
-        fn mmap(addr: *mut u8, len: usize, prot: i32, flags: i32, fd: i32, off: i64) -> *mut u8;
-        fn munmap(addr: *mut u8, len: usize) -> i32;
-    }
-    const PROT_READ: i32 = 1;
-    const PROT_WRITE: i32 = 2;
-    const MAP_PRIVATE: i32 = 2;
-    const MAP_ANONYMOUS: i32 = 0x20;
-    const MAP_FAILED: *mut u8 = !0usize as *mut u8;
-
     /// A fresh private anonymous mapping of `len` bytes (zero pages), or null.
     pub fn map(len: usize) -> *mut u8 {
         // SAFETY: a new anonymous mapping; no existing memory is touched.
         let p = unsafe {
-            mmap(
+            libc::mmap(
                 std::ptr::null_mut(),
                 len,
-                PROT_READ | PROT_WRITE,
-                MAP_PRIVATE | MAP_ANONYMOUS,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
                 -1,
                 0,
             )
         };
-        if p == MAP_FAILED {
+        if p == libc::MAP_FAILED {
             std::ptr::null_mut()
         } else {
-            p
+            p.cast()
         }
     }
 
@@ -119,7 +109,7 @@ mod mapping {
     /// # Safety
     /// `p` must be a live mapping of `len` bytes from [`map`], unused afterwards.
     pub unsafe fn unmap(p: *mut u8, len: usize) {
-        munmap(p, len);
+        libc::munmap(p.cast(), len);
     }
 }
 

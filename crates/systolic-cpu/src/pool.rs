@@ -118,10 +118,6 @@ pub const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
 pub fn advise_huge_pages(s: &Storage) {
     #[cfg(target_os = "linux")]
     {
-        extern "C" {
-            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
-        }
-        const MADV_HUGEPAGE: i32 = 14;
         const HUGE: usize = 2 << 20;
         let (ptr, bytes) = crate::with_storage!(s, v => (
             v.as_ptr() as usize,
@@ -135,7 +131,7 @@ pub fn advise_huge_pages(s: &Storage) {
         if end > start {
             // SAFETY: advice only (no change to the contents); the range lies inside the
             // buffer's own allocation. A failure (THP disabled) leaves ordinary pages.
-            unsafe { madvise(start as *mut std::ffi::c_void, end - start, MADV_HUGEPAGE) };
+            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
         }
     }
     #[cfg(not(target_os = "linux"))]

@@ -130,9 +130,7 @@ impl<T> Lanes<T> {
         self.view = std::ptr::null();
         self.splat = false;
     }
-}
 
-impl<T> Lanes<T> {
     /// The address of the owned vector's lanes (for tests of register reuse).
     #[cfg(test)]
     pub fn owned_address(&self) -> usize {

@@ -99,25 +99,25 @@ pub fn exp_wide(z: Complex32) -> Complex64 {
 /// not apply.
 #[inline(always)]
 pub fn sin_wide(z: Complex32) -> Complex64 {
-    let (x, y) = (z.re as f64, z.im as f64);
-    let (s, c, usable) = wide::sin_cos(x);
-    let (sh, ch) = wide::sinh_cosh(y);
-    if usable && wide::in_trig_range(x) && y.abs() <= wide::HYPERBOLIC_MAX {
-        Complex64::new(s * ch, c * sh)
-    } else {
-        Complex64::new(f64::NAN, f64::NAN)
-    }
+    trig_wide(z, |(s, c), (sh, ch)| Complex64::new(s * ch, c * sh))
 }
 
 /// The f64 value of `cos(z)` for a `complex<f32>` as `Complex64::cos` forms it,
 /// `cos re·cosh im` and `−sin re·sinh im`; NaN parts where the polynomials do not apply.
 #[inline(always)]
 pub fn cos_wide(z: Complex32) -> Complex64 {
+    trig_wide(z, |(s, c), (sh, ch)| Complex64::new(c * ch, -s * sh))
+}
+
+/// `combine((sin re, cos re), (sinh im, cosh im))` from [`wide`]'s polynomials where they
+/// apply to `z`, NaN parts elsewhere: what [`sin_wide`] and [`cos_wide`] share.
+#[inline(always)]
+fn trig_wide(z: Complex32, combine: impl Fn((f64, f64), (f64, f64)) -> Complex64) -> Complex64 {
     let (x, y) = (z.re as f64, z.im as f64);
     let (s, c, usable) = wide::sin_cos(x);
-    let (sh, ch) = wide::sinh_cosh(y);
+    let hyperbolic = wide::sinh_cosh(y);
     if usable && wide::in_trig_range(x) && y.abs() <= wide::HYPERBOLIC_MAX {
-        Complex64::new(c * ch, -s * sh)
+        combine((s, c), hyperbolic)
     } else {
         Complex64::new(f64::NAN, f64::NAN)
     }

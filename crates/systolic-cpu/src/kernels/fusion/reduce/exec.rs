@@ -233,7 +233,7 @@ impl Driver<'_> {
         let mut row = Reg::new(lane, segments);
         for (r, parts) in partials.chunks(segments).enumerate() {
             for (s, p) in parts.iter().enumerate() {
-                set_lane(p, 0, &mut row, s);
+                copy_lanes(p, 0, &mut row, s, 1);
             }
             fold(&row, 0, segments, &mut acc, r);
         }
@@ -259,7 +259,7 @@ impl Driver<'_> {
             let n = BLOCK.min(end - r);
             self.produce(regs, row * reduced + r, n, |_, x| {
                 if r == start {
-                    set_lane(x, 0, &mut acc, 0);
+                    copy_lanes(x, 0, &mut acc, 0, 1);
                     fold(x, 1, n - 1, &mut acc, 0)
                 } else {
                     fold(x, 0, n, &mut acc, 0)
@@ -817,63 +817,25 @@ fn fill(value: &Storage, dtype: systolic_ir::DType, reg: &mut Reg, n: usize) {
     load(&[], &access, Some(value), 0, n, reg);
 }
 
-/// Copies lanes `from..from + n` of `src` into the first `n` lanes of `to` (same lane type).
+/// Copies lanes `from..from + n` of `src` into lanes `at..at + n` of `to` (same lane type).
+fn copy_lanes(src: &Reg, from: usize, to: &mut Reg, at: usize, n: usize) {
+    macro_rules! lanes {
+        ($($v:ident),*) => {
+            match (src, to) {
+                $((Reg::$v(a), Reg::$v(b)) => b[at..at + n].copy_from_slice(&a[from..from + n]),)*
+                _ => panic!("fusion planner bug: copying between registers of different lanes"),
+            }
+        };
+    }
+    lanes!(Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, C64, C128)
+}
+
+/// Copies lanes `from..from + n` of `src` into the first `n` lanes of `to`.
 fn copy_at(src: &Reg, from: usize, to: &mut Reg, n: usize) {
-    let end = from + n;
-    match (src, to) {
-        (Reg::Bool(a), Reg::Bool(b)) => b[..n].copy_from_slice(&a[from..end]),
-        (Reg::I8(a), Reg::I8(b)) => b[..n].copy_from_slice(&a[from..end]),
-        (Reg::I16(a), Reg::I16(b)) => b[..n].copy_from_slice(&a[from..end]),
-        (Reg::I32(a), Reg::I32(b)) => b[..n].copy_from_slice(&a[from..end]),
-        (Reg::I64(a), Reg::I64(b)) => b[..n].copy_from_slice(&a[from..end]),
-        (Reg::U8(a), Reg::U8(b)) => b[..n].copy_from_slice(&a[from..end]),
-        (Reg::U16(a), Reg::U16(b)) => b[..n].copy_from_slice(&a[from..end]),
-        (Reg::U32(a), Reg::U32(b)) => b[..n].copy_from_slice(&a[from..end]),
-        (Reg::U64(a), Reg::U64(b)) => b[..n].copy_from_slice(&a[from..end]),
-        (Reg::F32(a), Reg::F32(b)) => b[..n].copy_from_slice(&a[from..end]),
-        (Reg::F64(a), Reg::F64(b)) => b[..n].copy_from_slice(&a[from..end]),
-        (Reg::C64(a), Reg::C64(b)) => b[..n].copy_from_slice(&a[from..end]),
-        (Reg::C128(a), Reg::C128(b)) => b[..n].copy_from_slice(&a[from..end]),
-        _ => panic!("fusion planner bug: copying between registers of different lanes"),
-    }
+    copy_lanes(src, from, to, 0, n)
 }
 
-/// Copies lane `from` of `src` into lane `slot` of `to` (same lane type).
-fn set_lane(src: &Reg, from: usize, to: &mut Reg, slot: usize) {
-    match (src, to) {
-        (Reg::Bool(a), Reg::Bool(b)) => b[slot] = a[from],
-        (Reg::I8(a), Reg::I8(b)) => b[slot] = a[from],
-        (Reg::I16(a), Reg::I16(b)) => b[slot] = a[from],
-        (Reg::I32(a), Reg::I32(b)) => b[slot] = a[from],
-        (Reg::I64(a), Reg::I64(b)) => b[slot] = a[from],
-        (Reg::U8(a), Reg::U8(b)) => b[slot] = a[from],
-        (Reg::U16(a), Reg::U16(b)) => b[slot] = a[from],
-        (Reg::U32(a), Reg::U32(b)) => b[slot] = a[from],
-        (Reg::U64(a), Reg::U64(b)) => b[slot] = a[from],
-        (Reg::F32(a), Reg::F32(b)) => b[slot] = a[from],
-        (Reg::F64(a), Reg::F64(b)) => b[slot] = a[from],
-        (Reg::C64(a), Reg::C64(b)) => b[slot] = a[from],
-        (Reg::C128(a), Reg::C128(b)) => b[slot] = a[from],
-        _ => panic!("fusion planner bug: copying between registers of different lanes"),
-    }
-}
-
-/// Copies `n` lanes between registers of the same lane.
+/// Copies the first `n` lanes between registers of the same lane.
 fn copy(from: &Reg, to: &mut Reg, n: usize) {
-    match (from, to) {
-        (Reg::Bool(a), Reg::Bool(b)) => b[..n].copy_from_slice(&a[..n]),
-        (Reg::I8(a), Reg::I8(b)) => b[..n].copy_from_slice(&a[..n]),
-        (Reg::I16(a), Reg::I16(b)) => b[..n].copy_from_slice(&a[..n]),
-        (Reg::I32(a), Reg::I32(b)) => b[..n].copy_from_slice(&a[..n]),
-        (Reg::I64(a), Reg::I64(b)) => b[..n].copy_from_slice(&a[..n]),
-        (Reg::U8(a), Reg::U8(b)) => b[..n].copy_from_slice(&a[..n]),
-        (Reg::U16(a), Reg::U16(b)) => b[..n].copy_from_slice(&a[..n]),
-        (Reg::U32(a), Reg::U32(b)) => b[..n].copy_from_slice(&a[..n]),
-        (Reg::U64(a), Reg::U64(b)) => b[..n].copy_from_slice(&a[..n]),
-        (Reg::F32(a), Reg::F32(b)) => b[..n].copy_from_slice(&a[..n]),
-        (Reg::F64(a), Reg::F64(b)) => b[..n].copy_from_slice(&a[..n]),
-        (Reg::C64(a), Reg::C64(b)) => b[..n].copy_from_slice(&a[..n]),
-        (Reg::C128(a), Reg::C128(b)) => b[..n].copy_from_slice(&a[..n]),
-        _ => panic!("fusion planner bug: copying between registers of different lanes"),
-    }
+    copy_lanes(from, 0, to, 0, n)
 }
