@@ -611,7 +611,7 @@ def cpu_info():
     except OSError:
         pass
     wanted = [("amx_tile", "AMX"), ("avx512f", "AVX-512"), ("avx512_bf16", "AVX512-BF16"),
-              ("avx512_vnni", "AVX512-VNNI"), ("avx512_fp16", "AVX512-FP16"), ("avx2", "AVX2")]
+              ("avx512_vnni", "AVX512-VNNI"), ("avx512_fp16", "AVX512-FP16"), ("avx2", "AVX2"), ("fma", "FMA")]
     shown = [name for flag, name in wanted if flag in flags]
     if "amx_tile" not in flags:
         shown.append("no AMX")
@@ -619,10 +619,14 @@ def cpu_info():
 
 
 def cpu_key():
-    """The README block this CPU's table goes in: one per CPU model and AMX or not."""
+    """The README block this CPU's table goes in: one per CPU model and widest kernel set
+    (AMX, else AVX-512, else AVX2, else portable). The model name alone does not tell kinds
+    apart: a Zen 3 and a Zen 4 EPYC both call themselves "AMD EPYC"."""
     model, shown = cpu_info()
     slug = "-".join("".join(c if c.isalnum() else " " for c in model.lower()).split())
-    return slug + ("-amx" if "AMX" in shown else "")
+    widest = next((tag for name, tag in [("AMX", "amx"), ("AVX-512", "avx512"), ("AVX2", "avx2")]
+                   if name in shown), "portable")
+    return f"{slug}-{widest}"
 
 
 def machine():

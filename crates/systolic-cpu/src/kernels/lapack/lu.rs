@@ -73,13 +73,26 @@ pub fn getrf<T: LuReal>(
     assert_eq!(a.len(), m * n, "getrf: matrix size");
     assert_eq!(ipiv.len(), m.min(n), "getrf: pivot count");
     #[cfg(target_arch = "x86_64")]
-    if crate::kernels::math::simd::has_avx512() {
-        // SAFETY: the CPU has every feature `getrf_v4` is compiled for (checked just above).
-        unsafe { getrf_v4(a, m, n, ipiv, par) };
-        return info(a, m, n);
+    {
+        use crate::kernels::math::simd::{level, Level};
+        match level() {
+            // SAFETY: the CPU has every feature `getrf_v4` is compiled for (checked by `level`).
+            Level::V4 => unsafe { getrf_v4(a, m, n, ipiv, par) },
+            // SAFETY: as above, for `getrf_v3`.
+            Level::V3 => unsafe { getrf_v3(a, m, n, ipiv, par) },
+            Level::Plain => getrf_plain(a, m, n, ipiv, par),
+        }
     }
+    #[cfg(not(target_arch = "x86_64"))]
     getrf_plain(a, m, n, ipiv, par);
     info(a, m, n)
+}
+
+/// The factorisation compiled for AVX2 (x86-64-v3), as [`getrf_v4`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,avx2,fma,bmi1,bmi2,lzcnt,popcnt,f16c")]
+unsafe fn getrf_v3<T: LuReal>(a: &mut [T], m: usize, n: usize, ipiv: &mut [i32], par: Parallelism) {
+    getrf_plain(a, m, n, ipiv, par)
 }
 
 /// The factorisation compiled for AVX-512 (x86-64-v4): the row `axpy`s become vector loops.

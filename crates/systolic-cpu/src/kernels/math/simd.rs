@@ -1,55 +1,110 @@
-//! Loops that LLVM auto-vectorises, compiled twice: for the baseline x86-64 target and for
-//! AVX-512 (x86-64-v4), picked at run time. The element functions passed in are
-//! `#[inline(always)]` closures, so each instantiation becomes one tight vector loop; with the
-//! AVX-512 copy, `mul_add` becomes a fused multiply-add instruction instead of a libm call.
-//! Both copies compute the same IEEE results (FMA is fused in both), so the choice never
+//! Loops that LLVM auto-vectorises, compiled three times: for the baseline x86-64 target, for
+//! AVX2 with FMA (x86-64-v3: a Zen 3 EPYC, Haswell to Alder Lake) and for AVX-512
+//! (x86-64-v4), the widest the CPU runs picked at run time. The element functions passed in
+//! are `#[inline(always)]` closures, so each instantiation becomes one tight vector loop; in
+//! the AVX2 and AVX-512 copies `mul_add` is a fused multiply-add instruction instead of a libm
+//! call. Every copy computes the same IEEE results (FMA is fused in all), so the choice never
 //! changes a bit of the output.
 
 use std::sync::OnceLock;
 
-/// True when this CPU runs the AVX-512 copies of the loops (checked once; capped by
-/// [`crate::isa`]).
+/// The widest copy of the loops this CPU runs (checked once; capped by [`crate::isa`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// Baseline x86-64 (SSE2), or another architecture.
+    Plain,
+    /// x86-64-v3: AVX, AVX2, FMA, BMI1/2, LZCNT, POPCNT, F16C.
+    V3,
+    /// x86-64-v4: v3 plus AVX-512 F/BW/DQ/VL.
+    V4,
+}
+
+/// The copy of the loops this process runs.
+pub fn level() -> Level {
+    static DETECTED: OnceLock<Level> = OnceLock::new();
+    *DETECTED.get_or_init(|| {
+        use crate::isa::{allows, IsaCap};
+        if allows(IsaCap::Avx512) && detect_v4() {
+            Level::V4
+        } else if allows(IsaCap::Avx2) && detect_v3() {
+            Level::V3
+        } else {
+            Level::Plain
+        }
+    })
+}
+
+/// True when this CPU runs the AVX-512 copies of the loops.
 pub fn has_avx512() -> bool {
-    static DETECTED: OnceLock<bool> = OnceLock::new();
-    *DETECTED.get_or_init(|| crate::isa::allows(crate::isa::IsaCap::Avx512) && detect_avx512())
+    level() == Level::V4
+}
+
+/// True when this CPU runs the AVX2-with-FMA copies of the loops or wider ones: fused
+/// multiply-adds are instructions.
+pub fn has_avx2_fma() -> bool {
+    level() >= Level::V3
 }
 
 #[cfg(target_arch = "x86_64")]
-fn detect_avx512() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512bw")
-        && std::arch::is_x86_feature_detected!("avx512dq")
-        && std::arch::is_x86_feature_detected!("avx512vl")
+fn detect_v3() -> bool {
+    std::arch::is_x86_feature_detected!("avx")
         && std::arch::is_x86_feature_detected!("avx2")
         && std::arch::is_x86_feature_detected!("fma")
+        && std::arch::is_x86_feature_detected!("bmi1")
         && std::arch::is_x86_feature_detected!("bmi2")
         && std::arch::is_x86_feature_detected!("lzcnt")
         && std::arch::is_x86_feature_detected!("popcnt")
+        && std::arch::is_x86_feature_detected!("f16c")
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detect_v4() -> bool {
+    detect_v3()
+        && std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+        && std::arch::is_x86_feature_detected!("avx512dq")
+        && std::arch::is_x86_feature_detected!("avx512vl")
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-fn detect_avx512() -> bool {
+fn detect_v3() -> bool {
     false
 }
 
-/// Declares a public dispatching loop `$name`, its portable body `$plain` and its AVX-512 copy.
+#[cfg(not(target_arch = "x86_64"))]
+fn detect_v4() -> bool {
+    false
+}
+
+/// Declares a public dispatching loop `$name`, its portable body `$plain` and its AVX2 and
+/// AVX-512 copies.
 macro_rules! multiversion {
-    ($(#[$doc:meta])* fn $name:ident / $plain:ident / $v4:ident
-        <$($g:ident),*> ($($arg:ident : $ty:ty),*) where $($bounds:tt)*) => {
+    ($(#[$doc:meta])* fn $name:ident / $plain:ident / $v3:ident / $v4:ident
+        <$($g:ident),*> ($($arg:ident : $ty:ty),*) $(-> $ret:ty)? where $($bounds:tt)*) => {
         $(#[$doc])*
         #[inline]
-        pub fn $name<$($g),*>($($arg: $ty),*) where $($bounds)* {
+        pub fn $name<$($g),*>($($arg: $ty),*) $(-> $ret)? where $($bounds)* {
             #[cfg(target_arch = "x86_64")]
-            if has_avx512() {
-                // SAFETY: the CPU supports every feature `$v4` is compiled for (checked above).
-                unsafe { return $v4($($arg),*) }
+            match level() {
+                // SAFETY: the CPU supports every feature `$v4` is compiled for (checked by
+                // `level`).
+                Level::V4 => unsafe { return $v4($($arg),*) },
+                // SAFETY: as above, for `$v3`.
+                Level::V3 => unsafe { return $v3($($arg),*) },
+                Level::Plain => {}
             }
             $plain($($arg),*)
         }
 
         #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx,avx2,fma,bmi1,bmi2,lzcnt,popcnt,f16c")]
+        unsafe fn $v3<$($g),*>($($arg: $ty),*) $(-> $ret)? where $($bounds)* {
+            $plain($($arg),*)
+        }
+
+        #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,bmi1,bmi2,lzcnt,popcnt")]
-        unsafe fn $v4<$($g),*>($($arg: $ty),*) where $($bounds)* {
+        unsafe fn $v4<$($g),*>($($arg: $ty),*) $(-> $ret)? where $($bounds)* {
             $plain($($arg),*)
         }
     };
@@ -57,31 +112,31 @@ macro_rules! multiversion {
 
 multiversion! {
     /// `out[i] = f(a[i])` over the common length.
-    fn map1 / map1_plain / map1_v4 <A, B, F>(a: &[A], out: &mut [B], f: F)
+    fn map1 / map1_plain / map1_v3 / map1_v4 <A, B, F>(a: &[A], out: &mut [B], f: F)
         where A: Copy, F: Fn(A) -> B
 }
 
 multiversion! {
     /// `out[i] = f(a[i], b[i])` over the common length.
-    fn map2 / map2_plain / map2_v4 <A, B, C, F>(a: &[A], b: &[B], out: &mut [C], f: F)
+    fn map2 / map2_plain / map2_v3 / map2_v4 <A, B, C, F>(a: &[A], b: &[B], out: &mut [C], f: F)
         where A: Copy, B: Copy, F: Fn(A, B) -> C
 }
 
 multiversion! {
     /// `out[i] = f(a[i], b[i], c[i])` over the common length.
-    fn map3 / map3_plain / map3_v4 <A, B, C, D, F>(a: &[A], b: &[B], c: &[C], out: &mut [D], f: F)
+    fn map3 / map3_plain / map3_v3 / map3_v4 <A, B, C, D, F>(a: &[A], b: &[B], c: &[C], out: &mut [D], f: F)
         where A: Copy, B: Copy, C: Copy, F: Fn(A, B, C) -> D
 }
 
 multiversion! {
     /// `x[i] = f(x[i])` in place.
-    fn update / update_plain / update_v4 <A, F>(x: &mut [A], f: F)
+    fn update / update_plain / update_v3 / update_v4 <A, F>(x: &mut [A], f: F)
         where A: Copy, F: Fn(A) -> A
 }
 
 multiversion! {
     /// `out[k] = start + k·step`, wrapping: an i32 iota (one-hot class indices along a row).
-    fn iota_i32 / iota_i32_plain / iota_i32_v4 <>(out: &mut [i32], start: i32, step: i32) where
+    fn iota_i32 / iota_i32_plain / iota_i32_v3 / iota_i32_v4 <>(out: &mut [i32], start: i32, step: i32) where
 }
 
 #[inline(always)]
@@ -128,24 +183,14 @@ fn update_plain<A: Copy, F: Fn(A) -> A>(x: &mut [A], f: F) {
     }
 }
 
-/// Folds `x` with `op` from `identity` through 64 independent partial results (four vectors of
-/// f32 lanes, enough to hide the latency of a vector add) combined pairwise at the end: the
-/// order of a vectorised reduction. `identity` must be an identity of `op` (`op(p, identity)`
-/// is `p`): partial results start from it, and the tail is padded with it.
-#[inline]
-pub fn fold64<T: Copy, F: Fn(T, T) -> T + Copy>(x: &[T], op: F, identity: T) -> T {
-    #[cfg(target_arch = "x86_64")]
-    if has_avx512() {
-        // SAFETY: the CPU supports every feature `fold64_v4` is compiled for (checked above).
-        return unsafe { fold64_v4(x, op, identity) };
-    }
-    fold64_plain(x, op, identity)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn fold64_v4<T: Copy, F: Fn(T, T) -> T + Copy>(x: &[T], op: F, identity: T) -> T {
-    fold64_plain(x, op, identity)
+multiversion! {
+    /// Folds `x` with `op` from `identity` through 64 independent partial results (four vectors
+    /// of f32 lanes, enough to hide the latency of a vector add) combined pairwise at the end:
+    /// the order of a vectorised reduction. `identity` must be an identity of `op`
+    /// (`op(p, identity)` is `p`): partial results start from it, and the tail is padded with
+    /// it.
+    fn fold64 / fold64_plain / fold64_v3 / fold64_v4 <T, F>(x: &[T], op: F, identity: T) -> T
+        where T: Copy, F: Fn(T, T) -> T + Copy
 }
 
 /// Elements per test in [`patch_rare`] and [`patch_rare2`].
@@ -196,22 +241,11 @@ pub fn patch_rare2<A: Copy, B: Copy, C>(
     }
 }
 
-/// True when `pred` holds for some element of `x`: every element tested (no early exit), as
-/// one OR over all of them, so it runs as vector code.
-#[inline]
-pub fn any<T: Copy, P: Fn(T) -> bool + Copy>(x: &[T], pred: P) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if has_avx512() {
-        // SAFETY: the CPU supports every feature `any_v4` is compiled for (checked above).
-        return unsafe { any_v4(x, pred) };
-    }
-    any_plain(x, pred)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn any_v4<T: Copy, P: Fn(T) -> bool + Copy>(x: &[T], pred: P) -> bool {
-    any_plain(x, pred)
+multiversion! {
+    /// True when `pred` holds for some element of `x`: every element tested (no early exit), as
+    /// one OR over all of them, so it runs as vector code.
+    fn any / any_plain / any_v3 / any_v4 <T, P>(x: &[T], pred: P) -> bool
+        where T: Copy, P: Fn(T) -> bool + Copy
 }
 
 #[inline(always)]

@@ -16,11 +16,12 @@
 //! Why not the f64 root ([`settled_wide`]): `sqrt` of 8 f64 lanes occupies a Zen 4 core for
 //! about 17 cycles, the whole f32 route for 16 lanes about 29. The f32 route is written with
 //! AVX-512 intrinsics (1.80 cycles per lane against 1.96 for the loop LLVM vectorises from
-//! [`settled`] and 2.11 for the f64 root, on 512 lanes in L1). Without AVX-512 the f64 root is
-//! the vector pass: the portable copy of the loop has no fused multiply-add instruction, and
+//! [`settled`] and 2.11 for the f64 root, on 512 lanes in L1). With AVX2 and FMA only, the
+//! vector pass is the loop LLVM vectorises from [`settled`]; on the baseline target the f64
+//! root is: the portable copy of the loop has no fused multiply-add instruction, and
 //! [`settled`] needs four per lane. Both passes give the interpreter's bits after the patch.
 
-use crate::kernels::math::simd::{any, has_avx512, map1};
+use crate::kernels::math::simd::{any, has_avx2_fma, has_avx512, map1};
 use num_complex::Complex32;
 
 /// Lanes per NaN test of the patch pass.
@@ -50,12 +51,22 @@ pub fn abs_block(a: &[Complex32], out: &mut [f32]) {
         }
         return;
     }
-    map1(
-        a,
-        out,
-        #[inline(always)]
-        |z: Complex32| settled_wide(z),
-    );
+    if has_avx2_fma() {
+        // The loop LLVM vectorises from `settled`, 8 lanes wide with its fused multiply-adds.
+        map1(
+            a,
+            out,
+            #[inline(always)]
+            |z: Complex32| settled(z),
+        );
+    } else {
+        map1(
+            a,
+            out,
+            #[inline(always)]
+            |z: Complex32| settled_wide(z),
+        );
+    }
     patch(a, out);
 }
 
