@@ -6,7 +6,7 @@
 //! machine (`chrt -f 50` steadies it). Prints, for one core:
 //! - the clock, from a chain of dependent 64-bit multiplies (3 cycles each);
 //! - f32 FMA: 12 independent `vfmadd231ps zmm` chains (two FMA units × 16 lanes × 2 flops a
-//!   cycle at best), with no loads;
+//!   cycle at best), with no loads; on a CPU without AVX-512, the same on ymm registers;
 //! - bf16 `vdpbf16ps` and int8 `vpdpbusd` (AVX-512), 12 independent chains each, no loads:
 //!   the peaks of the packed bf16 and int8 kernels where AMX is absent;
 //! - AMX bf16: `tdpbf16ps` into four accumulator tiles, first with no loads, then with the
@@ -89,6 +89,41 @@ mod x86 {
                 }
             }
         };
+    }
+
+    /// Runs `iterations` × 12 independent 8-lane f32 FMAs on ymm registers: the peak of a
+    /// CPU with AVX2 and FMA but no AVX-512 (a Zen 3 EPYC: two 256-bit FMA units).
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn fma_chains_ymm(iterations: u64) {
+        // SAFETY: register-only arithmetic on ymm registers the block declares clobbered.
+        unsafe {
+            asm!(
+                "vpxor ymm0, ymm0, ymm0", "vpxor ymm1, ymm1, ymm1",
+                "vpxor ymm2, ymm2, ymm2", "vpxor ymm3, ymm3, ymm3",
+                "vpxor ymm4, ymm4, ymm4", "vpxor ymm5, ymm5, ymm5",
+                "vpxor ymm6, ymm6, ymm6", "vpxor ymm7, ymm7, ymm7",
+                "vpxor ymm8, ymm8, ymm8", "vpxor ymm9, ymm9, ymm9",
+                "vpxor ymm10, ymm10, ymm10", "vpxor ymm11, ymm11, ymm11",
+                "vpcmpeqd ymm14, ymm14, ymm14", "vpcmpeqd ymm15, ymm15, ymm15",
+                "2:",
+                "vfmadd231ps ymm0, ymm14, ymm15", "vfmadd231ps ymm1, ymm14, ymm15",
+                "vfmadd231ps ymm2, ymm14, ymm15", "vfmadd231ps ymm3, ymm14, ymm15",
+                "vfmadd231ps ymm4, ymm14, ymm15", "vfmadd231ps ymm5, ymm14, ymm15",
+                "vfmadd231ps ymm6, ymm14, ymm15", "vfmadd231ps ymm7, ymm14, ymm15",
+                "vfmadd231ps ymm8, ymm14, ymm15", "vfmadd231ps ymm9, ymm14, ymm15",
+                "vfmadd231ps ymm10, ymm14, ymm15", "vfmadd231ps ymm11, ymm14, ymm15",
+                "dec {n}", "jnz 2b",
+                n = inout(reg) iterations => _,
+                out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _,
+                out("ymm4") _, out("ymm5") _, out("ymm6") _, out("ymm7") _,
+                out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _,
+                out("ymm14") _, out("ymm15") _,
+                options(nostack, nomem)
+            );
+        }
     }
 
     independent_chains!(
@@ -185,8 +220,19 @@ fn main() {
             "f32 FMA          {gflops:6.0} GFLOP/s per core ({:.1} flops/cycle; 64 is two FMA units)",
             gflops / ghz
         );
+    } else if std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+    {
+        let n = 50_000_000u64;
+        // SAFETY: AVX2 and FMA are present (checked above).
+        let seconds = best_of_five(|| unsafe { x86::fma_chains_ymm(n) });
+        let gflops = (n * 12 * 8 * 2) as f64 / seconds / 1e9;
+        println!(
+            "f32 FMA (ymm)    {gflops:6.0} GFLOP/s per core ({:.1} flops/cycle; 32 is two 256-bit FMA units)",
+            gflops / ghz
+        );
     } else {
-        println!("f32 FMA          (no AVX-512F)");
+        println!("f32 FMA          (neither AVX-512F nor AVX2 with FMA)");
     }
 
     if std::arch::is_x86_feature_detected!("avx512f")
