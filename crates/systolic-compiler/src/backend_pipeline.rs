@@ -12,16 +12,18 @@
 //!
 //! Then, after the standard pipeline, in order:
 //!
-//! 1. [`Layout`]: transposes folded into dot dimension numbers, bitcast transposes as
-//!    reshapes — first, so the transposes it removes are not fused into loops;
-//! 2. [`Fusion`]: loop, reduction and product kernels, multi-output siblings;
-//! 3. [`BufferAssignmentPass`]: last, so the peak memory it records
+//! 1. [`WhileInvariants`]: carried values a loop body returns unchanged (JAX's scan
+//!    constants) read as captures, so the loop does not copy them;
+//! 2. [`Layout`]: transposes folded into dot dimension numbers, bitcast transposes as
+//!    reshapes — before fusion, so the transposes it removes are not fused into loops;
+//! 3. [`Fusion`]: loop, reduction and product kernels, multi-output siblings;
+//! 4. [`BufferAssignmentPass`]: last, so the peak memory it records
 //!    (`systolic.peak_memory_bytes`) is that of the program the backend runs.
 
 use crate::pass::{PassManager, PipelineOptions};
 use crate::passes::{
     BatchNormExpander, BufferAssignmentPass, ErasePvary, Fusion, Layout, MapInliner,
-    SingleDeviceSpmd,
+    SingleDeviceSpmd, WhileInvariants,
 };
 use crate::pipeline::standard_pipeline_with_native_top_k;
 
@@ -42,7 +44,10 @@ pub fn cpu_expander_pass_names() -> Vec<&'static str> {
 
 /// Appends the CPU backend's passes to `pm`.
 pub fn add_cpu_backend_passes(pm: &mut PassManager) -> &mut PassManager {
-    pm.add(Layout).add(Fusion).add(BufferAssignmentPass)
+    pm.add(WhileInvariants)
+        .add(Layout)
+        .add(Fusion)
+        .add(BufferAssignmentPass)
 }
 
 /// The names of the CPU backend's passes, in order.

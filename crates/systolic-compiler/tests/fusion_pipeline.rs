@@ -40,7 +40,7 @@ fn fusion_kinds(m: &Module) -> Vec<FusionKind> {
 fn backend_passes_run_in_order() {
     assert_eq!(
         cpu_backend_pass_names(),
-        vec!["layout", "fusion", "buffer-assignment"]
+        vec!["while-invariants", "layout", "fusion", "buffer-assignment"]
     );
 }
 

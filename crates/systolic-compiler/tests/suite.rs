@@ -41,3 +41,4 @@ mod spmd_partitioner_uneven;
 mod spmd_partitioner_variadic;
 mod spmd_partitioner_warnings;
 mod spmd_partitioner_windows;
+mod while_invariants;

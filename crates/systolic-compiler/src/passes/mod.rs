@@ -31,6 +31,7 @@ pub mod simplify;
 pub mod single_device_spmd;
 pub mod spmd_partitioner;
 pub mod to_devices;
+pub mod while_invariants;
 
 pub use batch_norm_expander::BatchNormExpander;
 pub use buffer_assignment::BufferAssignmentPass;
@@ -50,3 +51,4 @@ pub use simplify::Simplify;
 pub use single_device_spmd::SingleDeviceSpmd;
 pub use spmd_partitioner::partition;
 pub use to_devices::per_device_program;
+pub use while_invariants::WhileInvariants;
