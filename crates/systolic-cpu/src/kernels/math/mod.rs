@@ -1,5 +1,5 @@
 //! Vectorised math for the CPU kernels: f32 approximations of the transcendental functions
-//! that auto-vectorise (AVX-512 when the CPU has it, see [`simd`]).
+//! that auto-vectorise (AVX2 or AVX-512 when the CPU has them, see [`simd`]).
 //!
 //! Every f32 function but exp and tanh is evaluated in f64 with polynomials accurate to
 //! ~1e-12, so the final rounding to f32 dominates: the result is within 1 ulp of the correctly
