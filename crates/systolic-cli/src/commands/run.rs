@@ -273,11 +273,7 @@ fn print_profile(profile: &systolic_runtime::Profile) {
 fn keep_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
-        extern "C" {
-            fn mallopt(param: i32, value: i32) -> i32;
-        }
-        const M_TRIM_THRESHOLD: i32 = -1;
-        const M_MMAP_MAX: i32 = -4;
+        use libc::{mallopt, M_MMAP_MAX, M_TRIM_THRESHOLD};
         // SAFETY: mallopt only changes glibc's allocation policy; it is called before this
         // command allocates anything large and while no other thread allocates.
         unsafe {
