@@ -41,6 +41,13 @@ fn the_cap_is_honoured() {
         IsaCap::Avx2 => {
             assert!(!simd::has_avx512() && !amx::available());
             assert_eq!(Bf16Kernel::detect(), Bf16Kernel::Scalar);
+            // The AVX2 copies of the loops run wherever the CPU has them.
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+            {
+                assert_eq!(simd::level(), simd::Level::V3);
+            }
         }
         IsaCap::Avx512 => assert!(!amx::available()),
         IsaCap::Native => {}
