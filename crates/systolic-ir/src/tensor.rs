@@ -68,6 +68,17 @@ impl Data {
         }
     }
 
+    /// `n` copies of `value`, stored as its kind (not yet converted to any dtype).
+    pub fn repeated(value: Scalar, n: usize) -> Data {
+        match value {
+            Scalar::Bool(b) => Data::Bool(vec![b; n]),
+            Scalar::Int(i) => Data::Int(vec![i; n]),
+            Scalar::UInt(u) => Data::UInt(vec![u; n]),
+            Scalar::Float(x) => Data::Float(vec![x; n]),
+            Scalar::Complex(z) => Data::Complex(vec![z; n]),
+        }
+    }
+
     /// `n` zeros of the given kind.
     pub fn zeros(kind: DTypeKind, n: usize) -> Data {
         match kind {
@@ -215,22 +226,8 @@ impl Tensor {
     /// The value is converted once and then repeated: a `dense<0.0> : tensor<1024x1024xf32>`
     /// constant spent 9 ms of parsing rounding each of its million copies.
     pub fn splat(ty: TensorType, value: Scalar) -> Result<Tensor, TensorError> {
-        let one = |data| Tensor::new(TensorType::new(vec![], ty.dtype), data);
-        let n = ty.num_elements();
-        let data = match value {
-            Scalar::Bool(b) => one(Data::Bool(vec![b]))?.data,
-            Scalar::Int(i) => one(Data::Int(vec![i]))?.data,
-            Scalar::UInt(u) => one(Data::UInt(vec![u]))?.data,
-            Scalar::Float(x) => one(Data::Float(vec![x]))?.data,
-            Scalar::Complex(z) => one(Data::Complex(vec![z]))?.data,
-        };
-        let data = match data {
-            Data::Bool(v) => Data::Bool(vec![v[0]; n]),
-            Data::Int(v) => Data::Int(vec![v[0]; n]),
-            Data::UInt(v) => Data::UInt(vec![v[0]; n]),
-            Data::Float(v) => Data::Float(vec![v[0]; n]),
-            Data::Complex(v) => Data::Complex(vec![v[0]; n]),
-        };
+        let one = Tensor::new(TensorType::new(vec![], ty.dtype), Data::repeated(value, 1))?;
+        let data = Data::repeated(one.get(0), ty.num_elements());
         Ok(Tensor { ty, data })
     }
 
@@ -587,14 +584,7 @@ mod tests {
         for (dtype, value) in cases {
             for shape in [vec![], vec![0], vec![2, 3]] {
                 let ty = TensorType::new(shape, dtype);
-                let n = ty.num_elements();
-                let repeated = match value {
-                    Scalar::Bool(b) => Data::Bool(vec![b; n]),
-                    Scalar::Int(i) => Data::Int(vec![i; n]),
-                    Scalar::UInt(u) => Data::UInt(vec![u; n]),
-                    Scalar::Float(x) => Data::Float(vec![x; n]),
-                    Scalar::Complex(z) => Data::Complex(vec![z; n]),
-                };
+                let repeated = Data::repeated(value, ty.num_elements());
                 let splat = Tensor::splat(ty.clone(), value).unwrap();
                 assert_eq!(
                     splat,

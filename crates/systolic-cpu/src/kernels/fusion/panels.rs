@@ -154,7 +154,7 @@ fn gather<T: Copy>(source: &[T], key: &PanelKey, panel: &mut Vec<T>) {
         }
     }
     for c in done..cols {
-        let column = &source[key.offset + key.first_row + c * key.step..][..rows];
+        let column = &source[base + c * key.step..][..rows];
         for (j, &x) in column.iter().enumerate() {
             panel[j * cols + c] = x;
         }
