@@ -14,25 +14,50 @@ use half::{bf16, f16};
 use rayon::prelude::*;
 use systolic_ir::{numerics, DType};
 
-/// An operand's elements as f32 (integers and wider floats rounded to nearest).
+/// An operand's elements as f32 (integers and wider floats rounded to nearest), in a vector
+/// from the buffer pool: hand it back with [`crate::pool::recycle`] once the product is done.
+/// A bf16 language model's products convert operands of up to 32 MiB per step on CPUs without
+/// AVX512-BF16; fresh vectors for them were zero-filled and faulted in on every step. Large
+/// operands convert in parallel chunks.
 pub fn to_f32(s: &Storage) -> Vec<f32> {
+    let mut out = match crate::pool::take(DType::F32, s.len()) {
+        Storage::F32(v) => v,
+        _ => vec![0.0; s.len()],
+    };
+    if s.len() >= 2 * CONVERT_CHUNK {
+        out.par_chunks_mut(CONVERT_CHUNK)
+            .enumerate()
+            .for_each(|(c, chunk)| convert_f32(s, c * CONVERT_CHUNK, chunk));
+    } else {
+        convert_f32(s, 0, &mut out);
+    }
+    out
+}
+
+/// `out[i]` = element `start + i` of `s` as f32 (see [`to_f32`]).
+fn convert_f32(s: &Storage, start: usize, out: &mut [f32]) {
+    fn each<T: Copy>(v: &[T], start: usize, out: &mut [f32], f: impl Fn(T) -> f32) {
+        for (o, &x) in out.iter_mut().zip(&v[start..]) {
+            *o = f(x);
+        }
+    }
     match s {
-        Storage::Bool(v) => v.iter().map(|&x| x as u8 as f32).collect(),
-        Storage::I8(v) => v.iter().map(|&x| x as f32).collect(),
-        Storage::I16(v) => v.iter().map(|&x| x as f32).collect(),
-        Storage::I32(v) => v.iter().map(|&x| x as f32).collect(),
-        Storage::I64(v) => v.iter().map(|&x| x as f32).collect(),
-        Storage::U8(v) => v.iter().map(|&x| x as f32).collect(),
-        Storage::U16(v) => v.iter().map(|&x| x as f32).collect(),
-        Storage::U32(v) => v.iter().map(|&x| x as f32).collect(),
-        Storage::U64(v) => v.iter().map(|&x| x as f32).collect(),
-        Storage::F16(v) => v.iter().map(|x| x.to_f32()).collect(),
-        Storage::BF16(v) => v.iter().map(|x| x.to_f32()).collect(),
-        Storage::F32(v) => v.clone(),
-        Storage::F64(v) => v.iter().map(|&x| x as f32).collect(),
+        Storage::Bool(v) => each(v, start, out, |x| x as u8 as f32),
+        Storage::I8(v) => each(v, start, out, |x| x as f32),
+        Storage::I16(v) => each(v, start, out, |x| x as f32),
+        Storage::I32(v) => each(v, start, out, |x| x as f32),
+        Storage::I64(v) => each(v, start, out, |x| x as f32),
+        Storage::U8(v) => each(v, start, out, |x| x as f32),
+        Storage::U16(v) => each(v, start, out, |x| x as f32),
+        Storage::U32(v) => each(v, start, out, |x| x as f32),
+        Storage::U64(v) => each(v, start, out, |x| x as f32),
+        Storage::F16(v) => each(v, start, out, |x| x.to_f32()),
+        Storage::BF16(v) => each(v, start, out, |x| x.to_f32()),
+        Storage::F32(v) => each(v, start, out, |x| x),
+        Storage::F64(v) => each(v, start, out, |x| x as f32),
         // As `convert` does: the real part (complex products run on the fallback).
-        Storage::C64(v) => v.iter().map(|z| z.re).collect(),
-        Storage::C128(v) => v.iter().map(|z| z.re as f32).collect(),
+        Storage::C64(v) => each(v, start, out, |z| z.re),
+        Storage::C128(v) => each(v, start, out, |z| z.re as f32),
     }
 }
 

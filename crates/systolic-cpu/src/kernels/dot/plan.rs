@@ -298,10 +298,22 @@ impl DotPlan {
             }
             DotRoute::ViaF32 => {
                 let (l, r) = (convert::to_f32(ls), convert::to_f32(rs));
-                let (l, lv, r, rv) = self.operands(&l, &r);
-                let mut acc = vec![0f32; self.out_ty.num_elements()];
-                gemm_batched(shape, &l, lv, &r, rv, &mut acc, 1.0);
-                if !convert::write_f32(out, &acc) {
+                let (lo, lv, ro, rv) = self.operands(&l, &r);
+                // f32 results straight into `out`; others through a kept f32 scratch.
+                let written = match out {
+                    Storage::F32(o) => {
+                        gemm_batched(shape, &lo, lv, &ro, rv, o, 1.0);
+                        true
+                    }
+                    other => convert::with_f32_scratch(other.len(), |acc| {
+                        gemm_batched(shape, &lo, lv, &ro, rv, acc, 1.0);
+                        convert::write_f32(other, acc)
+                    }),
+                };
+                drop((lo, ro));
+                crate::pool::recycle(Storage::F32(l));
+                crate::pool::recycle(Storage::F32(r));
+                if !written {
                     return Err(mismatch());
                 }
             }
