@@ -98,6 +98,53 @@ pub fn take(dtype: DType, n: usize) -> Storage {
         .unwrap_or_else(|| fresh(dtype, n))
 }
 
+/// Element types with a storage variant of their own: the typed scratch vectors kernels keep
+/// (packing panels, converted operands, FFT work arrays) come from and go back to the pool
+/// through [`take_vec`] and [`recycle_vec`] without matching on [`Storage`] at every site.
+pub trait PoolElement: Copy + Default + Sized {
+    /// The dtype whose storage variant holds `Vec<Self>`.
+    const DTYPE: DType;
+    /// The vector as storage.
+    fn wrap(v: Vec<Self>) -> Storage;
+    /// The vector inside `s`, when `s` is this type's variant.
+    fn unwrap(s: Storage) -> Option<Vec<Self>>;
+}
+
+macro_rules! pool_element {
+    ($($t:ty => $variant:ident),* $(,)?) => {$(
+        impl PoolElement for $t {
+            const DTYPE: DType = DType::$variant;
+            fn wrap(v: Vec<Self>) -> Storage {
+                Storage::$variant(v)
+            }
+            fn unwrap(s: Storage) -> Option<Vec<Self>> {
+                match s {
+                    Storage::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+        }
+    )*};
+}
+
+pool_element!(
+    f32 => F32,
+    f64 => F64,
+    u32 => U32,
+    num_complex::Complex32 => C64,
+    num_complex::Complex64 => C128,
+);
+
+/// [`take`] for a typed vector: `n` elements whose contents do not matter.
+pub fn take_vec<T: PoolElement>(n: usize) -> Vec<T> {
+    T::unwrap(take(T::DTYPE, n)).unwrap_or_else(|| vec![T::default(); n])
+}
+
+/// [`recycle`] for a typed vector.
+pub fn recycle_vec<T: PoolElement>(v: Vec<T>) {
+    recycle(T::wrap(v));
+}
+
 /// New zeroed storage, huge pages asked for when large: its pages are not touched yet (large
 /// blocks are fresh mappings, see [`crate::alloc::fresh_pages`]), so the threads of the kernel
 /// that writes it first fault them in, zeroed by the system.
@@ -210,6 +257,27 @@ mod tests {
         assert!(matches!(zeros(DType::I32, n), Storage::I32(_)));
         assert_eq!(pooled(DType::F32, n), 1);
         assert!(matches!(take(DType::F32, n), Storage::F32(v) if v[0] == 2.0));
+    }
+
+    #[test]
+    fn typed_vectors_go_through_their_own_variant() {
+        // Lengths of their own, as above.
+        let n = MIN_BYTES / 4 + 23;
+        let v = vec![7u32; n];
+        let ptr = v.as_ptr();
+        recycle_vec(v);
+        assert_eq!(pooled(DType::U32, n), 1);
+        // Not served as another element type of the same length…
+        let other: Vec<f32> = take_vec(n);
+        assert_eq!((other.len(), pooled(DType::U32, n)), (n, 1));
+        // …and served as itself, stale contents and all.
+        let back: Vec<u32> = take_vec(n);
+        assert_eq!((back.as_ptr(), back[0], back.len()), (ptr, 7, n));
+        assert_eq!(pooled(DType::U32, n), 0);
+        let m = MIN_BYTES / 8 + 5;
+        recycle_vec(vec![num_complex::Complex32::new(1.0, 2.0); m]);
+        assert_eq!(pooled(DType::C64, m), 1);
+        assert_eq!(take_vec::<num_complex::Complex32>(m)[0].im, 2.0);
     }
 
     #[test]

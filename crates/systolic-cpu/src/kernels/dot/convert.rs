@@ -15,15 +15,13 @@ use rayon::prelude::*;
 use systolic_ir::{numerics, DType};
 
 /// An operand's elements as f32 (integers and wider floats rounded to nearest), in a vector
-/// from the buffer pool: hand it back with [`crate::pool::recycle`] once the product is done.
+/// from the buffer pool: hand it back with [`crate::pool::recycle_vec`] once the product is
+/// done.
 /// A bf16 language model's products convert operands of up to 32 MiB per step on CPUs without
 /// AVX512-BF16; fresh vectors for them were zero-filled and faulted in on every step. Large
 /// operands convert in parallel chunks.
 pub fn to_f32(s: &Storage) -> Vec<f32> {
-    let mut out = match crate::pool::take(DType::F32, s.len()) {
-        Storage::F32(v) => v,
-        _ => vec![0.0; s.len()],
-    };
+    let mut out = crate::pool::take_vec::<f32>(s.len());
     if s.len() >= 2 * CONVERT_CHUNK {
         out.par_chunks_mut(CONVERT_CHUNK)
             .enumerate()

@@ -311,8 +311,8 @@ impl DotPlan {
                     }),
                 };
                 drop((lo, ro));
-                crate::pool::recycle(Storage::F32(l));
-                crate::pool::recycle(Storage::F32(r));
+                crate::pool::recycle_vec(l);
+                crate::pool::recycle_vec(r);
                 if !written {
                     return Err(mismatch());
                 }

@@ -160,29 +160,23 @@ trait Precision: FftNum {
 }
 
 macro_rules! precision {
-    ($t:ty, $complex:ident, $real:ident) => {
+    ($t:ty) => {
         impl Precision for $t {
             fn take_complex(n: usize) -> Vec<Complex<$t>> {
-                match crate::pool::take(DType::$complex, n) {
-                    Storage::$complex(v) => v,
-                    _ => vec![Complex::new(0.0, 0.0); n],
-                }
+                crate::pool::take_vec(n)
             }
             fn take_real(n: usize) -> Vec<$t> {
-                match crate::pool::take(DType::$real, n) {
-                    Storage::$real(v) => v,
-                    _ => vec![0.0; n],
-                }
+                crate::pool::take_vec(n)
             }
             fn recycle_complex(v: Vec<Complex<$t>>) {
-                crate::pool::recycle(Storage::$complex(v));
+                crate::pool::recycle_vec(v);
             }
         }
     };
 }
 
-precision!(f32, C64, F32);
-precision!(f64, C128, F64);
+precision!(f32);
+precision!(f64);
 
 /// The plans in the kernel's precision.
 enum Plans {

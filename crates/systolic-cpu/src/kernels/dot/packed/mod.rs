@@ -21,9 +21,7 @@ mod pairs;
 
 use super::float::BatchedShape;
 use super::layout::MatView;
-use crate::buffer::Storage;
 use rayon::prelude::*;
-use systolic_ir::DType;
 
 /// How a product is cut: K words per block and row panels per parallel chunk.
 ///
@@ -350,11 +348,8 @@ impl Scratch {
     fn size(&mut self, a_len: usize, b_len: usize) {
         for (v, len) in [(&mut self.a, a_len), (&mut self.b, b_len)] {
             if v.len() != len {
-                crate::pool::recycle(Storage::U32(std::mem::take(v)));
-                *v = match crate::pool::take(DType::U32, len) {
-                    Storage::U32(taken) => taken,
-                    _ => vec![0; len],
-                };
+                crate::pool::recycle_vec(std::mem::take(v));
+                *v = crate::pool::take_vec(len);
             }
         }
     }
@@ -362,8 +357,8 @@ impl Scratch {
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        crate::pool::recycle(Storage::U32(std::mem::take(&mut self.a)));
-        crate::pool::recycle(Storage::U32(std::mem::take(&mut self.b)));
+        crate::pool::recycle_vec(std::mem::take(&mut self.a));
+        crate::pool::recycle_vec(std::mem::take(&mut self.b));
     }
 }
 
