@@ -17,6 +17,7 @@ use systolic_ir::{numerics, DType};
 /// An operand's elements as f32 (integers and wider floats rounded to nearest), in a vector
 /// from the buffer pool: hand it back with [`crate::pool::recycle_vec`] once the product is
 /// done.
+///
 /// A bf16 language model's products convert operands of up to 32 MiB per step on CPUs without
 /// AVX512-BF16; fresh vectors for them were zero-filled and faulted in on every step. Large
 /// operands convert in parallel chunks.
