@@ -8,7 +8,7 @@ steady-state median after warm-up), run `target/release/systolic run --backend c
 
     PY=/root/.cache/systolic-jax-venv/bin/python
     cargo build --release -p systolic-cli
-    $PY scripts/bench_vs_jax.py [--quick] [--only NAME[,NAME…]] [--markdown] [--readme README.md]
+    $PY scripts/bench_vs_jax.py [--quick] [--only NAME[,NAME…]] [--markdown] [--rounds N] [--readme README.md]
 
 Timing is the same on both sides: inputs are already on the device; a steady-state run is one
 call that waits for its outputs (`block_until_ready` in JAX), outputs are not copied back;
@@ -445,8 +445,9 @@ PROGRAMS = {
 
 
 def time_jax(f, args, repeat, warmup, trials):
-    """(compile + first run ms, median of `trials`; steady-state median ms; outputs) of JAX on
-    `args`. Each trial compiles afresh: caches cleared, a new function."""
+    """(compile + first run ms, median of `trials`; steady-state median ms; outputs; a function
+    measuring the steady-state median again) of JAX on `args`. Each trial compiles afresh:
+    caches cleared, a new function."""
     device_args = [jax.device_put(a) for a in args]
     jax.block_until_ready(device_args)
     firsts = []
@@ -457,15 +458,19 @@ def time_jax(f, args, repeat, warmup, trials):
         out = jax.block_until_ready(fresh(*device_args))
         firsts.append((time.perf_counter() - start) * 1e3)
     first = float(np.median(firsts))
-    for _ in range(warmup):
-        jax.block_until_ready(fresh(*device_args))
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        jax.block_until_ready(fresh(*device_args))
-        times.append((time.perf_counter() - start) * 1e3)
+
+    def steady():
+        for _ in range(warmup):
+            jax.block_until_ready(fresh(*device_args))
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            jax.block_until_ready(fresh(*device_args))
+            times.append((time.perf_counter() - start) * 1e3)
+        return float(np.median(times))
+
     outs = out if isinstance(out, (tuple, list)) else [out]
-    return first, float(np.median(times)), [np.asarray(o) for o in outs]
+    return first, steady(), [np.asarray(o) for o in outs], steady
 
 
 def run_systolic(module, inputs, out_dir, repeat):
@@ -509,11 +514,11 @@ def agreement(ours, theirs, f32_tol=2e-3):
     return f"ok ({worst:.0e})"
 
 
-def bench(name, repeat, warmup, trials, work):
+def bench(name, repeat, warmup, trials, rounds, work):
     f, args = PROGRAMS[name]()
     folder = work / name
     folder.mkdir()
-    jax_first, jax_steady, jax_outs = time_jax(f, args, repeat, warmup, trials)
+    jax_first, jax_steady, jax_outs, jax_again = time_jax(f, args, repeat, warmup, trials)
     text = jax.jit(f).lower(*args).as_text()
     module = folder / "module.mlir"
     module.write_text(text)
@@ -531,10 +536,18 @@ def bench(name, repeat, warmup, trials, work):
                           for t in range(1, trials)]
     our_first = float(np.median([r["compile_ms"] + r["first_run_ms"] for r in reports]))
     our_compile = float(np.median([r["compile_ms"] for r in reports]))
+    # Further rounds of steady state, JAX's then ours, so that a slow spell of a shared host
+    # hits both sides alike; the steady columns are the medians over rounds.
+    pairs = [(jax_steady, report["run_ms"]["median"])]
+    for r in range(1, rounds):
+        ours_again = run_systolic(module, inputs, folder / f"round{r}", repeat)[0]
+        pairs.append((jax_again(), ours_again["run_ms"]["median"]))
+    ratios = [ours / theirs for theirs, ours in pairs]
     return {
         "program": name,
-        "jax_steady_ms": jax_steady,
-        "ours_steady_ms": report["run_ms"]["median"],
+        "jax_steady_ms": float(np.median([theirs for theirs, _ in pairs])),
+        "ours_steady_ms": float(np.median([ours for _, ours in pairs])),
+        "steady_ratio_range": [min(ratios), max(ratios)],
         "jax_first_ms": jax_first,
         "ours_first_ms": our_first,
         "ours_compile_ms": our_compile,
@@ -568,12 +581,21 @@ def startup_ratio(r):
     return f"{startup(r['ours_first_ms'], r['ours_steady_ms']) / theirs:.3f}×"
 
 
+def steady_ratio(r):
+    """Ours over JAX's steady state, with the range over rounds when there were several."""
+    text = f"{r['ours_steady_ms'] / r['jax_steady_ms']:.2f}×"
+    low, high = r.get("steady_ratio_range", [None, None])
+    if low is not None and high - low > 1e-9:
+        text += f" ({low:.2f}–{high:.2f})"
+    return text
+
+
 def cells(r):
     return [
         r["program"],
         f"{r['jax_steady_ms']:.2f}",
         f"{r['ours_steady_ms']:.2f}",
-        f"{r['ours_steady_ms'] / r['jax_steady_ms']:.2f}×",
+        steady_ratio(r),
         f"{r['jax_first_ms']:.1f}",
         f"{r['ours_first_ms']:.1f}",
         f"{r['ours_first_ms'] / r['jax_first_ms']:.3f}×",
@@ -636,7 +658,7 @@ def machine():
     return f"{model}, {os.cpu_count()} cores, load average {load:.1f} at the end"
 
 
-def update_readme(path, rows, repeat, warmup, trials):
+def update_readme(path, rows, repeat, warmup, trials, rounds):
     """Replaces this CPU's table in the README (between `<!-- bench-table: KEY -->` markers,
     KEY from `cpu_key`), or adds it after the last CPU's table: the README keeps one table per
     CPU kind it was measured on."""
@@ -655,7 +677,9 @@ def update_readme(path, rows, repeat, warmup, trials):
         "",
         f"Measured {when} on {machine()}; JAX {jax.__version__} on CPU; {repeat} timed runs "
         f"after {warmup} warm-up runs (ours: after the first run); compile + first run the "
-        f"median of {trials} (JAX: caches cleared before each; ours: a new process each).",
+        f"median of {trials} (JAX: caches cleared before each; ours: a new process each)"
+        + (f"; steady state the median of {rounds} alternating rounds, the ratio's range "
+           f"over them in brackets." if rounds > 1 else "."),
         "",
         *table,
         end,
@@ -685,6 +709,11 @@ def main():
                         help="export into DIR (kept: module.mlir, in*.npy per program) instead "
                              "of a temporary directory, e.g. to profile with `systolic run "
                              "DIR/NAME/module.mlir --input … --profile`")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="steady-state rounds per program, JAX's and ours alternating "
+                             "(default 1); with more, the steady columns are medians over "
+                             "rounds and the ratio shows its range: on a shared host one "
+                             "round's ratio can swing by a third")
     parser.add_argument("--trials", type=int, default=3,
                         help="compile + first run is the median of this many (JAX: caches "
                              "cleared before each; ours: a new process each; default 3): one "
@@ -692,6 +721,8 @@ def main():
     opts = parser.parse_args()
     if opts.trials < 1:
         parser.error("--trials must be at least 1")
+    if opts.rounds < 1:
+        parser.error("--rounds must be at least 1")
     names = list(PROGRAMS)
     if opts.only:
         names = [n.strip() for n in opts.only.split(",") if n.strip()]
@@ -715,7 +746,7 @@ def main():
         for name in names:
             print(f"… {name}", file=sys.stderr, flush=True)
             try:
-                rows.append(bench(name, repeat, warmup, trials, work))
+                rows.append(bench(name, repeat, warmup, trials, opts.rounds, work))
             except Exception as e:  # one failing program must not hide the others
                 print(f"{name}: FAILED: {e}", file=sys.stderr)
             for note in rows[-1]["notes"] if rows and rows[-1]["program"] == name else []:
@@ -724,7 +755,7 @@ def main():
     if opts.json:
         opts.json.write_text(json.dumps(rows, indent=1))
     if opts.readme:
-        update_readme(opts.readme, rows, repeat, warmup, trials)
+        update_readme(opts.readme, rows, repeat, warmup, trials, opts.rounds)
 
 
 if __name__ == "__main__":
