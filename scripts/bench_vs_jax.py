@@ -475,9 +475,12 @@ def time_jax(f, args, repeat, warmup, trials):
 
 def run_systolic(module, inputs, out_dir, repeat):
     """The JSON report of `systolic run --backend cpu` (no disk cache: a real compile; a new
-    process, so every buffer of the first run is fresh memory)."""
+    process, so every buffer of the first run is fresh memory); outputs written into
+    `out_dir` unless it is None."""
     cmd = [str(BINARY), "run", str(module), "--backend", "cpu", "--repeat", str(repeat),
-           "--json", "--out-dir", str(out_dir)]
+           "--json"]
+    if out_dir is not None:
+        cmd += ["--out-dir", str(out_dir)]
     for path in inputs:
         cmd += ["--input", str(path)]
     env = {k: v for k, v in os.environ.items() if k != "SYSTOLIC_CACHE_DIR"}
@@ -532,15 +535,15 @@ def bench(name, repeat, warmup, trials, rounds, work):
     ours = [np.load(out_dir / f"out{i}.npy") for i in range(len(report["outputs"]))]
     ours = [o.view(ml_dtypes.bfloat16) if o.dtype == np.dtype("V2") else o for o in ours]
     # Start-up trials beyond the first: one run each, in new processes.
-    reports = [report] + [run_systolic(module, inputs, folder / f"trial{t}", 1)[0]
-                          for t in range(1, trials)]
+    reports = [report] + [run_systolic(module, inputs, None, 1)[0]
+                          for _ in range(1, trials)]
     our_first = float(np.median([r["compile_ms"] + r["first_run_ms"] for r in reports]))
     our_compile = float(np.median([r["compile_ms"] for r in reports]))
     # Further rounds of steady state, JAX's then ours, so that a slow spell of a shared host
     # hits both sides alike; the steady columns are the medians over rounds.
     pairs = [(jax_steady, report["run_ms"]["median"])]
-    for r in range(1, rounds):
-        ours_again = run_systolic(module, inputs, folder / f"round{r}", repeat)[0]
+    for _ in range(1, rounds):
+        ours_again = run_systolic(module, inputs, None, repeat)[0]
         pairs.append((jax_again(), ours_again["run_ms"]["median"]))
     ratios = [ours / theirs for theirs, ours in pairs]
     return {
@@ -584,8 +587,8 @@ def startup_ratio(r):
 def steady_ratio(r):
     """Ours over JAX's steady state, with the range over rounds when there were several."""
     text = f"{r['ours_steady_ms'] / r['jax_steady_ms']:.2f}×"
-    low, high = r.get("steady_ratio_range", [None, None])
-    if low is not None and high - low > 1e-9:
+    low, high = r["steady_ratio_range"]
+    if high > low:
         text += f" ({low:.2f}–{high:.2f})"
     return text
 

@@ -138,6 +138,22 @@ pub fn with_f32_scratch<R>(len: usize, f: impl FnOnce(&mut [f32]) -> R) -> R {
     r
 }
 
+/// Runs `product` straight into `out` when it holds f32, else into the kept f32 scratch
+/// ([`with_f32_scratch`]) whose values are then written into `out`, rounded once
+/// ([`write_f32`]). False when `out` is not float storage.
+pub fn into_float(out: &mut Storage, product: impl FnOnce(&mut [f32])) -> bool {
+    match out {
+        Storage::F32(o) => {
+            product(o);
+            true
+        }
+        other => with_f32_scratch(other.len(), |acc| {
+            product(acc);
+            write_f32(other, acc)
+        }),
+    }
+}
+
 /// Elements per parallel task of a conversion.
 const CONVERT_CHUNK: usize = 1 << 16;
 

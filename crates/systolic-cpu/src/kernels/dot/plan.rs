@@ -249,17 +249,8 @@ impl DotPlan {
                     return Err(mismatch());
                 };
                 let (l, lv, r, rv) = self.operands(l, r);
-                match out {
-                    Storage::F32(o) => packed::run(&kernel, shape, &l, lv, &r, rv, o),
-                    other => {
-                        let written = convert::with_f32_scratch(other.len(), |acc| {
-                            packed::run(&kernel, shape, &l, lv, &r, rv, acc);
-                            convert::write_f32(other, acc)
-                        });
-                        if !written {
-                            return Err(mismatch());
-                        }
-                    }
+                if !convert::into_float(out, |o| packed::run(&kernel, shape, &l, lv, &r, rv, o)) {
+                    return Err(mismatch());
                 }
             }
             DotRoute::AmxBf16 => {
@@ -298,19 +289,10 @@ impl DotPlan {
             }
             DotRoute::ViaF32 => {
                 let (l, r) = (convert::to_f32(ls), convert::to_f32(rs));
-                let (lo, lv, ro, rv) = self.operands(&l, &r);
-                // f32 results straight into `out`; others through a kept f32 scratch.
-                let written = match out {
-                    Storage::F32(o) => {
-                        gemm_batched(shape, &lo, lv, &ro, rv, o, 1.0);
-                        true
-                    }
-                    other => convert::with_f32_scratch(other.len(), |acc| {
-                        gemm_batched(shape, &lo, lv, &ro, rv, acc, 1.0);
-                        convert::write_f32(other, acc)
-                    }),
+                let written = {
+                    let (l, lv, r, rv) = self.operands(&l, &r);
+                    convert::into_float(out, |o| gemm_batched(shape, &l, lv, &r, rv, o, 1.0))
                 };
-                drop((lo, ro));
                 crate::pool::recycle_vec(l);
                 crate::pool::recycle_vec(r);
                 if !written {

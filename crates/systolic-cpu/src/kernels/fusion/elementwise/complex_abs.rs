@@ -49,20 +49,23 @@ pub fn abs_block(a: &[Complex32], out: &mut [f32]) {
         "abs_block: operand and result lengths differ"
     );
     #[cfg(target_arch = "x86_64")]
-    if has_avx512() {
-        // SAFETY: the CPU supports every feature `settle_v4` is compiled for (checked above).
-        if unsafe { settle_v4(a, out) } {
-            patch(a, out);
+    {
+        type VectorPass = unsafe fn(&[Complex32], &mut [f32]) -> bool;
+        let pass: Option<VectorPass> = if has_avx512() {
+            Some(settle_v4)
+        } else if has_avx2_fma() {
+            Some(settle_v3)
+        } else {
+            None
+        };
+        if let Some(pass) = pass {
+            // SAFETY: the CPU supports every feature the chosen pass is compiled for (checked
+            // above).
+            if unsafe { pass(a, out) } {
+                patch(a, out);
+            }
+            return;
         }
-        return;
-    }
-    #[cfg(target_arch = "x86_64")]
-    if has_avx2_fma() {
-        // SAFETY: the CPU supports AVX2 and FMA (checked above).
-        if unsafe { settle_v3(a, out) } {
-            patch(a, out);
-        }
-        return;
     }
     map1(
         a,
