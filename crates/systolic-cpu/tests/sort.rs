@@ -88,6 +88,43 @@ fn sort_one_operand_every_dtype_direction_and_comparison_type() {
     }
 }
 
+/// Slices of at least 256 elements in a rank order (TOTALORDER floats, integers, booleans)
+/// take the radix path of the kernel: both key widths (u32 up to 32-bit types, u64 beyond),
+/// ascending and descending, contiguous and strided slices, ties that must stay in order.
+#[test]
+fn long_slices_sort_by_radix_in_every_dtype() {
+    let mut rng = Rng::new(69);
+    for dtype in DTYPES.into_iter().chain([DType::I64, DType::U8]) {
+        let ctype = if dtype.is_float() { ", TOTALORDER" } else { "" };
+        for (dir, lhs, rhs) in [("LT", "%l0", "%g0"), ("GT", "%l0", "%g0")] {
+            for (shape, dim) in [(vec![2, 300], 1), (vec![300, 3], 0), (vec![1000], 0)] {
+                let ty = TensorType::new(shape, dtype);
+                let body = plain_body(dir, lhs, rhs, dtype, ctype);
+                check(
+                    &sort_case(&mut rng, &[ty], dim, 0, &body),
+                    Tolerance::Exact,
+                    Expect::Native,
+                );
+            }
+        }
+    }
+    // JAX's argsort (canonicalised key, indices carried along) on long strided slices.
+    for dtype in [DType::F32, DType::F64, DType::BF16] {
+        for dir in ["LT", "GT"] {
+            let shape = vec![2, 257, 3];
+            let types = [
+                TensorType::new(shape.clone(), dtype),
+                TensorType::new(shape, DType::I32),
+            ];
+            check(
+                &sort_case(&mut rng, &types, 1, 0, &jax_body(dtype, dir)),
+                Tolerance::Exact,
+                Expect::Native,
+            );
+        }
+    }
+}
+
 #[test]
 fn sort_by_a_later_operand_carries_the_others() {
     let mut rng = Rng::new(62);
@@ -183,7 +220,14 @@ fn large_sorts_run_in_parallel() {
 #[test]
 fn top_k_ties_nan_and_k_range() {
     let mut rng = Rng::new(66);
-    for dtype in [DType::F32, DType::BF16, DType::I32, DType::U8, DType::F64] {
+    for dtype in [
+        DType::F32,
+        DType::BF16,
+        DType::I32,
+        DType::U8,
+        DType::F64,
+        DType::I64,
+    ] {
         for (shape, k) in [
             (vec![2, 8], 3),
             (vec![9], 9),
@@ -191,6 +235,7 @@ fn top_k_ties_nan_and_k_range() {
             (vec![4, 1], 1),
             (vec![2, 0], 0),
             (vec![3, 40], 7),
+            (vec![2, 700], 33),
         ] {
             let ty = TensorType::new(shape.clone(), dtype);
             let mut out = shape.clone();

@@ -15,7 +15,9 @@ pub trait Ordered: Elem {
     fn ieee(a: Self, b: Self) -> Option<Ordering>;
     /// Total order (floats by their total-order key; integers and booleans as `ieee`).
     fn total(a: Self, b: Self) -> Ordering;
-    /// A rank preserving the total order: `total(a, b) == rank(a).cmp(&rank(b))`.
+    /// A rank preserving the total order: `total(a, b) == rank(a).cmp(&rank(b))`. It fits in
+    /// as many bits as the type has (for bf16 and f16: 32), so types of at most 32 bits can sort
+    /// by a `u32` key.
     fn rank(self) -> u64;
     /// JAX's canonical form before a sort comparison: −0 becomes +0 and every NaN the positive
     /// quiet NaN (integers and booleans unchanged).
@@ -38,9 +40,8 @@ macro_rules! int_ordered {
             }
             #[inline(always)]
             fn rank(self) -> u64 {
-                // Signed values shifted by 2^63 keep their order as unsigned.
-                let wide = self as i128 + if <$t>::MIN as i128 == 0 { 0 } else { 1 << 63 };
-                wide as u64
+                // Shifted by the type's minimum: unsigned, in the type's width, same order.
+                (self as i128 - <$t>::MIN as i128) as u64
             }
         }
     )*};
