@@ -256,7 +256,10 @@ impl SortKernel {
             .collect()
     }
 
-    /// The permutation of every slice under a lexicographic comparator of strict keys.
+    /// The permutation of every slice under a lexicographic comparator of strict keys: one
+    /// stable sort per key, least significant first (each carries the order the previous
+    /// ones left among its ties), over packed `(rank, position)` integers as in
+    /// [`Self::ranked_permutations`].
     fn lexicographic_permutations(&self, ranks: &[Vec<u64>]) -> Vec<u32> {
         let (len, inner) = (self.len, self.inner);
         let mut perms = vec![0u32; self.outer * inner * len];
@@ -266,14 +269,23 @@ impl SortKernel {
         let sort_slice = |(s, perm): (usize, &mut [u32])| {
             let base = (s / inner) * len * inner + s % inner;
             let mut order: Vec<u32> = (0..len as u32).collect();
-            order.sort_by(|&a, &b| {
-                let (pa, pb) = (base + a as usize * inner, base + b as usize * inner);
-                ranks
-                    .iter()
-                    .map(|r| r[pa].cmp(&r[pb]))
-                    .find(|o| o.is_ne())
-                    .unwrap_or(Ordering::Equal)
-            });
+            let mut previous = vec![0u32; len];
+            let mut pairs: Vec<u128> = Vec::with_capacity(len);
+            for rank in ranks.iter().rev() {
+                pairs.clear();
+                pairs.extend(order.iter().enumerate().map(|(position, &i)| {
+                    <u64 as RankKey>::pair(rank[base + i as usize * inner], false, position as u32)
+                }));
+                if len < RADIX_MIN_LEN {
+                    pairs.sort_unstable();
+                } else {
+                    radsort::sort_by_key(&mut pairs, |&p| <u64 as RankKey>::key(p));
+                }
+                std::mem::swap(&mut order, &mut previous);
+                for (o, &p) in order.iter_mut().zip(&pairs) {
+                    *o = previous[<u64 as RankKey>::index(p) as usize];
+                }
+            }
             perm.copy_from_slice(&order);
         };
         if perms.len() >= PARALLEL_ELEMENTS {
