@@ -10,6 +10,8 @@
 //! Both report the best of several runs after a warm-up; run them one after the other on an
 //! otherwise idle machine. `GFLOP/cpu-s` divides by the CPU time the process used (all
 //! threads), i.e. throughput per busy core — the figure to compare on a shared machine.
+//! f32 products run on faer or on `gemm` as `kernels::dot::float::faer_route` chooses for
+//! this CPU; `SYSTOLIC_CPU_GEMM=faer` or `=gemm` fixes it, to compare the two.
 
 use std::time::Instant;
 use systolic_cpu::kernels::conv::ConvPlan;
@@ -134,6 +136,14 @@ fn main() {
         std::arch::is_x86_feature_detected!("avx512bf16"),
         std::arch::is_x86_feature_detected!("avx512vnni"),
         rayon::current_num_threads()
+    );
+    println!(
+        "f32/f64 products on: {}",
+        if systolic_cpu::kernels::dot::float::faer_route() {
+            "faer"
+        } else {
+            "gemm"
+        }
     );
     println!(
         "blocking of the packed bf16 kernel: {:?}",

@@ -1,5 +1,6 @@
 //! f32, f64 and complex products on the `gemm` crate (its AVX-512 micro-kernels, chosen at
-//! run time; `complex<f32>` and `complex<f64>` on its c32/c64 kernels).
+//! run time; `complex<f32>` and `complex<f64>` on its c32/c64 kernels), and f32/f64 products on
+//! CPUs with AVX2 but not AVX-512 on faer's matrix product instead ([`faer_route`]).
 //!
 //! f32 accumulates in f32, as XLA:CPU does (Eigen/oneDNN); results therefore differ from the
 //! interpreter (f64 accumulation, one rounding) by at most about `K · eps · Σ|a||b|`. The
@@ -34,22 +35,115 @@ pub struct BatchedShape {
     pub k: usize,
 }
 
+/// True when f32 and f64 products run on faer's matrix product (`faer::linalg::matmul`, whose
+/// x86 kernels are the `private-gemm-x86` crate's) rather than on `gemm`: on CPUs whose widest
+/// loops are AVX2 (`simd::Level::V3`).
+///
+/// Measured on an AMD EPYC Zen 3 (AVX2 + FMA, 2 cores; `/tmp` scratch harness calling both on
+/// the same row-major operands, interleaved, medians), GFLOP/s gemm → faer: 2048³ 97–103 →
+/// 97–126, 1024×784×1024 86–100 → 90–118, 1024³ 105–110 → 111–122, 256×1024×1024 83–89 →
+/// 88–97, 32×512×512 (an RNN step) 54–56 → 76–77, 1024×1024×10 42–51 → 52–54. On AVX-512
+/// machines `gemm` was measured in earlier sessions and stays until faer is measured there;
+/// without AVX2 faer would call `gemm` itself. `SYSTOLIC_CPU_GEMM=faer` or `=gemm` fixes the
+/// choice for a process (to measure one against the other on any machine, e.g. with
+/// `examples/gemm_bench`).
+pub fn faer_route() -> bool {
+    static FAER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FAER.get_or_init(|| {
+        let by_cpu =
+            || crate::kernels::math::simd::level() == crate::kernels::math::simd::Level::V3;
+        match std::env::var("SYSTOLIC_CPU_GEMM").as_deref().map(str::trim) {
+            Err(_) | Ok("" | "auto") => by_cpu(),
+            Ok("faer") => true,
+            Ok("gemm") => false,
+            Ok(other) => {
+                eprintln!(
+                    "warning: SYSTOLIC_CPU_GEMM={other:?} is not one of auto, faer, gemm; \
+                     using auto"
+                );
+                by_cpu()
+            }
+        }
+    })
+}
+
 /// Element types the `gemm` crate multiplies.
 pub trait GemmFloat: Copy + Send + Sync + 'static {
     /// Zero.
     const ZERO: Self;
     /// One.
     const ONE: Self;
+
+    /// `o = scale · (lhs · rhs)` on faer when that is this type's route ([`faer_route`]);
+    /// false (nothing written) when `gemm` should run instead.
+    ///
+    /// # Safety
+    /// As for `gemm::gemm`: every element the views address lies in its allocation, and `o`
+    /// is a dense `m × n` matrix with row stride `n`.
+    unsafe fn faer_product(_: &Operands<Self>, _: bool) -> bool {
+        false
+    }
+}
+
+/// One product's operands as raw views, as `gemm::gemm` takes them: `m × k` times `k × n`
+/// into the dense row-major `m × n` at `out`, scaled by `scale`.
+pub struct Operands<T> {
+    m: usize,
+    n: usize,
+    k: usize,
+    out: *mut T,
+    lhs: *const T,
+    lhs_row: isize,
+    lhs_col: isize,
+    rhs: *const T,
+    rhs_row: isize,
+    rhs_col: isize,
+    scale: T,
+}
+
+/// `o = scale · (lhs · rhs)` by faer, whatever the route (see [`GemmFloat::faer_product`]).
+///
+/// # Safety
+/// As for [`GemmFloat::faer_product`].
+unsafe fn faer_matmul<T: faer::traits::ComplexField + Copy>(p: &Operands<T>, parallel: bool) {
+    // SAFETY: the caller's views stay inside their allocations; `out` is dense m × n.
+    let (lhs, rhs, out) = unsafe {
+        (
+            faer::MatRef::from_raw_parts(p.lhs, p.m, p.k, p.lhs_row, p.lhs_col),
+            faer::MatRef::from_raw_parts(p.rhs, p.k, p.n, p.rhs_row, p.rhs_col),
+            faer::MatMut::from_raw_parts_mut(p.out, p.m, p.n, p.n as isize, 1),
+        )
+    };
+    let par = if parallel {
+        faer::Par::rayon(0)
+    } else {
+        faer::Par::Seq
+    };
+    faer::linalg::matmul::matmul(out, faer::Accum::Replace, lhs, rhs, p.scale, par);
 }
 
 impl GemmFloat for f32 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
+    unsafe fn faer_product(p: &Operands<Self>, parallel: bool) -> bool {
+        // SAFETY: forwarded from the caller.
+        faer_route() && {
+            unsafe { faer_matmul(p, parallel) };
+            true
+        }
+    }
 }
 
 impl GemmFloat for f64 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
+    unsafe fn faer_product(p: &Operands<Self>, parallel: bool) -> bool {
+        // SAFETY: forwarded from the caller.
+        faer_route() && {
+            unsafe { faer_matmul(p, parallel) };
+            true
+        }
+    }
 }
 
 impl GemmFloat for num_complex::Complex32 {
@@ -86,25 +180,41 @@ pub fn gemm_batched<T: GemmFloat>(
     }
     let work = s.m * s.n * s.k;
     let run_one = |b: usize, o: &mut [T], par: Parallelism| {
-        // SAFETY: the plan checked that every (b, r, c) of both views lies in its slice, and
-        // `o` is a dense M×N matrix (row stride N, column stride 1).
+        // SAFETY (both calls): the plan checked that every (b, r, c) of both views lies in its
+        // slice, and `o` is a dense M×N matrix (row stride N, column stride 1).
+        let p = Operands {
+            m: s.m,
+            n: s.n,
+            k: s.k,
+            out: o.as_mut_ptr(),
+            lhs: unsafe { lhs.as_ptr().add(lv.start(b)) },
+            lhs_row: lv.row as isize,
+            lhs_col: lv.col as isize,
+            rhs: unsafe { rhs.as_ptr().add(rv.start(b)) },
+            rhs_row: rv.row as isize,
+            rhs_col: rv.col as isize,
+            scale,
+        };
+        if unsafe { T::faer_product(&p, !matches!(par, Parallelism::None)) } {
+            return;
+        }
         unsafe {
             gemm::gemm(
-                s.m,
-                s.n,
-                s.k,
-                o.as_mut_ptr(),
+                p.m,
+                p.n,
+                p.k,
+                p.out,
                 1,
-                s.n as isize,
+                p.n as isize,
                 false,
-                lhs.as_ptr().add(lv.start(b)),
-                lv.col as isize,
-                lv.row as isize,
-                rhs.as_ptr().add(rv.start(b)),
-                rv.col as isize,
-                rv.row as isize,
+                p.lhs,
+                p.lhs_col,
+                p.lhs_row,
+                p.rhs,
+                p.rhs_col,
+                p.rhs_row,
                 T::ZERO,
-                scale,
+                p.scale,
                 false,
                 false,
                 false,
@@ -127,6 +237,105 @@ pub fn gemm_batched<T: GemmFloat>(
         };
         for (b, o) in out.chunks_mut(per_matrix).enumerate() {
             run_one(b, o, par);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A product of strided views `m × k · k × n` (lhs read transposed from a `k × m` buffer,
+    /// rhs column-major) by faer and by `gemm`, whatever route this CPU takes, each against
+    /// the f64 sum.
+    fn both_routes<T: GemmFloat + faer::traits::ComplexField + Into<f64>>(
+        m: usize,
+        n: usize,
+        k: usize,
+        parallel: bool,
+        from: impl Fn(f64) -> T,
+    ) {
+        let lhs: Vec<T> = (0..m * k)
+            .map(|i| from(((i * 37) % 101) as f64 / 50.0 - 1.0))
+            .collect();
+        let rhs: Vec<T> = (0..k * n)
+            .map(|i| from(((i * 53) % 97) as f64 / 48.0 - 1.0))
+            .collect();
+        let mut by_faer = vec![T::ZERO; m * n];
+        let mut by_gemm = vec![T::ZERO; m * n];
+        let operands = |out: *mut T| Operands {
+            m,
+            n,
+            k,
+            out,
+            lhs: lhs.as_ptr(),
+            lhs_row: 1,
+            lhs_col: m as isize,
+            rhs: rhs.as_ptr(),
+            rhs_row: 1,
+            rhs_col: k as isize,
+            scale: from(0.5),
+        };
+        let p = operands(by_faer.as_mut_ptr());
+        // SAFETY: the views address the lhs (k × m) and rhs (n × k) buffers exactly.
+        unsafe { faer_matmul(&p, parallel) };
+        let q = operands(by_gemm.as_mut_ptr());
+        let par = if parallel {
+            Parallelism::Rayon(0)
+        } else {
+            Parallelism::None
+        };
+        // SAFETY: as above.
+        unsafe {
+            gemm::gemm(
+                m,
+                n,
+                k,
+                q.out,
+                1,
+                n as isize,
+                false,
+                q.lhs,
+                q.lhs_col,
+                q.lhs_row,
+                q.rhs,
+                q.rhs_col,
+                q.rhs_row,
+                T::ZERO,
+                q.scale,
+                false,
+                false,
+                false,
+                par,
+            )
+        };
+        for (i, (&a, &b)) in by_faer.iter().zip(&by_gemm).enumerate() {
+            let (r, c) = (i / n, i % n);
+            let exact: f64 = 0.5
+                * (0..k)
+                    .map(|j| lhs[j * m + r].into() * rhs[c * k + j].into())
+                    .sum::<f64>();
+            let (a, b): (f64, f64) = (a.into(), b.into());
+            let bound = 1e-5 * k as f64;
+            assert!(
+                (a - exact).abs() <= bound,
+                "faer ({m}x{k}x{n}) [{r},{c}]: {a} vs {exact}"
+            );
+            assert!(
+                (b - exact).abs() <= bound,
+                "gemm ({m}x{k}x{n}) [{r},{c}]: {b} vs {exact}"
+            );
+        }
+    }
+
+    #[test]
+    fn faer_and_gemm_agree_on_strided_views() {
+        // Small (faer's nano-gemm), mid and large (its blocked kernels, threaded) sizes.
+        for (m, n, k) in [(3, 5, 7), (32, 40, 64), (130, 70, 300), (257, 129, 190)] {
+            for parallel in [false, true] {
+                both_routes::<f32>(m, n, k, parallel, |x| x as f32);
+                both_routes::<f64>(m, n, k, parallel, |x| x);
+            }
         }
     }
 }
