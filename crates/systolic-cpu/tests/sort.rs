@@ -63,6 +63,16 @@ fn plain_body(dir: &str, lhs: &str, rhs: &str, dtype: DType, ctype: &str) -> Str
     )
 }
 
+/// A one-operand sort of `ty` along `dim` with comparator `body`: native, and equal to the
+/// interpreter's bit for bit.
+fn sorts_natively(rng: &mut Rng, ty: TensorType, dim: i64, body: &str) {
+    check(
+        &sort_case(rng, &[ty], dim, 0, body),
+        Tolerance::Exact,
+        Expect::Native,
+    );
+}
+
 #[test]
 fn sort_one_operand_every_dtype_direction_and_comparison_type() {
     let mut rng = Rng::new(61);
@@ -75,13 +85,8 @@ fn sort_one_operand_every_dtype_direction_and_comparison_type() {
             ] {
                 for shape in [vec![9], vec![3, 7], vec![4, 0], vec![1, 5, 2], vec![2, 33]] {
                     let dim = rng.below(shape.len() as u64) as i64;
-                    let ty = TensorType::new(shape, dtype);
                     let body = plain_body(dir, lhs, rhs, dtype, ctype);
-                    check(
-                        &sort_case(&mut rng, &[ty], dim, 0, &body),
-                        Tolerance::Exact,
-                        Expect::Native,
-                    );
+                    sorts_natively(&mut rng, TensorType::new(shape, dtype), dim, &body);
                 }
             }
         }
@@ -98,13 +103,8 @@ fn long_slices_sort_by_radix_in_every_dtype() {
         let ctype = if dtype.is_float() { ", TOTALORDER" } else { "" };
         for (dir, lhs, rhs) in [("LT", "%l0", "%g0"), ("GT", "%l0", "%g0")] {
             for (shape, dim) in [(vec![2, 300], 1), (vec![300, 3], 0), (vec![1000], 0)] {
-                let ty = TensorType::new(shape, dtype);
                 let body = plain_body(dir, lhs, rhs, dtype, ctype);
-                check(
-                    &sort_case(&mut rng, &[ty], dim, 0, &body),
-                    Tolerance::Exact,
-                    Expect::Native,
-                );
+                sorts_natively(&mut rng, TensorType::new(shape, dtype), dim, &body);
             }
         }
     }

@@ -59,43 +59,30 @@ trait RankKey: Copy + Send + radsort::Key {
     fn index(pair: Self::Pair) -> u32;
 }
 
-impl RankKey for u32 {
-    type Pair = u64;
-    #[inline(always)]
-    fn pair(rank: u64, descending: bool, index: u32) -> u64 {
-        let key = if descending {
-            !rank as u32
-        } else {
-            rank as u32
-        };
-        (key as u64) << 32 | index as u64
-    }
-    #[inline(always)]
-    fn key(pair: u64) -> u32 {
-        (pair >> 32) as u32
-    }
-    #[inline(always)]
-    fn index(pair: u64) -> u32 {
-        pair as u32
-    }
+/// [`RankKey`] for key type `$key`, packed with the index into `$pair`.
+macro_rules! rank_key {
+    ($key:ty, $pair:ty) => {
+        impl RankKey for $key {
+            type Pair = $pair;
+            #[inline(always)]
+            fn pair(rank: u64, descending: bool, index: u32) -> $pair {
+                let key = (if descending { !rank } else { rank }) as $key;
+                (key as $pair) << 32 | index as $pair
+            }
+            #[inline(always)]
+            fn key(pair: $pair) -> $key {
+                (pair >> 32) as $key
+            }
+            #[inline(always)]
+            fn index(pair: $pair) -> u32 {
+                pair as u32
+            }
+        }
+    };
 }
 
-impl RankKey for u64 {
-    type Pair = u128;
-    #[inline(always)]
-    fn pair(rank: u64, descending: bool, index: u32) -> u128 {
-        let key = if descending { !rank } else { rank };
-        (key as u128) << 32 | index as u128
-    }
-    #[inline(always)]
-    fn key(pair: u128) -> u64 {
-        (pair >> 32) as u64
-    }
-    #[inline(always)]
-    fn index(pair: u128) -> u32 {
-        pair as u32
-    }
-}
+rank_key!(u32, u64);
+rank_key!(u64, u128);
 
 /// The interpreter's top-down merge sort of `items` by "a before b", for comparators that are
 /// not strict weak orders; stable, and identical to the interpreter step for step.
