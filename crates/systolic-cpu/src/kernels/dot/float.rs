@@ -101,6 +101,37 @@ pub struct Operands<T> {
     scale: T,
 }
 
+/// `o = scale · (lhs · rhs)` by `gemm`, whatever the route.
+///
+/// # Safety
+/// As for [`GemmFloat::faer_product`].
+unsafe fn gemm_matmul<T: GemmFloat>(p: &Operands<T>, par: Parallelism) {
+    // SAFETY: forwarded from the caller; `gemm` takes column stride, then row stride.
+    unsafe {
+        gemm::gemm(
+            p.m,
+            p.n,
+            p.k,
+            p.out,
+            1,
+            p.n as isize,
+            false,
+            p.lhs,
+            p.lhs_col,
+            p.lhs_row,
+            p.rhs,
+            p.rhs_col,
+            p.rhs_row,
+            T::ZERO,
+            p.scale,
+            false,
+            false,
+            false,
+            par,
+        )
+    }
+}
+
 /// `o = scale · (lhs · rhs)` by faer, whatever the route (see [`GemmFloat::faer_product`]).
 ///
 /// # Safety
@@ -122,29 +153,25 @@ unsafe fn faer_matmul<T: faer::traits::ComplexField + Copy>(p: &Operands<T>, par
     faer::linalg::matmul::matmul(out, faer::Accum::Replace, lhs, rhs, p.scale, par);
 }
 
-impl GemmFloat for f32 {
-    const ZERO: Self = 0.0;
-    const ONE: Self = 1.0;
-    unsafe fn faer_product(p: &Operands<Self>, parallel: bool) -> bool {
-        // SAFETY: forwarded from the caller.
-        faer_route() && {
-            unsafe { faer_matmul(p, parallel) };
-            true
+/// [`GemmFloat`] for a real type faer multiplies: its products take faer's route where
+/// [`faer_route`] says so.
+macro_rules! real_gemm_float {
+    ($($t:ty),*) => {$(
+        impl GemmFloat for $t {
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            unsafe fn faer_product(p: &Operands<Self>, parallel: bool) -> bool {
+                // SAFETY: forwarded from the caller.
+                faer_route() && {
+                    unsafe { faer_matmul(p, parallel) };
+                    true
+                }
+            }
         }
-    }
+    )*};
 }
 
-impl GemmFloat for f64 {
-    const ZERO: Self = 0.0;
-    const ONE: Self = 1.0;
-    unsafe fn faer_product(p: &Operands<Self>, parallel: bool) -> bool {
-        // SAFETY: forwarded from the caller.
-        faer_route() && {
-            unsafe { faer_matmul(p, parallel) };
-            true
-        }
-    }
-}
+real_gemm_float!(f32, f64);
 
 impl GemmFloat for num_complex::Complex32 {
     const ZERO: Self = num_complex::Complex32::new(0.0, 0.0);
@@ -195,31 +222,8 @@ pub fn gemm_batched<T: GemmFloat>(
             rhs_col: rv.col as isize,
             scale,
         };
-        if unsafe { T::faer_product(&p, !matches!(par, Parallelism::None)) } {
-            return;
-        }
-        unsafe {
-            gemm::gemm(
-                p.m,
-                p.n,
-                p.k,
-                p.out,
-                1,
-                p.n as isize,
-                false,
-                p.lhs,
-                p.lhs_col,
-                p.lhs_row,
-                p.rhs,
-                p.rhs_col,
-                p.rhs_row,
-                T::ZERO,
-                p.scale,
-                false,
-                false,
-                false,
-                par,
-            )
+        if !unsafe { T::faer_product(&p, !matches!(par, Parallelism::None)) } {
+            unsafe { gemm_matmul(&p, par) }
         }
     };
     if split_by_matrix(s.batch, work, PARALLEL_MACS * 8) {
@@ -286,29 +290,7 @@ mod tests {
             Parallelism::None
         };
         // SAFETY: as above.
-        unsafe {
-            gemm::gemm(
-                m,
-                n,
-                k,
-                q.out,
-                1,
-                n as isize,
-                false,
-                q.lhs,
-                q.lhs_col,
-                q.lhs_row,
-                q.rhs,
-                q.rhs_col,
-                q.rhs_row,
-                T::ZERO,
-                q.scale,
-                false,
-                false,
-                false,
-                par,
-            )
-        };
+        unsafe { gemm_matmul(&q, par) };
         for (i, (&a, &b)) in by_faer.iter().zip(&by_gemm).enumerate() {
             let (r, c) = (i / n, i % n);
             let exact: f64 = 0.5

@@ -84,6 +84,16 @@ macro_rules! rank_key {
 rank_key!(u32, u64);
 rank_key!(u64, u128);
 
+/// Sorts packed `(key, index)` pairs into the stable order: by key with a stable radix sort,
+/// or, for short slices, by the whole integer (the same order, since indices differ).
+fn sort_pairs<K: RankKey>(pairs: &mut [K::Pair]) {
+    if pairs.len() < RADIX_MIN_LEN {
+        pairs.sort_unstable();
+    } else {
+        radsort::sort_by_key(pairs, |&p| K::key(p));
+    }
+}
+
 /// The interpreter's top-down merge sort of `items` by "a before b", for comparators that are
 /// not strict weak orders; stable, and identical to the interpreter step for step.
 fn merge_sort(items: &mut Vec<u32>, less: &impl Fn(u32, u32) -> bool) {
@@ -135,12 +145,10 @@ impl SortKernel {
             };
         }
         let (len, inner) = (self.len, self.inner);
-        let mut perms = vec![0u32; self.outer * inner * len];
         let relation = self.key.relation;
         let (descending, canonical, strict) =
             (self.key.descending, self.key.canonical, self.strict());
-        let sort_slice = |(s, perm): (usize, &mut [u32])| {
-            let base = (s / inner) * len * inner + s % inner;
+        self.per_slice(|base, perm| {
             let vals: Vec<T> = (0..len)
                 .map(|k| {
                     let v = keys[base + k * inner];
@@ -174,31 +182,35 @@ impl SortKernel {
                 merge_sort(&mut order, &less);
             }
             perm.copy_from_slice(&order);
-        };
-        if len == 0 {
-            return perms;
-        }
-        if perms.len() >= PARALLEL_ELEMENTS {
-            perms.par_chunks_mut(len).enumerate().for_each(sort_slice);
-        } else {
-            perms.chunks_mut(len).enumerate().for_each(sort_slice);
-        }
-        perms
+        })
     }
 
-    /// The permutation of every slice when the order is the rank order: each slice's
-    /// `(rank key, index)` pairs sorted by key with a stable radix sort (short slices: by the
-    /// whole pair, the same order since indices differ), so that equal keys keep their order as
-    /// the stable sort requires.
-    fn ranked_permutations<T: Ordered, K: RankKey>(&self, keys: &[T]) -> Vec<u32> {
+    /// The permutations of every slice (slice `s` at `perms[s * len..]`), each written by
+    /// `sort_slice(base, perm)`: the slice's elements are at `base + k · inner`. Slices run in
+    /// parallel when there are enough elements.
+    fn per_slice(&self, sort_slice: impl Fn(usize, &mut [u32]) + Sync) -> Vec<u32> {
         let (len, inner) = (self.len, self.inner);
         let mut perms = vec![0u32; self.outer * inner * len];
         if len == 0 {
             return perms;
         }
+        let run = |(s, perm): (usize, &mut [u32])| {
+            sort_slice((s / inner) * len * inner + s % inner, perm)
+        };
+        if perms.len() >= PARALLEL_ELEMENTS {
+            perms.par_chunks_mut(len).enumerate().for_each(run);
+        } else {
+            perms.chunks_mut(len).enumerate().for_each(run);
+        }
+        perms
+    }
+
+    /// The permutation of every slice when the order is the rank order: each slice's
+    /// `(rank key, index)` pairs in the stable order ([`sort_pairs`]).
+    fn ranked_permutations<T: Ordered, K: RankKey>(&self, keys: &[T]) -> Vec<u32> {
+        let (len, inner) = (self.len, self.inner);
         let (descending, canonical) = (self.key.descending, self.key.canonical);
-        let sort_slice = |(s, perm): (usize, &mut [u32])| {
-            let base = (s / inner) * len * inner + s % inner;
+        self.per_slice(|base, perm| {
             let mut pairs: Vec<K::Pair> = (0..len)
                 .map(|k| {
                     let v = keys[base + k * inner];
@@ -206,21 +218,11 @@ impl SortKernel {
                     K::pair(v.rank(), descending, k as u32)
                 })
                 .collect();
-            if len < RADIX_MIN_LEN {
-                pairs.sort_unstable();
-            } else {
-                radsort::sort_by_key(&mut pairs, |&p| K::key(p));
-            }
+            sort_pairs::<K>(&mut pairs);
             for (p, &pair) in perm.iter_mut().zip(&pairs) {
                 *p = K::index(pair);
             }
-        };
-        if perms.len() >= PARALLEL_ELEMENTS {
-            perms.par_chunks_mut(len).enumerate().for_each(sort_slice);
-        } else {
-            perms.chunks_mut(len).enumerate().for_each(sort_slice);
-        }
-        perms
+        })
     }
 
     /// The order-preserving ranks of every element under `key` (bitwise negated when
@@ -249,12 +251,7 @@ impl SortKernel {
     /// [`Self::ranked_permutations`].
     fn lexicographic_permutations(&self, ranks: &[Vec<u64>]) -> Vec<u32> {
         let (len, inner) = (self.len, self.inner);
-        let mut perms = vec![0u32; self.outer * inner * len];
-        if len == 0 {
-            return perms;
-        }
-        let sort_slice = |(s, perm): (usize, &mut [u32])| {
-            let base = (s / inner) * len * inner + s % inner;
+        self.per_slice(|base, perm| {
             let mut order: Vec<u32> = (0..len as u32).collect();
             let mut previous = vec![0u32; len];
             let mut pairs: Vec<u128> = Vec::with_capacity(len);
@@ -263,24 +260,14 @@ impl SortKernel {
                 pairs.extend(order.iter().enumerate().map(|(position, &i)| {
                     <u64 as RankKey>::pair(rank[base + i as usize * inner], false, position as u32)
                 }));
-                if len < RADIX_MIN_LEN {
-                    pairs.sort_unstable();
-                } else {
-                    radsort::sort_by_key(&mut pairs, |&p| <u64 as RankKey>::key(p));
-                }
+                sort_pairs::<u64>(&mut pairs);
                 std::mem::swap(&mut order, &mut previous);
                 for (o, &p) in order.iter_mut().zip(&pairs) {
                     *o = previous[<u64 as RankKey>::index(p) as usize];
                 }
             }
             perm.copy_from_slice(&order);
-        };
-        if perms.len() >= PARALLEL_ELEMENTS {
-            perms.par_chunks_mut(len).enumerate().for_each(sort_slice);
-        } else {
-            perms.chunks_mut(len).enumerate().for_each(sort_slice);
-        }
-        perms
+        })
     }
 
     /// Applies the permutations to one operand.
@@ -288,10 +275,6 @@ impl SortKernel {
         let x = elems::<T>(b, "sort")?;
         let (len, inner) = (self.len, self.inner);
         let mut out = vec![T::default(); x.len()];
-        if x.is_empty() {
-            return CpuBuffer::new(ty.clone(), T::wrap(out))
-                .map_err(|e| CpuError::new(e.to_string()));
-        }
         // One task per block of `inner` interleaved slices (all of one outer index): the
         // blocks' elements and permutations are disjoint.
         let block = len * inner;
@@ -307,7 +290,7 @@ impl SortKernel {
             out.par_chunks_mut(block)
                 .enumerate()
                 .for_each(permute_block);
-        } else {
+        } else if !x.is_empty() {
             out.chunks_mut(block).enumerate().for_each(permute_block);
         }
         CpuBuffer::new(ty.clone(), T::wrap(out)).map_err(|e| CpuError::new(e.to_string()))
