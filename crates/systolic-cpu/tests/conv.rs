@@ -183,6 +183,29 @@ fn conv_feature_groups_depthwise_and_batch_groups() {
 }
 
 #[test]
+fn conv_weight_gradients_read_features_major_and_the_kernel_in_place() {
+    // JAX's gradient of an NHWC/HWIO convolution with respect to its kernel: the activations
+    // with their batch as features, the output gradient `[N, H, W, O]` as the kernel (the
+    // patch columns run feature-major and the kernel is the weight matrix as it is).
+    let mut a = attrs(layouts("f01b", "i01o", "01bf"));
+    a.padding = Some(vec![(1, 1), (1, 1)]);
+    check(11, &[4, 9, 8, 3], &[4, 9, 8, 5], &a, F32);
+    // A stride-2 forward convolution's kernel gradient: the window dilated by 2.
+    a.rhs_dilation = Some(vec![2, 2]);
+    a.padding = Some(vec![(1, 0), (0, 1)]);
+    check(
+        12,
+        &[3, 8, 8, 6],
+        &[3, 4, 4, 7],
+        &a,
+        (DType::F64, DType::F64, DType::F64),
+    );
+    // Feature-major columns with a kernel that must be rearranged (reversed window).
+    a.window_reversal = Some(vec![false, true]);
+    check(13, &[3, 8, 8, 6], &[3, 4, 4, 7], &a, F32);
+}
+
+#[test]
 fn conv_1x1_reads_the_input_as_patches() {
     // Channels-last 1×1: the input is the patch matrix; the result written in place.
     let a = attrs(layouts("b01f", "01io", "b01f"));

@@ -18,6 +18,22 @@ pub struct Roles {
     pub spatial: Vec<usize>,
 }
 
+/// The order of a patch matrix's columns (and of the weight matrix's rows): the contraction
+/// index `(window position, input feature)` flattened one way or the other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PatchColumns {
+    /// Column `w · Ci + c`: each window position's features together. Fits an input whose
+    /// features are its innermost dimension (NHWC activations: a patch cell is one contiguous
+    /// run) and an HWIO kernel (used in place).
+    WindowMajor,
+    /// Column `c · W + w`: each feature's window positions together. Fits an input whose
+    /// feature dimension lies outside its spatial ones — the activations of a weight gradient,
+    /// read with the batch as features (`[N, H, W, C]` with `N` contracted), where a feature's
+    /// window sweep reads neighbouring elements and the kernel (the output gradient,
+    /// `[N, H, W, O]`) is a `[N·H·W, O]` matrix in place.
+    FeatureMajor,
+}
+
 /// Everything a convolution kernel needs, in element counts and strides.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConvGeometry {
@@ -56,6 +72,8 @@ pub struct ConvGeometry {
     pub out_strides: Vec<usize>,
     /// The result shape.
     pub out_shape: Vec<i64>,
+    /// The order of the contraction index in patches and weights.
+    pub columns: PatchColumns,
 }
 
 impl ConvGeometry {
@@ -142,8 +160,20 @@ impl ConvGeometry {
             out_shape[*d] = s as i64;
         }
         let groups = (fg * bg) as usize;
+        let in_strides = row_major_strides(ls);
+        let feature_stride = in_strides[input.feature];
+        let columns = if input
+            .spatial
+            .iter()
+            .all(|&d| in_strides[d] < feature_stride)
+        {
+            PatchColumns::FeatureMajor
+        } else {
+            PatchColumns::WindowMajor
+        };
         Ok(ConvGeometry {
-            in_strides: row_major_strides(ls),
+            columns,
+            in_strides,
             kernel_strides: row_major_strides(ks),
             out_strides: row_major_strides(&out_shape),
             input,
@@ -171,6 +201,48 @@ impl ConvGeometry {
     /// Kernel window positions (product of the window sizes).
     pub fn window_positions(&self) -> usize {
         self.window.iter().product()
+    }
+
+    /// The patch column (and weight row, within a group) of window position `w` and input
+    /// feature `c`.
+    pub fn column(&self, w: usize, c: usize) -> usize {
+        match self.columns {
+            PatchColumns::WindowMajor => w * self.in_features + c,
+            PatchColumns::FeatureMajor => c * self.window_positions() + w,
+        }
+    }
+
+    /// True when the kernel's row-major elements already are the weight matrix
+    /// `[W · Ci, O]` in [`ConvGeometry::columns`] order (one group, no window reversal), so
+    /// the product reads the kernel in place: an HWIO kernel in window-major order, the
+    /// `[N, H, W, O]` output gradient of a weight gradient in feature-major order.
+    pub fn kernel_is_weights(&self) -> bool {
+        if self.groups != 1 || self.reversal.iter().any(|&r| r) {
+            return false;
+        }
+        let ks = &self.kernel_strides;
+        let og = self.out_features_per_group;
+        // The stride each kernel dimension needs; size-1 dimensions need none.
+        let mut want = vec![(self.kernel.feature, 1usize, og)];
+        let mut spatial = Vec::new();
+        let mut step = 1;
+        for (d, &size) in self.kernel.spatial.iter().zip(&self.window).rev() {
+            spatial.push((*d, step, size));
+            step *= size;
+        }
+        let (ci, wp) = (self.in_features, self.window_positions());
+        match self.columns {
+            PatchColumns::WindowMajor => {
+                want.push((self.kernel.batch, og, ci));
+                want.extend(spatial.iter().map(|&(d, s, n)| (d, s * ci * og, n)));
+            }
+            PatchColumns::FeatureMajor => {
+                want.push((self.kernel.batch, wp * og, ci));
+                want.extend(spatial.iter().map(|&(d, s, n)| (d, s * og, n)));
+            }
+        }
+        want.iter()
+            .all(|&(d, stride, size)| size <= 1 || ks[d] == stride)
     }
 }
 

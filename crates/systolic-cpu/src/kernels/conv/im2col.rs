@@ -2,13 +2,16 @@
 //!
 //! - patches `[G, rows, W·Ci]`: row `(n, y…)` holds, for each window position `w` (row-major)
 //!   and input feature `c` of the group, the input element that output position `y` sees
-//!   through `w` — or zero where it falls in padding or in a hole of the lhs dilation;
-//! - weights `[G, W·Ci, Og]`: the kernel with window reversal applied;
+//!   through `w` — or zero where it falls in padding or in a hole of the lhs dilation — in
+//!   column [`ConvGeometry::column`]`(w, c)` (window-major or feature-major, whichever reads
+//!   the input along its layout);
+//! - weights `[G, W·Ci, Og]`: the kernel with window reversal applied, rows in the same order
+//!   (the kernel itself when it already has that layout, [`ConvGeometry::kernel_is_weights`]);
 //! - the product `[G, rows, Og]` is scattered into the result's layout.
 //!
 //! Works on any dimension numbers by reading through the operands' row-major strides.
 
-use super::geometry::ConvGeometry;
+use super::geometry::{ConvGeometry, PatchColumns};
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -108,42 +111,58 @@ pub fn patches<T: Copy + Default + Send + Sync>(
     }
     let feature_stride = g.in_strides[g.input.feature];
     let per_image = images.len();
-    // One task per (group, image): a contiguous block of `positions` patch rows.
-    let fill = |(block, dst): (usize, &mut [T])| {
-        let (group, i) = (block / per_image, block % per_image);
-        let n = images.start + i;
-        let (in_batch, c0) = if g.batch_grouped {
-            (group * g.out_batch + n, 0)
-        } else {
-            (n, group * ci)
-        };
-        let base = in_batch * g.in_strides[g.input.batch] + c0 * feature_stride;
-        for (row, offs) in dst
-            .chunks_exact_mut(cols)
-            .zip(offsets.chunks_exact(windows))
-        {
-            for (cell, offset) in row.chunks_exact_mut(ci).zip(offs) {
-                let Some(offset) = offset else {
-                    cell.fill(T::default());
-                    continue;
-                };
-                let src = base + offset;
-                if feature_stride == 1 {
-                    cell.copy_from_slice(&input[src..src + ci]);
-                } else {
-                    for (c, d) in cell.iter_mut().enumerate() {
-                        *d = input[src + c * feature_stride];
+    // Tasks of whole patch rows: a few per (group, image) block when there are few blocks
+    // (a weight gradient's images are the input's features, as few as 3).
+    let rows_per_task = (PARALLEL_ELEMENTS / cols).clamp(1, positions);
+    let fill = |(task, dst): (usize, &mut [T])| {
+        let first_row = task * rows_per_task;
+        for (r, row) in dst.chunks_exact_mut(cols).enumerate() {
+            let global = first_row + r;
+            let (block, position) = (global / positions, global % positions);
+            let (group, i) = (block / per_image, block % per_image);
+            let n = images.start + i;
+            let (in_batch, c0) = if g.batch_grouped {
+                (group * g.out_batch + n, 0)
+            } else {
+                (n, group * ci)
+            };
+            let base = in_batch * g.in_strides[g.input.batch] + c0 * feature_stride;
+            let offs = &offsets[position * windows..][..windows];
+            match g.columns {
+                PatchColumns::WindowMajor => {
+                    for (cell, offset) in row.chunks_exact_mut(ci).zip(offs) {
+                        let Some(offset) = offset else {
+                            cell.fill(T::default());
+                            continue;
+                        };
+                        let src = base + offset;
+                        if feature_stride == 1 {
+                            cell.copy_from_slice(&input[src..src + ci]);
+                        } else {
+                            for (c, d) in cell.iter_mut().enumerate() {
+                                *d = input[src + c * feature_stride];
+                            }
+                        }
+                    }
+                }
+                // One feature's window sweep at a time: reads step along the input's
+                // spatial dimensions, writes are contiguous.
+                PatchColumns::FeatureMajor => {
+                    for (c, sweep) in row.chunks_exact_mut(windows).enumerate() {
+                        let from = base + c * feature_stride;
+                        for (d, offset) in sweep.iter_mut().zip(offs) {
+                            *d = offset.map_or(T::default(), |o| input[from + o]);
+                        }
                     }
                 }
             }
         }
     };
+    let task_len = rows_per_task * cols;
     if out.len() >= PARALLEL_ELEMENTS {
-        out.par_chunks_mut(positions * cols)
-            .enumerate()
-            .for_each(fill);
+        out.par_chunks_mut(task_len).enumerate().for_each(fill);
     } else {
-        out.chunks_mut(positions * cols).enumerate().for_each(fill);
+        out.chunks_mut(task_len).enumerate().for_each(fill);
     }
 }
 
@@ -171,7 +190,7 @@ pub fn weights<T: Copy + Default>(g: &ConvGeometry, kernel: &[T]) -> Vec<T> {
         for group in 0..g.groups {
             for c in 0..ci {
                 let src = spatial + c * ks[g.kernel.batch];
-                let row = (group * wp + wi) * ci + c;
+                let row = group * wp * ci + g.column(wi, c);
                 for o in 0..og {
                     out[row * og + o] = kernel[src + (group * og + o) * ks[g.kernel.feature]];
                 }

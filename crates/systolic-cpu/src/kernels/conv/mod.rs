@@ -86,7 +86,6 @@ pub struct ConvPlan {
     rhs_ty: TensorType,
     out_ty: TensorType,
     geometry: ConvGeometry,
-    weights_ty: TensorType,
     full: Option<ChunkPlan>,
     /// The input, read as `[1, N·spatial, C]`, already is the patch matrix (a 1×1 window with
     /// unit strides, no padding or dilation, one group, batch-first/feature-last layout).
@@ -94,6 +93,8 @@ pub struct ConvPlan {
     /// The result, read as `[1, N·spatial, O]`, is the product's layout (one group,
     /// batch-first/feature-last layout): products are written in place, no scatter.
     direct_output: bool,
+    /// The kernel is the weight matrix as it is ([`ConvGeometry::kernel_is_weights`]).
+    kernel_is_weights: bool,
     tail: Option<ChunkPlan>,
 }
 
@@ -172,8 +173,8 @@ impl ConvPlan {
             lhs_ty: lhs.clone(),
             rhs_ty: rhs.clone(),
             out_ty: out.clone(),
+            kernel_is_weights: g.kernel_is_weights(),
             geometry: g,
-            weights_ty,
             full,
             tail,
             identity_patches,
@@ -220,9 +221,13 @@ impl ConvPlan {
             return Ok(()); // no output image: nothing to write
         };
         let g = &self.geometry;
-        let weights = map_storage!(rhs.storage(), v => im2col::weights(g, v));
-        let weights = CpuBuffer::new(self.weights_ty.clone(), weights)
-            .map_err(|e| CpuError::new(format!("convolution weights: {e}")))?;
+        let rearranged;
+        let weights = if self.kernel_is_weights {
+            rhs.storage()
+        } else {
+            rearranged = map_storage!(rhs.storage(), v => im2col::weights(g, v));
+            &rearranged
+        };
         let mut first = 0;
         while first < g.out_batch {
             let chunk = if g.out_batch - first >= full.images {
@@ -233,7 +238,7 @@ impl ConvPlan {
                     .ok_or_else(|| CpuError::new("convolution: missing tail plan"))?
             };
             let images = first..first + chunk.images;
-            self.run_chunk(chunk, lhs, &weights, images, out)?;
+            self.run_chunk(chunk, lhs, weights, images, out)?;
             first += chunk.images;
         }
         Ok(())
@@ -244,7 +249,7 @@ impl ConvPlan {
         &self,
         chunk: &ChunkPlan,
         lhs: &CpuBuffer,
-        weights: &CpuBuffer,
+        weights: &Storage,
         images: Range<usize>,
         out: &mut CpuBuffer,
     ) -> Result<()> {
@@ -267,7 +272,7 @@ impl ConvPlan {
         let result = if self.direct_output && whole {
             chunk
                 .dot
-                .run_storage(lhs_storage, weights.storage(), out.storage_mut())
+                .run_storage(lhs_storage, weights, out.storage_mut())
         } else {
             let mut product = CpuBuffer::new(
                 chunk.product.clone(),
@@ -276,7 +281,7 @@ impl ConvPlan {
             .map_err(|e| CpuError::new(format!("convolution product: {e}")))?;
             chunk
                 .dot
-                .run_storage(lhs_storage, weights.storage(), product.storage_mut())?;
+                .run_storage(lhs_storage, weights, product.storage_mut())?;
             let scattered = zip_storage!(product.storage(), out.storage_mut(), p, o => {
                 im2col::scatter(g, p, images, o);
                 Ok(())
