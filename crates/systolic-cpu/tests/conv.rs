@@ -203,6 +203,13 @@ fn conv_weight_gradients_read_features_major_and_the_kernel_in_place() {
     // Feature-major columns with a kernel that must be rearranged (reversed window).
     a.window_reversal = Some(vec![false, true]);
     check(13, &[3, 8, 8, 6], &[3, 4, 4, 7], &a, F32);
+    // Channels (the images here) in blocks of eight filled together: 16 of them, padded,
+    // and 32 split over two batch groups of 16 output images each.
+    let mut b = attrs(layouts("f01b", "i01o", "01bf"));
+    b.padding = Some(vec![(1, 1), (2, 0)]);
+    check(14, &[3, 6, 5, 16], &[3, 6, 4, 5], &b, F32);
+    b.batch_group_count = 2;
+    check(15, &[2, 5, 5, 32], &[2, 5, 3, 4], &b, F32);
 }
 
 #[test]
