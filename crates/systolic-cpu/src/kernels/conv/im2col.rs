@@ -128,7 +128,7 @@ pub fn patches<T: Copy + Default + Send + Sync>(
     let parallel = out.len() >= PARALLEL_ELEMENTS;
     if g.columns == PatchColumns::FeatureMajor
         && g.in_strides[g.input.batch] == 1
-        && per_image % IMAGE_BLOCK == 0
+        && per_image.is_multiple_of(IMAGE_BLOCK)
     {
         // Images adjacent in the input (a weight gradient's activations `[N, H, W, C]` read
         // with C as images): the rows of IMAGE_BLOCK images are filled together, so an input
