@@ -132,25 +132,18 @@ pub fn patches<T: Copy + Default + Send + Sync>(
     {
         // Images adjacent in the input (a weight gradient's activations `[N, H, W, C]` read
         // with C as images): the rows of IMAGE_BLOCK images are filled together, so an input
-        // cache line read once serves them all — row by row, each row re-read every line of
-        // its image's plane (147 MB of cache traffic for a 16 × 16 × 32 → 64 layer's
-        // 288 × 8192 patches).
-        let fill = |(task, dst): (usize, &mut [T])| {
+        // cache line read once serves them all (row by row, every row re-reads each cache
+        // line of its image's plane, one element used per line).
+        let task_len = IMAGE_BLOCK * positions * cols;
+        return for_each_task(out, task_len, parallel, |task, dst| {
             let base = image_base(task * IMAGE_BLOCK);
             fill_image_block(dst, input, base, &offsets, windows, ci, feature_stride);
-        };
-        let task_len = IMAGE_BLOCK * positions * cols;
-        if parallel {
-            out.par_chunks_mut(task_len).enumerate().for_each(fill);
-        } else {
-            out.chunks_mut(task_len).enumerate().for_each(fill);
-        }
-        return;
+        });
     }
     // Tasks of whole patch rows: a few per (group, image) block when there are few blocks
     // (a weight gradient's images are the input's features, as few as 3).
     let rows_per_task = (PARALLEL_ELEMENTS / cols).clamp(1, positions);
-    let fill = |(task, dst): (usize, &mut [T])| {
+    for_each_task(out, rows_per_task * cols, parallel, |task, dst| {
         let first_row = task * rows_per_task;
         for (r, row) in dst.chunks_exact_mut(cols).enumerate() {
             let global = first_row + r;
@@ -186,12 +179,25 @@ pub fn patches<T: Copy + Default + Send + Sync>(
                 }
             }
         }
-    };
-    let task_len = rows_per_task * cols;
+    });
+}
+
+/// Runs `fill(task, chunk)` over `out` cut into chunks of `task_len`, on all threads when
+/// `parallel`.
+fn for_each_task<T: Send>(
+    out: &mut [T],
+    task_len: usize,
+    parallel: bool,
+    fill: impl Fn(usize, &mut [T]) + Sync,
+) {
     if parallel {
-        out.par_chunks_mut(task_len).enumerate().for_each(fill);
+        out.par_chunks_mut(task_len)
+            .enumerate()
+            .for_each(|(task, chunk)| fill(task, chunk));
     } else {
-        out.chunks_mut(task_len).enumerate().for_each(fill);
+        out.chunks_mut(task_len)
+            .enumerate()
+            .for_each(|(task, chunk)| fill(task, chunk));
     }
 }
 
