@@ -192,6 +192,27 @@ pub fn pool() -> &'static rayon::ThreadPool {
     POOL.get_or_init(|| start_pool("systolic-cpu", true))
 }
 
+/// Runs `f(index, chunk)` for every chunk of `len` elements of `data` (the last may be
+/// shorter), on all threads of the current pool when `parallel`, else in order on this one:
+/// the kernels that decide by size whether a loop is worth spreading call this.
+pub fn for_each_chunk_mut<T: Send>(
+    data: &mut [T],
+    len: usize,
+    parallel: bool,
+    f: impl Fn(usize, &mut [T]) + Sync,
+) {
+    use rayon::prelude::*;
+    if parallel {
+        data.par_chunks_mut(len)
+            .enumerate()
+            .for_each(|(i, chunk)| f(i, chunk));
+    } else {
+        data.chunks_mut(len)
+            .enumerate()
+            .for_each(|(i, chunk)| f(i, chunk));
+    }
+}
+
 /// Runs `f` on the backend's pool (in place when already on one of its threads): the caller
 /// waits, and the parallel loops inside `f` spread over the pool.
 pub fn run<R: Send>(f: impl FnOnce() -> R + Send) -> R {

@@ -6,7 +6,7 @@
 //! of the result dtype, with `Σ|a||b|` from the interpreter on absolute values and K the
 //! number of products per output element.
 
-use systolic_cpu::kernels::conv::geometry::ConvGeometry;
+use systolic_cpu::kernels::conv::geometry::{ConvGeometry, PatchColumns};
 use systolic_cpu::kernels::conv::ConvPlan;
 use systolic_cpu::CpuBuffer;
 use systolic_interp::ops::linalg::convolution::convolution;
@@ -210,6 +210,41 @@ fn conv_weight_gradients_read_features_major_and_the_kernel_in_place() {
     check(14, &[3, 6, 5, 16], &[3, 6, 4, 5], &b, F32);
     b.batch_group_count = 2;
     check(15, &[2, 5, 5, 32], &[2, 5, 3, 4], &b, F32);
+}
+
+#[test]
+fn conv_reads_the_kernel_in_place_only_when_it_is_the_weight_matrix() {
+    let geometry = |dn: ConvDimensionNumbers, lhs: &[i64], rhs: &[i64]| {
+        let (l, r) = (
+            TensorType::new(lhs.to_vec(), DType::F32),
+            TensorType::new(rhs.to_vec(), DType::F32),
+        );
+        ConvGeometry::new(&l, &r, &attrs(dn)).expect("geometry")
+    };
+    // Forward NHWC × HWIO: window-major columns, the kernel as it is.
+    let g = geometry(
+        layouts("b01f", "01io", "b01f"),
+        &[2, 7, 6, 3],
+        &[3, 3, 3, 4],
+    );
+    assert_eq!(g.columns, PatchColumns::WindowMajor);
+    assert!(g.kernel_is_weights());
+    // JAX's kernel gradient: feature-major columns, the [N, H, W, O] gradient as it is.
+    let g = geometry(
+        layouts("f01b", "i01o", "01bf"),
+        &[4, 9, 8, 3],
+        &[4, 7, 6, 5],
+    );
+    assert_eq!(g.columns, PatchColumns::FeatureMajor);
+    assert!(g.kernel_is_weights());
+    // NCHW × OIHW: feature-major columns, but O outermost: rearranged.
+    let g = geometry(
+        layouts("bf01", "oi01", "bf01"),
+        &[3, 4, 5, 9],
+        &[6, 4, 2, 3],
+    );
+    assert_eq!(g.columns, PatchColumns::FeatureMajor);
+    assert!(!g.kernel_is_weights());
 }
 
 #[test]

@@ -220,29 +220,25 @@ impl ConvGeometry {
         if self.groups != 1 || self.reversal.iter().any(|&r| r) {
             return false;
         }
-        let ks = &self.kernel_strides;
-        let og = self.out_features_per_group;
-        // The stride each kernel dimension needs; size-1 dimensions need none.
-        let mut want = vec![(self.kernel.feature, 1usize, og)];
-        let mut spatial = Vec::new();
-        let mut step = 1;
-        for (d, &size) in self.kernel.spatial.iter().zip(&self.window).rev() {
-            spatial.push((*d, step, size));
-            step *= size;
-        }
-        let (ci, wp) = (self.in_features, self.window_positions());
-        match self.columns {
-            PatchColumns::WindowMajor => {
-                want.push((self.kernel.batch, og, ci));
-                want.extend(spatial.iter().map(|&(d, s, n)| (d, s * ci * og, n)));
-            }
+        // The kernel's dimensions (and sizes) in the weight matrix's order; row-major over
+        // them gives the stride each needs (a size-1 dimension needs none).
+        let k = &self.kernel;
+        let spatial = k.spatial.iter().copied().zip(self.window.iter().copied());
+        let (input, output) = (
+            (k.batch, self.in_features),
+            (k.feature, self.out_features_per_group),
+        );
+        let order: Vec<(usize, usize)> = match self.columns {
+            PatchColumns::WindowMajor => spatial.chain([input, output]).collect(),
             PatchColumns::FeatureMajor => {
-                want.push((self.kernel.batch, wp * og, ci));
-                want.extend(spatial.iter().map(|&(d, s, n)| (d, s * og, n)));
+                [input].into_iter().chain(spatial).chain([output]).collect()
             }
-        }
-        want.iter()
-            .all(|&(d, stride, size)| size <= 1 || ks[d] == stride)
+        };
+        let sizes: Vec<i64> = order.iter().map(|&(_, n)| n as i64).collect();
+        order
+            .iter()
+            .zip(row_major_strides(&sizes))
+            .all(|(&(d, n), stride)| n <= 1 || self.kernel_strides[d] == stride)
     }
 }
 

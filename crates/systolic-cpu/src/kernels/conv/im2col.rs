@@ -12,7 +12,7 @@
 //! Works on any dimension numbers by reading through the operands' row-major strides.
 
 use super::geometry::{ConvGeometry, PatchColumns};
-use rayon::prelude::*;
+use crate::threads::for_each_chunk_mut;
 use std::ops::Range;
 
 /// Patch matrices at least this large are built on all threads.
@@ -135,7 +135,7 @@ pub fn patches<T: Copy + Default + Send + Sync>(
         // cache line read once serves them all (row by row, every row re-reads each cache
         // line of its image's plane, one element used per line).
         let task_len = IMAGE_BLOCK * positions * cols;
-        return for_each_task(out, task_len, parallel, |task, dst| {
+        return for_each_chunk_mut(out, task_len, parallel, |task, dst| {
             let base = image_base(task * IMAGE_BLOCK);
             fill_image_block(dst, input, base, &offsets, windows, ci, feature_stride);
         });
@@ -143,7 +143,7 @@ pub fn patches<T: Copy + Default + Send + Sync>(
     // Tasks of whole patch rows: a few per (group, image) block when there are few blocks
     // (a weight gradient's images are the input's features, as few as 3).
     let rows_per_task = (PARALLEL_ELEMENTS / cols).clamp(1, positions);
-    for_each_task(out, rows_per_task * cols, parallel, |task, dst| {
+    for_each_chunk_mut(out, rows_per_task * cols, parallel, |task, dst| {
         let first_row = task * rows_per_task;
         for (r, row) in dst.chunks_exact_mut(cols).enumerate() {
             let global = first_row + r;
@@ -180,25 +180,6 @@ pub fn patches<T: Copy + Default + Send + Sync>(
             }
         }
     });
-}
-
-/// Runs `fill(task, chunk)` over `out` cut into chunks of `task_len`, on all threads when
-/// `parallel`.
-fn for_each_task<T: Send>(
-    out: &mut [T],
-    task_len: usize,
-    parallel: bool,
-    fill: impl Fn(usize, &mut [T]) + Sync,
-) {
-    if parallel {
-        out.par_chunks_mut(task_len)
-            .enumerate()
-            .for_each(|(task, chunk)| fill(task, chunk));
-    } else {
-        out.chunks_mut(task_len)
-            .enumerate()
-            .for_each(|(task, chunk)| fill(task, chunk));
-    }
 }
 
 /// Fills the feature-major patch rows of [`IMAGE_BLOCK`] images adjacent in the input

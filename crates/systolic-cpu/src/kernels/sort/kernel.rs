@@ -194,14 +194,10 @@ impl SortKernel {
         if len == 0 {
             return perms;
         }
-        let run = |(s, perm): (usize, &mut [u32])| {
+        let parallel = perms.len() >= PARALLEL_ELEMENTS;
+        crate::threads::for_each_chunk_mut(&mut perms, len, parallel, |s, perm| {
             sort_slice((s / inner) * len * inner + s % inner, perm)
-        };
-        if perms.len() >= PARALLEL_ELEMENTS {
-            perms.par_chunks_mut(len).enumerate().for_each(run);
-        } else {
-            perms.chunks_mut(len).enumerate().for_each(run);
-        }
+        });
         perms
     }
 
