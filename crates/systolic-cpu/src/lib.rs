@@ -30,6 +30,7 @@ pub mod kernel;
 pub mod kernels;
 pub mod lower;
 pub mod lower_ctx;
+pub mod pages;
 pub mod pool;
 pub mod program;
 pub mod schedule;

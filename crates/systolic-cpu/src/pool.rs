@@ -145,44 +145,13 @@ pub fn recycle_vec<T: PoolElement>(v: Vec<T>) {
     recycle(T::wrap(v));
 }
 
-/// New zeroed storage, huge pages asked for when large: its pages are not touched yet (large
-/// blocks are fresh mappings, see [`crate::alloc::fresh_pages`]), so the threads of the kernel
-/// that writes it first fault them in, zeroed by the system.
+/// New zeroed storage, huge pages asked for when large ([`crate::pages`]): its pages are not
+/// touched yet (large blocks are fresh mappings, see [`crate::alloc::fresh_pages`]), so the
+/// threads of the kernel that writes it first fault them in, zeroed by the system.
 fn fresh(dtype: DType, n: usize) -> Storage {
     let s = crate::alloc::fresh_pages(|| Storage::zeros(dtype, n));
-    advise_huge_pages(&s);
+    crate::pages::advise_huge_pages(&s);
     s
-}
-
-/// Buffers at least this large are backed by transparent huge pages when the system allows.
-pub const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
-
-/// Asks Linux to back the 2 MiB-aligned interior of a large buffer with transparent huge pages
-/// (common Linux setups run THP in `madvise` mode). A fresh output is first touched by the kernel
-/// writing it; with 4 KiB pages a 64 MiB output takes 16384 page faults (trap, lock, zeroing,
-/// accounting, and as many unmaps when it is freed), with huge pages 32. A buffer already
-/// touched (from the pool) is unaffected.
-pub fn advise_huge_pages(s: &Storage) {
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let (ptr, bytes) = crate::with_storage!(s, v => (
-            v.as_ptr() as usize,
-            std::mem::size_of_val(v.as_slice()),
-        ));
-        if bytes < HUGE_PAGE_MIN_BYTES {
-            return;
-        }
-        let start = ptr.next_multiple_of(HUGE);
-        let end = (ptr + bytes) / HUGE * HUGE;
-        if end > start {
-            // SAFETY: advice only (no change to the contents); the range lies inside the
-            // buffer's own allocation. A failure (THP disabled) leaves ordinary pages.
-            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = s;
 }
 
 /// Returns a dead value's storage to the pool (or frees it when the pool is full).

@@ -335,7 +335,8 @@ fn run_blocked<K: MicroKernel>(
 /// Packing buffers, reused across the matrices of a batch and, through the buffer pool,
 /// across runs: a 2048² bf16 product packs 16 MiB, which as new heap vectors was zero-filled
 /// on every run (`pack` writes every word anyway) and on the first run faulted in as 4 KiB
-/// pages; pooled, a first run gets fresh huge pages and later runs reuse them unfilled.
+/// pages; pooled, a first run gets fresh pages (huge where [`crate::pages`] asks) and later runs
+/// reuse them unfilled.
 #[derive(Default)]
 struct Scratch {
     a: Vec<u32>,
