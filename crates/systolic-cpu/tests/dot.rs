@@ -547,6 +547,32 @@ fn dot_converted_float_paths() {
     }
 }
 
+/// Products converted to f32 whose long side exceeds one slab (`kernels::dot::slabs`: 2²¹
+/// converted elements, at least 256 lines): cut by result rows (a long lhs) and by result
+/// columns (a long rhs), each operand read in place or transposed, the last slab ragged, into
+/// f32 (written in place) and narrower results (an accumulator per slab).
+#[test]
+fn dot_via_f32_in_slabs() {
+    let (m, k) = (600, 8192);
+    let cases = [
+        // (lhs shape, rhs shape, dimension numbers)
+        (vec![m, k], vec![k, 2], matmul_dims()),
+        (vec![k, m], vec![2, k], dims(&[], &[], &[0], &[1])),
+        (vec![2, k], vec![k, m], matmul_dims()),
+        (vec![k, 2], vec![m, k], dims(&[], &[], &[0], &[1])),
+    ];
+    for (i, (l, r, dn)) in cases.iter().enumerate() {
+        for types in [
+            (DType::BF16, DType::BF16, DType::BF16),
+            (DType::BF16, DType::BF16, DType::F32),
+            (DType::F16, DType::F16, DType::F16),
+            (DType::I8, DType::I8, DType::F32),
+        ] {
+            check(120 + i as u64, l, r, dn, types, Some(DotRoute::ViaF32));
+        }
+    }
+}
+
 #[test]
 fn dot_wrapping_integer_and_bool_paths() {
     let cases = [

@@ -34,7 +34,7 @@ pub fn to_f32(s: &Storage) -> Vec<f32> {
 }
 
 /// `out[i]` = element `start + i` of `s` as f32 (see [`to_f32`]).
-fn convert_f32(s: &Storage, start: usize, out: &mut [f32]) {
+pub fn convert_f32(s: &Storage, start: usize, out: &mut [f32]) {
     // One vector loop per element type, in the widest copy the CPU runs (the baseline copy
     // converts bf16 four lanes at a time with SSE2).
     fn each<T: Copy>(v: &[T], start: usize, out: &mut [f32], f: impl Fn(T) -> f32) {
@@ -159,21 +159,67 @@ const CONVERT_CHUNK: usize = 1 << 16;
 /// Writes f32 results into float storage, rounding once to nearest even for f16/bf16.
 /// Returns false when `out` is not float storage.
 pub fn write_f32(out: &mut Storage, values: &[f32]) -> bool {
+    write_f32_block(out, 0, values.len(), values.len(), values)
+}
+
+/// Writes a block of f32 results into float storage as [`write_f32`] does: `values` holds rows
+/// of `width` values, row `i` going to `out[offset + i · row_len ..][..width]`. Full rows
+/// (`width == row_len`) are one contiguous range, converted in parallel chunks; narrower
+/// blocks in parallel rows. Returns false when `out` is not float storage.
+pub fn write_f32_block(
+    out: &mut Storage,
+    offset: usize,
+    row_len: usize,
+    width: usize,
+    values: &[f32],
+) -> bool {
+    fn block<T: Send>(
+        out: &mut [T],
+        offset: usize,
+        row_len: usize,
+        width: usize,
+        values: &[f32],
+        round: impl Fn(f32) -> T + Sync,
+    ) {
+        let store = |o: &mut [T], v: &[f32]| {
+            for (d, &x) in o.iter_mut().zip(v) {
+                *d = round(x);
+            }
+        };
+        if width == 0 || values.is_empty() {
+            return;
+        }
+        if width == row_len {
+            let o = &mut out[offset..offset + values.len()];
+            if values.len() >= 2 * CONVERT_CHUNK {
+                o.par_chunks_mut(CONVERT_CHUNK)
+                    .zip(values.par_chunks(CONVERT_CHUNK))
+                    .for_each(|(o, v)| store(o, v));
+            } else {
+                store(o, values);
+            }
+            return;
+        }
+        let rows = values.len() / width;
+        let o = &mut out[offset..offset + (rows - 1) * row_len + width];
+        let each = |(o, v): (&mut [T], &[f32])| store(&mut o[..width], v);
+        if values.len() >= 2 * CONVERT_CHUNK {
+            o.par_chunks_mut(row_len)
+                .zip(values.par_chunks(width))
+                .for_each(each);
+        } else {
+            o.chunks_mut(row_len)
+                .zip(values.chunks(width))
+                .for_each(each);
+        }
+    }
     match out {
-        Storage::F32(o) => o.copy_from_slice(values),
-        Storage::BF16(o) => o
-            .par_chunks_mut(CONVERT_CHUNK)
-            .zip(values.par_chunks(CONVERT_CHUNK))
-            .for_each(|(o, v)| {
-                for (d, &x) in o.iter_mut().zip(v) {
-                    *d = bf16::from_bits(bf16_bits(x));
-                }
-            }),
-        Storage::F16(o) => o
-            .iter_mut()
-            .zip(values)
-            .for_each(|(d, &x)| *d = f16::from_f32(x)),
-        Storage::F64(o) => o.iter_mut().zip(values).for_each(|(d, &x)| *d = x as f64),
+        Storage::F32(o) => block(o, offset, row_len, width, values, |x| x),
+        Storage::BF16(o) => block(o, offset, row_len, width, values, |x| {
+            bf16::from_bits(bf16_bits(x))
+        }),
+        Storage::F16(o) => block(o, offset, row_len, width, values, f16::from_f32),
+        Storage::F64(o) => block(o, offset, row_len, width, values, |x| x as f64),
         _ => return false,
     }
     true

@@ -3,7 +3,8 @@
 //! [`DotPlan`] normalises any dimension numbers to a batch of strided `[M, K] x [K, N]`
 //! products ([`layout`]) and picks a kernel by dtype ([`plan`]): the `gemm` crate for f32/f64
 //! ([`float`]), our packed AVX512-BF16 and AVX512-VNNI kernels for bf16 and int8 ([`packed`]),
-//! and plain converted paths for everything else ([`convert`]). Product fusions (a product with
+//! and plain converted paths for everything else ([`convert`]; large ones a slab at a time,
+//! [`slabs`]). Product fusions (a product with
 //! its elementwise epilogue) run the product, then the epilogue as one fused loop
 //! ([`epilogue`]); an epilogue with no loop form runs as a sequence of native kernels
 //! ([`product`]).
@@ -16,6 +17,7 @@ pub mod packed;
 pub mod plan;
 pub mod product;
 pub mod scaled;
+pub mod slabs;
 
 pub use plan::{DotPlan, DotRoute};
 

@@ -20,6 +20,7 @@ use super::convert;
 use super::float::{gemm_batched, BatchedShape, GemmFloat};
 use super::layout::{gather, DotGeometry, MatView, OperandAccess};
 use super::packed::{self, bf16::Bf16Kernel, int8::I8Kernel};
+use super::slabs;
 use crate::buffer::{CpuBuffer, Storage};
 use crate::cpu_bail;
 use crate::error::Result;
@@ -288,6 +289,11 @@ impl DotPlan {
                 }
             }
             DotRoute::ViaF32 => {
+                if let (OperandAccess::Strided(lv), OperandAccess::Strided(rv)) = (&g.lhs, &g.rhs) {
+                    if slabs::product(slabs::Slabs::default(), shape, ls, *lv, rs, *rv, out) {
+                        return Ok(());
+                    }
+                }
                 let (l, r) = (convert::to_f32(ls), convert::to_f32(rs));
                 let written = {
                     let (l, lv, r, rv) = self.operands(&l, &r);
