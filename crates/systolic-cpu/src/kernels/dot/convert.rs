@@ -128,8 +128,9 @@ pub fn to_bool(s: &Storage) -> Vec<bool> {
 /// products of a run execute on whichever worker is free, a product nested in another's
 /// parallel region (two paired steps) found that thread's vector taken and made its own, and
 /// one vector grown to the largest product's size was reallocated and faulted in again by the
-/// others. `perf record -e page-faults` of lm_train_step_bf16 (AMD EPYC Zen 3): 288 MB of
-/// faults in four runs came from here.
+/// others. lm_train_step_bf16 (AMD EPYC Zen 3) faulted 75 k pages (290 MB) in four steady
+/// runs with it, 13 k with the pool (minor faults of `systolic run --repeat 4` less those of
+/// `--repeat 0`).
 pub fn with_f32_scratch<R>(len: usize, f: impl FnOnce(&mut [f32]) -> R) -> R {
     let mut buf = crate::pool::take_vec::<f32>(len);
     let r = f(&mut buf);
