@@ -135,6 +135,39 @@ fn the_interpreter_stays_available_and_reports_no_compile_source() {
 }
 
 #[test]
+fn startup_trials_compile_again_in_the_same_process() {
+    let plain = json_report(&[]);
+    assert!(plain.get("warm_startup_ms").is_none(), "{plain}");
+    // A disk cache given for the main compile is not used by the trials: each compiles.
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let report = json_report(&[
+        "--startup-trials",
+        "2",
+        "--cache-dir",
+        cache.to_str().unwrap(),
+    ]);
+    let warm = &report["warm_startup_ms"];
+    assert_eq!(warm["count"], 2, "{report}");
+    assert!(warm["min"].as_f64().unwrap() > 0.0, "{report}");
+    assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 1);
+    for (args, wanted) in [
+        (
+            vec!["--startup-trials", "2", "--backend", "interp"],
+            "cpu backend",
+        ),
+        (vec!["--startup-trials", "1001"], "from 0 to 1000"),
+    ] {
+        let mut all = while_loop_args(&args);
+        all.push("--json".into());
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        let out = systolic(&all);
+        let (_, stderr) = texts(&out);
+        assert!(!out.status.success() && stderr.contains(wanted), "{stderr}");
+    }
+}
+
+#[test]
 fn a_second_run_with_the_same_cache_dir_loads_the_compiled_program() {
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache");

@@ -57,6 +57,12 @@ pub struct RunArgs {
     /// Print the timing report as JSON on the last line.
     #[arg(long)]
     pub json: bool,
+    /// After the runs, compile the program again from its text this many times in this
+    /// process (parse, passes, lowering; no disk cache) and run each once, timing compile +
+    /// first run (`cpu`, one device): the start-up of a process whose memory earlier runs
+    /// have touched, as JAX's compile trials in one Python process are. At most 1000.
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = parse_startup_trials)]
+    pub startup_trials: usize,
 }
 
 /// The timing report `--json` prints.
@@ -86,6 +92,9 @@ struct Report<'a> {
     /// Over the `--repeat` runs after the first, or the first run alone without `--repeat`;
     /// inputs stay on the device and outputs are not copied back between runs.
     run_ms: RunStats,
+    /// Compile + first run of each `--startup-trials` trial, in this process after the runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warm_startup_ms: Option<RunStats>,
     outputs: Vec<OutputInfo>,
 }
 
@@ -132,6 +141,11 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             "--profile runs one device's program; it is not available on several devices yet",
         ));
     }
+    if args.startup_trials > 0 && (plan.is_some() || backend != Backend::Cpu) {
+        return Err(CliError::msg(
+            "--startup-trials compiles for the cpu backend on one device only",
+        ));
+    }
     let (executable, prepare_ms) = time_ms(|| match plan {
         Some(plan) => spmd::prepare(backend, plan, &file, &options),
         None => backend.prepare(&module, entry, &file, &options),
@@ -159,6 +173,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let run_ms = RunStats::of(&times)
         .or_else(|| RunStats::of(&[first_run_ms]))
         .expect("one time at least");
+    let warm_startup_ms = RunStats::of(&startup_trials(args, backend, entry, &file)?);
 
     for (i, t) in outputs.iter().enumerate() {
         outln!("{}", summary(&format!("out{i}"), t));
@@ -179,6 +194,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             device_memory_bytes: executable.device_memory_bytes(),
             first_run_ms,
             run_ms,
+            warm_startup_ms,
             outputs: outputs.iter().map(OutputInfo::of).collect(),
         };
         let line = serde_json::to_string(&report)
@@ -209,8 +225,51 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
                 String::new()
             }
         );
+        if let Some(t) = warm_startup_ms {
+            outln!(
+                "compile + first run again in this process, {} trials: min {:.2} / median \
+                 {:.2} / max {:.2} ms",
+                t.count,
+                t.min,
+                t.median,
+                t.max
+            );
+        }
     }
     Ok(())
+}
+
+/// `--startup-trials`: compile + first run times of programs compiled afresh from the file in
+/// this process. Each trial's executable and results are dropped before the next, so their
+/// memory returns to the buffer pool as a long-running process's would.
+fn startup_trials(
+    args: &RunArgs,
+    backend: Backend,
+    entry: &str,
+    file: &str,
+) -> Result<Vec<f64>, CliError> {
+    let options = PrepareOptions {
+        dump_dir: None,
+        cache_dir: None,
+    };
+    let mut times = Vec::with_capacity(args.startup_trials);
+    for _ in 0..args.startup_trials {
+        let module = load_module(&args.file)?;
+        let inputs = load_inputs(
+            &args.inputs,
+            &param_tensor_types(entry_func(&module, entry, file)?)?,
+            entry,
+        )?;
+        let start = std::time::Instant::now();
+        let module = load_module(&args.file)?;
+        let mut executable = backend.prepare(&module, entry, file, &options)?;
+        let compiled = start.elapsed();
+        executable.put_inputs(inputs)?;
+        let (first, first_ms) = time_ms(|| executable.execute());
+        first?;
+        times.push(compiled.as_secs_f64() * 1e3 + first_ms);
+    }
+    Ok(times)
 }
 
 /// Rounds `--profile` runs at least: the first round's kernels find cold caches and a cold
@@ -280,6 +339,19 @@ fn keep_freed_memory() {
             mallopt(M_MMAP_MAX, 0);
             mallopt(M_TRIM_THRESHOLD, 1 << 30);
         }
+    }
+}
+
+/// The most `--startup-trials`.
+const MAX_STARTUP_TRIALS: usize = 1000;
+
+/// `--startup-trials N`: a count from 0 to [`MAX_STARTUP_TRIALS`].
+fn parse_startup_trials(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n <= MAX_STARTUP_TRIALS => Ok(n),
+        _ => Err(format!(
+            "expected a number of trials from 0 to {MAX_STARTUP_TRIALS}, got {text:?}"
+        )),
     }
 }
 
