@@ -9,6 +9,7 @@ use crate::spmd::{self, SpmdPlan};
 use crate::timing::{time_ms, RunStats};
 use serde::Serialize;
 use std::path::PathBuf;
+use systolic_ir::TensorType;
 
 /// Arguments of `systolic run`.
 #[derive(clap::Args, Debug)]
@@ -173,7 +174,12 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let run_ms = RunStats::of(&times)
         .or_else(|| RunStats::of(&[first_run_ms]))
         .expect("one time at least");
-    let warm_startup_ms = RunStats::of(&startup_trials(args, backend, entry, &file)?);
+    let warm_startup_ms = if args.startup_trials > 0 {
+        let params = param_tensor_types(func)?;
+        RunStats::of(&startup_trials(args, backend, entry, &file, &params)?)
+    } else {
+        None
+    };
 
     for (i, t) in outputs.iter().enumerate() {
         outln!("{}", summary(&format!("out{i}"), t));
@@ -247,6 +253,7 @@ fn startup_trials(
     backend: Backend,
     entry: &str,
     file: &str,
+    params: &[TensorType],
 ) -> Result<Vec<f64>, CliError> {
     let options = PrepareOptions {
         dump_dir: None,
@@ -254,12 +261,7 @@ fn startup_trials(
     };
     let mut times = Vec::with_capacity(args.startup_trials);
     for _ in 0..args.startup_trials {
-        let module = load_module(&args.file)?;
-        let inputs = load_inputs(
-            &args.inputs,
-            &param_tensor_types(entry_func(&module, entry, file)?)?,
-            entry,
-        )?;
+        let inputs = load_inputs(&args.inputs, params, entry)?;
         let start = std::time::Instant::now();
         let module = load_module(&args.file)?;
         let mut executable = backend.prepare(&module, entry, file, &options)?;
