@@ -36,6 +36,7 @@ pub mod program;
 pub mod schedule;
 pub mod shards;
 pub mod spmd;
+pub mod switch;
 #[cfg(test)]
 mod test_rng;
 pub mod threads;

@@ -35,26 +35,12 @@ const BALLOON_REPORTING_BIT: usize = 5;
 pub fn wanted() -> bool {
     static WANTED: OnceLock<bool> = OnceLock::new();
     *WANTED.get_or_init(|| {
-        let setting = std::env::var("SYSTOLIC_CPU_HUGE_PAGES").ok();
-        decide(setting.as_deref(), || !guest_reports_free_pages()).unwrap_or_else(|| {
-            eprintln!(
-                "warning: SYSTOLIC_CPU_HUGE_PAGES={setting:?} is not one of on, off, auto; \
-                 using auto"
-            );
-            !guest_reports_free_pages()
-        })
+        crate::switch::from_env(
+            "SYSTOLIC_CPU_HUGE_PAGES",
+            &[("on", true), ("off", false)],
+            || !guest_reports_free_pages(),
+        )
     })
-}
-
-/// The choice for a `SYSTOLIC_CPU_HUGE_PAGES` value (`None`: unset), `automatic` deciding for
-/// `auto`; `None` for a value that is not one of the documented ones.
-fn decide(setting: Option<&str>, automatic: impl FnOnce() -> bool) -> Option<bool> {
-    match setting.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
-        None | Some("" | "auto") => Some(automatic()),
-        Some("on") => Some(true),
-        Some("off") => Some(false),
-        Some(_) => None,
-    }
 }
 
 /// True when a virtio balloon device of this machine negotiated free page reporting (Linux
@@ -114,14 +100,5 @@ mod tests {
         ));
         assert!(!reports_free_pages("01100"));
         assert!(!reports_free_pages(""));
-    }
-
-    #[test]
-    fn the_setting_overrides_the_automatic_choice() {
-        assert_eq!(decide(None, || true), Some(true));
-        assert_eq!(decide(Some("auto"), || false), Some(false));
-        assert_eq!(decide(Some(" ON "), || false), Some(true));
-        assert_eq!(decide(Some("off"), || true), Some(false));
-        assert_eq!(decide(Some("sometimes"), || true), None);
     }
 }

@@ -221,30 +221,37 @@ fn conv_reads_the_kernel_in_place_only_when_it_is_the_weight_matrix() {
         );
         ConvGeometry::new(&l, &r, &attrs(dn)).expect("geometry")
     };
-    // Forward NHWC × HWIO: window-major columns, the kernel as it is.
-    let g = geometry(
-        layouts("b01f", "01io", "b01f"),
-        &[2, 7, 6, 3],
-        &[3, 3, 3, 4],
-    );
-    assert_eq!(g.columns, PatchColumns::WindowMajor);
-    assert!(g.kernel_is_weights());
-    // JAX's kernel gradient: feature-major columns, the [N, H, W, O] gradient as it is.
-    let g = geometry(
-        layouts("f01b", "i01o", "01bf"),
-        &[4, 9, 8, 3],
-        &[4, 7, 6, 5],
-    );
-    assert_eq!(g.columns, PatchColumns::FeatureMajor);
-    assert!(g.kernel_is_weights());
-    // NCHW × OIHW: feature-major columns, but O outermost: rearranged.
-    let g = geometry(
-        layouts("bf01", "oi01", "bf01"),
-        &[3, 4, 5, 9],
-        &[6, 4, 2, 3],
-    );
-    assert_eq!(g.columns, PatchColumns::FeatureMajor);
-    assert!(!g.kernel_is_weights());
+    let cases = [
+        // Forward NHWC × HWIO: window-major columns, the kernel as it is.
+        (
+            ("b01f", "01io", "b01f"),
+            [2, 7, 6, 3],
+            [3, 3, 3, 4],
+            PatchColumns::WindowMajor,
+            true,
+        ),
+        // JAX's kernel gradient: feature-major columns, the [N, H, W, O] gradient as it is.
+        (
+            ("f01b", "i01o", "01bf"),
+            [4, 9, 8, 3],
+            [4, 7, 6, 5],
+            PatchColumns::FeatureMajor,
+            true,
+        ),
+        // NCHW × OIHW: feature-major columns, but O outermost: rearranged.
+        (
+            ("bf01", "oi01", "bf01"),
+            [3, 4, 5, 9],
+            [6, 4, 2, 3],
+            PatchColumns::FeatureMajor,
+            false,
+        ),
+    ];
+    for ((lhs, rhs, out), lhs_shape, rhs_shape, columns, in_place) in cases {
+        let g = geometry(layouts(lhs, rhs, out), &lhs_shape, &rhs_shape);
+        assert_eq!(g.columns, columns, "{lhs} × {rhs}");
+        assert_eq!(g.kernel_is_weights(), in_place, "{lhs} × {rhs}");
+    }
 }
 
 #[test]

@@ -10,8 +10,8 @@ use super::float::BatchedShape;
 use super::layout::MatView;
 use crate::buffer::Storage;
 use crate::kernels::fusion::elementwise::lanes::bf16_bits;
+use crate::threads::for_each_chunk_mut;
 use half::{bf16, f16};
-use rayon::prelude::*;
 use systolic_ir::{numerics, DType};
 
 /// An operand's elements as f32 (integers and wider floats rounded to nearest), in a vector
@@ -23,13 +23,10 @@ use systolic_ir::{numerics, DType};
 /// operands convert in parallel chunks.
 pub fn to_f32(s: &Storage) -> Vec<f32> {
     let mut out = crate::pool::take_vec::<f32>(s.len());
-    if s.len() >= 2 * CONVERT_CHUNK {
-        out.par_chunks_mut(CONVERT_CHUNK)
-            .enumerate()
-            .for_each(|(c, chunk)| convert_f32(s, c * CONVERT_CHUNK, chunk));
-    } else {
-        convert_f32(s, 0, &mut out);
-    }
+    let parallel = s.len() >= 2 * CONVERT_CHUNK;
+    for_each_chunk_mut(&mut out, CONVERT_CHUNK, parallel, |c, chunk| {
+        convert_f32(s, c * CONVERT_CHUNK, chunk)
+    });
     out
 }
 
@@ -163,6 +160,14 @@ pub fn write_f32(out: &mut Storage, values: &[f32]) -> bool {
     write_f32_block(out, 0, values.len(), values.len(), values)
 }
 
+/// True for the storage [`write_f32`] and [`write_f32_block`] write (f32, bf16, f16, f64).
+pub fn is_float_storage(s: &Storage) -> bool {
+    matches!(
+        s,
+        Storage::F32(_) | Storage::BF16(_) | Storage::F16(_) | Storage::F64(_)
+    )
+}
+
 /// Writes a block of f32 results into float storage as [`write_f32`] does: `values` holds rows
 /// of `width` values, row `i` going to `out[offset + i · row_len ..][..width]`. Full rows
 /// (`width == row_len`) are one contiguous range, converted in parallel chunks; narrower
@@ -190,29 +195,18 @@ pub fn write_f32_block(
         if width == 0 || values.is_empty() {
             return;
         }
+        let parallel = values.len() >= 2 * CONVERT_CHUNK;
         if width == row_len {
             let o = &mut out[offset..offset + values.len()];
-            if values.len() >= 2 * CONVERT_CHUNK {
-                o.par_chunks_mut(CONVERT_CHUNK)
-                    .zip(values.par_chunks(CONVERT_CHUNK))
-                    .for_each(|(o, v)| store(o, v));
-            } else {
-                store(o, values);
-            }
-            return;
+            return for_each_chunk_mut(o, CONVERT_CHUNK, parallel, |c, o| {
+                store(o, &values[c * CONVERT_CHUNK..])
+            });
         }
         let rows = values.len() / width;
         let o = &mut out[offset..offset + (rows - 1) * row_len + width];
-        let each = |(o, v): (&mut [T], &[f32])| store(&mut o[..width], v);
-        if values.len() >= 2 * CONVERT_CHUNK {
-            o.par_chunks_mut(row_len)
-                .zip(values.par_chunks(width))
-                .for_each(each);
-        } else {
-            o.chunks_mut(row_len)
-                .zip(values.chunks(width))
-                .for_each(each);
-        }
+        for_each_chunk_mut(o, row_len, parallel, |r, o| {
+            store(&mut o[..width], &values[r * width..][..width])
+        });
     }
     match out {
         Storage::F32(o) => block(o, offset, row_len, width, values, |x| x),

@@ -53,18 +53,11 @@ pub fn faer_route() -> bool {
     *FAER.get_or_init(|| {
         let by_cpu =
             || crate::kernels::math::simd::level() == crate::kernels::math::simd::Level::V3;
-        match std::env::var("SYSTOLIC_CPU_GEMM").as_deref().map(str::trim) {
-            Err(_) | Ok("" | "auto") => by_cpu(),
-            Ok("faer") => true,
-            Ok("gemm") => false,
-            Ok(other) => {
-                eprintln!(
-                    "warning: SYSTOLIC_CPU_GEMM={other:?} is not one of auto, faer, gemm; \
-                     using auto"
-                );
-                by_cpu()
-            }
-        }
+        crate::switch::from_env(
+            "SYSTOLIC_CPU_GEMM",
+            &[("faer", true), ("gemm", false)],
+            by_cpu,
+        )
     })
 }
 

@@ -14,10 +14,13 @@ use super::convert;
 use super::float::{gemm_batched, BatchedShape};
 use super::layout::MatView;
 use crate::buffer::Storage;
-use rayon::prelude::*;
+use crate::threads::for_each_chunk_mut;
 
 /// Converted elements per slab (operand slab and result slab together): 8 MiB of f32.
 pub const SLAB_ELEMENTS: usize = 1 << 21;
+
+/// Slabs at least this large convert on all threads.
+const PARALLEL_ELEMENTS: usize = 1 << 17;
 
 /// The fewest rows (or columns) per slab: thinner products leave the f32 kernel's blocks
 /// underfilled and repack the other operand too often.
@@ -101,7 +104,7 @@ pub fn product(
     out: &mut Storage,
 ) -> bool {
     let unit = |v: &MatView| v.row == 1 || v.col == 1;
-    if s.batch != 1 || s.k == 0 || !unit(&lv) || !unit(&rv) || !is_float(out) {
+    if s.batch != 1 || s.k == 0 || !unit(&lv) || !unit(&rv) || !convert::is_float_storage(out) {
         return false;
     }
     let Some(cut) = slabs.cut(s, matches!(out, Storage::F32(_))) else {
@@ -143,13 +146,6 @@ pub fn product(
     true
 }
 
-fn is_float(s: &Storage) -> bool {
-    matches!(
-        s,
-        Storage::F32(_) | Storage::BF16(_) | Storage::F16(_) | Storage::F64(_)
-    )
-}
-
 /// The `rows × cols` matrix of `s` at `start` with `v`'s strides, converted into a pooled
 /// vector (see [`convert_block`]).
 fn block(s: &Storage, start: usize, v: MatView, rows: usize, cols: usize) -> (Vec<f32>, MatView) {
@@ -175,15 +171,12 @@ fn convert_block(
     } else {
         (cols, rows, v.col, MatView::strided(rows * cols, 1, rows))
     };
-    let convert_line =
-        |(i, line): (usize, &mut [f32])| convert::convert_f32(s, start + i * step, line);
     let dense = &mut dense[..lines * len];
     if len > 0 {
-        if dense.len() >= 1 << 17 {
-            dense.par_chunks_mut(len).enumerate().for_each(convert_line);
-        } else {
-            dense.chunks_mut(len).enumerate().for_each(convert_line);
-        }
+        let parallel = dense.len() >= PARALLEL_ELEMENTS;
+        for_each_chunk_mut(dense, len, parallel, |i, line| {
+            convert::convert_f32(s, start + i * step, line)
+        });
     }
     view
 }
