@@ -198,10 +198,11 @@ fn fill_image_block<T: Copy + Default>(
     let image_len = dst.len() / IMAGE_BLOCK;
     let cols = windows * features;
     for (position, offs) in offsets.chunks_exact(windows).enumerate() {
-        let mut rows: Vec<&mut [T]> = dst
-            .chunks_exact_mut(image_len)
-            .map(|image| &mut image[position * cols..][..cols])
-            .collect();
+        let mut images = dst.chunks_exact_mut(image_len);
+        let mut rows: [&mut [T]; IMAGE_BLOCK] = std::array::from_fn(|_| {
+            let image = images.next().expect("dst holds IMAGE_BLOCK images");
+            &mut image[position * cols..][..cols]
+        });
         for c in 0..features {
             let from = base + c * feature_stride;
             for (w, offset) in offs.iter().enumerate() {
