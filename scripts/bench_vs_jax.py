@@ -19,6 +19,12 @@ process, whose memory earlier programs have already touched), ours each in a new
 (every buffer fresh memory, faulted in by the first run) and, as the "warm" columns, compiled
 from the text again in the process of the steady-state runs (`systolic run --startup-trials`),
 the protocol JAX's trials follow.
+
+Start-up is what a run adds beyond a steady one: each trial's compile + first run less the run
+right after it, on both sides (the median over trials). Pairing each first run with its own
+second run, rather than with the steady-state median measured minutes apart, keeps a shared
+host's slow and fast spells out of the difference: a 100 ms program's median moved by 10–30 ms
+between minutes on the 2-core VMs this was measured on, more than the start-up being measured.
 """
 
 import argparse
@@ -447,19 +453,23 @@ PROGRAMS = {
 
 
 def time_jax(f, args, repeat, warmup, trials):
-    """(compile + first run ms, median of `trials`; steady-state median ms; outputs; a function
-    measuring the steady-state median again) of JAX on `args`. Each trial compiles afresh:
-    caches cleared, a new function."""
+    """(compile + first run ms, median of `trials`; start-up ms, the median over trials of
+    compile + first run less the run right after it; steady-state median ms; outputs; a
+    function measuring the steady-state median again) of JAX on `args`. Each trial compiles
+    afresh: caches cleared, a new function."""
     device_args = [jax.device_put(a) for a in args]
     jax.block_until_ready(device_args)
-    firsts = []
+    firsts, startups = [], []
     for _ in range(trials):
         jax.clear_caches()
         fresh = jax.jit(lambda *a: f(*a))  # a new function: nothing cached from the export
         start = time.perf_counter()
         out = jax.block_until_ready(fresh(*device_args))
-        firsts.append((time.perf_counter() - start) * 1e3)
-    first = float(np.median(firsts))
+        first = (time.perf_counter() - start) * 1e3
+        start = time.perf_counter()
+        jax.block_until_ready(fresh(*device_args))
+        firsts.append(first)
+        startups.append(first - (time.perf_counter() - start) * 1e3)
 
     def steady():
         for _ in range(warmup):
@@ -472,7 +482,8 @@ def time_jax(f, args, repeat, warmup, trials):
         return float(np.median(times))
 
     outs = out if isinstance(out, (tuple, list)) else [out]
-    return first, steady(), [np.asarray(o) for o in outs], steady
+    return (float(np.median(firsts)), float(np.median(startups)), steady(),
+            [np.asarray(o) for o in outs], steady)
 
 
 def run_systolic(module, inputs, out_dir, repeat, startup_trials=0):
@@ -526,7 +537,8 @@ def bench(name, repeat, warmup, trials, rounds, work):
     f, args = PROGRAMS[name]()
     folder = work / name
     folder.mkdir()
-    jax_first, jax_steady, jax_outs, jax_again = time_jax(f, args, repeat, warmup, trials)
+    jax_first, jax_startup, jax_steady, jax_outs, jax_again = time_jax(
+        f, args, repeat, warmup, trials)
     text = jax.jit(f).lower(*args).as_text()
     module = folder / "module.mlir"
     module.write_text(text)
@@ -539,10 +551,11 @@ def bench(name, repeat, warmup, trials, rounds, work):
     report, notes = run_systolic(module, inputs, out_dir, repeat, startup_trials=trials)
     ours = [np.load(out_dir / f"out{i}.npy") for i in range(len(report["outputs"]))]
     ours = [o.view(ml_dtypes.bfloat16) if o.dtype == np.dtype("V2") else o for o in ours]
-    # Start-up trials beyond the first: one run each, in new processes.
+    # Start-up trials beyond the first: one run each after the first, in new processes.
     reports = [report] + [run_systolic(module, inputs, None, 1)[0]
                           for _ in range(1, trials)]
     our_first = float(np.median([r["compile_ms"] + r["first_run_ms"] for r in reports]))
+    our_startup = float(np.median([r["startup_ms"] for r in reports]))
     our_compile = float(np.median([r["compile_ms"] for r in reports]))
     # Further rounds of steady state, JAX's then ours, so that a slow spell of a shared host
     # hits both sides alike; the steady columns are the medians over rounds.
@@ -558,8 +571,10 @@ def bench(name, repeat, warmup, trials, rounds, work):
         "steady_ratio_range": [min(ratios), max(ratios)],
         "jax_first_ms": jax_first,
         "ours_first_ms": our_first,
+        "jax_startup_ms": jax_startup,
+        "ours_startup_ms": our_startup,
+        "ours_warm_startup_ms": report["warm_startup_over_next_ms"]["median"],
         "ours_compile_ms": our_compile,
-        "ours_warm_first_ms": report["warm_startup_ms"]["median"],
         "agree": agreement(ours, jax_outs, OUTPUT_TOLERANCE.get(name, 2e-3)),
         "notes": notes,
     }
@@ -573,22 +588,19 @@ COLUMNS = ["program", "JAX steady ms", "ours ms", "ratio", "JAX compile+first ms
            "(ours: compile ms)", "outputs"]
 
 
-def startup(first, steady):
-    """What starting costs beyond one steady-state run: compile + first run − steady median.
-
-    For the large programs most of a compile + first run is the run itself, which no compiler can
-    take below one steady-state run; this column isolates what a compiler and runtime add."""
-    return max(first - steady, 0.0)
+def startup(ms):
+    """A start-up (compile + first run less the run after it) as shown: noise can make a
+    program's first run faster than its second, which counts as no start-up."""
+    return max(ms, 0.0)
 
 
-def startup_ratio(r, ours_first="ours_first_ms"):
-    """Ours over JAX's start-up (ours from `r[ours_first]`: a new process's, or a warm one's),
-    or '-' when JAX's first run was no slower than its steady median (nothing to compare
-    against)."""
-    theirs = startup(r["jax_first_ms"], r["jax_steady_ms"])
+def startup_ratio(r, ours="ours_startup_ms"):
+    """Ours over JAX's start-up (ours from `r[ours]`: a new process's, or a warm one's), or
+    '-' when JAX's first run was no slower than its second (nothing to compare against)."""
+    theirs = startup(r["jax_startup_ms"])
     if theirs < 0.05:
         return "-"
-    return f"{startup(r[ours_first], r['ours_steady_ms']) / theirs:.3f}×"
+    return f"{startup(r[ours]) / theirs:.3f}×"
 
 
 def steady_ratio(r):
@@ -609,11 +621,11 @@ def cells(r):
         f"{r['jax_first_ms']:.1f}",
         f"{r['ours_first_ms']:.1f}",
         f"{r['ours_first_ms'] / r['jax_first_ms']:.3f}×",
-        f"{startup(r['jax_first_ms'], r['jax_steady_ms']):.1f}",
-        f"{startup(r['ours_first_ms'], r['ours_steady_ms']):.1f}",
+        f"{startup(r['jax_startup_ms']):.1f}",
+        f"{startup(r['ours_startup_ms']):.1f}",
         startup_ratio(r),
-        f"{startup(r['ours_warm_first_ms'], r['ours_steady_ms']):.1f}",
-        startup_ratio(r, "ours_warm_first_ms"),
+        f"{startup(r['ours_warm_startup_ms']):.1f}",
+        startup_ratio(r, "ours_warm_startup_ms"),
         f"{r['ours_compile_ms']:.1f}",
         r["agree"],
     ]
@@ -690,7 +702,8 @@ def update_readme(path, rows, repeat, warmup, trials, rounds):
         f"Measured {when} on {machine()}; JAX {jax.__version__} on CPU; {repeat} timed runs "
         f"after {warmup} warm-up runs (ours: after the first run); compile + first run the "
         f"median of {trials} (JAX: caches cleared before each, in one process; ours: a new "
-        f"process each, and \"warm\": compiled again in the process after its runs)"
+        f"process each, and \"warm\": compiled again in the process after its runs); "
+        f"start-up: compile + first run less the run right after it, median over the trials"
         + (f"; steady state the median of {rounds} alternating rounds, the ratio's range "
            f"over them in brackets." if rounds > 1 else "."),
         "",

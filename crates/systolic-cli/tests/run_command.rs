@@ -45,6 +45,12 @@ fn json_report_is_the_last_line() {
         run_ms["max"].as_f64().unwrap(),
     );
     assert!(min <= median && median <= max, "{run_ms}");
+    // Start-up pairs compile + first run with the run right after it (the first timed one,
+    // so at least the fastest).
+    let first_total =
+        report["compile_ms"].as_f64().unwrap() + report["first_run_ms"].as_f64().unwrap();
+    let startup = report["startup_ms"].as_f64().unwrap();
+    assert!(startup <= first_total - min + 1e-9, "{report}");
     // JAX: fori_loop(0, 7) of Newton steps from 3.0 gives f32 and the sum of i² for i < 7.
     assert_eq!(
         report["outputs"],
@@ -138,6 +144,9 @@ fn the_interpreter_stays_available_and_reports_no_compile_source() {
 fn startup_trials_compile_again_in_the_same_process() {
     let plain = json_report(&[]);
     assert!(plain.get("warm_startup_ms").is_none(), "{plain}");
+    assert!(plain.get("warm_startup_over_next_ms").is_none(), "{plain}");
+    // Without --repeat there is no run after the first to pair it with.
+    assert!(plain.get("startup_ms").is_none(), "{plain}");
     // A disk cache given for the main compile is not used by the trials: each compiles.
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache");
@@ -150,6 +159,14 @@ fn startup_trials_compile_again_in_the_same_process() {
     let warm = &report["warm_startup_ms"];
     assert_eq!(warm["count"], 2, "{report}");
     assert!(warm["min"].as_f64().unwrap() > 0.0, "{report}");
+    // Each trial's start-up is its compile + first run less its own second run: positive or
+    // not, it is below the compile + first run it came from.
+    let over = &report["warm_startup_over_next_ms"];
+    assert_eq!(over["count"], 2, "{report}");
+    assert!(
+        over["max"].as_f64().unwrap() < warm["max"].as_f64().unwrap(),
+        "{report}"
+    );
     assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 1);
     for (args, wanted) in [
         (

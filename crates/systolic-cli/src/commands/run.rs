@@ -60,8 +60,9 @@ pub struct RunArgs {
     pub json: bool,
     /// After the runs, compile the program again from its text this many times in this
     /// process (parse, passes, lowering; no disk cache) and run each once, timing compile +
-    /// first run (`cpu`, one device): the start-up of a process whose memory earlier runs
-    /// have touched, as JAX's compile trials in one Python process are. At most 1000.
+    /// first run (`cpu`, one device), then run each once more: the start-up of a process whose
+    /// memory earlier runs have touched, as JAX's compile trials in one Python process are.
+    /// At most 1000.
     #[arg(long, default_value_t = 0, value_name = "N", value_parser = parse_startup_trials)]
     pub startup_trials: usize,
 }
@@ -93,9 +94,17 @@ struct Report<'a> {
     /// Over the `--repeat` runs after the first, or the first run alone without `--repeat`;
     /// inputs stay on the device and outputs are not copied back between runs.
     run_ms: RunStats,
+    /// Start-up: compile + first run less the run right after it (with `--repeat`). Paired
+    /// this way, a slow or fast spell of a shared host falls on both terms alike, where a
+    /// difference against the median of later runs takes the spell's drift with it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    startup_ms: Option<f64>,
     /// Compile + first run of each `--startup-trials` trial, in this process after the runs.
     #[serde(skip_serializing_if = "Option::is_none")]
     warm_startup_ms: Option<RunStats>,
+    /// Each trial's start-up: its compile + first run less its own second run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warm_startup_over_next_ms: Option<RunStats>,
     outputs: Vec<OutputInfo>,
 }
 
@@ -174,11 +183,15 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let run_ms = RunStats::of(&times)
         .or_else(|| RunStats::of(&[first_run_ms]))
         .expect("one time at least");
-    let warm_startup_ms = if args.startup_trials > 0 {
+    let startup_ms = times.first().map(|next| compile_ms + first_run_ms - next);
+    let (warm_startup_ms, warm_startup_over_next_ms) = if args.startup_trials > 0 {
         let params = param_tensor_types(func)?;
-        RunStats::of(&startup_trials(args, backend, entry, &file, &params)?)
+        let trials = startup_trials(args, backend, entry, &file, &params)?;
+        let firsts: Vec<f64> = trials.iter().map(|t| t.first_ms).collect();
+        let over_next: Vec<f64> = trials.iter().map(|t| t.first_ms - t.next_ms).collect();
+        (RunStats::of(&firsts), RunStats::of(&over_next))
     } else {
-        None
+        (None, None)
     };
 
     for (i, t) in outputs.iter().enumerate() {
@@ -200,7 +213,9 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             device_memory_bytes: executable.device_memory_bytes(),
             first_run_ms,
             run_ms,
+            startup_ms,
             warm_startup_ms,
+            warm_startup_over_next_ms,
             outputs: outputs.iter().map(OutputInfo::of).collect(),
         };
         let line = serde_json::to_string(&report)
@@ -231,30 +246,37 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
                 String::new()
             }
         );
-        if let Some(t) = warm_startup_ms {
+        if let (Some(t), Some(over)) = (warm_startup_ms, warm_startup_over_next_ms) {
             outln!(
                 "compile + first run again in this process, {} trials: min {:.2} / median \
-                 {:.2} / max {:.2} ms",
+                 {:.2} / max {:.2} ms; less each trial's second run: median {:.2} ms",
                 t.count,
                 t.min,
                 t.median,
-                t.max
+                t.max,
+                over.median
             );
         }
     }
     Ok(())
 }
 
-/// `--startup-trials`: compile + first run times of programs compiled afresh from the file in
-/// this process. Each trial's executable and results are dropped before the next, so their
-/// memory returns to the buffer pool as a long-running process's would.
+/// One `--startup-trial`: compile + first run, and the run right after it.
+struct StartupTrial {
+    first_ms: f64,
+    next_ms: f64,
+}
+
+/// `--startup-trials`: compile + first run, then a second run, of programs compiled afresh
+/// from the file in this process. Each trial's executable and results are dropped before the
+/// next, so their memory returns to the buffer pool as a long-running process's would.
 fn startup_trials(
     args: &RunArgs,
     backend: Backend,
     entry: &str,
     file: &str,
     params: &[TensorType],
-) -> Result<Vec<f64>, CliError> {
+) -> Result<Vec<StartupTrial>, CliError> {
     let options = PrepareOptions {
         dump_dir: None,
         cache_dir: None,
@@ -270,7 +292,12 @@ fn startup_trials(
         executable.put_inputs(inputs)?;
         let (first, first_ms) = time_ms(|| executable.execute());
         first?;
-        times.push(parse_ms + prepare_ms + first_ms);
+        let (next, next_ms) = time_ms(|| executable.execute());
+        next?;
+        times.push(StartupTrial {
+            first_ms: parse_ms + prepare_ms + first_ms,
+            next_ms,
+        });
     }
     Ok(times)
 }
