@@ -56,9 +56,20 @@ pub fn load_inputs(
         .zip(params)
         .enumerate()
         .map(|(i, (file, param))| {
-            let array = systolic_npy::read_raw(file, Some(param.dtype))
-                .map_err(|e| CliError::msg(format!("input {i}: {e}")))?;
-            check_input(i, &file.display().to_string(), &array.ty, param, entry)?;
+            let npy_error = |e: systolic_npy::NpyError| CliError::msg(format!("input {i}: {e}"));
+            let mut npy = systolic_npy::open(file, Some(param.dtype)).map_err(npy_error)?;
+            check_input(i, &file.display().to_string(), npy.ty(), param, entry)?;
+            // Straight into the buffer when the file holds its bytes as they are: one copy
+            // of the input in memory, not two.
+            if npy.is_dense_le() {
+                let ty = npy.ty().clone();
+                if let Some(read) =
+                    CpuBuffer::from_le_fill(ty, |bytes| npy.read_dense_le_into(bytes))
+                {
+                    return read.map_err(npy_error);
+                }
+            }
+            let array = npy.read_raw().map_err(npy_error)?;
             CpuBuffer::from_le_bytes(array.ty, &array.bytes)
                 .map_err(|e| CliError::msg(format!("input {i} ({}): {e}", file.display())))
         })

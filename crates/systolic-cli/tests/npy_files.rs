@@ -94,3 +94,50 @@ fn raw_one_byte_elements_need_the_expected_dtype() {
         "the error names the file and the raw type: {err}"
     );
 }
+
+/// `systolic run` reads an input straight into its buffer when the file holds the bytes as
+/// they are, and through the converting path otherwise: both give what numpy saved.
+#[test]
+fn inputs_read_in_place_or_converted_equal_the_exact_tensors() {
+    use systolic_cpu::CpuBuffer;
+    let all = fixtures();
+    let mut in_place = Vec::new();
+    for (name, want) in &all {
+        let dtype = common::dtype_from_numpy(want["dtype"].as_str().unwrap());
+        let path = common::data_dir().join("npy").join(format!("{name}.npy"));
+        let exact = systolic_npy::read(&path, Some(dtype)).unwrap();
+        let mut file = systolic_npy::open(&path, Some(dtype)).unwrap();
+        let ty = file.ty().clone();
+        let filled = if file.is_dense_le() {
+            CpuBuffer::from_le_fill(ty, |bytes| file.read_dense_le_into(bytes))
+        } else {
+            None
+        };
+        let buffer = match filled {
+            Some(read) => {
+                in_place.push(name.as_str());
+                read.unwrap()
+            }
+            None => {
+                let raw = file.read_raw().unwrap();
+                CpuBuffer::from_le_bytes(raw.ty, &raw.bytes).unwrap()
+            }
+        };
+        assert_eq!(buffer.to_tensor(), exact, "{name}");
+    }
+    in_place.sort();
+    assert_eq!(
+        in_place,
+        [
+            "bf16",
+            "c64",
+            "c_f32",
+            "empty_f32",
+            "f16",
+            "scalar_i64",
+            "uint64",
+            "v2_i16",
+            "v3_u8"
+        ]
+    );
+}

@@ -286,6 +286,77 @@ impl CpuBuffer {
         Ok(CpuBuffer { ty, storage })
     }
 
+    /// True when [`CpuBuffer::from_le_fill`] reads a `dtype`'s bytes in place: on little-endian
+    /// hosts, for the types whose storage holds each element as exactly its little-endian
+    /// bytes (not booleans, sub-byte types or the narrow floats, which are converted).
+    pub fn reads_le_in_place(dtype: DType) -> bool {
+        cfg!(target_endian = "little")
+            && matches!(
+                dtype,
+                DType::I8
+                    | DType::I16
+                    | DType::I32
+                    | DType::I64
+                    | DType::U8
+                    | DType::U16
+                    | DType::U32
+                    | DType::U64
+                    | DType::F16
+                    | DType::BF16
+                    | DType::F32
+                    | DType::F64
+                    | DType::C64
+                    | DType::C128
+            )
+    }
+
+    /// A buffer of `ty` whose storage `fill` writes in place as its dense little-endian bytes
+    /// (numpy's layout; exactly `ty`'s byte size): a file read straight into the buffer takes
+    /// half the memory of reading its bytes and converting them
+    /// ([`CpuBuffer::from_le_bytes`]). `None`, without calling `fill`, for the dtypes
+    /// [`CpuBuffer::reads_le_in_place`] refuses.
+    ///
+    /// ```
+    /// use systolic_cpu::CpuBuffer;
+    /// use systolic_ir::{DType, Tensor, TensorType};
+    /// let ty = TensorType::new(vec![2], DType::F32);
+    /// let bytes = [1.5f32.to_le_bytes(), (-2.0f32).to_le_bytes()].concat();
+    /// let filled = CpuBuffer::from_le_fill(ty, |dst| {
+    ///     dst.copy_from_slice(&bytes);
+    ///     Ok::<(), ()>(())
+    /// });
+    /// let buffer = filled.unwrap().unwrap();
+    /// assert_eq!(buffer.to_tensor(), Tensor::from_f32(vec![2], vec![1.5, -2.0]));
+    /// ```
+    pub fn from_le_fill<E>(
+        ty: TensorType,
+        fill: impl FnOnce(&mut [u8]) -> Result<(), E>,
+    ) -> Option<Result<CpuBuffer, E>> {
+        if !CpuBuffer::reads_le_in_place(ty.dtype) {
+            return None;
+        }
+        // Every element is written by `fill`: a pooled vector's stale values do not matter.
+        let mut storage = crate::pool::take(ty.dtype, ty.num_elements());
+        let bytes: &mut [u8] = match &mut storage {
+            Storage::I8(v) => bytemuck::cast_slice_mut(v),
+            Storage::I16(v) => bytemuck::cast_slice_mut(v),
+            Storage::I32(v) => bytemuck::cast_slice_mut(v),
+            Storage::I64(v) => bytemuck::cast_slice_mut(v),
+            Storage::U8(v) => v,
+            Storage::U16(v) => bytemuck::cast_slice_mut(v),
+            Storage::U32(v) => bytemuck::cast_slice_mut(v),
+            Storage::U64(v) => bytemuck::cast_slice_mut(v),
+            Storage::F16(v) => bytemuck::cast_slice_mut(v),
+            Storage::BF16(v) => bytemuck::cast_slice_mut(v),
+            Storage::F32(v) => bytemuck::cast_slice_mut(v),
+            Storage::F64(v) => bytemuck::cast_slice_mut(v),
+            Storage::C64(v) => bytemuck::cast_slice_mut(v),
+            Storage::C128(v) => bytemuck::cast_slice_mut(v),
+            Storage::Bool(_) => return None,
+        };
+        Some(fill(bytes).map(|()| CpuBuffer { ty, storage }))
+    }
+
     /// Copies into an exact interpreter tensor.
     pub fn to_tensor(&self) -> Tensor {
         Tensor::from_le_bytes(self.ty.clone(), &self.to_le_bytes())
@@ -443,6 +514,41 @@ mod tests {
             CpuBuffer::from_tensor(&t).storage(),
             &Storage::I8(vec![-2, 1])
         );
+    }
+
+    #[test]
+    fn le_fill_reads_in_place_exactly_what_le_bytes_converts() {
+        for dtype in DType::ALL {
+            let ty = TensorType::new(vec![3], dtype);
+            let t = Tensor::from_bits(ty.clone(), &[0, 1, 3]).unwrap();
+            let bytes = t.to_le_bytes();
+            let mut called = false;
+            let filled = CpuBuffer::from_le_fill(ty.clone(), |dst| {
+                called = true;
+                dst.copy_from_slice(&bytes);
+                Ok::<(), ()>(())
+            });
+            assert_eq!(
+                filled.is_some(),
+                CpuBuffer::reads_le_in_place(dtype),
+                "{dtype}"
+            );
+            assert_eq!(called, filled.is_some(), "{dtype}");
+            if let Some(filled) = filled {
+                let by_bytes = CpuBuffer::from_le_bytes(ty.clone(), &bytes).unwrap();
+                assert_eq!(filled.unwrap(), by_bytes, "{dtype}");
+            }
+        }
+        // The common types are read in place; the converted ones are not.
+        for dtype in [DType::F32, DType::BF16, DType::C64, DType::I8, DType::U64] {
+            assert!(CpuBuffer::reads_le_in_place(dtype), "{dtype}");
+        }
+        for dtype in [DType::Bool, DType::I4, DType::U2, DType::F8E4M3FN] {
+            assert!(!CpuBuffer::reads_le_in_place(dtype), "{dtype}");
+        }
+        // A failed fill is the caller's error.
+        let failed = CpuBuffer::from_le_fill(TensorType::new(vec![2], DType::F32), |_| Err("no"));
+        assert_eq!(failed.unwrap().unwrap_err(), "no");
     }
 
     #[test]

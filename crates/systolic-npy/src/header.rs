@@ -24,30 +24,49 @@ pub struct Header {
     pub shape: Vec<usize>,
 }
 
-/// Splits a file's bytes into its header and the offset where the data starts.
-pub fn parse(bytes: &[u8]) -> Result<(Header, usize), NpyErrorKind> {
+/// Where the header dict starts (after the magic string, version and length) and whether it
+/// may be UTF-8, from the file's first bytes.
+fn dict_start(bytes: &[u8]) -> Result<(usize, bool), NpyErrorKind> {
     if bytes.len() < MAGIC.len() + 2 || &bytes[..MAGIC.len()] != MAGIC {
         return Err(NpyErrorKind::NotNpy);
     }
     let (major, minor) = (bytes[6], bytes[7]);
-    let (len_bytes, utf8) = match major {
-        1 => (2, false),
-        2 => (4, false),
-        3 => (4, true),
-        _ => return Err(NpyErrorKind::UnsupportedVersion { major, minor }),
-    };
-    let len_start = 8;
-    let dict_start = len_start + len_bytes;
-    if bytes.len() < dict_start {
+    match major {
+        1 => Ok((10, false)),
+        2 => Ok((12, false)),
+        3 => Ok((12, true)),
+        _ => Err(NpyErrorKind::UnsupportedVersion { major, minor }),
+    }
+}
+
+/// The most bytes [`data_start`] needs to see: the magic string, the version and a 4-byte
+/// header length.
+pub const PREFIX_LEN: usize = 12;
+
+/// The offset where the data starts, from the file's first bytes (at least the magic string,
+/// the version and the header length; [`PREFIX_LEN`] always suffice): what a reader must read
+/// before it can [`parse`] the header without reading the data.
+pub fn data_start(prefix: &[u8]) -> Result<usize, NpyErrorKind> {
+    let (dict_start, _) = dict_start(prefix)?;
+    let len_start = MAGIC.len() + 2;
+    if prefix.len() < dict_start {
         return Err(NpyErrorKind::Truncated("the header length"));
     }
     let mut len = [0u8; 4];
-    len[..len_bytes].copy_from_slice(&bytes[len_start..dict_start]);
-    let dict_len = u32::from_le_bytes(len) as usize;
-    let data_start = dict_start
-        .checked_add(dict_len)
-        .filter(|&end| end <= bytes.len())
-        .ok_or(NpyErrorKind::Truncated("the header"))?;
+    len[..dict_start - len_start].copy_from_slice(&prefix[len_start..dict_start]);
+    // At most 12 + 2^32 − 1: no overflow on 64-bit targets; checked for the others.
+    dict_start
+        .checked_add(u32::from_le_bytes(len) as usize)
+        .ok_or(NpyErrorKind::Truncated("the header"))
+}
+
+/// Splits a file's bytes into its header and the offset where the data starts.
+pub fn parse(bytes: &[u8]) -> Result<(Header, usize), NpyErrorKind> {
+    let data_start = data_start(bytes)?;
+    if data_start > bytes.len() {
+        return Err(NpyErrorKind::Truncated("the header"));
+    }
+    let (dict_start, utf8) = dict_start(bytes)?;
     let raw = &bytes[dict_start..data_start];
     let text = if utf8 {
         std::str::from_utf8(raw).map_err(|_| bad_header("the header is not valid UTF-8"))?

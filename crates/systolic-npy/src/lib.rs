@@ -63,32 +63,82 @@ pub fn from_bytes(bytes: &[u8], expected: Option<DType>) -> Result<Tensor, NpyEr
 /// ```
 pub fn decode(mut bytes: Vec<u8>, expected: Option<DType>) -> Result<RawArray, NpyErrorKind> {
     let (header, data_start) = header::parse(&bytes)?;
-    let dtype = header.element.resolve(expected)?;
-    let count = header
-        .shape
-        .iter()
-        .try_fold(1usize, |n, &d| n.checked_mul(d))
-        .ok_or_else(|| NpyErrorKind::TooLarge(header.shape.clone()))?;
-    let width = header.element.width();
-    let expected_len = count
-        .checked_mul(width)
-        .ok_or_else(|| NpyErrorKind::TooLarge(header.shape.clone()))?;
-    let got = bytes.len() - data_start;
-    if got != expected_len {
-        return Err(NpyErrorKind::DataLength {
-            shape: header.shape.clone(),
-            descr: header.element.descr(),
-            expected: expected_len,
-            got,
-        });
-    }
-    let shape = header
-        .shape
-        .iter()
-        .map(|&d| i64::try_from(d).map_err(|_| NpyErrorKind::TooLarge(header.shape.clone())))
-        .collect::<Result<Vec<_>, _>>()?;
+    let layout = Layout::of(&header, expected, bytes.len() - data_start)?;
     bytes.copy_within(data_start.., 0);
-    bytes.truncate(expected_len);
+    bytes.truncate(layout.len);
+    let bytes = normalise(&header, &layout, bytes)?;
+    Ok(RawArray {
+        ty: layout.ty,
+        bytes,
+    })
+}
+
+/// The array a header describes, checked against the `data_len` bytes that follow it.
+struct Layout {
+    /// Its type.
+    ty: TensorType,
+    /// Bytes per element in the file.
+    width: usize,
+    /// Bytes of data (`data_len`, checked).
+    len: usize,
+}
+
+impl Layout {
+    fn of(
+        header: &Header,
+        expected: Option<DType>,
+        data_len: usize,
+    ) -> Result<Layout, NpyErrorKind> {
+        let dtype = header.element.resolve(expected)?;
+        let count = header
+            .shape
+            .iter()
+            .try_fold(1usize, |n, &d| n.checked_mul(d))
+            .ok_or_else(|| NpyErrorKind::TooLarge(header.shape.clone()))?;
+        let width = header.element.width();
+        let len = count
+            .checked_mul(width)
+            .ok_or_else(|| NpyErrorKind::TooLarge(header.shape.clone()))?;
+        if data_len != len {
+            return Err(NpyErrorKind::DataLength {
+                shape: header.shape.clone(),
+                descr: header.element.descr(),
+                expected: len,
+                got: data_len,
+            });
+        }
+        let shape = header
+            .shape
+            .iter()
+            .map(|&d| i64::try_from(d).map_err(|_| NpyErrorKind::TooLarge(header.shape.clone())))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Layout {
+            ty: TensorType::new(shape, dtype),
+            width,
+            len,
+        })
+    }
+
+    /// True when the file's data bytes already are the array's dense little-endian C-order
+    /// bytes, which [`normalise`] leaves as they are.
+    fn is_dense_le(&self, header: &Header) -> bool {
+        let dtype = self.ty.dtype;
+        (!header.big_endian || self.width == 1)
+            && !(header.fortran_order && header.shape.len() > 1)
+            && dtype != DType::Bool
+            && dtype.bit_width() >= 8
+    }
+}
+
+/// The array's dense little-endian C-order bytes from the file's data bytes: byte order
+/// swapped, Fortran order transposed, booleans made 0 or 1, sub-byte integers checked and
+/// masked to their bits.
+fn normalise(
+    header: &Header,
+    layout: &Layout,
+    mut bytes: Vec<u8>,
+) -> Result<Vec<u8>, NpyErrorKind> {
+    let (dtype, width) = (layout.ty.dtype, layout.width);
     if header.big_endian && width > 1 {
         // Byte order is per number: a complex element is two floats, each swapped alone.
         let swap = if dtype.is_complex() { width / 2 } else { width };
@@ -120,10 +170,150 @@ pub fn decode(mut bytes: Vec<u8>, expected: Option<DType>) -> Result<RawArray, N
         }
         bytes.iter_mut().for_each(|b| *b &= mask);
     }
-    Ok(RawArray {
-        ty: TensorType::new(shape, dtype),
-        bytes,
+    Ok(bytes)
+}
+
+/// A `.npy` file whose header has been read and checked against the file's size: the array's
+/// type is known and its data not yet read, so a caller can read it straight into storage of
+/// its own ([`NpyFile::read_dense_le_into`]) instead of into a byte vector first.
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("x.npy");
+/// use systolic_ir::Tensor;
+/// let t = Tensor::from_f32(vec![2], vec![1.5, -2.0]);
+/// systolic_npy::write(&path, &t).unwrap();
+/// let mut file = systolic_npy::open(&path, None).unwrap();
+/// assert!(file.is_dense_le());
+/// let mut bytes = vec![0u8; 8];
+/// file.read_dense_le_into(&mut bytes).unwrap();
+/// assert_eq!(bytes, t.to_le_bytes());
+/// ```
+#[derive(Debug)]
+pub struct NpyFile {
+    path: String,
+    header: Header,
+    layout_ty: TensorType,
+    width: usize,
+    len: usize,
+    file: std::fs::File,
+}
+
+/// Opens a `.npy` file and reads its header (see [`NpyFile`]); `expected` is as for
+/// [`from_bytes`]. Errors name the file: unreadable, not `.npy`, a bad header, or data that is
+/// not exactly what the header's shape and dtype take.
+pub fn open(path: &Path, expected: Option<DType>) -> Result<NpyFile, NpyError> {
+    use std::io::{Read, Seek};
+    let name = path.display().to_string();
+    let error = |kind| NpyError {
+        file: name.clone(),
+        kind,
+    };
+    let io = |what: &str, e: std::io::Error| error(NpyErrorKind::Io(format!("cannot {what}: {e}")));
+    let mut file = std::fs::File::open(path).map_err(|e| io("read", e))?;
+    let size = file.metadata().map_err(|e| io("read", e))?.len();
+    let mut head = Vec::new();
+    (&mut file)
+        .take(header::PREFIX_LEN as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| io("read", e))?;
+    let data_start = header::data_start(&head).map_err(error)?;
+    if data_start as u64 > size {
+        return Err(error(NpyErrorKind::Truncated("the header")));
+    }
+    if data_start > head.len() {
+        let more = data_start - head.len();
+        head.resize(data_start, 0);
+        file.read_exact(&mut head[data_start - more..])
+            .map_err(|e| io("read", e))?;
+    } else {
+        // The header is shorter than the prefix read: go back to the data's start.
+        file.seek(std::io::SeekFrom::Start(data_start as u64))
+            .map_err(|e| io("read", e))?;
+    }
+    let (header, _) = header::parse(&head[..data_start]).map_err(error)?;
+    let data_len = usize::try_from(size - data_start as u64)
+        .map_err(|_| error(NpyErrorKind::TooLarge(header.shape.clone())))?;
+    let layout = Layout::of(&header, expected, data_len).map_err(error)?;
+    Ok(NpyFile {
+        path: name,
+        header,
+        layout_ty: layout.ty,
+        width: layout.width,
+        len: layout.len,
+        file,
     })
+}
+
+impl NpyFile {
+    /// The array's type.
+    pub fn ty(&self) -> &TensorType {
+        &self.layout_ty
+    }
+
+    fn layout(&self) -> Layout {
+        Layout {
+            ty: self.layout_ty.clone(),
+            width: self.width,
+            len: self.len,
+        }
+    }
+
+    /// True when the file holds the array's dense little-endian C-order bytes as they are
+    /// (little-endian or one-byte elements, C order, not booleans or sub-byte integers, which
+    /// are normalised): [`NpyFile::read_dense_le_into`] reads them straight into place.
+    pub fn is_dense_le(&self) -> bool {
+        self.layout().is_dense_le(&self.header)
+    }
+
+    /// Reads the data into `dst`, which must be exactly its size
+    /// (`ty().num_elements() × dtype.byte_size()` bytes), for files that are
+    /// [`NpyFile::is_dense_le`]; otherwise an error (read those with [`NpyFile::read_raw`]).
+    pub fn read_dense_le_into(&mut self, dst: &mut [u8]) -> Result<(), NpyError> {
+        use std::io::Read;
+        let kind = if !self.is_dense_le() {
+            Some(NpyErrorKind::Io(
+                "the data needs converting; read it as a whole array".into(),
+            ))
+        } else if dst.len() != self.len {
+            Some(NpyErrorKind::Io(format!(
+                "the data is {} bytes, not the {} given for it",
+                self.len,
+                dst.len()
+            )))
+        } else {
+            self.file
+                .read_exact(dst)
+                .err()
+                .map(|e| NpyErrorKind::Io(format!("cannot read: {e}")))
+        };
+        match kind {
+            None => Ok(()),
+            Some(kind) => Err(NpyError {
+                file: self.path.clone(),
+                kind,
+            }),
+        }
+    }
+
+    /// Reads the data as a [`RawArray`], whatever its layout.
+    pub fn read_raw(mut self) -> Result<RawArray, NpyError> {
+        use std::io::Read;
+        let layout = self.layout();
+        let mut bytes = vec![0u8; layout.len];
+        let error = |kind| NpyError {
+            file: self.path.clone(),
+            kind,
+        };
+        self.file
+            .read_exact(&mut bytes)
+            .map_err(|e| error(NpyErrorKind::Io(format!("cannot read: {e}"))))?;
+        let bytes = normalise(&self.header, &layout, bytes).map_err(error)?;
+        Ok(RawArray {
+            ty: layout.ty,
+            bytes,
+        })
+    }
 }
 
 /// Encodes a tensor as the bytes of a `.npy` file (C order, little-endian).
@@ -152,15 +342,10 @@ pub fn read(path: &Path, expected: Option<DType>) -> Result<Tensor, NpyError> {
     })
 }
 
-/// Reads a `.npy` file into a [`RawArray`] (one read, the data moved in place); errors name
-/// the file.
+/// Reads a `.npy` file into a [`RawArray`] (the header, then the data into a vector of its
+/// size); errors name the file.
 pub fn read_raw(path: &Path, expected: Option<DType>) -> Result<RawArray, NpyError> {
-    let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| NpyError {
-        file: file.clone(),
-        kind: NpyErrorKind::Io(format!("cannot read: {e}")),
-    })?;
-    decode(bytes, expected).map_err(|kind| NpyError { file, kind })
+    open(path, expected)?.read_raw()
 }
 
 /// Writes a tensor to a `.npy` file; errors name the file.
@@ -400,36 +585,129 @@ mod tests {
         }
     }
 
-    #[test]
-    fn raw_arrays_match_tensors_for_every_layout() {
-        // Each case decodes to the same bytes the tensor path gives, in C order, little-endian.
-        let cases: Vec<(Vec<u8>, Option<DType>)> = vec![
+    /// Files in every layout the reader normalises (byte order, Fortran order, booleans,
+    /// void bf16, a scalar, an empty array, sub-byte integers), with the dtype to expect, and
+    /// whether their data bytes already are the array's dense little-endian bytes.
+    fn layout_cases() -> Vec<(Vec<u8>, Option<DType>, bool)> {
+        vec![
             (
                 npy("<f4", false, "(2,)", &[0, 0, 0xc0, 0x3f, 0, 0, 0, 0xc0]),
                 None,
+                true,
             ),
-            (npy(">i2", false, "(2,)", &[0x01, 0x02, 0xff, 0xfe]), None),
-            (npy("|i1", true, "(2, 3)", &[0, 3, 1, 4, 2, 5]), None),
-            (npy("|b1", false, "(3,)", &[0, 1, 7]), None),
+            (
+                npy(">i2", false, "(2,)", &[0x01, 0x02, 0xff, 0xfe]),
+                None,
+                false,
+            ),
+            (npy("|i1", true, "(2, 3)", &[0, 3, 1, 4, 2, 5]), None, false),
+            (npy("|i1", true, "(3,)", &[0, 3, 1]), None, true),
+            (npy("|b1", false, "(3,)", &[0, 1, 7]), None, false),
             (
                 npy("<V2", false, "(2,)", &[0x80, 0x3f, 0x20, 0xc0]),
                 Some(DType::BF16),
+                true,
             ),
-            (npy("<f8", false, "()", &2.5f64.to_le_bytes()), None),
-            (npy("<f4", false, "(0, 3)", &[]), None),
+            (npy("<f8", false, "()", &2.5f64.to_le_bytes()), None, true),
+            (npy("<f4", false, "(0, 3)", &[]), None, true),
             // Sub-byte integers as their low bits and sign-extended (-8, -1, 0, -1, -8).
             (
                 npy("<V1", false, "(5,)", &[8, 15, 0, 0xff, 0xf8]),
                 Some(DType::I4),
+                false,
             ),
-            (npy("<V1", false, "(2,)", &[0x03, 0x01]), Some(DType::U2)),
-        ];
-        for (bytes, expected) in cases {
+            (
+                npy("<V1", false, "(2,)", &[0x03, 0x01]),
+                Some(DType::U2),
+                false,
+            ),
+        ]
+    }
+
+    #[test]
+    fn raw_arrays_match_tensors_for_every_layout() {
+        // Each case decodes to the same bytes the tensor path gives, in C order, little-endian.
+        for (bytes, expected, _) in layout_cases() {
             let t = from_bytes(&bytes, expected).unwrap();
             let raw = decode(bytes, expected).unwrap();
             assert_eq!(&raw.ty, t.ty());
             assert_eq!(raw.bytes, t.to_le_bytes(), "{}", t.ty());
         }
+    }
+
+    #[test]
+    fn opened_files_read_as_whole_files_decode() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("case.npy");
+        let mut cases = layout_cases();
+        // A version 2.0 header (a 4-byte length), and one longer than the 12 bytes `open`
+        // reads first.
+        let mut v2 = npy("<f4", false, "(1,)", &1.0f32.to_le_bytes());
+        v2[6] = 2;
+        v2.splice(8..10, [v2[8], v2[9], 0, 0]);
+        cases.push((v2, None, true));
+        for (bytes, expected, dense) in cases {
+            std::fs::write(&path, &bytes).unwrap();
+            let whole = decode(bytes, expected).unwrap();
+            let file = open(&path, expected).unwrap();
+            assert_eq!(file.ty(), &whole.ty);
+            assert_eq!(file.is_dense_le(), dense, "{}", whole.ty);
+            assert_eq!(file.read_raw().unwrap(), whole);
+            let mut file = open(&path, expected).unwrap();
+            let mut into = vec![0u8; whole.bytes.len()];
+            let read = file.read_dense_le_into(&mut into);
+            if dense {
+                read.unwrap();
+                assert_eq!(into, whole.bytes, "{}", whole.ty);
+            } else {
+                let err = read.unwrap_err().to_string();
+                assert!(
+                    err.contains("case.npy") && err.contains("converting"),
+                    "{err}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn opened_files_check_their_size_and_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cut.npy");
+        let t = Tensor::from_f32(vec![2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let good = to_bytes(&t);
+        let (_, data_start) = header::parse(&good).unwrap();
+        // Every cut is refused without a panic; a cut in the data names both lengths.
+        for len in 0..good.len() {
+            std::fs::write(&path, &good[..len]).unwrap();
+            let err = open(&path, None).unwrap_err();
+            assert!(err.to_string().contains("cut.npy"), "{err}");
+            if len >= data_start {
+                assert!(
+                    matches!(err.kind, NpyErrorKind::DataLength { expected: 24, got, .. }
+                        if got == len - data_start),
+                    "{err}"
+                );
+            }
+        }
+        let mut long = good.clone();
+        long.push(0);
+        std::fs::write(&path, &long).unwrap();
+        let err = open(&path, None).unwrap_err();
+        assert!(
+            matches!(err.kind, NpyErrorKind::DataLength { got: 25, .. }),
+            "{err}"
+        );
+        // A destination of the wrong size is refused before anything is read into it.
+        std::fs::write(&path, &good).unwrap();
+        let mut file = open(&path, None).unwrap();
+        let err = file
+            .read_dense_le_into(&mut [0u8; 20])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("24 bytes") && err.contains("20"), "{err}");
+        let mut into = vec![0u8; 24];
+        file.read_dense_le_into(&mut into).unwrap();
+        assert_eq!(into, t.to_le_bytes());
     }
 
     /// Issue 20, item 11: an int4 byte 0x7F silently read as -1 (its low bits). A byte that
