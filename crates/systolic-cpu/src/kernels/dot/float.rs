@@ -48,6 +48,13 @@ pub struct BatchedShape {
 /// without AVX2 faer would call `gemm` itself. `SYSTOLIC_CPU_GEMM=faer` or `=gemm` fixes the
 /// choice for a process (to measure one against the other on any machine, e.g. with
 /// `examples/gemm_bench`).
+///
+/// Two cores are as fast as this machine goes with faer: a 6 × 16 tile in assembly in the
+/// BLIS loop nest (packed 64-byte-aligned panels, kc 256–384; not kept) ran 2048³ on one Zen 3
+/// core at 88–93 GFLOP/s against faer's sequential 70–80 and OpenBLAS's (the same tile) 90–96,
+/// but on two cores at 0.97–1.03 of faer's time on 2048³, 1024³ and 1024 × 784 × 1024 (faer
+/// 160–176 GFLOP/s, OpenBLAS 177–190, JAX 170–177 in the same minutes), and slower on narrow
+/// products (1024 × 1024 × 10: 40 against 80; 512 × 512 × 64 on one core: 85 against 98).
 pub fn faer_route() -> bool {
     static FAER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *FAER.get_or_init(|| {
