@@ -167,6 +167,12 @@ pub struct Step {
 }
 
 impl Step {
+    /// True when a run hands operand `index` over to the kernel (its last use, read by no
+    /// step running beside this one), so the kernel may reuse its storage.
+    pub fn takes_operand(&self, index: usize) -> bool {
+        self.owned.get(index).copied().unwrap_or(false)
+    }
+
     /// A step; [`Program::new`] fills in the last-use information.
     pub fn new(
         exec: Exec,

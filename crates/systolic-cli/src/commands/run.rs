@@ -330,7 +330,7 @@ fn print_profile(profile: &systolic_runtime::Profile) {
     let share = |ms: f64| 100.0 * ms / total.max(1e-9);
     outln!(
         "profile: {} steps, {total:.2} ms (median of {} rounds per step, each step timed alone, \
-         no in-place updates)",
+         operands handed over at their last use as in a run)",
         profile.steps.len(),
         profile.rounds()
     );
