@@ -74,6 +74,7 @@ pub fn decode(mut bytes: Vec<u8>, expected: Option<DType>) -> Result<RawArray, N
 }
 
 /// The array a header describes, checked against the `data_len` bytes that follow it.
+#[derive(Debug)]
 struct Layout {
     /// Its type.
     ty: TensorType,
@@ -193,9 +194,7 @@ fn normalise(
 pub struct NpyFile {
     path: String,
     header: Header,
-    layout_ty: TensorType,
-    width: usize,
-    len: usize,
+    layout: Layout,
     file: std::fs::File,
 }
 
@@ -238,9 +237,7 @@ pub fn open(path: &Path, expected: Option<DType>) -> Result<NpyFile, NpyError> {
     Ok(NpyFile {
         path: name,
         header,
-        layout_ty: layout.ty,
-        width: layout.width,
-        len: layout.len,
+        layout,
         file,
     })
 }
@@ -248,22 +245,14 @@ pub fn open(path: &Path, expected: Option<DType>) -> Result<NpyFile, NpyError> {
 impl NpyFile {
     /// The array's type.
     pub fn ty(&self) -> &TensorType {
-        &self.layout_ty
-    }
-
-    fn layout(&self) -> Layout {
-        Layout {
-            ty: self.layout_ty.clone(),
-            width: self.width,
-            len: self.len,
-        }
+        &self.layout.ty
     }
 
     /// True when the file holds the array's dense little-endian C-order bytes as they are
     /// (little-endian or one-byte elements, C order, not booleans or sub-byte integers, which
     /// are normalised): [`NpyFile::read_dense_le_into`] reads them straight into place.
     pub fn is_dense_le(&self) -> bool {
-        self.layout().is_dense_le(&self.header)
+        self.layout.is_dense_le(&self.header)
     }
 
     /// Reads the data into `dst`, which must be exactly its size
@@ -275,10 +264,10 @@ impl NpyFile {
             Some(NpyErrorKind::Io(
                 "the data needs converting; read it as a whole array".into(),
             ))
-        } else if dst.len() != self.len {
+        } else if dst.len() != self.layout.len {
             Some(NpyErrorKind::Io(format!(
                 "the data is {} bytes, not the {} given for it",
-                self.len,
+                self.layout.len,
                 dst.len()
             )))
         } else {
@@ -297,18 +286,22 @@ impl NpyFile {
     }
 
     /// Reads the data as a [`RawArray`], whatever its layout.
-    pub fn read_raw(mut self) -> Result<RawArray, NpyError> {
+    pub fn read_raw(self) -> Result<RawArray, NpyError> {
         use std::io::Read;
-        let layout = self.layout();
-        let mut bytes = vec![0u8; layout.len];
+        let NpyFile {
+            path,
+            header,
+            layout,
+            mut file,
+        } = self;
         let error = |kind| NpyError {
-            file: self.path.clone(),
+            file: path.clone(),
             kind,
         };
-        self.file
-            .read_exact(&mut bytes)
+        let mut bytes = vec![0u8; layout.len];
+        file.read_exact(&mut bytes)
             .map_err(|e| error(NpyErrorKind::Io(format!("cannot read: {e}"))))?;
-        let bytes = normalise(&self.header, &layout, bytes).map_err(error)?;
+        let bytes = normalise(&header, &layout, bytes).map_err(error)?;
         Ok(RawArray {
             ty: layout.ty,
             bytes,

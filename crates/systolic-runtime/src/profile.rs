@@ -334,46 +334,4 @@ mod tests {
         assert_eq!((even.rounds(), even.steps[0].ms), (2, 2.0));
         assert_eq!(median_profile(vec![]).rounds(), 0);
     }
-
-    /// A value that dies at a step is handed over to it, as a run hands it: the reshape of a
-    /// dying `sine` result reuses its storage rather than copying it, so a round gives one
-    /// vector back to the pool, not two.
-    #[test]
-    fn a_value_dying_at_a_step_is_handed_over_as_in_a_run() {
-        use crate::{Client, CompileOptions};
-        use systolic_cpu::pool;
-        use systolic_ir::{DType, Tensor};
-        // 16411 f32 (64.1 KiB, above the pool's smallest): a pool key no other test uses.
-        const N: usize = 16411;
-        let module = systolic_ir::text::parse_module(
-            "func.func @main(%a: tensor<16411xf32>) -> tensor<1x16411xf32> {
-               %0 = stablehlo.sine %a : tensor<16411xf32>
-               %1 = stablehlo.reshape %0 : (tensor<16411xf32>) -> tensor<1x16411xf32>
-               return %1 : tensor<1x16411xf32>
-             }",
-            "handover",
-        )
-        .unwrap();
-        let client = Client::cpu();
-        let exe = client
-            .compile(&module, &CompileOptions::no_disk_cache())
-            .unwrap();
-        let steps = exe.program().steps();
-        assert!(
-            steps.iter().any(|s| s.op_name == "stablehlo.reshape"),
-            "the reshape is a step of its own"
-        );
-        let a = Tensor::from_f32(vec![N as i64], vec![0.5; N]);
-        let a = client.buffer_from_tensor(a, exe.device()).unwrap();
-        // The first call leaves the pool holding what a round gives back; the second takes
-        // it and gives back the same again.
-        exe.profile_rounds(&[&a], 1).unwrap();
-        let before = pool::pooled(DType::F32, N);
-        exe.profile_rounds(&[&a], 1).unwrap();
-        assert_eq!(pool::pooled(DType::F32, N), before);
-        assert_eq!(
-            before, 1,
-            "one vector per round: the reshape kept the sine's"
-        );
-    }
 }
