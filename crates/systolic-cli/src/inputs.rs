@@ -56,24 +56,34 @@ pub fn load_inputs(
         .zip(params)
         .enumerate()
         .map(|(i, (file, param))| {
-            let npy_error = |e: systolic_npy::NpyError| CliError::msg(format!("input {i}: {e}"));
-            let mut npy = systolic_npy::open(file, Some(param.dtype)).map_err(npy_error)?;
-            check_input(i, &file.display().to_string(), npy.ty(), param, entry)?;
-            // Straight into the buffer when the file holds its bytes as they are: one copy
-            // of the input in memory, not two.
-            if npy.is_dense_le() {
-                let ty = npy.ty().clone();
-                if let Some(read) =
-                    CpuBuffer::from_le_fill(ty, |bytes| npy.read_dense_le_into(bytes))
-                {
-                    return read.map_err(npy_error);
-                }
-            }
-            let array = npy.read_raw().map_err(npy_error)?;
-            CpuBuffer::from_le_bytes(array.ty, &array.bytes)
-                .map_err(|e| CliError::msg(format!("input {i} ({}): {e}", file.display())))
+            read_input(i, file, param.dtype, |ty| {
+                check_input(i, &file.display().to_string(), ty, param, entry)
+            })
         })
         .collect()
+}
+
+/// Input `i` from the `.npy` file `file` (raw void elements read as `dtype`), its type
+/// passed to `check` before the data is read. Straight into the buffer when the file holds the
+/// bytes as they are (one copy of the input in memory, not two), else read and converted.
+pub fn read_input(
+    i: usize,
+    file: &std::path::Path,
+    dtype: systolic_ir::DType,
+    check: impl FnOnce(&TensorType) -> Result<(), CliError>,
+) -> Result<CpuBuffer, CliError> {
+    let npy_error = |e: systolic_npy::NpyError| CliError::msg(format!("input {i}: {e}"));
+    let mut npy = systolic_npy::open(file, Some(dtype)).map_err(npy_error)?;
+    check(npy.ty())?;
+    if npy.is_dense_le() {
+        let ty = npy.ty().clone();
+        if let Some(read) = CpuBuffer::from_le_fill(ty, |bytes| npy.read_dense_le_into(bytes)) {
+            return read.map_err(npy_error);
+        }
+    }
+    let array = npy.read_raw().map_err(npy_error)?;
+    CpuBuffer::from_le_bytes(array.ty, &array.bytes)
+        .map_err(|e| CliError::msg(format!("input {i} ({}): {e}", file.display())))
 }
 
 /// Checks one input's type against its parameter type.

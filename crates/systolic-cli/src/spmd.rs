@@ -983,11 +983,9 @@ pub fn load_inputs(plan: &SpmdPlan, files: &[PathBuf]) -> Result<Vec<CpuBuffer>,
         .zip(&plan.params)
         .enumerate()
         .map(|(i, (file, slot))| {
-            let array = systolic_npy::read_raw(file, Some(slot.local.dtype))
-                .map_err(|e| CliError::msg(format!("input {i}: {e}")))?;
-            plan.check_input(i, &file.display().to_string(), &array.ty)?;
-            CpuBuffer::from_le_bytes(array.ty, &array.bytes)
-                .map_err(|e| CliError::msg(format!("input {i} ({}): {e}", file.display())))
+            crate::inputs::read_input(i, file, slot.local.dtype, |ty| {
+                plan.check_input(i, &file.display().to_string(), ty)
+            })
         })
         .collect()
 }
