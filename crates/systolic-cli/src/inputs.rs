@@ -101,3 +101,57 @@ pub fn check_input(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use systolic_ir::DType;
+
+    /// Every numpy-written fixture (`tests/data/npy`, each layout and kind of dtype) read as
+    /// `systolic run` reads an input: straight into the buffer when the file holds the bytes
+    /// as they are, converted otherwise — both give what numpy saved.
+    #[test]
+    fn inputs_read_in_place_or_converted_equal_the_exact_tensors() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/npy");
+        let expected: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap())
+                .unwrap();
+        let mut in_place = Vec::new();
+        for (name, want) in expected.as_object().unwrap() {
+            let numpy = want["dtype"].as_str().unwrap();
+            let dtype = DType::ALL
+                .into_iter()
+                .find(|d| d.numpy_name() == numpy)
+                .unwrap();
+            let path = dir.join(format!("{name}.npy"));
+            let exact = systolic_npy::read(&path, Some(dtype)).unwrap();
+            let mut checked = None;
+            let buffer = read_input(0, &path, dtype, |ty| {
+                checked = Some(ty.clone());
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(checked.as_ref(), Some(exact.ty()), "{name}");
+            assert_eq!(buffer.to_tensor(), exact, "{name}");
+            let file = systolic_npy::open(&path, Some(dtype)).unwrap();
+            if file.is_dense_le() && CpuBuffer::reads_le_in_place(dtype) {
+                in_place.push(name.as_str());
+            }
+        }
+        in_place.sort();
+        assert_eq!(
+            in_place,
+            [
+                "bf16",
+                "c64",
+                "c_f32",
+                "empty_f32",
+                "f16",
+                "scalar_i64",
+                "uint64",
+                "v2_i16",
+                "v3_u8"
+            ]
+        );
+    }
+}

@@ -167,12 +167,6 @@ pub struct Step {
 }
 
 impl Step {
-    /// True when a run hands operand `index` over to the kernel (its last use, read by no
-    /// step running beside this one), so the kernel may reuse its storage.
-    pub fn takes_operand(&self, index: usize) -> bool {
-        self.owned.get(index).copied().unwrap_or(false)
-    }
-
     /// A step; [`Program::new`] fills in the last-use information.
     pub fn new(
         exec: Exec,
@@ -511,6 +505,27 @@ impl Program {
     /// Runs the program. Inputs are not type-checked here (the executable checks the caller's
     /// arguments; nested programs get values of their declared types by construction).
     pub fn run<'p>(&'p self, inputs: Vec<ValueArg<'p>>) -> Result<Vec<RtValue>> {
+        self.run_observed(inputs, None)
+    }
+
+    /// Runs the program as [`Program::run`] does — operands handed over at their last use,
+    /// dead values back to the pool after their step — but one step at a time (steps a run
+    /// starts two at a time run one after the other), telling `timed(k, ms)` the wall time of
+    /// step `k`'s kernel: what `systolic run --profile` times.
+    pub fn run_timed<'p>(
+        &'p self,
+        inputs: Vec<ValueArg<'p>>,
+        timed: &mut dyn FnMut(usize, f64),
+    ) -> Result<Vec<RtValue>> {
+        self.run_observed(inputs, Some(timed))
+    }
+
+    /// [`Program::run`], or [`Program::run_timed`] when `timed` is given.
+    fn run_observed<'p>(
+        &'p self,
+        inputs: Vec<ValueArg<'p>>,
+        mut timed: Option<&mut dyn FnMut(usize, f64)>,
+    ) -> Result<Vec<RtValue>> {
         if inputs.len() != self.inputs.len() {
             return Err(CpuError::new(format!(
                 "{} expects {} inputs, got {}",
@@ -536,7 +551,7 @@ impl Program {
             let step = &self.steps[k];
             // A run past its time limit stops between kernels (`systolic run --timeout`).
             systolic_ir::deadline::check().map_err(|e| CpuError::new(e.to_string()))?;
-            if self.with_next[k] {
+            if self.with_next[k] && timed.is_none() {
                 let other = &self.steps[k + 1];
                 let (a, b) = if on_process_thread {
                     // Two tensor kernels (only those are paired): on the pool.
@@ -556,12 +571,16 @@ impl Program {
                 memory.freed(other);
                 k += 2;
             } else {
+                let start = std::time::Instant::now();
                 let results = if on_process_thread && step.for_pool() {
                     crate::threads::run(|| self.run_step(step, &mut slots, &mut limbo))
                 } else {
                     self.run_step(step, &mut slots, &mut limbo)
                 }
                 .map_err(|e| step.locate(e))?;
+                if let Some(timed) = timed.as_mut() {
+                    timed(k, start.elapsed().as_secs_f64() * 1e3);
+                }
                 memory.taken(step);
                 self.store(step, results, &mut slots);
                 memory.stored(step, &slots);

@@ -5,17 +5,17 @@
 //! result in afresh: the transformer training step's steps summed to 391 ms alone against a
 //! 200 ms steady run).
 //!
-//! The profiler walks the lowered steps itself with every operand borrowed, so kernels that
-//! would update a dying operand in place allocate instead: the total is a little above a normal
-//! run's. Control flow (`while`, `case`) and calls are timed as one step each, and steps that
-//! a normal run starts two at a time (`StepTime::paired`) are timed one after the other.
+//! The steps run through the program's own runner ([`Program::run_timed`]), so operands are
+//! handed over at their last use and dead values freed as in a normal run: a kernel that
+//! updates a dying operand in place is timed doing so. Control flow (`while`, `case`) and calls
+//! are timed as one step each, and steps that a normal run starts two at a time
+//! (`StepTime::paired`) are timed one after the other.
 
 use crate::buffer::Buffer;
 use crate::error::{Result, RuntimeError};
 use crate::executable::Executable;
-use std::time::Instant;
-use systolic_cpu::program::{Exec, Program};
-use systolic_cpu::{Arg, CpuBuffer, RtValue, ValueArg};
+use systolic_cpu::program::Program;
+use systolic_cpu::{CpuBuffer, RtValue, ValueArg};
 
 /// The time of one step.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,23 +73,6 @@ impl Profile {
         }
         totals.sort_by(|a, b| b.1.total_cmp(&a.1));
         totals
-    }
-}
-
-/// A slot of the profiler's own executor.
-enum Slot<'a> {
-    Input(&'a CpuBuffer),
-    Borrowed(&'a RtValue),
-    Value(RtValue),
-}
-
-impl Slot<'_> {
-    fn value_arg(&self) -> ValueArg<'_> {
-        match self {
-            Slot::Input(b) => ValueArg::Buffer(b),
-            Slot::Borrowed(v) => ValueArg::Value(v),
-            Slot::Value(v) => ValueArg::Value(v),
-        }
     }
 }
 
@@ -163,111 +146,38 @@ impl Executable {
     }
 }
 
-/// Runs `program` step by step on `inputs`, which the lowering places in slots `0..n` (checked:
-/// every slot read before any step writes it must be one of those).
+/// Runs `program` on `inputs` one step at a time, timing each ([`Program::run_timed`]: values
+/// are handed over and freed as in a run), and gives its outputs back to the pool, as a normal
+/// run's dying values are.
 fn profile_program(
     program: &Program,
     inputs: &[&CpuBuffer],
 ) -> std::result::Result<Profile, String> {
     let steps = program.steps();
-    let num_slots = steps
-        .iter()
-        .flat_map(|s| s.operands.iter().chain(&s.results))
-        .copied()
-        .max()
-        .map_or(0, |m| m + 1)
-        .max(inputs.len());
-    let mut slots: Vec<Option<Slot<'_>>> = (0..num_slots).map(|_| None).collect();
-    for (i, &b) in inputs.iter().enumerate() {
-        slots[i] = Some(Slot::Input(b));
-    }
-    let mut profile = Profile::default();
-    for (k, step) in steps.iter().enumerate() {
-        if step.results.iter().any(|&r| r < inputs.len()) {
-            return Err(
-                "a step writes an argument's slot; the program layout is not the one \
-                        the profiler knows"
-                    .into(),
-            );
-        }
-        // The values a run hands over at their last use, taken out of their slots (as the
-        // run does) before the clock starts, so in-place updates are timed as they happen.
-        let taken: Vec<Option<RtValue>> = step
-            .operands
-            .iter()
-            .enumerate()
-            .map(|(j, &s)| match slots[s] {
-                Some(Slot::Value(_)) if step.takes_operand(j) => match slots[s].take() {
-                    Some(Slot::Value(v)) => Some(v),
-                    _ => None,
-                },
-                _ => None,
-            })
-            .collect();
-        let start = Instant::now();
-        let results: Vec<Slot<'_>> = match &step.exec {
-            Exec::Constant(v) => vec![Slot::Borrowed(v)],
-            Exec::Kernel(k) => {
-                let args = step
-                    .operands
-                    .iter()
-                    .zip(taken)
-                    .map(|(&s, taken)| match taken {
-                        Some(RtValue::Buffer(b)) => Ok(Arg::Owned(b)),
-                        _ => match slots[s].as_ref().map(Slot::value_arg) {
-                            Some(ValueArg::Buffer(b))
-                            | Some(ValueArg::Value(RtValue::Buffer(b))) => Ok(Arg::Borrowed(b)),
-                            _ => Err(format!(
-                                "{}: operand slot {s} holds no tensor",
-                                step.op_name
-                            )),
-                        },
-                    })
-                    .collect::<std::result::Result<Vec<_>, String>>()?;
-                k.run(args)
-                    .map_err(|e| e.to_string())?
-                    .into_iter()
-                    .map(|b| Slot::Value(RtValue::Buffer(b)))
-                    .collect()
-            }
-            Exec::Value(k) => {
-                let args =
-                    step.operands
-                        .iter()
-                        .zip(taken)
-                        .map(|(&s, taken)| match taken {
-                            Some(v) => Ok(ValueArg::Owned(v)),
-                            None => slots[s].as_ref().map(Slot::value_arg).ok_or_else(|| {
-                                format!("{}: operand slot {s} is empty", step.op_name)
-                            }),
-                        })
-                        .collect::<std::result::Result<Vec<_>, String>>()?;
-                k.run(args)
-                    .map_err(|e| e.to_string())?
-                    .into_iter()
-                    .map(Slot::Value)
-                    .collect()
-            }
-        };
-        let ms = start.elapsed().as_secs_f64() * 1e3;
-        for (&s, v) in step.results.iter().zip(results) {
-            slots[s] = Some(v);
-        }
-        profile.steps.push(StepTime {
-            kernel: step.scoped_kernel_name(),
-            op: step.op_name.clone(),
-            ms,
-            paired: program.runs_with_next(k) || (k > 0 && program.runs_with_next(k - 1)),
-        });
-    }
-    // What the round computed goes back to the pool, as a normal run's dying values do.
-    for slot in slots.into_iter().flatten() {
-        if let Slot::Value(RtValue::Buffer(b)) = slot {
+    let mut ms = vec![0.0; steps.len()];
+    let args = inputs.iter().map(|&b| ValueArg::Buffer(b)).collect();
+    let outputs = program
+        .run_timed(args, &mut |k, t| ms[k] = t)
+        .map_err(|e| e.to_string())?;
+    for value in outputs {
+        if let RtValue::Buffer(b) = value {
             systolic_cpu::pool::recycle(b.into_parts().1);
         }
     }
-    profile.rounds = 1;
-    Ok(profile)
+    Ok(Profile {
+        steps: steps
+            .iter()
+            .zip(ms)
+            .enumerate()
+            .map(|(k, (step, ms))| StepTime {
+                kernel: step.scoped_kernel_name(),
+                op: step.op_name.clone(),
+                ms,
+                paired: program.runs_with_next(k) || (k > 0 && program.runs_with_next(k - 1)),
+            })
+            .collect(),
+        rounds: 1,
+    })
 }
 
 /// The median of `times` (the mean of the two middle ones for an even count); `None` when

@@ -114,36 +114,44 @@ pub fn product(
     match cut {
         Cut::Rows(rows) => {
             let (rhs, rhs_view) = block(rs, r0, rv, s.k, s.n);
-            let mut lhs = crate::pool::take_vec::<f32>(rows.min(s.m) * s.k);
-            for first in (0..s.m).step_by(rows) {
-                let h = rows.min(s.m - first);
-                let lhs = &mut lhs[..h * s.k];
+            each_slab(s.m, rows, s.k, |first, h, lhs| {
                 let lhs_view = convert_block(ls, l0 + first * lv.row, lv, h, s.k, lhs);
                 let shape = BatchedShape { m: h, ..s };
                 into_rows(out, first * s.n, s.n, s.n, h, |acc| {
                     gemm_batched(shape, lhs, lhs_view, &rhs, rhs_view, acc, 1.0)
                 });
-            }
-            crate::pool::recycle_vec(lhs);
+            });
             crate::pool::recycle_vec(rhs);
         }
         Cut::Columns(cols) => {
             let (lhs, lhs_view) = block(ls, l0, lv, s.m, s.k);
-            let mut rhs = crate::pool::take_vec::<f32>(s.k * cols.min(s.n));
-            for first in (0..s.n).step_by(cols) {
-                let w = cols.min(s.n - first);
-                let rhs = &mut rhs[..s.k * w];
+            each_slab(s.n, cols, s.k, |first, w, rhs| {
                 let rhs_view = convert_block(rs, r0 + first * rv.col, rv, s.k, w, rhs);
                 let shape = BatchedShape { n: w, ..s };
                 into_rows(out, first, s.n, w, s.m, |acc| {
                     gemm_batched(shape, &lhs, lhs_view, rhs, rhs_view, acc, 1.0)
                 });
-            }
+            });
             crate::pool::recycle_vec(lhs);
-            crate::pool::recycle_vec(rhs);
         }
     }
     true
+}
+
+/// Runs `slab(first, count, scratch)` for each slab of at most `lines` of `total` lines,
+/// `scratch` a pooled vector of `count · per_line` elements (one vector for all slabs).
+fn each_slab(
+    total: usize,
+    lines: usize,
+    per_line: usize,
+    mut slab: impl FnMut(usize, usize, &mut [f32]),
+) {
+    let mut scratch = crate::pool::take_vec::<f32>(lines.min(total) * per_line);
+    for first in (0..total).step_by(lines) {
+        let count = lines.min(total - first);
+        slab(first, count, &mut scratch[..count * per_line]);
+    }
+    crate::pool::recycle_vec(scratch);
 }
 
 /// The `rows × cols` matrix of `s` at `start` with `v`'s strides, converted into a pooled
